@@ -1,0 +1,74 @@
+import { Command, CommanderError } from 'commander';
+import { isStatusError } from '../api/index.js';
+import { version } from './version.js';
+
+/** CliIO carries the streams and environment a command uses (injected for tests). */
+export interface CliIO {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  env: NodeJS.ProcessEnv;
+}
+
+/** UsageError is a mistake in how a command was called: exit 2 with the usage line. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+/**
+ * runCli parses argv and runs one command. It is the single error boundary of the
+ * CLI: usage errors exit 2, API errors print like kubectl and exit 1, anything
+ * else is a bug and prints its stack.
+ */
+export async function runCli(argv: string[], io: CliIO): Promise<number> {
+  const program = new Command('kevents')
+    .description('kevents: record, serve, keep and read Kubernetes Events')
+    .version(version, '-v, --version', 'print the kevents version')
+    .showHelpAfterError('(run with --help for usage)')
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+    })
+    .exitOverride();
+
+  program
+    .command('version')
+    .description('print the kevents version')
+    .action(() => {
+      io.stdout.write(`kevents ${version}\n`);
+    });
+
+  const commands = await import('./commands.js');
+  commands.register(program, io);
+
+  try {
+    if (argv.length === 0) {
+      program.outputHelp();
+      return 0;
+    }
+    await program.parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (e) {
+    return reportError(e, io);
+  }
+}
+
+function reportError(e: unknown, io: CliIO): number {
+  if (e instanceof CommanderError) {
+    if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return 0;
+    return e.exitCode === 0 ? 0 : 2;
+  }
+  if (e instanceof UsageError) {
+    io.stderr.write(`error: ${e.message}\n(run with --help for usage)\n`);
+    return 2;
+  }
+  if (isStatusError(e)) {
+    io.stderr.write(`Error from server (${e.status.reason ?? 'Unknown'}): ${e.status.message ?? ''}\n`);
+    return 1;
+  }
+  if (typeof e === 'object' && e !== null && (e as { userFacing?: unknown }).userFacing === true) {
+    io.stderr.write(`error: ${(e as Error).message}\n`);
+    return 1;
+  }
+  io.stderr.write(`kevents: internal error (a bug; please report it):\n${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+  return 70;
+}

@@ -1,0 +1,6 @@
+export * from './clock.js';
+export * from './lru.js';
+export * from './token-bucket.js';
+export * from './bounded-queue.js';
+export * from './backoff.js';
+export * from './logger.js';

@@ -1,0 +1,46 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { LruCache } from './lru.js';
+
+void test('LruCache evicts the least recently used entry', () => {
+  const evicted: string[] = [];
+  const c = new LruCache<string, number>({ maxEntries: 3, onEvict: (k) => evicted.push(k) });
+  c.set('a', 1);
+  c.set('b', 2);
+  c.set('c', 3);
+  assert.equal(c.get('a'), 1); // a is now the newest
+  c.set('d', 4); // evicts b
+  assert.deepEqual(evicted, ['b']);
+  assert.deepEqual([...c.keys()], ['c', 'a', 'd']);
+  assert.equal(c.size, 3);
+});
+
+void test('peek and has do not refresh; set of an existing key does', () => {
+  const c = new LruCache<string, number>({ maxEntries: 2 });
+  c.set('a', 1);
+  c.set('b', 2);
+  assert.equal(c.peek('a'), 1);
+  assert.equal(c.has('a'), true);
+  c.set('c', 3); // a was oldest despite peek
+  assert.equal(c.peek('a'), undefined);
+  c.set('b', 20); // b becomes newest
+  c.set('d', 4); // evicts c
+  assert.deepEqual([...c.entries()], [['b', 20], ['d', 4]]);
+});
+
+void test('delete removes without calling onEvict; clear empties', () => {
+  let evictions = 0;
+  const c = new LruCache<number, string>({ maxEntries: 2, onEvict: () => evictions++ });
+  c.set(1, 'x');
+  assert.equal(c.delete(1), true);
+  assert.equal(c.delete(1), false);
+  assert.equal(c.get(1), undefined);
+  c.set(2, 'y');
+  c.clear();
+  assert.equal(c.size, 0);
+  assert.equal(evictions, 0);
+});
+
+void test('maxEntries below 1 is refused', () => {
+  assert.throws(() => new LruCache({ maxEntries: 0 }), RangeError);
+});

@@ -1,4 +1,5 @@
 import { compareUtf8 } from './field-selector.js';
+import { isQualifiedName, isValidLabelValue } from './names.js';
 import { newBadRequest } from './status.js';
 
 /**
@@ -36,69 +37,6 @@ export interface MetaLabelSelectorRequirement {
 export interface MetaLabelSelector {
   matchLabels?: Record<string, string>;
   matchExpressions?: MetaLabelSelectorRequirement[];
-}
-
-// ---- value validation (apimachinery validate/content) ----
-
-const labelKeyFmt = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
-const labelKeyErrMsg =
-  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-const labelKeyRegexp = new RegExp(`^${labelKeyFmt}$`);
-const labelValueFmt = `(${labelKeyFmt})?`;
-const labelValueErrMsg =
-  "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-const labelValueRegexp = new RegExp(`^${labelValueFmt}$`);
-const dns1123LabelFmt = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
-const dns1123SubdomainFmt = `${dns1123LabelFmt}(\\.${dns1123LabelFmt})*`;
-const dns1123SubdomainRegexp = new RegExp(`^${dns1123SubdomainFmt}$`);
-const dns1123SubdomainErrMsg =
-  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
-
-const utf8 = new TextEncoder();
-const byteLength = (s: string): number => utf8.encode(s).length;
-
-function regexError(msg: string, re: string, ...examples: string[]): string {
-  return `${msg} (e.g. ${examples.map((e) => `'${e}', `).join(' or ')}regex used for validation is '${re}')`;
-}
-
-const maxLenError = (n: number): string => `must be no more than ${n} bytes`;
-
-function dns1123SubdomainErrors(value: string): string[] {
-  const errs: string[] = [];
-  if (byteLength(value) > 253) errs.push(maxLenError(253));
-  if (!dns1123SubdomainRegexp.test(value)) errs.push(regexError(dns1123SubdomainErrMsg, dns1123SubdomainFmt, 'example.com'));
-  return errs;
-}
-
-/** labelKeyErrors lists why a label key (a qualified name) is invalid; empty when valid. */
-export function labelKeyErrors(value: string): string[] {
-  const errs: string[] = [];
-  const parts = value.split('/');
-  let name: string;
-  if (parts.length === 1) {
-    name = parts[0] ?? '';
-  } else if (parts.length === 2) {
-    const prefix = parts[0] ?? '';
-    name = parts[1] ?? '';
-    if (prefix === '') errs.push('prefix part must be non-empty');
-    else errs.push(...dns1123SubdomainErrors(prefix).map((m) => `prefix part ${m}`));
-  } else {
-    return [
-      `a valid label key ${regexError(labelKeyErrMsg, labelKeyFmt, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
-    ];
-  }
-  if (name === '') errs.push('name part must be non-empty');
-  else if (byteLength(name) > 63) errs.push(`name part ${maxLenError(63)}`);
-  if (!labelKeyRegexp.test(name)) errs.push(`name part ${regexError(labelKeyErrMsg, labelKeyFmt, 'MyName', 'my.name', '123-abc')}`);
-  return errs;
-}
-
-/** labelValueErrors lists why a label value is invalid; empty when valid. */
-export function labelValueErrors(value: string): string[] {
-  const errs: string[] = [];
-  if (byteLength(value) > 63) errs.push(maxLenError(63));
-  if (!labelValueRegexp.test(value)) errs.push(regexError(labelValueErrMsg, labelValueFmt, 'MyValue', 'my_value', '12345'));
-  return errs;
 }
 
 // ---- Go-compatible rendering of bad values in field errors ----
@@ -165,7 +103,7 @@ const binaryOperators = ['in', 'notin', '=', '==', '!=', 'gt', 'lt'];
 // The requirement checks of labels.NewRequirement, with its field paths (no root path).
 function requirementErrors(key: string, op: LabelSelectorOperator, values: string[] | null): string[] {
   const errs: string[] = [];
-  const keyErrs = labelKeyErrors(key);
+  const keyErrs = isQualifiedName(key);
   if (keyErrs.length > 0) errs.push(invalid('key', key, keyErrs.join('; ')));
   const vals = values ?? [];
   switch (op) {
@@ -193,7 +131,7 @@ function requirementErrors(key: string, op: LabelSelectorOperator, values: strin
       break;
   }
   vals.forEach((v, i) => {
-    const valueErrs = labelValueErrors(v);
+    const valueErrs = isValidLabelValue(v);
     if (valueErrs.length > 0) errs.push(invalid(`values[${i}][${key}]`, v, valueErrs.join('; ')));
   });
   return errs;
@@ -425,7 +363,7 @@ class Parser {
       ({ tok, lit } = this.consume('values'));
     }
     if (tok !== 'identifier') throw new ParseError(`found '${lit}', expected: identifier`);
-    const keyErrs = labelKeyErrors(lit);
+    const keyErrs = isQualifiedName(lit);
     if (keyErrs.length > 0) throw new ParseError(invalid('<nil>', lit, keyErrs.join('; ')));
     const next = this.lookahead('values').tok;
     if ((next === 'end' || next === ',') && operator !== '!') operator = 'exists';

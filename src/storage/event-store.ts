@@ -3,12 +3,15 @@ import type { CoreEvent } from '../api/index.js';
 /**
  * Storage contract for events. Objects are stored in their core/v1 form (both
  * Event APIs are views of one stored object). Keys are `<namespace>/<name>`; key
- * order is namespace, then name (byte order), like etcd's key order.
+ * order is the byte order of that whole string, like etcd's key order (so
+ * `a-b/x` sorts before `a/x`; namespace then name for namespaces where neither
+ * is a prefix of the other).
  *
  * A resourceVersion is a store-wide, strictly increasing integer. Every write
  * (create, update, delete, expiry) takes the next one. The store sets
- * `metadata.resourceVersion` on what it returns; everything else in metadata
- * (uid, creationTimestamp) is the caller's.
+ * `metadata.resourceVersion` on what it returns and ignores it on input;
+ * everything else in metadata (uid, creationTimestamp) is the caller's. Objects
+ * returned by create/get/list/update/delete belong to the caller.
  */
 
 /** IndexedField names the fields a backend may use to narrow a list or watch with an index. */
@@ -36,9 +39,11 @@ export interface EventFilter {
 /** ListOptions tells `list` what to read. */
 export interface ListOptions extends EventFilter {
   /**
-   * resourceVersion: undefined reads the latest state. With `match: 'Exact'` the
-   * list is read as of that revision (a consistent snapshot); with
-   * `'NotOlderThan'` the latest state is read and must be at least that revision.
+   * resourceVersion: undefined (or 0) reads the latest state. With `match: 'Exact'`
+   * the list is read as of that revision (a consistent snapshot;
+   * ResourceVersionExpired if it is older than `oldestResourceVersion()`); with
+   * `'NotOlderThan'` or no match the latest state is read. A revision newer than
+   * the store's current one is TooLargeResourceVersion in every case.
    */
   resourceVersion?: number;
   match?: 'Exact' | 'NotOlderThan';
@@ -57,11 +62,15 @@ export interface ListResult {
   resourceVersion: number;
   /** lastKey is set when more items may follow: the key of the last item returned. */
   lastKey?: string;
-  /** remainingItemCount, when asked for and known: items after this page (before the predicate). */
+  /** remainingItemCount, when asked for and `lastKey` is set: items after this page in the namespace (before fieldEquals and predicate). */
   remainingItemCount?: number;
 }
 
-/** Preconditions guard an update or delete. */
+/**
+ * Preconditions guard an update or delete. A failed one is ResourceVersionConflicts
+ * with upstream's message (`Precondition failed: UID in precondition: …`); a
+ * missing object has an empty uid and resourceVersion.
+ */
 export interface Preconditions {
   uid?: string;
   resourceVersion?: string;
@@ -94,18 +103,31 @@ export interface UpdateResult {
   created: boolean;
 }
 
-/** StoreWatchEvent is one change delivered to a store watcher. */
+/**
+ * StoreWatchEvent is one change delivered to a store watcher. Its objects are
+ * shared by every watcher that receives the change and are frozen: read, never
+ * modify (copy first).
+ */
 export interface StoreWatchEvent {
   type: 'ADDED' | 'MODIFIED' | 'DELETED';
   /** object is the new state; for DELETED, the last state, with the deletion's resourceVersion. */
   object: CoreEvent;
-  /** prevObject is the state before this change (MODIFIED and DELETED), when the backend knows it. */
+  /** prevObject is the state before this change, with its own resourceVersion: always set for MODIFIED and DELETED. */
   prevObject?: CoreEvent;
 }
 
-/** WatchOptions tell `watch` where to start. */
+/**
+ * WatchOptions tell `watch` where to start and what to deliver. With fieldEquals
+ * or a predicate, a MODIFIED object that starts matching is delivered as ADDED,
+ * and one that stops matching as DELETED carrying its previous state at the new
+ * resourceVersion, as upstream's etcd3 watcher does.
+ */
 export interface WatchOptions extends EventFilter {
-  /** resourceVersion: deliver every change after this revision; undefined starts now. */
+  /**
+   * resourceVersion: deliver every change after this revision (history first, then
+   * live changes, with no gap or repeat at the handover); undefined starts now. A
+   * revision above the current one waits for it.
+   */
   resourceVersion?: number;
 }
 
@@ -121,24 +143,28 @@ export interface EventWatch extends AsyncIterable<StoreWatchEvent> {
 
 /** EventStore is the contract every storage backend fulfils. */
 export interface EventStore {
-  /** create stores a new object; KeyExists if the key is taken. */
+  /** create stores a new object; KeyExists if the key is taken, InvalidObject without namespace or name. */
   create(event: CoreEvent, options?: WriteOptions): Promise<CoreEvent>;
   /** get reads the current state of one object; KeyNotFound if absent. */
   get(namespace: string, name: string): Promise<CoreEvent>;
   /** list reads a page of objects in key order. */
   list(options: ListOptions): Promise<ListResult>;
-  /** guaranteedUpdate reads, applies `tryUpdate` and writes, retrying on conflicts. */
+  /**
+   * guaranteedUpdate reads, applies `tryUpdate` and writes, retrying on conflicts.
+   * A result equal to the current object (property order aside) writes nothing:
+   * no new revision, no TTL renewal. Renaming the object is InvalidObject.
+   */
   guaranteedUpdate(namespace: string, name: string, tryUpdate: TryUpdate, options?: UpdateOptions): Promise<UpdateResult>;
-  /** delete removes one object and returns its last state; KeyNotFound if absent. */
+  /** delete removes one object and returns its last state at the deletion's resourceVersion; KeyNotFound if absent. */
   delete(namespace: string, name: string, options?: { preconditions?: Preconditions }): Promise<CoreEvent>;
   /** watch streams changes after a revision. */
   watch(options: WatchOptions): EventWatch;
   /** currentResourceVersion is the newest revision the store has written. */
   currentResourceVersion(): Promise<number>;
-  /** oldestResourceVersion is the oldest revision a watch may still start from. */
+  /** oldestResourceVersion is the oldest revision a watch (or an exact list) may still start from; 0 until history is first compacted. */
   oldestResourceVersion(): Promise<number>;
   /** ready resolves when the store can serve requests. */
   ready(): Promise<void>;
-  /** close releases the backend; pending acknowledged writes are durable when it resolves. */
+  /** close releases the backend and ends every watch; pending writes are settled and durable when it resolves. Later calls fail with Unreachable. */
   close(): Promise<void>;
 }

@@ -1,0 +1,2 @@
+export * from './memory-event-store.js';
+export type * from './options.js';

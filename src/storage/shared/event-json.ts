@@ -1,0 +1,89 @@
+import type { CoreEvent } from '../../api/index.js';
+import type { IndexedField } from '../event-store.js';
+import { StorageError } from '../errors.js';
+
+/**
+ * encodeEvent serializes an event for storage. The resourceVersion is left out:
+ * it is the row's revision, put back by `decodeEvent`, so an unchanged object
+ * encodes to the same text whatever revision it was read at.
+ */
+export function encodeEvent(event: CoreEvent): string {
+  const { resourceVersion: _rv, ...metadata } = event.metadata;
+  return JSON.stringify({ ...event, metadata });
+}
+
+/** decodeEvent parses stored text and stamps it with its revision. */
+export function decodeEvent(json: string, rv: number): CoreEvent {
+  const event = JSON.parse(json) as CoreEvent;
+  event.metadata.resourceVersion = String(rv);
+  return event;
+}
+
+/** deepFreeze makes an object shared between watchers read-only, so one consumer cannot change what another sees. */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
+
+/**
+ * sameContent tells whether two encodings describe the same object, ignoring
+ * property order: the update short-circuit must not depend on how a caller
+ * happened to build its object.
+ */
+export function sameContent(a: string, b: string): boolean {
+  return a === b || jsonEqual(JSON.parse(a), JSON.parse(b));
+}
+
+function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  const ra = a as Record<string, unknown>;
+  const rb = b as Record<string, unknown>;
+  return ka.every((k) => Object.hasOwn(rb, k) && jsonEqual(ra[k], rb[k]));
+}
+
+/** eventKey is the store key of an object: `<namespace>/<name>`. */
+export function eventKey(namespace: string, name: string): string {
+  return `${namespace}/${name}`;
+}
+
+/** namespaceRange bounds the keys of one namespace: every key `k` of it has `low < k < high`. */
+export function namespaceRange(namespace: string): { low: string; high: string } {
+  // '0' is the character after '/', so `<ns>0` sorts after every `<ns>/…` key.
+  return { low: `${namespace}/`, high: `${namespace}0` };
+}
+
+/** keyOfEvent reads and checks the key of an event to be written; InvalidObject if it has none. */
+export function keyOfEvent(event: CoreEvent): string {
+  const { namespace, name } = event.metadata ?? {};
+  if (typeof namespace !== 'string' || namespace === '' || typeof name !== 'string' || name === '') {
+    throw new StorageError('InvalidObject', 'an event to store needs metadata.namespace and metadata.name');
+  }
+  return eventKey(namespace, name);
+}
+
+/** fieldValue reads one indexed field as a field selector sees it: a missing field reads as "". */
+export function fieldValue(event: CoreEvent, field: IndexedField): string {
+  switch (field) {
+    case 'metadata.name':
+      return event.metadata.name ?? '';
+    case 'involvedObject.kind':
+      return event.involvedObject?.kind ?? '';
+    case 'involvedObject.namespace':
+      return event.involvedObject?.namespace ?? '';
+    case 'involvedObject.name':
+      return event.involvedObject?.name ?? '';
+    case 'involvedObject.uid':
+      return event.involvedObject?.uid ?? '';
+    case 'reason':
+      return event.reason ?? '';
+    case 'type':
+      return event.type ?? '';
+  }
+}

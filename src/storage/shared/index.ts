@@ -1,0 +1,6 @@
+export * from './options.js';
+export * from './event-json.js';
+export * from './filter.js';
+export * from './preconditions.js';
+export * from './watch-hub.js';
+export * from './ticker.js';

@@ -234,12 +234,33 @@ const typeText: Record<FieldErrorType, string> = {
   FieldValueDuplicate: 'Duplicate value',
 };
 
-/** formatBadValue prints a bad value as Go's field errors do: strings quoted, structs as JSON. */
+/** formatBadValue prints a bad value as Go's field errors do: strings `%q`-quoted, structs as Go JSON. */
 export function formatBadValue(v: unknown): string {
-  if (typeof v === 'string') return JSON.stringify(v);
+  if (typeof v === 'string') return strconvQuote(v);
   if (v === null || v === undefined) return 'null';
   if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
-  return JSON.stringify(v);
+  // Go's json.Marshal escapes HTML characters and the JS line separators; they only occur inside strings.
+  return JSON.stringify(v).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+const goPrintable = /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u;
+const goShortEscapes: Record<string, string> = { '\x07': '\\a', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\v': '\\v' };
+
+// strconvQuote is Go's strconv.Quote (`%q`): printable runes kept, the rest escaped.
+function strconvQuote(s: string): string {
+  let out = '"';
+  for (const ch of s) {
+    const cp = ch.codePointAt(0)!;
+    if (ch === '"' || ch === '\\') out += `\\${ch}`;
+    else if (cp >= 0x20 && cp < 0x7f) out += ch;
+    else if (cp >= 0xd800 && cp <= 0xdfff) out += '\ufffd'; // a lone surrogate decodes to U+FFFD in Go
+    else if (cp > 0x7f && goPrintable.test(ch)) out += ch;
+    else if (goShortEscapes[ch] !== undefined) out += goShortEscapes[ch];
+    else if (cp < 0x20 || cp === 0x7f) out += `\\x${cp.toString(16).padStart(2, '0')}`;
+    else if (cp < 0x10000) out += `\\u${cp.toString(16).padStart(4, '0')}`;
+    else out += `\\U${cp.toString(16).padStart(8, '0')}`;
+  }
+  return `${out}"`;
 }
 
 /** fieldErrorBody is a field error without its path: `Invalid value: "x": detail`. */

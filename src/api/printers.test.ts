@@ -1,0 +1,348 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  createKubectlEventsPrinter,
+  describeEventsSection,
+  describeEventsTabbed,
+  EVENT_TABLE_COLUMNS,
+  eventInterval,
+  eventsLastSeen,
+  eventTable,
+  eventTableCells,
+  formatEventSource,
+  formatKubectlEvents,
+  goSort,
+  goTrimSpace,
+  kubectlEventsHeader,
+  kubectlEventsRows,
+  noEventsMessage,
+  sortKubectlEvents,
+} from './printers.js';
+import { GO_ZERO_TIME_MS } from './duration.js';
+import type { CoreEvent } from './types.js';
+
+const NOW = Date.parse('2024-05-01T12:00:00Z');
+
+function ev(over: Partial<CoreEvent> = {}): CoreEvent {
+  return {
+    metadata: { name: 'web-1.17c', namespace: 'default' },
+    involvedObject: { kind: 'Pod', name: 'web-1', namespace: 'default' },
+    ...over,
+  };
+}
+
+// Events created through events.k8s.io carry eventTime and reporting fields only.
+const SCHEDULED = ev({
+  metadata: { name: 'web-1.a', namespace: 'default' },
+  reason: 'Scheduled',
+  message: 'Successfully assigned default/web-1 to node-1',
+  type: 'Normal',
+  eventTime: '2024-05-01T11:50:00.000000Z',
+  firstTimestamp: null,
+  lastTimestamp: null,
+  reportingComponent: 'default-scheduler',
+  reportingInstance: 'default-scheduler-node-0',
+  source: {},
+});
+const BACKOFF = ev({
+  metadata: { name: 'web-1.b', namespace: 'default' },
+  involvedObject: { kind: 'Pod', name: 'web-1', namespace: 'default', fieldPath: 'spec.containers{app}' },
+  reason: 'BackOff',
+  message: '  Back-off restarting failed container\n',
+  type: 'Warning',
+  source: { component: 'kubelet', host: 'node-1' },
+  firstTimestamp: '2024-05-01T11:50:00Z',
+  lastTimestamp: '2024-05-01T11:56:49Z',
+  count: 12,
+});
+const SCALED = ev({
+  metadata: { name: 'web.c', namespace: 'apps' },
+  involvedObject: { kind: 'Deployment', name: 'web', namespace: 'apps' },
+  reason: 'ScalingReplicaSet',
+  message: 'Scaled up replica set web-abc to 2',
+  type: 'Normal',
+  eventTime: '2024-05-01T11:55:00.000000Z',
+  series: { count: 2, lastObservedTime: '2024-05-01T11:59:30.000000Z' },
+  reportingComponent: 'deployment-controller',
+});
+
+void test('EVENT_TABLE_COLUMNS match kube-apiserver eventColumnDefinitions', () => {
+  assert.deepEqual(
+    EVENT_TABLE_COLUMNS.map((c) => [c.name, c.type, c.format, c.priority]),
+    [
+      ['Last Seen', 'string', '', 0],
+      ['Type', 'string', '', 0],
+      ['Reason', 'string', '', 0],
+      ['Object', 'string', '', 0],
+      ['Subobject', 'string', '', 1],
+      ['Source', 'string', '', 1],
+      ['Message', 'string', '', 0],
+      ['First Seen', 'string', '', 1],
+      ['Count', 'string', '', 1],
+      ['Name', 'string', 'name', 1],
+    ],
+  );
+  assert.equal(EVENT_TABLE_COLUMNS[0]!.description, 'The time at which the most recent occurrence of this event was recorded.');
+  assert.equal(EVENT_TABLE_COLUMNS[3]!.description, 'The object that this event is about.');
+  assert.match(EVENT_TABLE_COLUMNS[4]!.description, /^If referring to a piece of an object instead of an entire object/);
+  assert.match(EVENT_TABLE_COLUMNS[9]!.description, /^Name must be unique within a namespace\. .*names#names$/);
+});
+
+void test('eventTableCells: Last Seen, First Seen and Count fallbacks', () => {
+  const T = (ago: number) => new Date(NOW - ago * 1000).toISOString().replace('.000Z', 'Z');
+  const MT = (ago: number) => new Date(NOW - ago * 1000).toISOString().replace('Z', '000Z');
+  const cases: [string, Partial<CoreEvent>, [string, string, number]][] = [
+    ['all timestamps', { firstTimestamp: T(600), lastTimestamp: T(180), count: 5 }, ['3m', '10m', 5]],
+    ['no lastTimestamp: Last Seen is First Seen', { firstTimestamp: T(600), count: 1 }, ['10m', '10m', 1]],
+    ['no firstTimestamp: First Seen from eventTime', { eventTime: MT(90), lastTimestamp: T(30), count: 2 }, ['30s', '90s', 2]],
+    ['firstTimestamp wins over eventTime', { eventTime: MT(90), firstTimestamp: T(600) }, ['10m', '10m', 1]],
+    ['only eventTime', { eventTime: MT(300) }, ['5m', '5m', 1]],
+    ['no timestamps at all', {}, ['<unknown>', '<unknown>', 1]],
+    ['zero time counts as unset', { firstTimestamp: '0001-01-01T00:00:00Z', lastTimestamp: null }, ['<unknown>', '<unknown>', 1]],
+    ['count 0 without series shows 1', { lastTimestamp: T(10), count: 0 }, ['10s', '<unknown>', 1]],
+    [
+      'series overrides Last Seen and Count',
+      { eventTime: MT(600), lastTimestamp: T(300), count: 7, series: { count: 3, lastObservedTime: MT(20) } },
+      ['20s', '10m', 3],
+    ],
+    ['series without lastObservedTime', { eventTime: MT(600), series: { count: 2, lastObservedTime: null } }, ['<unknown>', '10m', 2]],
+    ['null series is no series', { firstTimestamp: T(60), count: 0, series: null }, ['60s', '60s', 1]],
+  ];
+  for (const [name, over, [last, first, count]] of cases) {
+    const cells = eventTableCells(ev(over), NOW);
+    assert.deepEqual([cells[0], cells[7], cells[8]], [last, first, count], name);
+  }
+});
+
+void test('eventTableCells: row layout, Object lower-cased, message trimmed', () => {
+  assert.deepEqual(eventTableCells(BACKOFF, NOW), [
+    '3m11s',
+    'Warning',
+    'BackOff',
+    'pod/web-1',
+    'spec.containers{app}',
+    'kubelet, node-1',
+    'Back-off restarting failed container',
+    '10m',
+    12,
+    'web-1.b',
+  ]);
+  const objects: [Partial<CoreEvent['involvedObject']>, string][] = [
+    [{ kind: 'Pod', name: 'web-1' }, 'pod/web-1'],
+    [{ kind: 'ReplicaSet', name: '' }, 'replicaset'],
+    [{ kind: 'Node' }, 'node'],
+    [{ name: 'x' }, '/x'],
+    [{ kind: 'İΣ', name: 'x' }, 'iσ/x'],
+  ];
+  for (const [ref, want] of objects) assert.equal(eventTableCells(ev({ involvedObject: ref }), NOW)[3], want);
+});
+
+void test('formatEventSource: component and host with reporting fallbacks', () => {
+  const cases: [Partial<CoreEvent>, string][] = [
+    [{ source: { component: 'kubelet', host: 'node-1' } }, 'kubelet, node-1'],
+    [{ source: { component: 'kubelet' } }, 'kubelet'],
+    [{ reportingComponent: 'default-scheduler', reportingInstance: 'default-scheduler-node-0' }, 'default-scheduler, default-scheduler-node-0'],
+    [{ source: { component: 'kubelet' }, reportingComponent: 'rc', reportingInstance: 'ri' }, 'kubelet, ri'],
+    [{ source: { host: 'node-1' }, reportingComponent: 'rc' }, 'rc, node-1'],
+    [{ source: { host: 'node-1' } }, ', node-1'],
+    [{}, ''],
+  ];
+  for (const [over, want] of cases) assert.equal(formatEventSource(ev(over)), want, JSON.stringify(over));
+});
+
+void test('goTrimSpace trims what Go trims', () => {
+  assert.equal(goTrimSpace(' \t\n\v\f\r msg \u0085\u00a0\u3000'), 'msg');
+  assert.equal(goTrimSpace('\ufeffmsg\ufeff'), '\ufeffmsg\ufeff');
+  assert.equal(goTrimSpace('a \n b'), 'a \n b');
+});
+
+void test('eventTable: metadata from the list, all columns, row objects per includeObject', () => {
+  const listMeta = { resourceVersion: '42', continue: 'tok', remainingItemCount: 3, selfLink: '/x' };
+  const t = eventTable([BACKOFF], { now: NOW, listMeta });
+  assert.equal(t.kind, 'Table');
+  assert.equal(t.apiVersion, 'meta.k8s.io/v1');
+  assert.deepEqual(t.metadata, { resourceVersion: '42', continue: 'tok', remainingItemCount: 3 });
+  assert.deepEqual(t.columnDefinitions, EVENT_TABLE_COLUMNS);
+  assert.deepEqual(t.rows[0]!.cells, eventTableCells(BACKOFF, NOW));
+  assert.deepEqual(t.rows[0]!.object, {
+    kind: 'PartialObjectMetadata',
+    apiVersion: 'meta.k8s.io/v1',
+    metadata: { name: 'web-1.b', namespace: 'default' },
+  });
+  assert.deepEqual(eventTable([BACKOFF], { now: NOW, includeObject: 'Metadata' }).rows[0]!.object, t.rows[0]!.object);
+  assert.equal(eventTable([BACKOFF], { now: NOW, includeObject: 'None' }).rows[0]!.object, null);
+  assert.equal(eventTable([BACKOFF], { now: NOW, includeObject: 'Object' }).rows[0]!.object, BACKOFF);
+  const encoded = eventTable([BACKOFF], { now: NOW, includeObject: 'Object', encodeObject: (e) => ({ note: e.message }) });
+  assert.deepEqual(encoded.rows[0]!.object, { note: BACKOFF.message });
+  assert.deepEqual(eventTable([], { now: NOW }).metadata, {});
+  assert.deepEqual(eventTable([], { now: NOW, listMeta: { remainingItemCount: 0 } }).metadata, { remainingItemCount: 0 });
+});
+
+void test('eventTable keeps storage order', () => {
+  const t = eventTable([SCALED, BACKOFF, SCHEDULED], { now: NOW });
+  assert.deepEqual(
+    t.rows.map((r) => r.cells[9]),
+    ['web.c', 'web-1.b', 'web-1.a'],
+  );
+});
+
+void test('eventInterval: describe and kubectl events age rules', () => {
+  const cases: [string, CoreEvent, string][] = [
+    ['singleton from eventTime', SCHEDULED, '10m'],
+    ['count > 1', BACKOFF, '3m11s (x12 over 10m)'],
+    ['series', SCALED, '30s (x2 over 5m)'],
+    ['eventTime preferred over firstTimestamp', ev({ eventTime: '2024-05-01T11:59:00.000000Z', firstTimestamp: '2024-05-01T11:00:00Z' }), '60s'],
+    ['count 1 shows first only', ev({ firstTimestamp: '2024-05-01T11:00:00Z', lastTimestamp: '2024-05-01T11:30:00Z', count: 1 }), '60m'],
+    ['count > 1 without lastTimestamp', ev({ firstTimestamp: '2024-05-01T11:50:00Z', count: 2 }), '<unknown> (x2 over 10m)'],
+    ['nothing set', ev(), '<unknown>'],
+  ];
+  for (const [name, e, want] of cases) assert.equal(eventInterval(e, NOW), want, name);
+});
+
+void test('eventsLastSeen: series, then lastTimestamp, then eventTime, else zero', () => {
+  assert.equal(eventsLastSeen(SCALED), Date.parse('2024-05-01T11:59:30Z'));
+  assert.equal(eventsLastSeen(BACKOFF), Date.parse('2024-05-01T11:56:49Z'));
+  assert.equal(eventsLastSeen(SCHEDULED), Date.parse('2024-05-01T11:50:00Z'));
+  assert.equal(eventsLastSeen(ev()), GO_ZERO_TIME_MS);
+  assert.equal(
+    eventsLastSeen(ev({ series: { count: 2, lastObservedTime: null }, lastTimestamp: '2024-05-01T11:00:00Z' })),
+    GO_ZERO_TIME_MS,
+  );
+});
+
+void test('kubectl events: sorted rows, Kind keeps its case, text escaped and trimmed', () => {
+  assert.deepEqual(kubectlEventsHeader(), ['LAST SEEN', 'TYPE', 'REASON', 'OBJECT', 'MESSAGE']);
+  assert.deepEqual(kubectlEventsHeader(true), ['NAMESPACE', 'LAST SEEN', 'TYPE', 'REASON', 'OBJECT', 'MESSAGE']);
+  assert.deepEqual(kubectlEventsRows([SCALED, BACKOFF, SCHEDULED], { now: NOW }), [
+    ['10m', 'Normal', 'Scheduled', 'Pod/web-1', 'Successfully assigned default/web-1 to node-1'],
+    ['3m11s (x12 over 10m)', 'Warning', 'BackOff', 'Pod/web-1', 'Back-off restarting failed container'],
+    ['30s (x2 over 5m)', 'Normal', 'ScalingReplicaSet', 'Deployment/web', 'Scaled up replica set web-abc to 2'],
+  ]);
+  const evil = ev({
+    type: 'Normal\x1b[2J',
+    reason: 'R\r',
+    involvedObject: { kind: 'Pod\x1b', name: 'x\x1b]0;t' },
+    message: ' \x1b[31mred\rx \r',
+    metadata: { name: 'n', namespace: 'ns\x1b' },
+  });
+  assert.deepEqual(kubectlEventsRows([evil], { now: NOW, allNamespaces: true }), [
+    ['ns\x1b', '<unknown>', 'Normal^[[2J', 'R\\r', 'Pod^[/x^[]0;t', '^[[31mred\\rx'],
+  ]);
+});
+
+void test('kubectl events sort: unset times first, microseconds count, ties keep order up to 12', () => {
+  const at = (name: string, over: Partial<CoreEvent>) => ev({ metadata: { name }, ...over });
+  const items = [
+    at('series-late', { series: { count: 2, lastObservedTime: '2024-05-01T11:00:00.000002Z' }, lastTimestamp: '2024-05-01T09:00:00Z' }),
+    at('series-early', { series: { count: 2, lastObservedTime: '2024-05-01T11:00:00.000001Z' } }),
+    at('last', { lastTimestamp: '2024-05-01T10:00:00Z', eventTime: '2024-05-01T11:30:00.000000Z' }),
+    at('unset-1', {}),
+    at('event-time', { eventTime: '2024-05-01T10:30:00.000000Z' }),
+    at('unset-2', {}),
+  ];
+  assert.deepEqual(
+    sortKubectlEvents(items).map((e) => e.metadata.name),
+    ['unset-1', 'unset-2', 'last', 'event-time', 'series-early', 'series-late'],
+  );
+});
+
+void test('formatKubectlEvents: kubectl output byte for byte', () => {
+  assert.equal(
+    formatKubectlEvents([SCALED, BACKOFF, SCHEDULED], { now: NOW }),
+    'LAST SEEN              TYPE      REASON              OBJECT           MESSAGE\n' +
+      '10m                    Normal    Scheduled           Pod/web-1        Successfully assigned default/web-1 to node-1\n' +
+      '3m11s (x12 over 10m)   Warning   BackOff             Pod/web-1        Back-off restarting failed container\n' +
+      '30s (x2 over 5m)       Normal    ScalingReplicaSet   Deployment/web   Scaled up replica set web-abc to 2\n',
+  );
+  assert.equal(
+    formatKubectlEvents([SCALED, BACKOFF, SCHEDULED], { now: NOW, allNamespaces: true }),
+    'NAMESPACE   LAST SEEN              TYPE      REASON              OBJECT           MESSAGE\n' +
+      'default     10m                    Normal    Scheduled           Pod/web-1        Successfully assigned default/web-1 to node-1\n' +
+      'default     3m11s (x12 over 10m)   Warning   BackOff             Pod/web-1        Back-off restarting failed container\n' +
+      'apps        30s (x2 over 5m)       Normal    ScalingReplicaSet   Deployment/web   Scaled up replica set web-abc to 2\n',
+  );
+  assert.equal(
+    formatKubectlEvents([SCHEDULED], { now: NOW, noHeaders: true }),
+    '10m   Normal   Scheduled   Pod/web-1   Successfully assigned default/web-1 to node-1\n',
+  );
+  assert.equal(formatKubectlEvents([], { now: NOW }), '');
+  assert.equal(noEventsMessage('default'), 'No events found in default namespace.\n');
+  assert.equal(noEventsMessage('default', true), 'No events found.\n');
+});
+
+void test('kubectl events --watch printer: header once, columns only ever widen', () => {
+  let out = '';
+  const p = createKubectlEventsPrinter({ output: (s) => (out += s) });
+  p.print([SCHEDULED], NOW);
+  p.print([BACKOFF], NOW);
+  assert.equal(
+    out,
+    'LAST SEEN   TYPE     REASON      OBJECT      MESSAGE\n' +
+      '10m         Normal   Scheduled   Pod/web-1   Successfully assigned default/web-1 to node-1\n' +
+      '3m11s (x12 over 10m)   Warning   BackOff     Pod/web-1   Back-off restarting failed container\n',
+  );
+});
+
+void test('describeEventsSection: kubectl describe Events section byte for byte', () => {
+  const want =
+    'Events:\n' +
+    '  Type     Reason             Age                   From                   Message\n' +
+    '  ----     ------             ----                  ----                   -------\n' +
+    '  Normal   ScalingReplicaSet  30s (x2 over 5m)      deployment-controller  Scaled up replica set web-abc to 2\n' +
+    '  Normal   Scheduled          10m                   default-scheduler      Successfully assigned default/web-1 to node-1\n' +
+    '  Warning  BackOff            3m11s (x12 over 10m)  kubelet                spec.containers{app}: Back-off restarting failed container\n';
+  // Sorted by lastTimestamp only: the two events without one come first, in list order.
+  assert.equal(describeEventsSection([SCALED, BACKOFF, SCHEDULED], { now: NOW }), want);
+  assert.equal(describeEventsSection([SCALED, BACKOFF, SCHEDULED], { now: NOW, kubectlMinor: 35 }), want);
+  assert.equal(
+    describeEventsSection([BACKOFF], { now: NOW, kubectlMinor: 34 }),
+    'Events:\n' +
+      '  Type     Reason   Age                   From     Message\n' +
+      '  ----     ------   ----                  ----     -------\n' +
+      '  Warning  BackOff  3m11s (x12 over 10m)  kubelet  Back-off restarting failed container\n',
+  );
+});
+
+void test('describeEventsSection: <none>, escaping, and the raw tabbed text', () => {
+  assert.equal(describeEventsSection([], { now: NOW }), 'Events:  <none>\n');
+  assert.equal(describeEventsTabbed([], { now: NOW }), 'Events:\t<none>\n');
+  const evil = ev({ type: 'Normal', reason: 'X\x1b[2J', message: 'a\rb', lastTimestamp: '2024-05-01T11:59:00Z', source: { component: 'c' } });
+  assert.equal(
+    describeEventsTabbed([evil], { now: NOW }),
+    'Events:\n  Type\tReason\tAge\tFrom\tMessage\n  ----\t------\t----\t----\t-------\n  Normal\tX^[[2J\t<unknown>\tc\ta\\rb\n',
+  );
+});
+
+void test('goSort sorts like any sort, and keeps ties in order up to 12 elements', () => {
+  let seed = 7;
+  const rand = (n: number) => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % n;
+  };
+  const shapes: ((i: number, n: number) => number)[] = [
+    () => rand(1000),
+    () => rand(3),
+    (i) => i,
+    (i, n) => n - i,
+    (i) => (i % 2 === 0 ? i : -i),
+    () => 5,
+  ];
+  for (const n of [0, 1, 2, 12, 13, 49, 50, 51, 100, 257, 1000]) {
+    for (const shape of shapes) {
+      const items = Array.from({ length: n }, (_, i) => ({ k: shape(i, n), i }));
+      const sorted = [...items];
+      goSort(sorted, (a, b) => a.k < b.k);
+      assert.deepEqual(
+        sorted.map((x) => x.k),
+        items.map((x) => x.k).sort((a, b) => a - b),
+        `n=${n}`,
+      );
+      assert.deepEqual(
+        [...sorted].sort((a, b) => a.i - b.i),
+        items,
+        `permutation n=${n}`,
+      );
+      if (n <= 12) assert.deepEqual(sorted, [...items].sort((a, b) => a.k - b.k || a.i - b.i), `stable n=${n}`);
+    }
+  }
+});

@@ -19,6 +19,7 @@ import {
   sortKubectlEvents,
 } from './printers.js';
 import { GO_ZERO_TIME_MS } from './duration.js';
+import { DESCRIBE_TABWRITER, formatTabbed } from './tabwriter.js';
 import type { CoreEvent } from './types.js';
 
 const NOW = Date.parse('2024-05-01T12:00:00Z');
@@ -306,6 +307,11 @@ void test('describeEventsSection: kubectl describe Events section byte for byte'
 void test('describeEventsSection: <none>, escaping, and the raw tabbed text', () => {
   assert.equal(describeEventsSection([], { now: NOW }), 'Events:  <none>\n');
   assert.equal(describeEventsTabbed([], { now: NOW }), 'Events:\t<none>\n');
+  // Inside a whole describe, <none> aligns with the lines above it (no flush precedes it).
+  assert.equal(
+    formatTabbed(`Node-Selectors:\t<none>\n${describeEventsTabbed([], { now: NOW })}`, DESCRIBE_TABWRITER),
+    'Node-Selectors:  <none>\nEvents:          <none>\n',
+  );
   const evil = ev({ type: 'Normal', reason: 'X\x1b[2J', message: 'a\rb', lastTimestamp: '2024-05-01T11:59:00Z', source: { component: 'c' } });
   assert.equal(
     describeEventsTabbed([evil], { now: NOW }),
@@ -345,4 +351,15 @@ void test('goSort sorts like any sort, and keeps ties in order up to 12 elements
       if (n <= 12) assert.deepEqual(sorted, [...items].sort((a, b) => a.k - b.k || a.i - b.i), `stable n=${n}`);
     }
   }
+});
+
+void test('goSort follows Go pdqsort on ties beyond 12 elements (hand-traced)', () => {
+  // Keys [1, 0 × 12]: partition swaps the pivot (index 6) to the front, then
+  // insertion sort moves the single 1 to the end. Element 6 thus overtakes 1–5.
+  const items = Array.from({ length: 13 }, (_, i) => ({ k: i === 0 ? 1 : 0, i }));
+  goSort(items, (a, b) => a.k < b.k);
+  assert.deepEqual(
+    items.map((x) => x.i),
+    [6, 1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 12, 0],
+  );
 });

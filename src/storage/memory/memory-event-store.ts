@@ -20,6 +20,7 @@ import {
   encodeEvent,
   eventKey,
   keyOfEvent,
+  listRevision,
   matchesFilter,
   namespaceRange,
   resolveCommonOptions,
@@ -93,7 +94,7 @@ export class MemoryEventStore implements EventStore {
 
   list(options: ListOptions): Promise<ListResult> {
     return this.run(() => {
-      const at = this.readRevision(options);
+      const at = listRevision(options, this.rv, this.compacted);
       const { low, high } = options.namespace === undefined ? { low: '', high: undefined } : namespaceRange(options.namespace);
       const from = options.startKey !== undefined && options.startKey > low ? options.startKey : low;
       const limit = options.limit !== undefined && options.limit > 0 ? options.limit : Infinity;
@@ -214,25 +215,6 @@ export class MemoryEventStore implements EventStore {
       if (v.rv <= at) return v.deleted ? undefined : v;
     }
     return undefined;
-  }
-
-  private readRevision(options: ListOptions): number {
-    const want = options.resourceVersion;
-    if (want === undefined || want === 0) return this.rv;
-    if (want > this.rv) {
-      throw new StorageError('TooLargeResourceVersion', `Too large resource version: ${want}, current: ${this.rv}`, {
-        resourceVersion: want,
-        currentResourceVersion: this.rv,
-      });
-    }
-    if (options.match !== 'Exact') return this.rv;
-    if (want < this.compacted) {
-      throw new StorageError('ResourceVersionExpired', `resourceVersion ${want} is older than the oldest kept revision ${this.compacted}`, {
-        resourceVersion: want,
-        currentResourceVersion: this.rv,
-      });
-    }
-    return want;
   }
 
   private write(key: string, type: Change['type'], json: string, prev: Version | undefined, expiresAt: number | undefined): number {

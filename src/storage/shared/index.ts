@@ -4,3 +4,4 @@ export * from './filter.js';
 export * from './preconditions.js';
 export * from './watch-hub.js';
 export * from './ticker.js';
+export * from './list-revision.js';

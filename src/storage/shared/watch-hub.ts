@@ -99,10 +99,6 @@ class HubWatcher implements EventWatch, AsyncIterator<StoreWatchEvent> {
     return this;
   }
 
-  get live(): boolean {
-    return this.state === 'live';
-  }
-
   async next(): Promise<IteratorResult<StoreWatchEvent>> {
     for (;;) {
       if (this.head < this.queue.length) {
@@ -145,20 +141,29 @@ class HubWatcher implements EventWatch, AsyncIterator<StoreWatchEvent> {
     w?.resolve({ done: true, value: undefined });
   }
 
-  /** offer hands a live change to this watcher (called synchronously right after the commit). */
-  offer(d: Decoded): void {
-    if (this.state !== 'live' || d.change.rv <= this.cursor) return;
-    this.cursor = d.change.rv;
-    const e = project(d, this.filter, this.all);
-    if (e === undefined) return;
-    if (this.waiter !== undefined) {
-      const w = this.waiter;
-      this.waiter = undefined;
-      w.resolve({ done: false, value: e });
-      return;
+  /**
+   * offer hands the changes of one commit to this watcher (synchronously, right
+   * after the commit). One commit is always taken whole, so a burst never ends a
+   * watcher that was keeping up; one that still holds more than `bufferSize`
+   * changes from earlier commits is ended instead of buffering without bound.
+   */
+  offer(commit: readonly Decoded[]): void {
+    if (this.state !== 'live') return;
+    const backlog = this.queue.length - this.head;
+    for (const d of commit) {
+      if (d.change.rv <= this.cursor) continue;
+      this.cursor = d.change.rv;
+      const e = project(d, this.filter, this.all);
+      if (e === undefined) continue;
+      if (this.waiter !== undefined) {
+        const w = this.waiter;
+        this.waiter = undefined;
+        w.resolve({ done: false, value: e });
+      } else {
+        this.queue.push(e);
+      }
     }
-    this.queue.push(e);
-    if (this.queue.length - this.head > this.hub.bufferSize) {
+    if (backlog > 0 && this.queue.length - this.head > this.hub.bufferSize) {
       this.fail(
         new StorageError('WatcherTooSlow', `the watcher fell more than ${this.hub.bufferSize} changes behind`, {
           resourceVersion: this.cursor,
@@ -196,8 +201,10 @@ class HubWatcher implements EventWatch, AsyncIterator<StoreWatchEvent> {
         const e = project(new Decoded(c), this.filter, this.all);
         if (e !== undefined) this.queue.push(e);
       }
-      // The read and this switch happen in one synchronous step, so no commit falls between them.
-      if (batch.length < CATCH_UP_BATCH) this.state = 'live';
+      // Go live only on a read that found nothing new: the queue is then empty, so the
+      // live buffer limit measures lag alone. The read and the switch happen in one
+      // synchronous step, so no commit falls between them.
+      if (batch.length === 0) this.state = 'live';
     } catch (e) {
       this.fail(e);
     }
@@ -235,10 +242,8 @@ export class WatchHub {
   /** publish delivers committed changes, oldest first; call it in the same synchronous step as the commit. */
   publish(changes: readonly Change[]): void {
     if (this.watchers.size === 0) return;
-    for (const c of changes) {
-      const d = new Decoded(c);
-      for (const w of this.watchers) if (w.live) w.offer(d);
-    }
+    const commit = changes.map((c) => new Decoded(c));
+    for (const w of this.watchers) w.offer(commit);
   }
 
   /** closeAll ends every watcher's iteration (the store is closing). */

@@ -1,0 +1,2 @@
+export * from './sqlite-event-store.js';
+export * from './options.js';

@@ -1,0 +1,102 @@
+import type Database from 'better-sqlite3';
+import type { IndexedField } from '../event-store.js';
+import { CURRENT, FIELD_COLUMNS, HISTORY, INDEX_PRIORITY } from './schema.js';
+
+/** ListRow is one version row a list reads. */
+export interface ListRow {
+  rv: number;
+  key: string;
+  object: string;
+}
+
+/** ListScope is what one list query selects, apart from where it starts. */
+export interface ListScope {
+  /** at is the revision to read at; `latest` says it is the newest, so history can be skipped. */
+  at: number;
+  latest: boolean;
+  /** high bounds keys from above (exclusive); undefined for all namespaces. */
+  high: string | undefined;
+  fieldEquals: Partial<Record<IndexedField, string>> | undefined;
+}
+
+type Params = Record<string, string | number>;
+
+/**
+ * ListQueries builds and caches the keyset queries of lists. A page is always
+ * `key > @start ORDER BY key LIMIT @limit` on an index that ends in `key`, so the
+ * cost of a page does not depend on how far into the list it is.
+ */
+export class ListQueries {
+  private readonly cache = new Map<string, Database.Statement<Params, ListRow>>();
+  private readonly countCache = new Map<string, Database.Statement<Params, { n: number }>>();
+
+  constructor(private readonly db: Database.Database) {}
+
+  /** page reads up to `limit` rows after `start` in key order. */
+  page(scope: ListScope, start: string, limit: number): ListRow[] {
+    const { sql, params } = this.build(scope);
+    let stmt = this.cache.get(sql);
+    if (stmt === undefined) {
+      stmt = this.db.prepare<Params, ListRow>(sql);
+      this.cache.set(sql, stmt);
+    }
+    return stmt.all({ ...params, start, limit });
+  }
+
+  /** count is the number of objects after `start` within the scope's key range, at its revision. */
+  count(scope: Omit<ListScope, 'fieldEquals'>, start: string): number {
+    const range = scope.high === undefined ? 'key > @start' : 'key > @start AND key < @high';
+    const sql = scope.latest
+      ? `SELECT count(*) AS n FROM versions INDEXED BY cur_key WHERE ${CURRENT} AND ${range}`
+      : `SELECT (SELECT count(*) FROM versions INDEXED BY cur_key WHERE ${CURRENT} AND rv <= @at AND ${range})
+              + (SELECT count(*) FROM versions INDEXED BY hist_key WHERE ${HISTORY} AND rv <= @at AND superseded_rv > @at AND ${range}) AS n`;
+    let stmt = this.countCache.get(sql);
+    if (stmt === undefined) {
+      stmt = this.db.prepare<Params, { n: number }>(sql);
+      this.countCache.set(sql, stmt);
+    }
+    const params: Params = { start };
+    if (scope.high !== undefined) params.high = scope.high;
+    if (!scope.latest) params.at = scope.at;
+    return stmt.get(params)?.n ?? 0;
+  }
+
+  /** explain returns SQLite's query plan of a page query, for tests that hold the plan to keyset scans. */
+  explain(scope: ListScope): string[] {
+    const { sql, params } = this.build(scope);
+    const rows = this.db.prepare<Params, { detail: string }>(`EXPLAIN QUERY PLAN ${sql}`).all({ ...params, start: '', limit: 1 });
+    return rows.map((r) => r.detail);
+  }
+
+  private build(scope: ListScope): { sql: string; params: Params } {
+    const params: Params = {};
+    const conds: string[] = ['key > @start'];
+    if (scope.high !== undefined) {
+      conds.push('key < @high');
+      params.high = scope.high;
+    }
+    let lead: IndexedField | undefined;
+    if (scope.fieldEquals !== undefined) {
+      lead = INDEX_PRIORITY.find((f) => scope.fieldEquals![f] !== undefined);
+      let i = 0;
+      for (const [field, value] of Object.entries(scope.fieldEquals)) {
+        const column = FIELD_COLUMNS[field as IndexedField] as string | undefined;
+        if (value === undefined || column === undefined) continue;
+        conds.push(`${column} = @f${i}`);
+        params[`f${i++}`] = value;
+      }
+    }
+    const suffix = lead === undefined ? 'key' : FIELD_COLUMNS[lead];
+    const where = conds.join(' AND ');
+    if (scope.latest) {
+      return { sql: `SELECT rv, key, object FROM versions INDEXED BY cur_${suffix} WHERE ${CURRENT} AND ${where} ORDER BY key LIMIT @limit`, params };
+    }
+    params.at = scope.at;
+    const sql =
+      `SELECT rv, key, object FROM versions INDEXED BY cur_${suffix} WHERE ${CURRENT} AND rv <= @at AND ${where} ` +
+      `UNION ALL ` +
+      `SELECT rv, key, object FROM versions INDEXED BY hist_${suffix} WHERE ${HISTORY} AND rv <= @at AND superseded_rv > @at AND ${where} ` +
+      `ORDER BY key LIMIT @limit`;
+    return { sql, params };
+  }
+}

@@ -1,0 +1,22 @@
+import type { CommonStoreOptions } from '../shared/index.js';
+
+/** SqliteEventStoreOptions configure a SqliteEventStore; only `path` is required. */
+export interface SqliteEventStoreOptions extends CommonStoreOptions {
+  /** path is the database file; its `-wal` and `-shm` companions sit next to it. */
+  path: string;
+  /**
+   * synchronous is SQLite's durability level. FULL (the default) makes every
+   * acknowledged write survive power loss; NORMAL survives a crash of the process
+   * (kill -9) but not of the machine, and commits faster.
+   */
+  synchronous?: 'FULL' | 'NORMAL';
+  /** cacheSizeMiB bounds SQLite's page cache: memory stays flat however many events are stored. */
+  cacheSizeMiB?: number;
+  /** maxBatch caps the writes committed in one transaction, so one commit never stalls the process for long. */
+  maxBatch?: number;
+}
+
+/** DEFAULT_CACHE_SIZE_MIB holds the upper index levels and hot pages of a few million events. */
+export const DEFAULT_CACHE_SIZE_MIB = 32;
+/** DEFAULT_MAX_BATCH is large enough that 64 concurrent writers share one commit. */
+export const DEFAULT_MAX_BATCH = 1_000;

@@ -1,0 +1,87 @@
+import type Database from 'better-sqlite3';
+import type { IndexedField } from '../event-store.js';
+
+/** SCHEMA_VERSION is stored in `meta` so that a later layout can migrate files written by this one. */
+export const SCHEMA_VERSION = 1;
+
+/** Op is how a row changed its key; the values are stored. */
+export const Op = { ADDED: 1, MODIFIED: 2, DELETED: 3 } as const;
+
+/** FIELD_COLUMNS maps each indexed field to the column that holds it on every version row. */
+export const FIELD_COLUMNS: Record<IndexedField, string> = {
+  'metadata.name': 'name',
+  'involvedObject.kind': 'involved_kind',
+  'involvedObject.namespace': 'involved_namespace',
+  'involvedObject.name': 'involved_name',
+  'involvedObject.uid': 'involved_uid',
+  reason: 'reason',
+  type: 'type',
+};
+
+/**
+ * INDEX_PRIORITY lists the fields that have their own indexes, most selective
+ * first: a list with several equalities walks the index of the first one and
+ * checks the others on the row. involvedObject.namespace has no index: it almost
+ * always equals the event's namespace, which the key already orders.
+ */
+export const INDEX_PRIORITY: readonly IndexedField[] = [
+  'involvedObject.uid',
+  'involvedObject.name',
+  'metadata.name',
+  'involvedObject.kind',
+  'reason',
+  'type',
+];
+
+/** CURRENT and HISTORY are the conditions of the two partial index families; queries repeat them so the planner can use those indexes. */
+export const CURRENT = 'superseded_rv IS NULL AND op <> 3';
+export const HISTORY = 'superseded_rv IS NOT NULL AND op <> 3';
+
+const indexed = INDEX_PRIORITY.map((f) => FIELD_COLUMNS[f]);
+
+/**
+ * SCHEMA is one table of versions, MVCC style: every write adds a row at its
+ * revision (`rv`), and the row it replaces gets `superseded_rv`. A key's current
+ * state is its row with no `superseded_rv` (a DELETED row is a tombstone that only
+ * the watch history reads). The state at revision R is the row with
+ * `rv <= R < superseded_rv`. Two families of partial indexes serve lists: `cur_*`
+ * over current rows (latest reads, no history to step over), `hist_*` over
+ * superseded rows (snapshot reads). Every index ends in `key`, so a page is a
+ * keyset range scan in key order whatever its filter.
+ */
+export const SCHEMA = `
+CREATE TABLE IF NOT EXISTS versions (
+  rv INTEGER PRIMARY KEY,
+  key TEXT NOT NULL,
+  op INTEGER NOT NULL,
+  object TEXT NOT NULL,
+  prev_rv INTEGER,
+  superseded_rv INTEGER,
+  expires_at INTEGER,
+  namespace TEXT NOT NULL,
+  name TEXT NOT NULL,
+  involved_kind TEXT NOT NULL,
+  involved_namespace TEXT NOT NULL,
+  involved_name TEXT NOT NULL,
+  involved_uid TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  type TEXT NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS cur_key ON versions(key) WHERE ${CURRENT};
+${indexed.map((c) => `CREATE INDEX IF NOT EXISTS cur_${c} ON versions(${c}, key) WHERE ${CURRENT};`).join('\n')}
+CREATE INDEX IF NOT EXISTS cur_expiry ON versions(expires_at) WHERE ${CURRENT} AND expires_at IS NOT NULL;
+CREATE INDEX IF NOT EXISTS hist_key ON versions(key, rv, superseded_rv) WHERE ${HISTORY};
+${indexed.map((c) => `CREATE INDEX IF NOT EXISTS hist_${c} ON versions(${c}, key, rv, superseded_rv) WHERE ${HISTORY};`).join('\n')}
+CREATE INDEX IF NOT EXISTS superseded ON versions(superseded_rv) WHERE superseded_rv IS NOT NULL;
+CREATE INDEX IF NOT EXISTS tombstones ON versions(rv) WHERE op = 3;
+CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS checkpoints (at INTEGER PRIMARY KEY, rv INTEGER NOT NULL);
+`;
+
+/** applySchema creates the tables and indexes of a new file and checks the version of an existing one. */
+export function applySchema(db: Database.Database): void {
+  db.exec(SCHEMA);
+  const row = db.prepare<[], { value: number }>("SELECT value FROM meta WHERE name = 'schema'").get();
+  if (row === undefined) db.prepare("INSERT INTO meta(name, value) VALUES ('schema', ?)").run(SCHEMA_VERSION);
+  else if (row.value !== SCHEMA_VERSION) throw new Error(`unsupported schema version ${row.value} (this build reads ${SCHEMA_VERSION})`);
+}

@@ -1,0 +1,509 @@
+import Database from 'better-sqlite3';
+import type { CoreEvent } from '../../api/index.js';
+import type {
+  EventStore,
+  EventWatch,
+  ListOptions,
+  ListResult,
+  Preconditions,
+  TryUpdate,
+  UpdateOptions,
+  UpdateResult,
+  WatchOptions,
+  WriteOptions,
+} from '../event-store.js';
+import { StorageError, isStorageError } from '../errors.js';
+import {
+  Ticker,
+  WatchHub,
+  checkPreconditions,
+  decodeEvent,
+  encodeEvent,
+  eventKey,
+  fieldValue,
+  keyOfEvent,
+  listRevision,
+  matchesFilter,
+  namespaceRange,
+  resolveCommonOptions,
+  sameContent,
+} from '../shared/index.js';
+import type { Change, ResolvedCommonOptions } from '../shared/index.js';
+import { ListQueries } from './list-query.js';
+import type { ListScope } from './list-query.js';
+import { DEFAULT_CACHE_SIZE_MIB, DEFAULT_MAX_BATCH } from './options.js';
+import type { SqliteEventStoreOptions } from './options.js';
+import { CURRENT, Op, applySchema } from './schema.js';
+
+interface CurrentRow {
+  rv: number;
+  object: string;
+  expires_at: number | null;
+}
+
+interface ChangeRow {
+  rv: number;
+  key: string;
+  op: number;
+  object: string;
+  prev_rv: number | null;
+  prev_object: string | null;
+}
+
+interface Pending {
+  /** run does one write inside the batch's transaction. It throws a StorageError only before writing anything. */
+  run: (changes: Change[]) => unknown;
+  resolve: (value: unknown) => void;
+  reject: (error: Error) => void;
+}
+
+/** MAX_LIST_BATCH caps the rows a filtered list reads per query, as upstream caps its etcd pages. */
+const MAX_LIST_BATCH = 10_000;
+/** EXPIRY_BATCH and PURGE_BATCH bound the work of one sweep or purge step, so writers are never held up for long. */
+const EXPIRY_BATCH = 1_000;
+const PURGE_BATCH = 2_000;
+
+const TYPES = { [Op.ADDED]: 'ADDED', [Op.MODIFIED]: 'MODIFIED', [Op.DELETED]: 'DELETED' } as const;
+
+function fieldsOf(e: CoreEvent): Record<string, string> {
+  return {
+    namespace: e.metadata.namespace ?? '',
+    name: e.metadata.name ?? '',
+    involved_kind: fieldValue(e, 'involvedObject.kind'),
+    involved_namespace: fieldValue(e, 'involvedObject.namespace'),
+    involved_name: fieldValue(e, 'involvedObject.name'),
+    involved_uid: fieldValue(e, 'involvedObject.uid'),
+    reason: fieldValue(e, 'reason'),
+    type: fieldValue(e, 'type'),
+  };
+}
+
+/** storageFailure wraps a driver error in the storage vocabulary: the file being unusable is Unreachable, anything else Internal. */
+function storageFailure(e: unknown): StorageError {
+  if (isStorageError(e)) return e;
+  const code = (e as { code?: unknown }).code;
+  const unreachable = typeof code === 'string' && /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|READONLY|CORRUPT|NOTADB|PERM)/.test(code);
+  const message = e instanceof Error ? e.message : String(e);
+  return new StorageError(unreachable ? 'Unreachable' : 'Internal', `sqlite: ${message}`, { cause: e });
+}
+
+function prepareStatements(db: Database.Database) {
+  return {
+    current: db.prepare<[string], CurrentRow>(`SELECT rv, object, expires_at FROM versions INDEXED BY cur_key WHERE key = ? AND ${CURRENT}`),
+    insert: db.prepare(
+      `INSERT INTO versions (rv, key, op, object, prev_rv, expires_at, namespace, name, involved_kind, involved_namespace, involved_name, involved_uid, reason, type)
+       VALUES (@rv, @key, @op, @object, @prev_rv, @expires_at, @namespace, @name, @involved_kind, @involved_namespace, @involved_name, @involved_uid, @reason, @type)`,
+    ),
+    supersede: db.prepare<[number, number]>('UPDATE versions SET superseded_rv = ? WHERE rv = ?'),
+    tombstone: db.prepare<[number, number]>(
+      `INSERT INTO versions (rv, key, op, object, prev_rv, namespace, name, involved_kind, involved_namespace, involved_name, involved_uid, reason, type)
+       SELECT ?, key, ${Op.DELETED}, object, rv, namespace, name, involved_kind, involved_namespace, involved_name, involved_uid, reason, type FROM versions WHERE rv = ?`,
+    ),
+    changesAfter: db.prepare<[number, number], ChangeRow>(
+      `SELECT v.rv, v.key, v.op, v.object, v.prev_rv, p.object AS prev_object
+       FROM versions v LEFT JOIN versions p ON p.rv = v.prev_rv WHERE v.rv > ? ORDER BY v.rv LIMIT ?`,
+    ),
+    expired: db.prepare<[number, number], { rv: number; key: string }>(
+      `SELECT rv, key FROM versions INDEXED BY cur_expiry WHERE ${CURRENT} AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT ?`,
+    ),
+    maxRv: db.prepare<[], { rv: number | null }>('SELECT max(rv) AS rv FROM versions'),
+    getMeta: db.prepare<[string], { value: number }>('SELECT value FROM meta WHERE name = ?'),
+    setMeta: db.prepare<[string, number]>('INSERT INTO meta(name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value'),
+    checkpoint: db.prepare<[number, number]>('INSERT OR REPLACE INTO checkpoints(at, rv) VALUES (?, ?)'),
+    horizon: db.prepare<[number], { at: number; rv: number }>('SELECT at, rv FROM checkpoints WHERE at <= ? ORDER BY at DESC LIMIT 1'),
+    dropCheckpoints: db.prepare<[number]>('DELETE FROM checkpoints WHERE at < ?'),
+    purgeSuperseded: db.prepare<[number, number]>(
+      'DELETE FROM versions WHERE rv IN (SELECT rv FROM versions INDEXED BY superseded WHERE superseded_rv IS NOT NULL AND superseded_rv <= ? LIMIT ?)',
+    ),
+    purgeTombstones: db.prepare<[number, number]>(
+      `DELETE FROM versions WHERE rv IN (SELECT rv FROM versions INDEXED BY tombstones WHERE op = ${Op.DELETED} AND rv <= ? LIMIT ?)`,
+    ),
+  };
+}
+
+type Statements = ReturnType<typeof prepareStatements>;
+
+/**
+ * SqliteEventStore keeps events in one SQLite file (WAL). Writes issued in the
+ * same turn of the event loop are committed together in one transaction and
+ * acknowledged only after that commit, so an acknowledged write survives a
+ * crash of the process. Lists and watches read history from SQL (see `SCHEMA`);
+ * the process holds no copy of the data, only bounded watch buffers.
+ */
+export class SqliteEventStore implements EventStore {
+  private readonly o: ResolvedCommonOptions;
+  private readonly maxBatch: number;
+  private db: Database.Database | undefined;
+  private stmt!: Statements;
+  private lists!: ListQueries;
+  private readonly openError: StorageError | undefined;
+  /** rv is the newest committed revision (while a batch runs, the newest it has allocated). */
+  private rv = 0;
+  private compacted = 0;
+  private queue: Pending[] = [];
+  private flushScheduled = false;
+  private sweeping = false;
+  private purging = false;
+  private closed = false;
+  private readonly hub: WatchHub;
+  private readonly tickers: Ticker[] = [];
+
+  constructor(options: SqliteEventStoreOptions) {
+    this.o = resolveCommonOptions(options);
+    this.maxBatch = options.maxBatch !== undefined && options.maxBatch > 0 ? options.maxBatch : DEFAULT_MAX_BATCH;
+    this.hub = new WatchHub(
+      {
+        changesAfter: (after, limit) => this.changesAfter(after, limit),
+        committedRv: () => this.rv,
+        compactedRv: () => this.compacted,
+      },
+      this.o.watchBufferSize,
+    );
+    try {
+      const db = new Database(options.path);
+      db.pragma('journal_mode = WAL');
+      db.pragma(`synchronous = ${options.synchronous === 'NORMAL' ? 'NORMAL' : 'FULL'}`);
+      db.pragma(`cache_size = -${(options.cacheSizeMiB ?? DEFAULT_CACHE_SIZE_MIB) * 1024}`);
+      db.pragma('temp_store = MEMORY');
+      db.pragma('busy_timeout = 5000');
+      applySchema(db);
+      this.stmt = prepareStatements(db);
+      this.lists = new ListQueries(db);
+      this.compacted = this.stmt.getMeta.get('compacted')?.value ?? 0;
+      // A file whose newest rows were all compacted away still remembers its revision through `compacted`.
+      this.rv = Math.max(this.stmt.maxRv.get()?.rv ?? 0, this.compacted);
+      this.db = db;
+    } catch (e) {
+      this.openError = new StorageError('Unreachable', `cannot open ${options.path}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+      this.o.logger.error('sqlite store failed to open', { path: options.path, error: e });
+      return;
+    }
+    this.tickers.push(
+      new Ticker(this.o.clock, this.o.expiryIntervalMs, () => this.sweep()),
+      new Ticker(this.o.clock, this.o.compactIntervalMs, () => this.compact()),
+    );
+  }
+
+  async create(event: CoreEvent, options: WriteOptions = {}): Promise<CoreEvent> {
+    const key = keyOfEvent(event);
+    const json = encodeEvent(event);
+    const fields = fieldsOf(event);
+    const expiresAt = this.expiry(options.ttlSeconds);
+    const rv = await this.enqueue((changes) => {
+      if (this.stmt.current.get(key) !== undefined) {
+        throw new StorageError('KeyExists', `${key} already exists`, { key, currentResourceVersion: this.rv });
+      }
+      const rv = ++this.rv;
+      this.stmt.insert.run({ rv, key, op: Op.ADDED, object: json, prev_rv: null, expires_at: expiresAt, ...fields });
+      changes.push({ rv, type: 'ADDED', key, json });
+      return rv;
+    });
+    return decodeEvent(json, rv);
+  }
+
+  get(namespace: string, name: string): Promise<CoreEvent> {
+    return this.read(() => {
+      const key = eventKey(namespace, name);
+      const row = this.stmt.current.get(key);
+      if (row === undefined) throw new StorageError('KeyNotFound', `${key} not found`, { key, currentResourceVersion: this.rv });
+      return decodeEvent(row.object, row.rv);
+    });
+  }
+
+  list(options: ListOptions): Promise<ListResult> {
+    return this.read(() => {
+      const at = listRevision(options, this.rv, this.compacted);
+      const { low, high } = options.namespace === undefined ? { low: '', high: undefined } : namespaceRange(options.namespace);
+      const scope: ListScope = { at, latest: at === this.rv, high, fieldEquals: options.fieldEquals };
+      const limit = options.limit !== undefined && options.limit > 0 ? options.limit : Infinity;
+      let start = options.startKey !== undefined && options.startKey > low ? options.startKey : low;
+      let batch = Math.min(limit + 1, MAX_LIST_BATCH);
+      const items: CoreEvent[] = [];
+      let more = false;
+      for (;;) {
+        const rows = this.lists.page(scope, start, batch);
+        for (const row of rows) {
+          if (items.length >= limit) {
+            more = true;
+            break;
+          }
+          start = row.key;
+          const event = decodeEvent(row.object, row.rv);
+          if (matchesFilter(event, options)) items.push(event);
+        }
+        if (more || rows.length < batch) break;
+        if (items.length >= limit) {
+          more = this.lists.page(scope, start, 1).length > 0;
+          break;
+        }
+        // A filter dropped rows: read further in larger steps, as upstream does against etcd.
+        batch = Math.min(batch * 2, MAX_LIST_BATCH);
+      }
+      const result: ListResult = { items, resourceVersion: at };
+      if (more) {
+        result.lastKey = start;
+        if (options.countRemaining === true) result.remainingItemCount = this.lists.count(scope, start);
+      }
+      return result;
+    });
+  }
+
+  async guaranteedUpdate(namespace: string, name: string, tryUpdate: TryUpdate, options: UpdateOptions = {}): Promise<UpdateResult> {
+    const key = eventKey(namespace, name);
+    for (;;) {
+      const cur = await this.read(() => this.stmt.current.get(key));
+      if (cur === undefined && options.allowCreate !== true) {
+        throw new StorageError('KeyNotFound', `${key} not found`, { key, currentResourceVersion: this.rv });
+      }
+      const current = cur === undefined ? undefined : decodeEvent(cur.object, cur.rv);
+      checkPreconditions(key, current, options.preconditions, this.rv);
+      const next = await tryUpdate(current);
+      if (keyOfEvent(next) !== key) throw new StorageError('InvalidObject', `the updated object is not ${key}`, { key });
+      const json = encodeEvent(next);
+      if (cur !== undefined && sameContent(json, cur.object)) {
+        const still = await this.read(() => this.stmt.current.get(key));
+        if (still?.rv === cur.rv) return { object: decodeEvent(cur.object, cur.rv), created: false };
+        continue;
+      }
+      const fields = fieldsOf(next);
+      const expiresAt = this.expiry(options.ttlSeconds);
+      const rv = await this.enqueue((changes) => {
+        const now = this.stmt.current.get(key);
+        // Compare-and-swap on the revision read before tryUpdate, as etcd does; a lost race retries.
+        if (now?.rv !== cur?.rv) return undefined;
+        const rv = ++this.rv;
+        if (now !== undefined) this.stmt.supersede.run(rv, now.rv);
+        const op = now === undefined ? Op.ADDED : Op.MODIFIED;
+        this.stmt.insert.run({ rv, key, op, object: json, prev_rv: now?.rv ?? null, expires_at: expiresAt, ...fields });
+        const change: Change = { rv, type: TYPES[op], key, json };
+        if (now !== undefined) {
+          change.prevJson = now.object;
+          change.prevRv = now.rv;
+        }
+        changes.push(change);
+        return rv;
+      });
+      if (rv === undefined) continue;
+      return { object: decodeEvent(json, rv), created: cur === undefined };
+    }
+  }
+
+  async delete(namespace: string, name: string, options: { preconditions?: Preconditions } = {}): Promise<CoreEvent> {
+    const key = eventKey(namespace, name);
+    const { rv, json } = await this.enqueue((changes) => {
+      const cur = this.stmt.current.get(key);
+      if (cur === undefined) throw new StorageError('KeyNotFound', `${key} not found`, { key, currentResourceVersion: this.rv });
+      checkPreconditions(key, decodeEvent(cur.object, cur.rv), options.preconditions, this.rv);
+      return { rv: this.tombstone(key, cur, changes), json: cur.object };
+    });
+    return decodeEvent(json, rv);
+  }
+
+  watch(options: WatchOptions): EventWatch {
+    return this.hub.watch(options);
+  }
+
+  currentResourceVersion(): Promise<number> {
+    return this.read(() => this.rv);
+  }
+
+  oldestResourceVersion(): Promise<number> {
+    return this.read(() => this.compacted);
+  }
+
+  ready(): Promise<void> {
+    return this.read(() => undefined);
+  }
+
+  close(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    this.closed = true;
+    for (const t of this.tickers) t.stop();
+    while (this.queue.length > 0) this.flush();
+    this.hub.closeAll();
+    try {
+      this.db?.close();
+    } catch (e) {
+      return Promise.reject(storageFailure(e));
+    } finally {
+      this.db = undefined;
+    }
+    return Promise.resolve();
+  }
+
+  private checkOpen(): Database.Database {
+    if (this.openError !== undefined) throw this.openError;
+    if (this.db === undefined) throw new StorageError('Unreachable', 'the store is closed');
+    return this.db;
+  }
+
+  private read<T>(fn: () => T): Promise<T> {
+    try {
+      this.checkOpen();
+      return Promise.resolve(fn());
+    } catch (e) {
+      return Promise.reject(storageFailure(e));
+    }
+  }
+
+  private expiry(ttlSeconds: number | undefined): number | null {
+    return ttlSeconds !== undefined && ttlSeconds > 0 ? this.o.clock.now() + ttlSeconds * 1000 : null;
+  }
+
+  private tombstone(key: string, cur: CurrentRow, changes: Change[]): number {
+    const rv = ++this.rv;
+    this.stmt.supersede.run(rv, cur.rv);
+    this.stmt.tombstone.run(rv, cur.rv);
+    changes.push({ rv, type: 'DELETED', key, json: cur.object, prevJson: cur.object, prevRv: cur.rv });
+    return rv;
+  }
+
+  /** enqueue adds a write to the next group commit; the promise settles after that commit. */
+  private enqueue<T>(run: (changes: Change[]) => T): Promise<T> {
+    try {
+      this.checkOpen();
+    } catch (e) {
+      return Promise.reject(storageFailure(e));
+    }
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ run, resolve: resolve as (v: unknown) => void, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        // setImmediate runs after the I/O of this loop turn, so requests read together commit together.
+        setImmediate(() => {
+          this.flushScheduled = false;
+          this.flush();
+        });
+      }
+    });
+  }
+
+  /** flush commits one batch of queued writes in a single transaction, then publishes and acknowledges them. */
+  private flush(): void {
+    if (this.queue.length === 0) return;
+    const batch = this.queue.length <= this.maxBatch ? this.queue : this.queue.slice(0, this.maxBatch);
+    this.queue = this.queue.length <= this.maxBatch ? [] : this.queue.slice(this.maxBatch);
+    if (this.queue.length > 0 && !this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => {
+        this.flushScheduled = false;
+        this.flush();
+      });
+    }
+    const db = this.db;
+    if (db === undefined) {
+      const e = this.openError ?? new StorageError('Unreachable', 'the store is closed');
+      for (const p of batch) p.reject(e);
+      return;
+    }
+    const before = this.rv;
+    const changes: Change[] = [];
+    const outcomes: { ok: boolean; value: unknown }[] = [];
+    try {
+      db.exec('BEGIN IMMEDIATE');
+      for (const p of batch) {
+        try {
+          outcomes.push({ ok: true, value: p.run(changes) });
+        } catch (e) {
+          if (!isStorageError(e)) throw e;
+          outcomes.push({ ok: false, value: e });
+        }
+      }
+      db.exec('COMMIT');
+    } catch (e) {
+      if (db.inTransaction) db.exec('ROLLBACK');
+      this.rv = before;
+      const failure = storageFailure(e);
+      this.o.logger.error('sqlite write batch failed', { writes: batch.length, error: failure });
+      for (const p of batch) p.reject(failure);
+      return;
+    }
+    this.hub.publish(changes);
+    batch.forEach((p, i) => {
+      const o = outcomes[i]!;
+      if (o.ok) p.resolve(o.value);
+      else p.reject(o.value as Error);
+    });
+  }
+
+  private changesAfter(after: number, limit: number): Change[] {
+    this.checkOpen();
+    return this.stmt.changesAfter.all(after, limit).map((r) => {
+      const change: Change = { rv: r.rv, type: TYPES[r.op as 1 | 2 | 3], key: r.key, json: r.object };
+      if (r.prev_rv !== null && r.prev_object !== null) {
+        change.prevJson = r.prev_object;
+        change.prevRv = r.prev_rv;
+      }
+      return change;
+    });
+  }
+
+  /** sweep deletes expired events through the write path, so each expiry is a revision that watchers see as DELETED. */
+  private sweep(): void {
+    if (this.sweeping || this.db === undefined) return;
+    const now = this.o.clock.now();
+    let rows: { rv: number; key: string }[];
+    try {
+      rows = this.stmt.expired.all(now, EXPIRY_BATCH);
+    } catch (e) {
+      this.o.logger.error('sqlite expiry sweep failed', { error: storageFailure(e) });
+      return;
+    }
+    if (rows.length === 0) return;
+    this.sweeping = true;
+    const writes = rows.map(({ rv, key }) =>
+      this.enqueue((changes) => {
+        const cur = this.stmt.current.get(key);
+        // The event may have been renewed or deleted since the sweep read it.
+        if (cur === undefined || cur.rv !== rv || cur.expires_at === null || cur.expires_at > now) return;
+        this.tombstone(key, cur, changes);
+      }),
+    );
+    void Promise.allSettled(writes).then((results) => {
+      this.sweeping = false;
+      const failed = results.find((r) => r.status === 'rejected');
+      if (failed !== undefined) this.o.logger.warn('sqlite expiry failed', { error: failed.reason });
+      else if (rows.length === EXPIRY_BATCH) this.sweep();
+    });
+  }
+
+  /**
+   * compact moves the compaction point to the newest revision older than the
+   * history window (found through checkpoints, one per tick) and starts purging
+   * rows that no revision after that point can see.
+   */
+  private compact(): void {
+    if (this.db === undefined) return;
+    try {
+      const now = this.o.clock.now();
+      this.stmt.checkpoint.run(now, this.rv);
+      const h = this.stmt.horizon.get(now - this.o.historyWindowSeconds * 1000);
+      if (h !== undefined && h.rv > this.compacted) {
+        this.db.transaction(() => {
+          this.stmt.setMeta.run('compacted', h.rv);
+          this.stmt.dropCheckpoints.run(h.at);
+        })();
+        this.compacted = h.rv;
+      }
+      this.purge();
+    } catch (e) {
+      this.o.logger.error('sqlite compaction failed', { error: storageFailure(e) });
+    }
+  }
+
+  private purge(): void {
+    if (this.purging || this.db === undefined) return;
+    const a = this.stmt.purgeSuperseded.run(this.compacted, PURGE_BATCH).changes;
+    const b = this.stmt.purgeTombstones.run(this.compacted, PURGE_BATCH).changes;
+    if (a + b === 0) return;
+    this.purging = true;
+    setImmediate(() => {
+      this.purging = false;
+      try {
+        this.purge();
+      } catch (e) {
+        this.o.logger.error('sqlite purge failed', { error: storageFailure(e) });
+      }
+    });
+  }
+}

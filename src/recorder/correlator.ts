@@ -1,0 +1,105 @@
+import type { CoreEvent } from '../api/index.js';
+import type { Clock } from '../internal/index.js';
+import { realClock } from '../internal/index.js';
+import { type AggregatorKeyFunc, type AggregatorMessageFunc, aggregateByReason, combinedMessage, EventAggregator } from './aggregator.js';
+import {
+  AGGREGATE_INTERVAL_SECONDS,
+  AGGREGATE_MAX_EVENTS,
+  MAX_LRU_CACHE_ENTRIES,
+  SPAM_BURST,
+  SPAM_QPS,
+} from './constants.js';
+import { getSpamKey } from './event-keys.js';
+import { EventLogger } from './event-logger.js';
+import { EventNamer } from './event-name.js';
+import { type SpamKeyFunc, SpamFilter } from './spam-filter.js';
+
+/** CorrelatorOptions tune the legacy correlator; a zero or missing value means the default. */
+export interface CorrelatorOptions {
+  /** cacheSize bounds each of the three caches (default 4096). */
+  cacheSize?: number;
+  /** burst of the spam filter's token bucket (default 25). */
+  burst?: number;
+  /** qps refill of the spam filter (default 1/300). */
+  qps?: number;
+  /** maxEvents distinct messages before aggregation (default 10). */
+  maxEvents?: number;
+  /** maxIntervalSeconds of the aggregation window (default 600). */
+  maxIntervalSeconds?: number;
+  keyFunc?: AggregatorKeyFunc;
+  messageFunc?: AggregatorMessageFunc;
+  spamKeyFunc?: SpamKeyFunc;
+  clock?: Clock;
+  namer?: EventNamer;
+}
+
+/** withCorrelatorDefaults fills in every option left zero or missing (client-go populateDefaults). */
+export function withCorrelatorDefaults(o: CorrelatorOptions = {}): Required<CorrelatorOptions> {
+  return {
+    cacheSize: o.cacheSize || MAX_LRU_CACHE_ENTRIES,
+    burst: o.burst || SPAM_BURST,
+    qps: o.qps || SPAM_QPS,
+    maxEvents: o.maxEvents || AGGREGATE_MAX_EVENTS,
+    maxIntervalSeconds: o.maxIntervalSeconds || AGGREGATE_INTERVAL_SECONDS,
+    keyFunc: o.keyFunc ?? aggregateByReason,
+    messageFunc: o.messageFunc ?? combinedMessage,
+    spamKeyFunc: o.spamKeyFunc ?? getSpamKey,
+    clock: o.clock ?? realClock,
+    namer: o.namer ?? new EventNamer(),
+  };
+}
+
+/** CorrelateResult is the correlator's verdict on one event. */
+export interface CorrelateResult {
+  /** skip: the spam filter held it back; nothing is written. */
+  skip: boolean;
+  event: CoreEvent;
+  /** patch is set for a repeat: write it as a PATCH of the existing event. */
+  patch?: Record<string, unknown>;
+  /** repeat: the event counted onto an existing one. */
+  repeat: boolean;
+  /** combined: the aggregator replaced it with a combined event. */
+  combined: boolean;
+}
+
+/**
+ * Correlator is client-go's EventCorrelator: aggregator, then dedup logger
+ * (whose cache is updated before filtering, so held-back events still count),
+ * then spam filter.
+ */
+export class Correlator {
+  private readonly aggregator: EventAggregator;
+  private readonly logger: EventLogger;
+  private readonly filter: SpamFilter;
+  private readonly clock: Clock;
+
+  constructor(options: CorrelatorOptions = {}) {
+    const o = withCorrelatorDefaults(options);
+    this.clock = o.clock;
+    this.aggregator = new EventAggregator({
+      cacheSize: o.cacheSize,
+      keyFunc: o.keyFunc,
+      messageFunc: o.messageFunc,
+      maxEvents: o.maxEvents,
+      maxIntervalSeconds: o.maxIntervalSeconds,
+      namer: o.namer,
+    });
+    this.logger = new EventLogger(o.cacheSize);
+    this.filter = new SpamFilter({ cacheSize: o.cacheSize, burst: o.burst, qps: o.qps, clock: o.clock, keyFunc: o.spamKeyFunc });
+  }
+
+  correlate(event: CoreEvent): CorrelateResult {
+    const aggregated = this.aggregator.aggregate(event, this.clock.now());
+    const observed = this.logger.observe(aggregated.event, aggregated.key);
+    const repeat = observed.patch !== undefined;
+    const skip = this.filter.skip(observed.event);
+    const result: CorrelateResult = { skip, event: observed.event, repeat, combined: aggregated.combined };
+    if (observed.patch !== undefined) result.patch = observed.patch;
+    return result;
+  }
+
+  /** updateState records the server's copy of a written event. */
+  updateState(server: CoreEvent): void {
+    this.logger.updateState(server);
+  }
+}

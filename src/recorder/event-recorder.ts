@@ -1,0 +1,100 @@
+import type { EventsV1Event, ObjectReference } from '../api/index.js';
+import type { Logger } from '../internal/index.js';
+import type { FieldWarner } from './event-checks.js';
+import { isValidEventType } from './event-checks.js';
+import type { EventNamer } from './event-name.js';
+import { getReference, referenceKey } from './reference.js';
+import { formatMicroTime } from './time-format.js';
+import type { EventInput, EventRecorder, RecorderCounters } from './types.js';
+
+/** RecorderPipeline is the side of the broadcaster a recorder feeds. */
+export interface RecorderPipeline {
+  readonly closed: boolean;
+  readonly counters: RecorderCounters;
+  readonly logger: Logger;
+  readonly warner: FieldWarner;
+  readonly namer: EventNamer;
+  now(): number;
+  /** observe hands one occurrence to the series cache; `build` makes the event if it is new. */
+  observe(key: string, now: number, build: () => EventsV1Event): void;
+}
+
+/**
+ * isomorphicKey is client-go's eventKey: type, action, reason, reporting
+ * controller and instance, and the whole regarding and related references.
+ * The note is not part of it: two events differing only in note are one series.
+ */
+export function isomorphicKey(
+  head: string,
+  type: string,
+  action: string,
+  reason: string,
+  regarding: ObjectReference,
+  related: ObjectReference | undefined,
+): string {
+  return `${type}\u0001${action}\u0001${reason}\u0001${head}\u0001${referenceKey(regarding)}\u0001${referenceKey(related)}`;
+}
+
+/** createEventRecorder returns an events.k8s.io/v1 recorder feeding `pipeline`. */
+export function createEventRecorder(pipeline: RecorderPipeline, reportingController: string, reportingInstance: string): EventRecorder {
+  const head = `${reportingController}\u0001${reportingInstance}`;
+  return {
+    event(input: EventInput): void {
+      const { counters, logger } = pipeline;
+      try {
+        if (pipeline.closed) {
+          counters.dropped++;
+          logger.error('Unable to record event (will not retry!)', { reason: input.reason, err: 'broadcaster is shut down' });
+          return;
+        }
+        const regarding = getReference(input.regarding);
+        if (regarding instanceof Error) {
+          counters.rejected++;
+          logger.error('Could not construct reference, will not report event', { reason: input.reason, err: regarding });
+          return;
+        }
+        let related: ObjectReference | undefined;
+        if (input.related !== undefined && input.related !== null) {
+          const r = getReference(input.related);
+          if (r instanceof Error) logger.debug('Could not construct reference', { err: r });
+          else related = r;
+        }
+        if (!isValidEventType(input.type)) {
+          counters.rejected++;
+          logger.error('Unsupported event type', { eventType: input.type });
+          return;
+        }
+        const note = input.note ?? '';
+        pipeline.warner.check({ reason: input.reason, action: input.action, note, noteField: 'note' });
+        counters.recorded++;
+        const now = pipeline.now();
+        const key = isomorphicKey(head, input.type, input.action, input.reason, regarding, related);
+        pipeline.observe(key, now, () => {
+          const metadata: EventsV1Event['metadata'] = {
+            name: pipeline.namer.name(regarding.name ?? '', now),
+            namespace: regarding.namespace || 'default',
+          };
+          if (input.annotations !== undefined) metadata.annotations = { ...input.annotations };
+          const event: EventsV1Event = {
+            kind: 'Event',
+            apiVersion: 'events.k8s.io/v1',
+            metadata,
+            eventTime: formatMicroTime(now),
+            reportingController,
+            reportingInstance,
+          };
+          if (input.action) event.action = input.action;
+          if (input.reason) event.reason = input.reason;
+          event.regarding = regarding;
+          if (related !== undefined) event.related = related;
+          if (note) event.note = note;
+          event.type = input.type;
+          return event;
+        });
+      } catch (err) {
+        // The recorder never throws at its caller: an event is not worth a crash.
+        logger.error('Unable to record event (will not retry!)', { err });
+      }
+    },
+  };
+}

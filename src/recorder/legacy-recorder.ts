@@ -1,0 +1,78 @@
+import type { CoreEvent } from '../api/index.js';
+import type { Logger } from '../internal/index.js';
+import type { FieldWarner } from './event-checks.js';
+import { isValidEventType } from './event-checks.js';
+import type { EventNamer } from './event-name.js';
+import { getReference } from './reference.js';
+import { formatTime } from './time-format.js';
+import type { LegacyEventInput, LegacyEventRecorder, RecorderCounters } from './types.js';
+
+/** LegacyPipeline is the side of the legacy broadcaster a recorder feeds. */
+export interface LegacyPipeline {
+  readonly closed: boolean;
+  readonly counters: RecorderCounters;
+  readonly logger: Logger;
+  readonly warner: FieldWarner;
+  readonly namer: EventNamer;
+  now(): number;
+  /** submit hands one event to the correlator. */
+  submit(event: CoreEvent): void;
+}
+
+/**
+ * createLegacyEventRecorder returns a core/v1 recorder (client-go tools/record):
+ * events carry `source`, first/last timestamps and `count`, no eventTime, and
+ * reportingComponent/reportingInstance copied from the source.
+ */
+export function createLegacyEventRecorder(pipeline: LegacyPipeline, source: { component: string; host?: string }): LegacyEventRecorder {
+  const src = source.host ? { component: source.component, host: source.host } : { component: source.component };
+  return {
+    event(input: LegacyEventInput): void {
+      const { counters, logger } = pipeline;
+      try {
+        if (pipeline.closed) {
+          counters.dropped++;
+          logger.error('Unable to record event (will not retry!)', { reason: input.reason, err: 'broadcaster is shut down' });
+          return;
+        }
+        const ref = getReference(input.involvedObject);
+        if (ref instanceof Error) {
+          counters.rejected++;
+          logger.error('Could not construct reference, will not report event', { reason: input.reason, err: ref });
+          return;
+        }
+        if (!isValidEventType(input.type)) {
+          counters.rejected++;
+          logger.error('Unsupported event type', { eventType: input.type });
+          return;
+        }
+        const message = input.message ?? '';
+        pipeline.warner.check({ reason: input.reason, note: message, noteField: 'message' });
+        counters.recorded++;
+        const now = pipeline.now();
+        const t = formatTime(now);
+        const metadata: CoreEvent['metadata'] = { name: pipeline.namer.name(ref.name ?? '', now), namespace: ref.namespace || 'default' };
+        if (input.annotations !== undefined) metadata.annotations = { ...input.annotations };
+        pipeline.submit({
+          kind: 'Event',
+          apiVersion: 'v1',
+          metadata,
+          involvedObject: ref,
+          reason: input.reason,
+          message,
+          source: src,
+          firstTimestamp: t,
+          lastTimestamp: t,
+          count: 1,
+          type: input.type,
+          eventTime: null,
+          reportingComponent: src.component,
+          reportingInstance: source.host ?? '',
+        });
+      } catch (err) {
+        // The recorder never throws at its caller: an event is not worth a crash.
+        logger.error('Unable to record event (will not retry!)', { err });
+      }
+    },
+  };
+}

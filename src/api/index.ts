@@ -9,3 +9,6 @@ export { GO_ZERO_TIME_MS, humanDuration, translateTimestampSince } from './durat
 export { escapeTerminal } from './escape.js';
 export * from './tabwriter.js';
 export * from './printers.js';
+export * from './time.js';
+export * from './conversion.js';
+export * from './decode.js';

@@ -2,7 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { KNOWN_KINDS } from './discovery.js';
 import {
+  OPENAPI_V2_PROTOBUF_CONTENT_TYPE,
   buildOpenApiV3Specs,
+  openApiV2Protobuf,
   openApiV3Index,
   openApiV3Spec,
   openApiV3Specs,
@@ -217,4 +219,80 @@ void test('every document is well-formed OpenAPI 3.0: refs resolve, path paramet
       assert.ok(d.components.schemas[schemaName(k, 'List')], schemaName(k, 'List'));
     }
   }
+});
+
+// A minimal protobuf reader: field number -> list of values (varints as numbers, the rest as bytes).
+function decode(buf: Buffer): Map<number, Array<number | Buffer>> {
+  const fields = new Map<number, Array<number | Buffer>>();
+  let i = 0;
+  const varint = (): number => {
+    let n = 0;
+    let mul = 1;
+    for (;;) {
+      const b = buf[i++];
+      assert.ok(b !== undefined, 'truncated varint');
+      n += (b & 0x7f) * mul;
+      mul *= 128;
+      if (b < 0x80) return n;
+    }
+  };
+  while (i < buf.length) {
+    const key = varint();
+    const wire = key & 7;
+    let value: number | Buffer;
+    if (wire === 0) value = varint();
+    else if (wire === 2) {
+      const len = varint();
+      value = buf.subarray(i, i + len);
+      assert.equal(value.length, len, 'truncated field');
+      i += len;
+    } else assert.fail(`unexpected wire type ${wire}`);
+    const list = fields.get(key >> 3) ?? [];
+    list.push(value);
+    fields.set(key >> 3, list);
+  }
+  return fields;
+}
+
+const bytesOf = (m: Map<number, Array<number | Buffer>>, field: number): Buffer[] => (m.get(field) ?? []).filter((v): v is Buffer => Buffer.isBuffer(v));
+const textOf = (m: Map<number, Array<number | Buffer>>, field: number): string | undefined => bytesOf(m, field)[0]?.toString('utf8');
+
+void test('OpenAPI v2 protobuf carries what kubectl 1.27/1.28 check: PATCH with GVK and fieldValidation', () => {
+  assert.equal(OPENAPI_V2_PROTOBUF_CONTENT_TYPE, 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf');
+  // Field numbers from gnostic openapiv2/OpenAPIv2.proto: Document.swagger=1, info=2, paths=8;
+  // Paths.path=2; NamedPathItem name=1 value=2; PathItem.patch=8; Operation.parameters=8,
+  // vendor_extension=13; ParametersItem.parameter=1; Parameter.non_body_parameter=2;
+  // NonBodyParameter.query_parameter_sub_schema=3; QueryParameterSubSchema.name=4, in=2;
+  // NamedAny name=1 value=2; Any.yaml=2.
+  const doc = decode(openApiV2Protobuf());
+  assert.equal(textOf(doc, 1), '2.0');
+  const info = decode(bytesOf(doc, 2)[0] ?? Buffer.alloc(0));
+  assert.equal(textOf(info, 1), 'Kubernetes');
+  const paths = decode(bytesOf(doc, 8)[0] ?? Buffer.alloc(0));
+  const items = new Map(bytesOf(paths, 2).map((b) => {
+    const named = decode(b);
+    return [textOf(named, 1) ?? '', decode(bytesOf(named, 2)[0] ?? Buffer.alloc(0))];
+  }));
+  assert.deepEqual([...items.keys()], [...items.keys()].sort());
+  for (const [path, group] of [
+    ['/api/v1/namespaces/{namespace}/events/{name}', ''],
+    ['/apis/events.k8s.io/v1/namespaces/{namespace}/events/{name}', 'events.k8s.io'],
+  ] as const) {
+    const item = items.get(path);
+    assert.ok(item, path);
+    const patch = decode(bytesOf(item, 8)[0] ?? Buffer.alloc(0));
+    const extensions = Object.fromEntries(bytesOf(patch, 13).map((b) => {
+      const named = decode(b);
+      return [textOf(named, 1), textOf(decode(bytesOf(named, 2)[0] ?? Buffer.alloc(0)), 2)];
+    }));
+    assert.equal(extensions['x-kubernetes-group-version-kind'], `group: ${JSON.stringify(group)}\nkind: "Event"\nversion: "v1"\n`);
+    assert.equal(extensions['x-kubernetes-action'], 'patch\n');
+    const params = bytesOf(patch, 8).map((b) => {
+      const query = decode(bytesOf(decode(bytesOf(decode(bytesOf(decode(b), 1)[0] ?? Buffer.alloc(0)), 2)[0] ?? Buffer.alloc(0)), 3)[0] ?? Buffer.alloc(0));
+      return `${textOf(query, 2)}:${textOf(query, 4)}`;
+    });
+    assert.ok(params.includes('query:fieldValidation'), params.join());
+  }
+  assert.equal(items.get('/api/v1/namespaces/{namespace}/pods/{name}')?.has(8), false, 'no PATCH where none is served');
+  assert.equal(openApiV2Protobuf(), openApiV2Protobuf());
 });

@@ -1,7 +1,33 @@
+import { Option } from 'commander';
 import type { Command } from 'commander';
 import type { CliIO } from './run.js';
+import { DEFAULT_STORAGE } from './storage-spec.js';
 
-/** register adds every kevents subcommand to the program. */
-export function register(_program: Command, _io: CliIO): void {
-  // Subcommands are added here as they arrive.
+/** DEFAULT_SERVER is where the client commands look for a kevents server by default. */
+export const DEFAULT_SERVER = 'http://127.0.0.1:8080';
+
+/** register adds every kevents subcommand to the program; each loads its code only when run. */
+export function register(program: Command, io: CliIO): void {
+  program
+    .command('serve')
+    .description('run a Kubernetes-compatible events API server (kubectl, client-go and the official clients accept it)')
+    .option('--listen <host:port>', 'address to listen on', '127.0.0.1:8080')
+    .option('--storage <spec>', 'where events are kept: sqlite:PATH or memory:', DEFAULT_STORAGE)
+    .option('--event-ttl <duration>', 'how long an event lives after its last write, like kube-apiserver (0 keeps events forever)', '1h')
+    .addOption(new Option('--log-level <level>', 'log verbosity').choices(['error', 'warn', 'info', 'debug']).default('info'))
+    .action(async (flags: { listen: string; storage: string; eventTtl: string; logLevel: string }) => {
+      const { runServe } = await import('./serve.js');
+      await runServe(flags, io);
+    });
+
+  program
+    .command('kubeconfig')
+    .description('print a kubeconfig that points kubectl at a running kevents server')
+    .option('--server <url>', 'the kevents server', io.env.KEVENTS_SERVER ?? DEFAULT_SERVER)
+    .option('-n, --namespace <ns>', 'default namespace of the context', 'default')
+    .option('--no-check', 'do not check that the server answers')
+    .action(async (flags: { server: string; namespace: string; check: boolean }) => {
+      const { runKubeconfig } = await import('./kubeconfig.js');
+      await runKubeconfig(flags, io);
+    });
 }

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { isStatusError } from '../api/index.js';
+import { UsageError } from './errors.js';
 import { version } from './version.js';
 
 /** CliIO carries the streams and environment a command uses (injected for tests). */
@@ -9,10 +10,6 @@ export interface CliIO {
   env: NodeJS.ProcessEnv;
 }
 
-/** UsageError is a mistake in how a command was called: exit 2 with the usage line. */
-export class UsageError extends Error {
-  override name = 'UsageError';
-}
 
 /**
  * runCli parses argv and runs one command. It is the single error boundary of the

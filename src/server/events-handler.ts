@@ -1,0 +1,231 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  eventTable,
+  newBadRequest,
+  newMethodNotAllowed,
+  newUnsupportedMediaType,
+  successStatus,
+} from '../api/index.js';
+import type { CoreEvent, EventApi, ListMeta } from '../api/index.js';
+import type { Clock, Logger } from '../internal/index.js';
+import type { EventStore, Preconditions } from '../storage/index.js';
+import { bodyText, mediaTypeOf, negotiateOutput, readBody, sendError, sendObject } from './http-io.js';
+import type { OutputFormat } from './http-io.js';
+import { listEvents } from './list.js';
+import type { ServerMetrics } from './metrics.js';
+import { patchTypeOf } from './patch.js';
+import { parseListQuery, parseWriteQuery } from './query.js';
+import type { ListQuery } from './query.js';
+import { compileFilter } from './registry.js';
+import type { EventRegistry, WriteContext } from './registry.js';
+import { encodeFor, listFor } from './views.js';
+import { serveWatch } from './watch.js';
+
+/** EventsHandlerOptions wire an EventsHandler. */
+export interface EventsHandlerOptions {
+  registry: EventRegistry;
+  store: EventStore;
+  clock: Clock;
+  logger: Logger;
+  metrics: ServerMetrics;
+  maxBodyBytes?: number | undefined;
+}
+
+const BODY_TYPES = ['application/json', 'application/yaml'];
+
+/**
+ * EventsHandler is the HTTP face of the events resource in both API groups:
+ * it parses requests, calls the registry and renders answers in the API and
+ * format (JSON, YAML, Table) the client asked for.
+ */
+export class EventsHandler {
+  constructor(private readonly o: EventsHandlerOptions) {}
+
+  /** collection serves `/…/events` and `/…/namespaces/<ns>/events` (and their /watch/ forms). */
+  collection(req: IncomingMessage, res: ServerResponse, api: EventApi, namespace: string | undefined, watchPath: boolean): void {
+    const method = req.method ?? 'GET';
+    const verb = method === 'GET' ? 'LIST' : method === 'POST' ? 'CREATE' : method === 'DELETE' ? 'DELETECOLLECTION' : method;
+    this.run(req, res, verb, async (params) => {
+      if (method === 'GET') return this.list(req, res, api, namespace, params, watchPath);
+      if (watchPath || namespace === undefined) throw newMethodNotAllowed();
+      if (method === 'POST') return this.create(req, res, api, namespace, params);
+      if (method === 'DELETE') return this.deleteCollection(req, res, api, namespace, params);
+      throw newMethodNotAllowed();
+    });
+  }
+
+  /** item serves `/…/namespaces/<ns>/events/<name>`. */
+  item(req: IncomingMessage, res: ServerResponse, api: EventApi, namespace: string, name: string, watchPath: boolean): void {
+    const method = req.method ?? 'GET';
+    this.run(req, res, method === 'GET' ? (watchPath ? 'WATCH' : 'GET') : method, async (params) => {
+      if (watchPath) {
+        if (method !== 'GET') throw newMethodNotAllowed();
+        return this.list(req, res, api, namespace, params, true, name);
+      }
+      switch (method) {
+        case 'GET': {
+          const q = parseListQuery(params);
+          if (q.watch) return this.list(req, res, api, namespace, params, true, name);
+          const format = negotiateOutput(req.headers.accept, true);
+          const event = await this.o.registry.get(namespace, name);
+          return this.render(res, 200, api, [event], format, undefined, false);
+        }
+        case 'PUT': {
+          const ctx = this.writeContext(api, namespace, params);
+          const text = await this.body(req);
+          const result = await this.o.registry.update(text, name, ctx);
+          return sendObject(res, result.created ? 201 : 200, encodeFor(api, result.object), negotiateOutput(req.headers.accept, false), result.warnings);
+        }
+        case 'PATCH': {
+          const type = patchTypeOf(mediaTypeOf(req.headers['content-type']));
+          const ctx = this.writeContext(api, namespace, params);
+          const text = (await readBody(req, this.o.maxBodyBytes)).toString('utf8');
+          const result = await this.o.registry.patch(text, type, name, ctx);
+          return sendObject(res, 200, encodeFor(api, result.object), negotiateOutput(req.headers.accept, false), result.warnings);
+        }
+        case 'DELETE': {
+          const { preconditions, dryRun } = await this.deleteOptions(req, params);
+          const deleted = await this.o.registry.delete(namespace, name, preconditions, dryRun);
+          return sendObject(res, 200, successStatus({ name, kind: 'events', uid: deleted.metadata.uid }), negotiateOutput(req.headers.accept, false));
+        }
+        default:
+          throw newMethodNotAllowed();
+      }
+    });
+  }
+
+  private run(req: IncomingMessage, res: ServerResponse, verb: string, fn: (params: URLSearchParams) => Promise<void>): void {
+    const started = performance.now();
+    const url = req.url ?? '';
+    const q = url.indexOf('?');
+    const params = new URLSearchParams(q >= 0 ? url.slice(q + 1) : '');
+    res.once('finish', () => {
+      this.o.metrics.requests.inc({ verb, resource: 'events', code: String(res.statusCode) });
+    });
+    fn(params)
+      .catch((e: unknown) => sendError(res, e, this.o.logger, `${req.method} ${url}`))
+      .finally(() => this.o.metrics.requestDuration.observe({ verb, resource: 'events' }, (performance.now() - started) / 1000));
+  }
+
+  private writeContext(api: EventApi, namespace: string, params: URLSearchParams): WriteContext {
+    const q = parseWriteQuery(params);
+    return { api, namespace, fieldValidation: q.fieldValidation, dryRun: q.dryRun };
+  }
+
+  private async body(req: IncomingMessage): Promise<string> {
+    const type = mediaTypeOf(req.headers['content-type']);
+    if (type !== '' && !BODY_TYPES.includes(type)) throw newUnsupportedMediaType(type, BODY_TYPES);
+    const body = await readBody(req, this.o.maxBodyBytes);
+    if (body.length === 0) throw newBadRequest('the body of the request was empty');
+    return bodyText(body, type);
+  }
+
+  private async create(req: IncomingMessage, res: ServerResponse, api: EventApi, namespace: string, params: URLSearchParams): Promise<void> {
+    const ctx = this.writeContext(api, namespace, params);
+    const format = negotiateOutput(req.headers.accept, false);
+    const text = await this.body(req);
+    const result = await this.o.registry.create(text, ctx);
+    sendObject(res, 201, encodeFor(api, result.object), format, result.warnings);
+  }
+
+  private async list(
+    req: IncomingMessage,
+    res: ServerResponse,
+    api: EventApi,
+    namespace: string | undefined,
+    params: URLSearchParams,
+    watchPath: boolean,
+    name?: string,
+  ): Promise<void> {
+    const query = parseListQuery(params, watchPath);
+    const format = negotiateOutput(req.headers.accept, true);
+    const filter = compileFilter(api, namespace, query.fieldSelector, query.labelSelector);
+    if (query.watch) {
+      const watchReq = { api, query, filter, format, ...(name !== undefined ? { name } : {}) };
+      return serveWatch(req, res, {
+        store: this.o.store,
+        clock: this.o.clock,
+        logger: this.o.logger,
+        renderObject: (e, f) => JSON.stringify(this.renderOne(api, e, f, query)),
+        onOpen: () => this.o.metrics.watchers.inc(),
+        onClose: () => this.o.metrics.watchers.dec(),
+        onFrame: (type) => this.o.metrics.watchEvents.inc({ type }),
+      }, watchReq);
+    }
+    const page = await listEvents(this.o.store, api, query, filter);
+    return this.render(res, 200, api, page.items, format, page.metadata, true, query);
+  }
+
+  private renderOne(api: EventApi, e: CoreEvent, format: OutputFormat, query: ListQuery): unknown {
+    if (format.kind !== 'table') return encodeFor(api, e);
+    return this.table(api, [e], {}, query);
+  }
+
+  private table(api: EventApi, items: CoreEvent[], listMeta: ListMeta, query: ListQuery | undefined): unknown {
+    return eventTable(items, {
+      now: this.o.clock.now(),
+      includeObject: query?.includeObject ?? 'Metadata',
+      listMeta,
+      encodeObject: (e: CoreEvent) => encodeFor(api, e),
+    });
+  }
+
+  private render(
+    res: ServerResponse,
+    code: number,
+    api: EventApi,
+    items: CoreEvent[],
+    format: OutputFormat,
+    listMeta: ListMeta | undefined,
+    isList: boolean,
+    query?: ListQuery,
+  ): void {
+    if (format.kind === 'table') {
+      return sendObject(res, code, this.table(api, items, listMeta ?? {}, query), format);
+    }
+    if (!isList) return sendObject(res, code, encodeFor(api, items[0]!), format);
+    return sendObject(res, code, listFor(api, items, listMeta ?? {}), format);
+  }
+
+  private async deleteOptions(req: IncomingMessage, params: URLSearchParams): Promise<{ preconditions: Preconditions; dryRun: boolean }> {
+    const preconditions: Preconditions = {};
+    let dryRun = params.getAll('dryRun').includes('All');
+    const body = await readBody(req, this.o.maxBodyBytes);
+    if (body.length > 0) {
+      let opts: { preconditions?: { uid?: unknown; resourceVersion?: unknown }; dryRun?: unknown };
+      try {
+        opts = JSON.parse(bodyText(body, req.headers['content-type'])) as typeof opts;
+      } catch (e) {
+        throw newBadRequest(`error decoding DeleteOptions: ${(e as Error).message}`);
+      }
+      if (typeof opts.preconditions?.uid === 'string') preconditions.uid = opts.preconditions.uid;
+      if (typeof opts.preconditions?.resourceVersion === 'string') preconditions.resourceVersion = opts.preconditions.resourceVersion;
+      if (Array.isArray(opts.dryRun) && opts.dryRun.includes('All')) dryRun = true;
+    }
+    return { preconditions, dryRun };
+  }
+
+  private async deleteCollection(req: IncomingMessage, res: ServerResponse, api: EventApi, namespace: string, params: URLSearchParams): Promise<void> {
+    const query = parseListQuery(params);
+    const filter = compileFilter(api, namespace, query.fieldSelector, query.labelSelector);
+    const { dryRun } = await this.deleteOptions(req, params);
+    const deleted: CoreEvent[] = [];
+    let startKey: string | undefined;
+    let rv = 0;
+    for (;;) {
+      const page = await this.o.store.list({ ...filter, limit: 500, ...(startKey !== undefined ? { startKey } : {}) });
+      rv = page.resourceVersion;
+      for (const e of page.items) {
+        try {
+          deleted.push(await this.o.registry.delete(namespace, e.metadata.name ?? '', {}, dryRun));
+        } catch (err) {
+          // An event deleted (or expired) meanwhile is already gone: that is the goal.
+          if ((err as { status?: { reason?: string } }).status?.reason !== 'NotFound') throw err;
+        }
+      }
+      if (page.lastKey === undefined) break;
+      startKey = page.lastKey;
+    }
+    sendObject(res, 200, listFor(api, deleted, { resourceVersion: String(rv) }), negotiateOutput(req.headers.accept, false));
+  }
+}

@@ -1,0 +1,162 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  MAX_REQUEST_BODY_BYTES,
+  isStatusError,
+  newInternalError,
+  newNotAcceptable,
+  newRequestEntityTooLarge,
+  newBadRequest,
+} from '../api/index.js';
+import type { Status } from '../api/index.js';
+import { parse as parseYaml, stringify as yamlStringify } from 'yaml';
+import type { Logger } from '../internal/index.js';
+
+/** MediaRange is one entry of an Accept header. */
+export interface MediaRange {
+  type: string;
+  subtype: string;
+  params: Record<string, string>;
+  q: number;
+}
+
+/** parseAccept splits an Accept header into media ranges, best first (stable for ties). */
+export function parseAccept(header: string | undefined): MediaRange[] {
+  if (header === undefined || header.trim() === '') return [{ type: '*', subtype: '*', params: {}, q: 1 }];
+  const out: (MediaRange & { i: number })[] = [];
+  header.split(',').forEach((part, i) => {
+    const [mime = '', ...rest] = part.split(';').map((s) => s.trim());
+    const [type = '', subtype = ''] = mime.toLowerCase().split('/');
+    if (type === '') return;
+    const params: Record<string, string> = {};
+    let q = 1;
+    for (const p of rest) {
+      const eq = p.indexOf('=');
+      if (eq < 0) continue;
+      const k = p.slice(0, eq).trim();
+      const v = p.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1');
+      if (k === 'q') q = Number(v);
+      else params[k] = v;
+    }
+    out.push({ type, subtype: subtype || '*', params, q: Number.isFinite(q) ? q : 0, i });
+  });
+  return out.filter((m) => m.q > 0).sort((a, b) => b.q - a.q || a.i - b.i);
+}
+
+/** OutputFormat is what a response body is rendered as. */
+export type OutputFormat = { kind: 'json' } | { kind: 'yaml' } | { kind: 'table'; version: 'v1' | 'v1beta1' };
+
+const JSON_LIKE = new Set(['json', '*']);
+
+/**
+ * negotiateOutput picks the response format from Accept, as the API server does:
+ * a Table when asked for `as=Table;g=meta.k8s.io`, YAML when asked for, otherwise
+ * JSON (protobuf is never served: a client that accepts only protobuf gets 406).
+ */
+export function negotiateOutput(accept: string | undefined, allowTable: boolean): OutputFormat {
+  for (const m of parseAccept(accept)) {
+    const as = m.params.as;
+    if (as !== undefined) {
+      if (as === 'Table' && allowTable && (m.params.g === 'meta.k8s.io' || m.params.g === undefined)) {
+        if (m.params.v === 'v1' || m.params.v === undefined) return { kind: 'table', version: 'v1' };
+        if (m.params.v === 'v1beta1') return { kind: 'table', version: 'v1beta1' };
+      }
+      continue;
+    }
+    if ((m.type === 'application' || m.type === '*') && JSON_LIKE.has(m.subtype)) return { kind: 'json' };
+    if (m.type === 'application' && m.subtype === 'yaml') return { kind: 'yaml' };
+  }
+  throw newNotAcceptable(['application/json', 'application/yaml', 'application/json;as=Table;v=v1;g=meta.k8s.io']);
+}
+
+/** readBody reads a request body, refusing more than the upstream limit of 3 MiB. */
+export async function readBody(req: IncomingMessage, limit = MAX_REQUEST_BODY_BYTES): Promise<Buffer> {
+  const declared = Number(req.headers['content-length'] ?? NaN);
+  if (Number.isFinite(declared) && declared > limit) {
+    req.resume();
+    throw newRequestEntityTooLarge(limit);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) {
+      req.resume();
+      throw newRequestEntityTooLarge(limit);
+    }
+    chunks.push(chunk);
+  }
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+}
+
+/** mediaTypeOf returns the bare, lower-cased media type of a Content-Type header. */
+export function mediaTypeOf(contentType: string | undefined): string {
+  return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+/** bodyText decodes a JSON or YAML request body to JSON text. */
+export function bodyText(body: Buffer, contentType: string | undefined): string {
+  const type = mediaTypeOf(contentType);
+  const text = body.toString('utf8');
+  if (type === 'application/yaml' || type === 'application/apply-patch+yaml' || type === 'text/yaml') {
+    return yamlToJsonText(text);
+  }
+  return text;
+}
+
+function yamlToJsonText(text: string): string {
+  try {
+    return JSON.stringify(parseYaml(text));
+  } catch (e) {
+    throw newBadRequest(`error converting YAML to JSON: ${(e as Error).message.split('\n')[0]}`);
+  }
+}
+
+
+/** sendObject writes a 2xx answer in the negotiated format (JSON or YAML). */
+export function sendObject(res: ServerResponse, code: number, body: unknown, format: OutputFormat = { kind: 'json' }, warnings: string[] = []): void {
+  if (warnings.length > 0) res.setHeader('Warning', warnings.map((w) => `299 - ${JSON.stringify(w)}`));
+  if (format.kind === 'yaml') {
+    const text = yamlStringify(body);
+    res.writeHead(code, { 'Content-Type': 'application/yaml', 'Content-Length': Buffer.byteLength(text) });
+    res.end(text);
+    return;
+  }
+  const text = JSON.stringify(body);
+  const type = format.kind === 'table' ? `application/json;as=Table;v=${format.version};g=meta.k8s.io` : 'application/json';
+  res.writeHead(code, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-cache, private' });
+  res.end(text);
+}
+
+/** sendRaw writes a pre-rendered JSON text. */
+export function sendJsonText(res: ServerResponse, code: number, text: string, contentType = 'application/json'): void {
+  res.writeHead(code, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-cache, private' });
+  res.end(text);
+}
+
+/** sendStatus writes a `Status` with its code. */
+export function sendStatus(res: ServerResponse, status: Status): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const headers: Record<string, string | number> = { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' };
+  const retry = status.details?.retryAfterSeconds;
+  if (retry !== undefined && retry > 0 && (status.code === 429 || status.code >= 500)) headers['Retry-After'] = String(retry);
+  const text = JSON.stringify(status);
+  headers['Content-Length'] = Buffer.byteLength(text);
+  res.writeHead(status.code, headers);
+  res.end(text);
+}
+
+/**
+ * sendError is the one final writer of errors: a `StatusError` is sent as is;
+ * anything else is a bug, logged with its stack and answered as a 500.
+ */
+export function sendError(res: ServerResponse, err: unknown, logger: Logger, context: string): void {
+  if (isStatusError(err)) {
+    sendStatus(res, err.status);
+    return;
+  }
+  logger.error('unexpected error (bug)', { context, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+  sendStatus(res, newInternalError(err).status);
+}

@@ -1,0 +1,2 @@
+export { createEventsServer, DEFAULT_EVENT_TTL_SECONDS } from './server.js';
+export type { KeventsServer, ServerOptions } from './server.js';

@@ -1,0 +1,67 @@
+import type { CoreEvent, EventApi, ListMeta } from '../api/index.js';
+import type { EventFilter, EventStore, ListOptions } from '../storage/index.js';
+import { decodeContinue, encodeContinue } from './continue-token.js';
+import { newBadRequest, StatusError } from '../api/index.js';
+import { parseResourceVersion } from './query.js';
+import type { ListQuery } from './query.js';
+import { CONTINUE_TOO_OLD, toStatusError } from './storage-errors.js';
+
+/** ListPage is one page of a list request, ready to render. */
+export interface ListPage {
+  items: CoreEvent[];
+  metadata: ListMeta;
+}
+
+/**
+ * listEvents runs a list request with the etcd3 semantics of events (the watch
+ * cache is off for them): RV unset or "0" reads the latest state; a legacy RV
+ * with a limit, or `Exact`, reads at that revision; `NotOlderThan` and a legacy RV
+ * without a limit read the latest state, which must be at least that revision.
+ */
+export async function listEvents(
+  store: EventStore,
+  api: EventApi,
+  query: ListQuery,
+  filter: EventFilter & { hasSelectors: boolean },
+): Promise<ListPage> {
+  const namespace = filter.namespace;
+  const options: ListOptions = { ...filter };
+  if (query.limit > 0) options.limit = query.limit;
+  let verb: 'list' | 'continue' = 'list';
+  if (query.continue !== undefined) {
+    if (query.resourceVersion !== undefined && query.resourceVersion !== '0') {
+      throw newBadRequest('specifying resource version is not allowed when using continue');
+    }
+    const pos = decodeContinue(query.continue, namespace);
+    options.startKey = pos.startKey;
+    if (pos.resourceVersion > 0) {
+      options.resourceVersion = pos.resourceVersion;
+      options.match = 'Exact';
+    }
+    verb = 'continue';
+  } else if (query.resourceVersion !== undefined && query.resourceVersion !== '0') {
+    const rv = parseResourceVersion(query.resourceVersion);
+    const exact = query.resourceVersionMatch === 'Exact' || (query.resourceVersionMatch === undefined && query.limit > 0);
+    options.resourceVersion = rv;
+    options.match = exact ? 'Exact' : 'NotOlderThan';
+  }
+  options.countRemaining = !filter.hasSelectors;
+  let result;
+  try {
+    result = await store.list(options);
+  } catch (e) {
+    const mapped = toStatusError(e, verb);
+    if (verb === 'continue' && mapped instanceof StatusError && mapped.status.code === 410 && options.startKey !== undefined) {
+      // Upstream offers a token that continues at the latest revision.
+      mapped.status.message = CONTINUE_TOO_OLD;
+      mapped.status.metadata = { continue: encodeContinue(options.startKey, namespace, -1) };
+    }
+    throw mapped;
+  }
+  const metadata: ListMeta = { resourceVersion: String(result.resourceVersion) };
+  if (result.lastKey !== undefined) {
+    metadata.continue = encodeContinue(result.lastKey, namespace, result.resourceVersion);
+    if (!filter.hasSelectors && result.remainingItemCount !== undefined) metadata.remainingItemCount = result.remainingItemCount;
+  }
+  return { items: result.items, metadata };
+}

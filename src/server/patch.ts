@@ -1,0 +1,144 @@
+import fastJsonPatch from 'fast-json-patch';
+import type { Operation } from 'fast-json-patch';
+import { failureStatus, newBadRequest, newUnsupportedMediaType, StatusError } from '../api/index.js';
+
+/** PatchType is a patch format the server accepts, by its Content-Type. */
+export type PatchType = 'json' | 'merge' | 'strategic';
+
+const PATCH_TYPES: Record<string, PatchType> = {
+  'application/json-patch+json': 'json',
+  'application/merge-patch+json': 'merge',
+  'application/strategic-merge-patch+json': 'strategic',
+};
+
+/** patchTypeOf maps a PATCH request's Content-Type to its patch type, or answers 415. */
+export function patchTypeOf(contentType: string): PatchType {
+  const t = PATCH_TYPES[contentType];
+  if (t === undefined) {
+    throw newUnsupportedMediaType(contentType, Object.keys(PATCH_TYPES));
+  }
+  return t;
+}
+
+type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+type JsonObject = { [k: string]: Json };
+
+function isObject(v: unknown): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** applyPatch applies a patch document (already parsed JSON) to `original` and returns the result. */
+export function applyPatch(type: PatchType, original: unknown, patch: unknown): unknown {
+  switch (type) {
+    case 'json':
+      return applyJsonPatch(original, patch);
+    case 'merge':
+      if (!isObject(patch)) throw newBadRequest('json: cannot unmarshal into a merge patch: the patch must be a JSON object');
+      return mergePatch(original as Json, patch);
+    case 'strategic':
+      if (!isObject(patch)) throw newBadRequest('json: cannot unmarshal array into Go value of type map[string]interface {}');
+      return strategicMergePatch(original as Json, patch, []);
+  }
+}
+
+function applyJsonPatch(original: unknown, patch: unknown): unknown {
+  if (!Array.isArray(patch)) {
+    throw newBadRequest('json: cannot unmarshal object into Go value of type jsonpatch.Patch');
+  }
+  const copy = structuredClone(original);
+  try {
+    const result = fastJsonPatch.applyPatch(copy, patch as Operation[], true, true);
+    return result.newDocument;
+  } catch (e) {
+    const message = e instanceof Error ? e.message.split('\n')[0]! : String(e);
+    throw new StatusError(failureStatus(422, 'Invalid', `the server rejected our request due to an error in our request: ${message}`));
+  }
+}
+
+/** mergePatch is RFC 7386 JSON merge patch. */
+export function mergePatch(target: Json, patch: Json): Json {
+  if (!isObject(patch)) return patch;
+  const out: JsonObject = isObject(target) ? { ...target } : {};
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k];
+    else out[k] = mergePatch(out[k] ?? null, v);
+  }
+  return out;
+}
+
+/**
+ * Lists in an Event that strategic merge patch merges by key rather than
+ * replaces (from the Go struct tags of ObjectMeta); every other list is replaced.
+ */
+const MERGE_KEYS: Record<string, string | '$set'> = {
+  'metadata.ownerReferences': 'uid',
+  'metadata.finalizers': '$set',
+};
+
+/**
+ * strategicMergePatch applies a strategic merge patch to an Event. Events hold
+ * no lists of their own, so it is a merge patch plus the `$patch`, `$retainKeys`,
+ * `$setElementOrder` and `$deleteFromPrimitiveList` directives and the two merged
+ * lists of ObjectMeta.
+ */
+export function strategicMergePatch(target: Json, patch: JsonObject, path: string[]): Json {
+  const directive = patch.$patch;
+  if (directive === 'replace') {
+    const rest = { ...patch };
+    delete rest.$patch;
+    return rest;
+  }
+  if (directive === 'delete') return null;
+  if (directive !== undefined) throw newBadRequest(`Unknown patch type: ${JSON.stringify(directive)} in map: ${JSON.stringify(patch)}`);
+  let out: JsonObject = isObject(target) ? { ...target } : {};
+  const retain = patch.$retainKeys;
+  if (Array.isArray(retain)) {
+    const keep = new Set(retain.filter((k): k is string => typeof k === 'string'));
+    out = Object.fromEntries(Object.entries(out).filter(([k]) => keep.has(k)));
+  }
+  for (const [k, v] of Object.entries(patch)) {
+    if (k === '$retainKeys' || k.startsWith('$setElementOrder/')) continue;
+    if (k.startsWith('$deleteFromPrimitiveList/')) {
+      const field = k.slice('$deleteFromPrimitiveList/'.length);
+      const cur = out[field];
+      if (Array.isArray(cur) && Array.isArray(v)) out[field] = cur.filter((x) => !v.includes(x));
+      continue;
+    }
+    if (v === null) {
+      delete out[k];
+      continue;
+    }
+    const childPath = [...path, k];
+    const mergeKey = MERGE_KEYS[childPath.join('.')];
+    if (Array.isArray(v) && mergeKey !== undefined) {
+      out[k] = mergeList(out[k], v, mergeKey);
+    } else if (isObject(v)) {
+      const next = strategicMergePatch(out[k] ?? null, v, childPath);
+      if (next === null) delete out[k];
+      else out[k] = next;
+    } else {
+      out[k] = v;
+    }
+  }
+  return out;
+}
+
+function mergeList(current: Json | undefined, patch: Json[], key: string): Json[] {
+  const base = Array.isArray(current) ? [...current] : [];
+  if (key === '$set') {
+    for (const item of patch) if (!base.includes(item)) base.push(item);
+    return base;
+  }
+  for (const item of patch) {
+    if (!isObject(item)) continue;
+    const idx = base.findIndex((b) => isObject(b) && b[key] === item[key]);
+    if (item.$patch === 'delete') {
+      if (idx >= 0) base.splice(idx, 1);
+    } else if (idx >= 0) {
+      base[idx] = strategicMergePatch(base[idx]!, item, []);
+    } else {
+      base.push(item);
+    }
+  }
+  return base;
+}

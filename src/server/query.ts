@@ -1,0 +1,157 @@
+import { newBadRequest, newInvalid } from '../api/index.js';
+import type { FieldError } from '../api/index.js';
+
+/**
+ * ParsedQuery is the query string of a request, decoded as the API server's
+ * parameter codec does: booleans by Go's strconv.ParseBool, integers as int64.
+ */
+export interface ListQuery {
+  watch: boolean;
+  resourceVersion: string | undefined;
+  resourceVersionMatch: string | undefined;
+  limit: number;
+  continue: string | undefined;
+  fieldSelector: string;
+  labelSelector: string;
+  timeoutSeconds: number | undefined;
+  allowWatchBookmarks: boolean;
+  sendInitialEvents: boolean | undefined;
+  includeObject: 'None' | 'Metadata' | 'Object' | undefined;
+}
+
+/** parseBool follows Go's strconv.ParseBool, which the API server uses for query booleans. */
+export function parseBool(name: string, value: string): boolean {
+  switch (value) {
+    case '1': case 't': case 'T': case 'true': case 'TRUE': case 'True':
+      return true;
+    case '0': case 'f': case 'F': case 'false': case 'FALSE': case 'False':
+      return false;
+    default:
+      throw newBadRequest(`${name}: strconv.ParseBool: parsing ${JSON.stringify(value)}: invalid syntax`);
+  }
+}
+
+function parseInt64(name: string, value: string): number {
+  if (!/^[+-]?\d+$/.test(value)) {
+    throw newBadRequest(`${name}: strconv.ParseInt: parsing ${JSON.stringify(value)}: invalid syntax`);
+  }
+  const n = Number(value);
+  if (!Number.isSafeInteger(n)) {
+    throw newBadRequest(`${name}: strconv.ParseInt: parsing ${JSON.stringify(value)}: value out of range`);
+  }
+  return n;
+}
+
+function last(params: URLSearchParams, name: string): string | undefined {
+  const all = params.getAll(name);
+  return all.length === 0 ? undefined : all[0];
+}
+
+/** parseListQuery decodes and validates list/watch options (ValidateListOptions). */
+export function parseListQuery(params: URLSearchParams, forceWatch = false): ListQuery {
+  const watchText = last(params, 'watch');
+  const bookmarks = last(params, 'allowWatchBookmarks');
+  const initial = last(params, 'sendInitialEvents');
+  const limitText = last(params, 'limit');
+  const timeoutText = last(params, 'timeoutSeconds');
+  const include = last(params, 'includeObject');
+  if (include !== undefined && include !== 'None' && include !== 'Metadata' && include !== 'Object' && include !== '') {
+    throw newBadRequest(`includeObject: Unsupported value: ${JSON.stringify(include)}: supported values: "None", "Metadata", "Object"`);
+  }
+  const q: ListQuery = {
+    watch: forceWatch || (watchText !== undefined && watchText !== '' && parseBool('watch', watchText)),
+    resourceVersion: emptyToUndefined(last(params, 'resourceVersion')),
+    resourceVersionMatch: emptyToUndefined(last(params, 'resourceVersionMatch')),
+    limit: limitText === undefined || limitText === '' ? 0 : Math.max(0, parseInt64('limit', limitText)),
+    continue: emptyToUndefined(last(params, 'continue')),
+    fieldSelector: last(params, 'fieldSelector') ?? '',
+    labelSelector: last(params, 'labelSelector') ?? '',
+    timeoutSeconds: timeoutText === undefined || timeoutText === '' ? undefined : parseInt64('timeoutSeconds', timeoutText),
+    allowWatchBookmarks: bookmarks !== undefined && bookmarks !== '' && parseBool('allowWatchBookmarks', bookmarks),
+    sendInitialEvents: initial === undefined || initial === '' ? undefined : parseBool('sendInitialEvents', initial),
+    includeObject: include === '' ? undefined : (include as ListQuery['includeObject']),
+  };
+  const errs = q.watch ? validateWatch(q) : validateList(q);
+  if (errs.length > 0) throw newInvalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', errs);
+  return q;
+}
+
+function emptyToUndefined(s: string | undefined): string | undefined {
+  return s === undefined || s === '' ? undefined : s;
+}
+
+const forbidden = (field: string, detail: string): FieldError => ({ type: 'FieldValueForbidden', field, detail });
+
+function validateList(q: ListQuery): FieldError[] {
+  const errs: FieldError[] = [];
+  const match = q.resourceVersionMatch;
+  if (match !== undefined) {
+    if (q.resourceVersion === undefined) {
+      errs.push(forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided'));
+    }
+    if (q.continue !== undefined) {
+      errs.push(forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
+    }
+    if (match !== 'Exact' && match !== 'NotOlderThan') {
+      errs.push({ type: 'FieldValueNotSupported', field: 'resourceVersionMatch', badValue: match, detail: 'supported values: "Exact", "NotOlderThan", ""' });
+    }
+    if (match === 'Exact' && q.resourceVersion === '0') {
+      errs.push(forbidden('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
+    }
+  }
+  if (q.sendInitialEvents !== undefined) errs.push(forbidden('sendInitialEvents', 'sendInitialEvents is forbidden for list'));
+  return errs;
+}
+
+function validateWatch(q: ListQuery): FieldError[] {
+  const errs: FieldError[] = [];
+  const match = q.resourceVersionMatch;
+  if (q.sendInitialEvents !== undefined && match !== 'NotOlderThan') {
+    errs.push(forbidden('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'));
+  }
+  if (match !== undefined) {
+    if (q.sendInitialEvents === undefined) {
+      errs.push(forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'));
+    }
+    if (match !== 'NotOlderThan') {
+      errs.push({ type: 'FieldValueNotSupported', field: 'resourceVersionMatch', badValue: match, detail: 'supported values: "NotOlderThan"' });
+    }
+    if (q.continue !== undefined) {
+      errs.push(forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
+    }
+  }
+  return errs;
+}
+
+/** parseResourceVersion reads a resourceVersion parameter as the store's integer revision. */
+export function parseResourceVersion(value: string): number {
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) {
+    throw newBadRequest(`resourceVersion: Invalid value: ${JSON.stringify(value)}: strconv.ParseUint: parsing ${JSON.stringify(value)}: invalid syntax`);
+  }
+  return Number(value);
+}
+
+/** FieldValidation is the server-side field validation level of a write. */
+export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
+
+/** parseWriteQuery reads the query parameters of create, update and patch. */
+export function parseWriteQuery(params: URLSearchParams): { fieldValidation: FieldValidation; dryRun: boolean; fieldManager: string | undefined } {
+  const fv = last(params, 'fieldValidation') ?? '';
+  let fieldValidation: FieldValidation;
+  switch (fv) {
+    case '': case 'Warn': fieldValidation = 'Warn'; break;
+    case 'Strict': fieldValidation = 'Strict'; break;
+    case 'Ignore': fieldValidation = 'Ignore'; break;
+    default:
+      throw newBadRequest(`fieldValidation: Unsupported value: ${JSON.stringify(fv)}: supported values: "Ignore", "Strict", "Warn"`);
+  }
+  const dry = params.getAll('dryRun');
+  for (const d of dry) {
+    if (d !== 'All') throw newBadRequest(`dryRun: Unsupported value: ${JSON.stringify(d)}: supported values: "All"`);
+  }
+  const fieldManager = last(params, 'fieldManager');
+  if (fieldManager !== undefined && Buffer.byteLength(fieldManager) > 128) {
+    throw newBadRequest('fieldManager: Too long: may not be more than 128 bytes');
+  }
+  return { fieldValidation, dryRun: dry.length > 0, fieldManager };
+}

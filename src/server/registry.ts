@@ -1,0 +1,225 @@
+import { randomUUID } from 'node:crypto';
+import {
+  compileFieldSelector,
+  decodeEventJson,
+  eventInvalidError,
+  formatTime,
+  generateName,
+  newBadRequest,
+  newInternalError,
+  parseLabelSelector,
+  prepareObjectMetaUpdate,
+  validateEventCreateRequest,
+  validateEventUpdateRequest,
+} from '../api/index.js';
+import type { CoreEvent, EventApi } from '../api/index.js';
+import type { Clock } from '../internal/index.js';
+import type { EventFilter, EventStore, Preconditions } from '../storage/index.js';
+import { applyPatch } from './patch.js';
+import type { PatchType } from './patch.js';
+import type { FieldValidation } from './query.js';
+import { toStatusError } from './storage-errors.js';
+import { encodeFor } from './views.js';
+
+/** WriteContext is what every write request carries besides its body. */
+export interface WriteContext {
+  api: EventApi;
+  namespace: string;
+  fieldValidation: FieldValidation;
+  dryRun: boolean;
+}
+
+/** WriteResult is a stored (or dry-run) object and the warnings for the `Warning` header. */
+export interface WriteResult {
+  object: CoreEvent;
+  warnings: string[];
+  created: boolean;
+}
+
+/** RegistryOptions configure an EventRegistry. */
+export interface RegistryOptions {
+  store: EventStore;
+  /** eventTtlSeconds is `--event-ttl`; 0 keeps events forever. */
+  eventTtlSeconds: number;
+  clock: Clock;
+}
+
+/**
+ * EventRegistry is the generic-registry logic of the events resource over an
+ * EventStore: decoding, defaulting, validation and TTL for each verb, in the
+ * order kube-apiserver applies them. It knows nothing of HTTP.
+ */
+export class EventRegistry {
+  private readonly store: EventStore;
+  private readonly ttl: number;
+  private readonly clock: Clock;
+
+  constructor(options: RegistryOptions) {
+    this.store = options.store;
+    this.ttl = options.eventTtlSeconds;
+    this.clock = options.clock;
+  }
+
+  /** create decodes, validates and stores a new event (POST). */
+  async create(text: string, ctx: WriteContext): Promise<WriteResult> {
+    const { event, warnings } = decodeEventJson(text, ctx.api, { fieldValidation: ctx.fieldValidation });
+    reconcileNamespace(event, ctx.namespace);
+    if (event.metadata.resourceVersion !== undefined && event.metadata.resourceVersion !== '') {
+      throw newInternalError(new Error('resourceVersion should not be set on objects to be created'));
+    }
+    const prepared = this.prepareCreate(event, ctx.api);
+    if (ctx.dryRun) return { object: prepared, warnings, created: true };
+    try {
+      const object = await this.store.create(prepared, { ttlSeconds: this.ttl });
+      return { object, warnings, created: true };
+    } catch (e) {
+      throw toStatusError(e, 'create', prepared.metadata.name);
+    }
+  }
+
+  private prepareCreate(event: CoreEvent, api: EventApi): CoreEvent {
+    const meta = event.metadata;
+    if ((meta.name === undefined || meta.name === '') && meta.generateName !== undefined && meta.generateName !== '') {
+      meta.name = generateName(meta.generateName);
+    }
+    const errs = validateEventCreateRequest(event, api);
+    if (errs.length > 0) throw eventInvalidError(meta.name ?? '', errs);
+    meta.uid = randomUUID();
+    meta.creationTimestamp = formatTime(this.clock.now());
+    delete meta.deletionTimestamp;
+    delete meta.deletionGracePeriodSeconds;
+    delete meta.generation;
+    delete meta.resourceVersion;
+    return event;
+  }
+
+  /** get reads one event. */
+  async get(namespace: string, name: string): Promise<CoreEvent> {
+    try {
+      return await this.store.get(namespace, name);
+    } catch (e) {
+      throw toStatusError(e, 'get', name);
+    }
+  }
+
+  /** update replaces an event (PUT), creating it when it does not exist. */
+  async update(text: string, name: string, ctx: WriteContext): Promise<WriteResult> {
+    const { event, warnings } = decodeEventJson(text, ctx.api, { fieldValidation: ctx.fieldValidation });
+    reconcileNamespace(event, ctx.namespace);
+    const bodyName = event.metadata.name ?? '';
+    if (bodyName !== name) {
+      throw newBadRequest(`the name of the object (${bodyName}) does not match the name on the URL (${name})`);
+    }
+    const requestedRv = event.metadata.resourceVersion;
+    const preconditions: Preconditions = {};
+    if (requestedRv !== undefined && requestedRv !== '') preconditions.resourceVersion = requestedRv;
+    const tryUpdate = (current: CoreEvent | undefined): CoreEvent => {
+      const next = structuredClone(event);
+      if (current === undefined) return this.prepareCreate(next, ctx.api);
+      return this.prepareUpdate(next, current, ctx.api);
+    };
+    return this.write(ctx, name, tryUpdate, { allowCreate: true, preconditions }, warnings, 'update');
+  }
+
+  /** patch applies a JSON, merge or strategic merge patch to an event (PATCH). */
+  async patch(patchText: string, type: PatchType, name: string, ctx: WriteContext): Promise<WriteResult> {
+    let patchDoc: unknown;
+    try {
+      patchDoc = JSON.parse(patchText);
+    } catch (e) {
+      throw newBadRequest(`error decoding patch: ${(e as Error).message}`);
+    }
+    const warnings: string[] = [];
+    const tryUpdate = (current: CoreEvent | undefined): CoreEvent => {
+      if (current === undefined) throw newInternalError(new Error('patch of a missing object'));
+      const original = encodeFor(ctx.api, current);
+      const patched = applyPatch(type, original, patchDoc);
+      const decoded = decodeEventJson(JSON.stringify(patched), ctx.api, { fieldValidation: ctx.fieldValidation });
+      warnings.splice(0, warnings.length, ...decoded.warnings);
+      const next = decoded.event;
+      reconcileNamespace(next, ctx.namespace);
+      if ((next.metadata.name ?? '') !== name) {
+        throw newBadRequest(`the name of the object (${next.metadata.name ?? ''}) does not match the name on the URL (${name})`);
+      }
+      return this.prepareUpdate(next, current, ctx.api);
+    };
+    const preconditions: Preconditions = {};
+    return this.write(ctx, name, tryUpdate, { allowCreate: false, preconditions }, warnings, 'patch');
+  }
+
+  private async write(
+    ctx: WriteContext,
+    name: string,
+    tryUpdate: (current: CoreEvent | undefined) => CoreEvent,
+    opts: { allowCreate: boolean; preconditions: Preconditions },
+    warnings: string[],
+    verb: 'update' | 'patch',
+  ): Promise<WriteResult> {
+    if (ctx.dryRun) {
+      let current: CoreEvent | undefined;
+      try {
+        current = await this.store.get(ctx.namespace, name);
+      } catch (e) {
+        const mapped = toStatusError(e, verb, name);
+        if (!opts.allowCreate || (mapped as { status?: { reason?: string } }).status?.reason !== 'NotFound') throw mapped;
+      }
+      return { object: tryUpdate(current), warnings, created: current === undefined };
+    }
+    try {
+      const result = await this.store.guaranteedUpdate(ctx.namespace, name, tryUpdate, {
+        allowCreate: opts.allowCreate,
+        preconditions: opts.preconditions,
+        ttlSeconds: this.ttl,
+      });
+      return { object: result.object, warnings, created: result.created };
+    } catch (e) {
+      throw toStatusError(e, verb, name);
+    }
+  }
+
+  private prepareUpdate(next: CoreEvent, current: CoreEvent, api: EventApi): CoreEvent {
+    next.metadata = prepareObjectMetaUpdate(next.metadata, current.metadata);
+    // An unconditional update (no resourceVersion) is allowed for events: it
+    // applies to whatever is stored, as upstream's registry does.
+    if ((next.metadata.resourceVersion ?? '') === '') next.metadata.resourceVersion = current.metadata.resourceVersion;
+    const errs = validateEventUpdateRequest(next, current, api);
+    if (errs.length > 0) throw eventInvalidError(next.metadata.name ?? '', errs);
+    delete next.metadata.resourceVersion;
+    return next;
+  }
+
+  /** delete removes one event and returns its last state. */
+  async delete(namespace: string, name: string, preconditions: Preconditions, dryRun: boolean): Promise<CoreEvent> {
+    try {
+      if (dryRun) return await this.store.get(namespace, name);
+      return await this.store.delete(namespace, name, { preconditions });
+    } catch (e) {
+      throw toStatusError(e, 'delete', name);
+    }
+  }
+}
+
+/** reconcileNamespace applies the URL's namespace to a body, as the generic registry does. */
+export function reconcileNamespace(event: CoreEvent, namespace: string): void {
+  const ns = event.metadata.namespace;
+  if (ns === undefined || ns === '') event.metadata.namespace = namespace;
+  else if (ns !== namespace) {
+    throw newBadRequest('the namespace of the provided object does not match the namespace sent on the request');
+  }
+}
+
+/** compileFilter turns the selectors of a list or watch into a store filter. */
+export function compileFilter(api: EventApi, namespace: string | undefined, fieldSelector: string, labelSelector: string): EventFilter & { hasSelectors: boolean } {
+  // Upstream parses the label selector before the field selector, so a request
+  // with two bad selectors reports the label error.
+  const labels = labelSelector === '' ? undefined : parseLabelSelector(labelSelector);
+  const fields = fieldSelector === '' ? undefined : compileFieldSelector(fieldSelector, api);
+  const filter: EventFilter & { hasSelectors: boolean } = { hasSelectors: fields !== undefined || labels !== undefined };
+  if (namespace !== undefined) filter.namespace = namespace;
+  if (fields !== undefined) filter.fieldEquals = fields.equalities;
+  if (fields !== undefined || labels !== undefined) {
+    filter.predicate = (e: CoreEvent): boolean =>
+      (fields === undefined || fields.matches(e)) && (labels === undefined || labels.matches(e.metadata.labels));
+  }
+  return filter;
+}

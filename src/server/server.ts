@@ -1,0 +1,150 @@
+import { createServer as createHttpServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import FindMyWay from 'find-my-way';
+import type { HTTPVersion, Instance as Router } from 'find-my-way';
+import { CORE_API, EVENTS_API, newPathNotFound } from '../api/index.js';
+import type { EventApi } from '../api/index.js';
+import { noopLogger, realClock } from '../internal/index.js';
+import type { Clock, Logger } from '../internal/index.js';
+import type { EventStore } from '../storage/index.js';
+import { registerDocuments } from './documents.js';
+import { EventsHandler } from './events-handler.js';
+import { sendError } from './http-io.js';
+import { registerKnownKinds } from './known-kinds.js';
+import { createServerMetrics } from './metrics.js';
+import type { ServerMetrics } from './metrics.js';
+import { EventRegistry } from './registry.js';
+
+/** ServerOptions configure an events API server. */
+export interface ServerOptions {
+  store: EventStore;
+  /** eventTtlSeconds is `--event-ttl` in seconds (default 3600); 0 keeps events forever. */
+  eventTtlSeconds?: number;
+  clock?: Clock;
+  logger?: Logger;
+  /** maxBodyBytes caps request bodies (default 3 MiB, as upstream). */
+  maxBodyBytes?: number;
+  /** keventsVersion is reported in /version's gitVersion build metadata. */
+  keventsVersion?: string;
+}
+
+/** KeventsServer is a running-or-not events API server. */
+export interface KeventsServer {
+  /** handle answers one request; usable with any node:http server. */
+  handle(req: IncomingMessage, res: ServerResponse): void;
+  /** listen binds a TCP address and resolves with the bound address. */
+  listen(host: string, port: number): Promise<AddressInfo>;
+  /** close stops accepting requests, ends open watches and resolves when done. */
+  close(): Promise<void>;
+  readonly metrics: ServerMetrics;
+  readonly httpServer: Server;
+}
+
+/** DEFAULT_EVENT_TTL_SECONDS is kube-apiserver's `--event-ttl` default of one hour. */
+export const DEFAULT_EVENT_TTL_SECONDS = 3600;
+
+/**
+ * createEventsServer composes the Kubernetes REST surface of events over an
+ * EventStore. It never knows which backend it runs on.
+ */
+export function createEventsServer(options: ServerOptions): KeventsServer {
+  const clock = options.clock ?? realClock;
+  const logger = options.logger ?? noopLogger;
+  const metrics = createServerMetrics();
+  const registry = new EventRegistry({
+    store: options.store,
+    eventTtlSeconds: options.eventTtlSeconds ?? DEFAULT_EVENT_TTL_SECONDS,
+    clock,
+  });
+  const events = new EventsHandler({ registry, store: options.store, clock, logger, metrics, maxBodyBytes: options.maxBodyBytes });
+
+  const router: Router<HTTPVersion.V1> = FindMyWay({
+    ignoreTrailingSlash: true,
+    maxParamLength: 1024,
+    defaultRoute: (req, res) => {
+      sendError(res, newPathNotFound(), logger, req.url ?? '');
+    },
+  });
+
+  let ready = false;
+  const health = (_req: IncomingMessage, res: ServerResponse): void => {
+    res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
+    res.end('ok');
+  };
+  for (const path of ['/healthz', '/livez']) router.on('GET', path, health);
+  router.on('GET', '/readyz', (_req, res) => {
+    if (ready) return health(_req, res);
+    res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' });
+    res.end('[-]storage failed: not ready\nreadyz check failed');
+  });
+  router.on('GET', '/metrics', (_req, res) => {
+    metrics.registry.metrics().then(
+      (text) => {
+        res.writeHead(200, { 'Content-Type': metrics.registry.contentType });
+        res.end(text);
+      },
+      (e: unknown) => sendError(res, e, logger, '/metrics'),
+    );
+  });
+
+  registerDocuments(router, { logger, keventsVersion: options.keventsVersion ?? '0.0.0' });
+  registerKnownKinds(router, { store: options.store, logger });
+
+  const apis: [string, EventApi][] = [
+    ['/api/v1', CORE_API],
+    ['/apis/events.k8s.io/v1', EVENTS_API],
+  ];
+  const allMethods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+  for (const [prefix, api] of apis) {
+    router.on([...allMethods], `${prefix}/events`, (req, res) => events.collection(req, res, api, undefined, false));
+    router.on([...allMethods], `${prefix}/watch/events`, (req, res) => events.collection(req, res, api, undefined, true));
+    router.on([...allMethods], `${prefix}/namespaces/:namespace/events`, (req, res, p) =>
+      events.collection(req, res, api, p.namespace, false),
+    );
+    router.on([...allMethods], `${prefix}/watch/namespaces/:namespace/events`, (req, res, p) =>
+      events.collection(req, res, api, p.namespace, true),
+    );
+    router.on([...allMethods], `${prefix}/namespaces/:namespace/events/:name`, (req, res, p) =>
+      events.item(req, res, api, p.namespace!, p.name!, false),
+    );
+    router.on([...allMethods], `${prefix}/watch/namespaces/:namespace/events/:name`, (req, res, p) =>
+      events.item(req, res, api, p.namespace!, p.name!, true),
+    );
+  }
+
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
+    try {
+      router.lookup(req, res);
+    } catch (e) {
+      sendError(res, e, logger, req.url ?? '');
+    }
+  };
+  const httpServer = createHttpServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, handle);
+  httpServer.headersTimeout = 60_000;
+
+  return {
+    handle,
+    metrics,
+    httpServer,
+    async listen(host, port) {
+      await options.store.ready();
+      await new Promise<void>((resolve, reject) => {
+        httpServer.once('error', reject);
+        httpServer.listen(port, host, () => {
+          httpServer.off('error', reject);
+          resolve();
+        });
+      });
+      ready = true;
+      return httpServer.address() as AddressInfo;
+    },
+    async close() {
+      ready = false;
+      await new Promise<void>((resolve) => {
+        httpServer.close(() => resolve());
+        httpServer.closeAllConnections();
+      });
+    },
+  };
+}

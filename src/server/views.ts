@@ -1,0 +1,19 @@
+import {
+  encodeCoreEvent,
+  encodeEventsV1Event,
+  toEventsV1,
+  CORE_API,
+} from '../api/index.js';
+import type { CoreEvent, EventApi, ListMeta } from '../api/index.js';
+
+/** encodeFor renders a stored event as the wire object of the request's API. */
+export function encodeFor(api: EventApi, event: CoreEvent): Record<string, unknown> {
+  return api === CORE_API
+    ? (encodeCoreEvent(event) as unknown as Record<string, unknown>)
+    : (encodeEventsV1Event(toEventsV1(event)) as unknown as Record<string, unknown>);
+}
+
+/** listFor renders a page of stored events as the EventList of the request's API. */
+export function listFor(api: EventApi, items: CoreEvent[], metadata: ListMeta): Record<string, unknown> {
+  return { kind: 'EventList', apiVersion: api, metadata, items: items.map((e) => encodeFor(api, e)) };
+}

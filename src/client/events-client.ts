@@ -1,0 +1,41 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { CoreEvent, CoreEventList, EventsV1Event, EventsV1EventList } from '../api/index.js';
+import { EventResource } from './event-resource.js';
+import { KubeConnection } from './kube-connection.js';
+import { RestClient } from './rest-client.js';
+
+/** EventsClientOptions configure createEventsClient. */
+export interface EventsClientOptions {
+  /** kubeConfig is a client-node KubeConfig: loaded from a file, the default locations, or in-cluster. */
+  kubeConfig: KubeConfig;
+  /** timeoutMs bounds each non-watch request (default 30 s). */
+  timeoutMs?: number;
+  userAgent?: string;
+}
+
+/** EventsClient reaches both Event APIs of one cluster. */
+export interface EventsClient {
+  coreV1: EventResource<CoreEvent, CoreEventList>;
+  eventsV1: EventResource<EventsV1Event, EventsV1EventList>;
+}
+
+/** createEventsClient returns a REST client for the events of the kubeconfig's current context. */
+export function createEventsClient(options: EventsClientOptions): EventsClient {
+  const rest = new RestClient(new KubeConnection(options.kubeConfig), {
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    ...(options.userAgent !== undefined ? { userAgent: options.userAgent } : {}),
+  });
+  return {
+    coreV1: new EventResource<CoreEvent, CoreEventList>(rest, '/api/v1'),
+    eventsV1: new EventResource<EventsV1Event, EventsV1EventList>(rest, '/apis/events.k8s.io/v1'),
+  };
+}
+
+/**
+ * sinkFromKubeConfig returns what a recorder broadcaster writes to: the events
+ * client, which has the shape of the recorder's `EventSink` (create, update and
+ * strategic-merge patch for each API).
+ */
+export function sinkFromKubeConfig(kubeConfig: KubeConfig): EventsClient {
+  return createEventsClient({ kubeConfig });
+}

@@ -1,0 +1,13 @@
+export { createEventsClient, sinkFromKubeConfig, type EventsClient, type EventsClientOptions } from './events-client.js';
+export {
+  EventResource,
+  type ListOptions,
+  type PatchOptions,
+  type PatchType,
+  type RequestOptions,
+  type WatchOptions,
+  type WriteRequestOptions,
+} from './event-resource.js';
+export { RequestConstructionError, statusErrorFromResponse } from './request-errors.js';
+export { KubeConnection } from './kube-connection.js';
+export { RestClient, REQUEST_TIMEOUT_MS, USER_AGENT, type RestClientOptions, type RestRequest } from './rest-client.js';

@@ -177,24 +177,28 @@ export function createEventBroadcaster(options: EventBroadcasterOptions): EventB
     }
   };
 
+  // Flushes in progress, so that idle() also waits for the writes of refresh and finish.
+  const flushes = new Set<Promise<void>>();
+
   // wait.Until: run now, then again `period` after each run ends.
   const every = (period: number, fn: () => Promise<void>): void => {
     const run = (): void => {
       if (closed) return;
-      fn()
-        .catch((err: unknown) => logger.error('Event series flush failed', { err }))
-        .finally(() => {
-          if (closed) return;
-          const h = clock.setTimeout(
-            () => {
-              timers.delete(h);
-              run();
-            },
-            period,
-            { unref: true },
-          );
-          timers.add(h);
-        });
+      const p = fn().catch((err: unknown) => logger.error('Event series flush failed', { err }));
+      flushes.add(p);
+      void p.finally(() => {
+        flushes.delete(p);
+        if (closed) return;
+        const h = clock.setTimeout(
+          () => {
+            timers.delete(h);
+            run();
+          },
+          period,
+          { unref: true },
+        );
+        timers.add(h);
+      });
     };
     run();
   };
@@ -226,7 +230,12 @@ export function createEventBroadcaster(options: EventBroadcasterOptions): EventB
       return { ...counters };
     },
     shutdown,
-    idle: () => queue.idle(),
+    async idle(): Promise<void> {
+      while (flushes.size > 0 || queue.pending > 0) {
+        await Promise.all([...flushes]);
+        await queue.idle();
+      }
+    },
   };
 }
 

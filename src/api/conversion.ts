@@ -43,7 +43,8 @@ function sortedMap(m: Record<string, string> | null | undefined): Record<string,
   const keys = Object.keys(m).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   if (keys.length === 0) return undefined;
   const out: Record<string, string> = {};
-  for (const k of keys) out[k] = m[k]!;
+  // defineProperty keeps a key such as `__proto__` an ordinary own key.
+  for (const k of keys) Object.defineProperty(out, k, { value: m[k], enumerable: true, writable: true, configurable: true });
   return out;
 }
 

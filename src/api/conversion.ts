@@ -67,7 +67,7 @@ function encodeManagedFieldsEntry(e: Loose<ManagedFieldsEntry>): ManagedFieldsEn
   return out;
 }
 
-/** encodeObjectMeta writes metav1.ObjectMeta as the apiserver does (selfLink is never set; a zero creationTimestamp is omitted, as since Kubernetes 1.33). */
+/** encodeObjectMeta writes metav1.ObjectMeta as the apiserver does (selfLink is never set; a zero creationTimestamp is omitted, as since Kubernetes 1.34). */
 export function encodeObjectMeta(m: Loose<ObjectMeta> | null | undefined): ObjectMeta {
   const out: Record<string, unknown> = {};
   if (m === null || m === undefined) return out;

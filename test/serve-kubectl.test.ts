@@ -65,7 +65,7 @@ function runFor(k: Kubectl, server: string, args: string[], during: () => Promis
       },
       (e: unknown) => {
         child.kill('SIGKILL');
-        reject(e as Error);
+        reject(e instanceof Error ? e : new Error(String(e)));
       },
     );
   });

@@ -187,7 +187,7 @@ export function newInternalError(cause: unknown): StatusError {
 /** isStatusError tells whether a thrown value carries an API `Status` (checked by shape). */
 export function isStatusError(e: unknown): e is { status: Status } {
   if (typeof e !== 'object' || e === null || !('status' in e)) return false;
-  const s = (e as { status: unknown }).status;
+  const s = (e).status;
   return typeof s === 'object' && s !== null && (s as { kind?: unknown }).kind === 'Status';
 }
 

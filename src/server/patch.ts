@@ -67,10 +67,10 @@ export function mergePatch(target: Json, patch: Json): Json {
 }
 
 /**
- * Lists in an Event that strategic merge patch merges by key rather than
+ * Lists in an Event that strategic merge patch merges by key (`$set`: as a set) rather than
  * replaces (from the Go struct tags of ObjectMeta); every other list is replaced.
  */
-const MERGE_KEYS: Record<string, string | '$set'> = {
+const MERGE_KEYS: Record<string, string> = {
   'metadata.ownerReferences': 'uid',
   'metadata.finalizers': '$set',
 };

@@ -69,7 +69,7 @@ export function parseListQuery(params: URLSearchParams, forceWatch = false): Lis
     timeoutSeconds: timeoutText === undefined || timeoutText === '' ? undefined : parseInt64('timeoutSeconds', timeoutText),
     allowWatchBookmarks: bookmarks !== undefined && bookmarks !== '' && parseBool('allowWatchBookmarks', bookmarks),
     sendInitialEvents: initial === undefined || initial === '' ? undefined : parseBool('sendInitialEvents', initial),
-    includeObject: include === '' ? undefined : (include as ListQuery['includeObject']),
+    includeObject: include === '' ? undefined : (include),
   };
   const errs = q.watch ? validateWatch(q) : validateList(q);
   if (errs.length > 0) throw newInvalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', errs);

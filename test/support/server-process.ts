@@ -24,10 +24,10 @@ export async function startServer(args: string[] = [], env: NodeJS.ProcessEnv = 
   });
   let out = '';
   let err = '';
-  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`kevents serve did not start: ${err}`)), 20_000);
-    child.stdout!.on('data', (d: Buffer) => {
+    child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /listening on (http:\/\/\S+)/.exec(out);
       if (m) {

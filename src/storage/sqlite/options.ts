@@ -5,11 +5,13 @@ export interface SqliteEventStoreOptions extends CommonStoreOptions {
   /** path is the database file; its `-wal` and `-shm` companions sit next to it. */
   path: string;
   /**
-   * synchronous is SQLite's durability level. FULL (the default) makes every
-   * acknowledged write survive power loss; NORMAL survives a crash of the process
-   * (kill -9) but not of the machine, and commits faster.
+   * synchronous is SQLite's durability level. NORMAL (the default) makes every
+   * acknowledged write survive a crash of the process (kill -9): in WAL mode a
+   * committed transaction is in the WAL file before the write is acknowledged.
+   * FULL also syncs the WAL to disk on every commit, so writes survive power loss
+   * and machine crashes too, at a lower commit rate.
    */
-  synchronous?: 'FULL' | 'NORMAL';
+  synchronous?: 'NORMAL' | 'FULL';
   /** cacheSizeMiB bounds SQLite's page cache: memory stays flat however many events are stored. */
   cacheSizeMiB?: number;
   /** maxBatch caps the writes committed in one transaction, so one commit never stalls the process for long. */

@@ -1,9 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after } from 'node:test';
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import type { CoreEvent } from '../../api/index.js';
+import { FakeClock } from '../../internal/index.js';
+import { isStorageError } from '../errors.js';
 import type { EventStore } from '../event-store.js';
-import { runEventStoreConformance } from '../testing/index.js';
+import { CONFORMANCE_ENV_DEFAULTS, runEventStoreConformance, sampleEvent } from '../testing/index.js';
 import { SqliteEventStore } from './index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kevents-sqlite-'));
@@ -30,3 +35,64 @@ runEventStoreConformance('sqlite', {
     return Promise.resolve(store);
   },
 });
+
+void describe('SqliteEventStore on disk', () => {
+  const open = (path: string, clock: FakeClock): SqliteEventStore =>
+    new SqliteEventStore({ path, clock, ...CONFORMANCE_ENV_DEFAULTS });
+  const rowCount = (path: string): number => {
+    const db = new Database(path, { readonly: true });
+    try {
+      return (db.prepare('SELECT count(*) AS n FROM versions').get() as { n: number }).n;
+    } finally {
+      db.close();
+    }
+  };
+
+  void it('compaction removes superseded rows and tombstones from the file, and the revision counter survives it', async () => {
+    const path = join(dir, 'compaction.db');
+    const clock = new FakeClock();
+    let store = open(path, clock);
+    await store.create(sampleEvent('default', 'a'));
+    for (let i = 2; i <= 5; i++) await store.guaranteedUpdate('default', 'a', (e) => ({ ...e!, count: i }));
+    await store.create(sampleEvent('default', 'b'));
+    await store.delete('default', 'b');
+    const rv = await store.currentResourceVersion();
+    assert.equal(rowCount(path), 7);
+    await clock.advance((CONFORMANCE_ENV_DEFAULTS.historyWindowSeconds + 5) * 1000);
+    await new Promise((r) => setImmediate(r));
+    assert.equal(await store.oldestResourceVersion(), rv);
+    assert.equal(rowCount(path), 1, 'only the current version of a is left');
+    await store.delete('default', 'a');
+    await clock.advance((CONFORMANCE_ENV_DEFAULTS.historyWindowSeconds + 5) * 1000);
+    await new Promise((r) => setImmediate(r));
+    assert.equal(rowCount(path), 0);
+    await store.close();
+    store = open(path, clock);
+    assert.equal(await store.currentResourceVersion(), rv + 1);
+    assert.equal(rvOf(await store.create(sampleEvent('default', 'c'))), rv + 2);
+    await store.close();
+  });
+
+  void it('refuses a file of another schema version with Unreachable', async () => {
+    const path = join(dir, 'future.db');
+    const db = new Database(path);
+    db.exec('CREATE TABLE meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID');
+    db.prepare("INSERT INTO meta VALUES ('schema', 99)").run();
+    db.close();
+    const store = new SqliteEventStore({ path });
+    await assert.rejects(store.ready(), (e) => isStorageError(e, 'Unreachable') && /schema version 99/.test(e.message));
+    await assert.rejects(store.get('default', 'a'), (e) => isStorageError(e, 'Unreachable'));
+    await store.close();
+  });
+
+  void it('fails every call with Unreachable after close()', async () => {
+    const store = new SqliteEventStore({ path: join(dir, 'closed.db') });
+    await store.close();
+    await assert.rejects(store.create(sampleEvent('default', 'a')), (e) => isStorageError(e, 'Unreachable'));
+    await assert.rejects(store.list({}), (e) => isStorageError(e, 'Unreachable'));
+  });
+});
+
+function rvOf(e: CoreEvent): number {
+  return Number(e.metadata.resourceVersion);
+}

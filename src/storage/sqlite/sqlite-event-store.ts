@@ -29,6 +29,7 @@ import {
   sameContent,
 } from '../shared/index.js';
 import type { Change, ResolvedCommonOptions } from '../shared/index.js';
+import { Checkpointer } from './checkpointer.js';
 import { ListQueries } from './list-query.js';
 import type { ListScope } from './list-query.js';
 import { DEFAULT_CACHE_SIZE_MIB, DEFAULT_MAX_BATCH } from './options.js';
@@ -62,6 +63,11 @@ const MAX_LIST_BATCH = 10_000;
 /** EXPIRY_BATCH and PURGE_BATCH bound the work of one sweep or purge step, so writers are never held up for long. */
 const EXPIRY_BATCH = 1_000;
 const PURGE_BATCH = 2_000;
+
+/** SAFETY_CHECKPOINT_PAGES (80 MiB of WAL) makes the writer checkpoint itself only if the checkpoint thread cannot keep up. */
+const SAFETY_CHECKPOINT_PAGES = 20_000;
+/** WAL_SIZE_LIMIT truncates the WAL file back to 64 MiB after a burst. */
+const WAL_SIZE_LIMIT = 64 * 1024 * 1024;
 
 const TYPES = { [Op.ADDED]: 'ADDED', [Op.MODIFIED]: 'MODIFIED', [Op.DELETED]: 'DELETED' } as const;
 
@@ -147,6 +153,7 @@ export class SqliteEventStore implements EventStore {
   private closed = false;
   private readonly hub: WatchHub;
   private readonly tickers: Ticker[] = [];
+  private checkpointer: Checkpointer | undefined;
 
   constructor(options: SqliteEventStoreOptions) {
     this.o = resolveCommonOptions(options);
@@ -162,10 +169,13 @@ export class SqliteEventStore implements EventStore {
     try {
       const db = new Database(options.path);
       db.pragma('journal_mode = WAL');
-      db.pragma(`synchronous = ${options.synchronous === 'NORMAL' ? 'NORMAL' : 'FULL'}`);
+      db.pragma(`synchronous = ${options.synchronous === 'FULL' ? 'FULL' : 'NORMAL'}`);
       db.pragma(`cache_size = -${(options.cacheSizeMiB ?? DEFAULT_CACHE_SIZE_MIB) * 1024}`);
       db.pragma('temp_store = MEMORY');
       db.pragma('busy_timeout = 5000');
+      // Checkpoints run in the Checkpointer's thread; this connection only checkpoints if that one falls far behind.
+      db.pragma(`wal_autocheckpoint = ${SAFETY_CHECKPOINT_PAGES}`);
+      db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);
       applySchema(db);
       this.stmt = prepareStatements(db);
       this.lists = new ListQueries(db);
@@ -178,6 +188,7 @@ export class SqliteEventStore implements EventStore {
       this.o.logger.error('sqlite store failed to open', { path: options.path, error: e });
       return;
     }
+    this.checkpointer = new Checkpointer(options.path, (message) => this.o.logger.warn('sqlite checkpoint failed', { error: message }));
     this.tickers.push(
       new Ticker(this.o.clock, this.o.expiryIntervalMs, () => this.sweep()),
       new Ticker(this.o.clock, this.o.compactIntervalMs, () => this.compact()),
@@ -315,20 +326,21 @@ export class SqliteEventStore implements EventStore {
     return this.read(() => undefined);
   }
 
-  close(): Promise<void> {
-    if (this.closed) return Promise.resolve();
+  async close(): Promise<void> {
+    if (this.closed) return;
     this.closed = true;
     for (const t of this.tickers) t.stop();
     while (this.queue.length > 0) this.flush();
     this.hub.closeAll();
+    await this.checkpointer?.stop();
+    this.checkpointer = undefined;
     try {
       this.db?.close();
     } catch (e) {
-      return Promise.reject(storageFailure(e));
+      throw storageFailure(e);
     } finally {
       this.db = undefined;
     }
-    return Promise.resolve();
   }
 
   private checkOpen(): Database.Database {

@@ -1,0 +1,53 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { test } from 'node:test';
+import { SqliteEventStore } from './index.js';
+
+void test('every create acknowledged before kill -9 is in the file afterwards', { timeout: 60_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kevents-crash-'));
+  try {
+    const path = join(dir, 'events.db');
+    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./crash-writer.ts', import.meta.url)), path], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const acked: string[] = [];
+    let partial = '';
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+    await new Promise<void>((resolve, reject) => {
+      child.on('error', reject);
+      child.on('exit', () => resolve());
+      child.stdout.setEncoding('utf8');
+      child.stdout.on('data', (chunk: string) => {
+        const lines = (partial + chunk).split('\n');
+        partial = lines.pop() ?? '';
+        acked.push(...lines);
+        if (acked.length >= 3_000 && !child.killed) child.kill('SIGKILL');
+      });
+    });
+    assert.equal(await exited, 'SIGKILL', 'the writer was killed, not finished');
+    const store = new SqliteEventStore({ path });
+    try {
+      await store.ready();
+      const missing: string[] = [];
+      for (const name of acked) {
+        try {
+          await store.get('crash', name);
+        } catch {
+          missing.push(name);
+        }
+      }
+      assert.deepEqual(missing, [], `${missing.length} of ${acked.length} acknowledged writes lost`);
+      const { items } = await store.list({ namespace: 'crash' });
+      assert.ok(items.length >= acked.length);
+      assert.equal(await store.currentResourceVersion(), items.length, 'revisions continue from the file');
+    } finally {
+      await store.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

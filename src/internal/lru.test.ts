@@ -44,3 +44,21 @@ void test('delete removes without calling onEvict; clear empties', () => {
 void test('maxEntries below 1 is refused', () => {
   assert.throws(() => new LruCache({ maxEntries: 0 }), RangeError);
 });
+
+void test('repeated use of the newest key keeps the order right through deletes and evictions', () => {
+  const c = new LruCache<string, number>({ maxEntries: 3 });
+  c.set('a', 1);
+  c.set('b', 2);
+  c.get('b');
+  c.set('b', 3);
+  c.delete('b');
+  c.set('c', 4);
+  c.get('a');
+  c.get('a');
+  c.set('d', 5);
+  c.set('e', 6); // evicts c, the least recently used
+  assert.deepEqual([...c.entries()], [['a', 1], ['d', 5], ['e', 6]]);
+  c.clear();
+  c.set('x', 1);
+  assert.deepEqual([...c.keys()], ['x']);
+});

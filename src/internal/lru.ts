@@ -14,6 +14,9 @@ export class LruCache<K, V> {
   private readonly map = new Map<K, V>();
   readonly maxEntries: number;
   private readonly onEvict: ((key: K, value: V) => void) | undefined;
+  /** newest is the most recently used key while known, so repeated use of one key skips reordering the map. */
+  private newest: K | undefined;
+  private hasNewest = false;
 
   constructor(options: LruCacheOptions<K, V>) {
     if (!(options.maxEntries >= 1)) throw new RangeError(`LruCache: maxEntries must be at least 1, got ${options.maxEntries}`);
@@ -29,8 +32,11 @@ export class LruCache<K, V> {
   get(key: K): V | undefined {
     const v = this.map.get(key);
     if (v === undefined) return undefined;
+    if (this.hasNewest && this.newest === key) return v;
     this.map.delete(key);
     this.map.set(key, v);
+    this.newest = key;
+    this.hasNewest = true;
     return v;
   }
 
@@ -45,8 +51,15 @@ export class LruCache<K, V> {
 
   /** set stores the value as most recently used, evicting the oldest entry when over the bound. */
   set(key: K, value: V): void {
+    if (this.hasNewest && this.newest === key) {
+      // Map.set on an existing key keeps its place, which is already the newest.
+      this.map.set(key, value);
+      return;
+    }
     this.map.delete(key);
     this.map.set(key, value);
+    this.newest = key;
+    this.hasNewest = true;
     while (this.map.size > this.maxEntries) {
       const oldest = this.map.entries().next().value as [K, V];
       this.map.delete(oldest[0]);
@@ -55,11 +68,18 @@ export class LruCache<K, V> {
   }
 
   delete(key: K): boolean {
+    if (this.hasNewest && this.newest === key) this.forgetNewest();
     return this.map.delete(key);
   }
 
   clear(): void {
     this.map.clear();
+    this.forgetNewest();
+  }
+
+  private forgetNewest(): void {
+    this.newest = undefined;
+    this.hasNewest = false;
   }
 
   /** entries lists the entries from least to most recently used. */

@@ -63,6 +63,11 @@ export class EventAggregator {
   /** aggregate returns the event to pass on and its correlation key. */
   aggregate(event: CoreEvent, now: number): { event: CoreEvent; key: string; combined: boolean } {
     const [aggregateKey, localKey] = this.o.keyFunc(event);
+    return this.aggregateKeyed(event, now, aggregateKey, localKey, getEventKey(event));
+  }
+
+  /** aggregateKeyed is `aggregate` with the keys already computed. */
+  aggregateKeyed(event: CoreEvent, now: number, aggregateKey: string, localKey: string, eventKey: string): { event: CoreEvent; key: string; combined: boolean } {
     let record = this.cache.get(aggregateKey);
     // The window rolls: each similar event restarts it.
     if (record === undefined || now - record.lastMs > this.o.maxIntervalSeconds * 1000) {
@@ -71,7 +76,7 @@ export class EventAggregator {
     record.localKeys.add(localKey);
     record.lastMs = now;
     this.cache.set(aggregateKey, record);
-    if (record.localKeys.size < this.o.maxEvents) return { event, key: getEventKey(event), combined: false };
+    if (record.localKeys.size < this.o.maxEvents) return { event, key: eventKey, combined: false };
     // Forget one message so the set stays just under the threshold (Go pops an arbitrary one; this pops the oldest).
     const oldest = record.localKeys.values().next().value as string;
     record.localKeys.delete(oldest);

@@ -9,7 +9,7 @@ import {
   SPAM_BURST,
   SPAM_QPS,
 } from './constants.js';
-import { getSpamKey } from './event-keys.js';
+import { getEventKey, getSpamKey } from './event-keys.js';
 import { EventLogger } from './event-logger.js';
 import { EventNamer } from './event-name.js';
 import { type SpamKeyFunc, SpamFilter } from './spam-filter.js';
@@ -72,10 +72,13 @@ export class Correlator {
   private readonly logger: EventLogger;
   private readonly filter: SpamFilter;
   private readonly clock: Clock;
+  /** memo is set when the default key functions are in use, whose keys depend only on known fields. */
+  private readonly memo: KeyMemo | undefined;
 
   constructor(options: CorrelatorOptions = {}) {
     const o = withCorrelatorDefaults(options);
     this.clock = o.clock;
+    this.memo = o.keyFunc === aggregateByReason && o.spamKeyFunc === getSpamKey ? new KeyMemo() : undefined;
     this.aggregator = new EventAggregator({
       cacheSize: o.cacheSize,
       keyFunc: o.keyFunc,
@@ -84,15 +87,19 @@ export class Correlator {
       maxIntervalSeconds: o.maxIntervalSeconds,
       namer: o.namer,
     });
-    this.logger = new EventLogger(o.cacheSize);
+    this.logger = new EventLogger(o.cacheSize, (e) => o.namer.name(e.involvedObject.name ?? '', o.clock.now()));
     this.filter = new SpamFilter({ cacheSize: o.cacheSize, burst: o.burst, qps: o.qps, clock: o.clock, keyFunc: o.spamKeyFunc });
   }
 
   correlate(event: CoreEvent): CorrelateResult {
-    const aggregated = this.aggregator.aggregate(event, this.clock.now());
+    const now = this.clock.now();
+    const keys = this.memo?.keysFor(event);
+    const aggregated =
+      keys === undefined ? this.aggregator.aggregate(event, now) : this.aggregator.aggregateKeyed(event, now, keys.aggregateKey, event.message ?? '', keys.eventKey);
     const observed = this.logger.observe(aggregated.event, aggregated.key);
     const repeat = observed.patch !== undefined;
-    const skip = this.filter.skip(observed.event);
+    // The observed event has the source, object and type of the input, so the spam key carries over.
+    const skip = keys === undefined ? this.filter.skip(observed.event) : this.filter.skipKey(keys.spamKey);
     const result: CorrelateResult = { skip, event: observed.event, repeat, combined: aggregated.combined };
     if (observed.patch !== undefined) result.patch = observed.patch;
     return result;
@@ -102,4 +109,48 @@ export class Correlator {
   updateState(server: CoreEvent): void {
     this.logger.updateState(server);
   }
+}
+
+interface DefaultKeys {
+  aggregateKey: string;
+  eventKey: string;
+  spamKey: string;
+}
+
+/**
+ * KeyMemo remembers the default keys of the previous event. A call site that
+ * repeats an event reuses the same key strings, whose hashes the engine has
+ * already computed, instead of building and hashing three new ones.
+ */
+class KeyMemo {
+  private last: CoreEvent | undefined;
+  private keys: DefaultKeys | undefined;
+
+  keysFor(e: CoreEvent): DefaultKeys {
+    const l = this.last;
+    if (l !== undefined && this.keys !== undefined && sameKeyFields(e, l)) return this.keys;
+    this.last = e;
+    this.keys = { aggregateKey: aggregateByReason(e)[0], eventKey: getEventKey(e), spamKey: getSpamKey(e) };
+    return this.keys;
+  }
+}
+
+function sameKeyFields(a: CoreEvent, b: CoreEvent): boolean {
+  const x = a.involvedObject;
+  const y = b.involvedObject;
+  return (
+    a.message === b.message &&
+    a.reason === b.reason &&
+    a.type === b.type &&
+    x.name === y.name &&
+    x.namespace === y.namespace &&
+    x.uid === y.uid &&
+    x.kind === y.kind &&
+    x.apiVersion === y.apiVersion &&
+    x.fieldPath === y.fieldPath &&
+    a.source?.component === b.source?.component &&
+    a.source?.host === b.source?.host &&
+    a.reportingComponent === b.reportingComponent &&
+    a.reportingInstance === b.reportingInstance
+  );
 }

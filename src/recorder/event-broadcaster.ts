@@ -19,7 +19,7 @@ import { EventNamer } from './event-name.js';
 import { createEventRecorder, type RecorderPipeline } from './event-recorder.js';
 import type { EventsV1EventSink } from './event-sink.js';
 import { writeWithRetries } from './retry.js';
-import { SeriesCache, seriesSnapshot, type SeriesEntry } from './series-cache.js';
+import { MISS, SeriesCache, seriesSnapshot, type SeriesEntry } from './series-cache.js';
 import type { EventBroadcaster, EventRecorder, RecorderCounters, ShutdownOptions } from './types.js';
 import { writeEvent } from './write-event.js';
 import { WriteQueue } from './write-queue.js';
@@ -137,10 +137,15 @@ export function createEventBroadcaster(options: EventBroadcasterOptions): EventB
     warner: new FieldWarner(logger),
     namer: new EventNamer(),
     now: () => clock.now(),
-    observe(key, now, build) {
-      const write = cache.observe(key, now, build);
-      if (cache.lastHit) counters.aggregated++;
+    repeat(key, now) {
+      const write = cache.observe(key, now);
+      if (write === MISS) return false;
+      counters.aggregated++;
       if (write !== undefined) enqueue(write);
+      return true;
+    },
+    first(key, now, event) {
+      enqueue(cache.insert(key, now, event));
     },
   };
 

@@ -17,32 +17,38 @@ interface EventLog {
 export class EventLogger {
   private readonly cache: LruCache<string, EventLog>;
 
-  constructor(cacheSize: number) {
+  /** nameFor names an event seen for the first time that has no name yet (names are made only when needed). */
+  constructor(
+    cacheSize: number,
+    private readonly nameFor?: (event: CoreEvent) => string,
+  ) {
     this.cache = new LruCache({ maxEntries: cacheSize });
   }
 
   /** observe returns the event to write and, for a repeat, its strategic merge patch. */
   observe(event: CoreEvent, key: string): { event: CoreEvent; patch?: Record<string, unknown> } {
     const last = this.cache.get(key);
-    let out = event;
-    let patch: Record<string, unknown> | undefined;
     if (last !== undefined && last.count > 0) {
-      const metadata = { ...event.metadata, name: last.name };
+      const metadata: CoreEvent['metadata'] = { name: last.name, namespace: event.metadata.namespace };
+      if (event.metadata.annotations !== undefined) metadata.annotations = event.metadata.annotations;
       if (last.resourceVersion !== undefined) metadata.resourceVersion = last.resourceVersion;
-      else delete metadata.resourceVersion;
-      out = { ...event, metadata, firstTimestamp: last.firstTimestamp ?? null, count: last.count + 1 };
+      const out: CoreEvent = { ...event, metadata, firstTimestamp: last.firstTimestamp ?? null, count: last.count + 1 };
       // The two-way merge patch against the same event with count 0, lastTimestamp at the epoch and
       // no message: so count, lastTimestamp and (when there is one) message, in Go's key order.
-      patch = { count: out.count, lastTimestamp: out.lastTimestamp ?? null };
+      const patch: Record<string, unknown> = { count: out.count, lastTimestamp: out.lastTimestamp ?? null };
       if (out.message) patch.message = out.message;
+      last.count = out.count ?? 0;
+      last.firstTimestamp = out.firstTimestamp;
+      return { event: out, patch };
     }
+    if (!event.metadata.name && this.nameFor !== undefined) event.metadata.name = this.nameFor(event);
     this.cache.set(key, {
-      count: out.count ?? 0,
-      firstTimestamp: out.firstTimestamp,
-      name: out.metadata.name ?? '',
-      resourceVersion: out.metadata.resourceVersion,
+      count: event.count ?? 0,
+      firstTimestamp: event.firstTimestamp,
+      name: event.metadata.name ?? '',
+      resourceVersion: event.metadata.resourceVersion,
     });
-    return patch !== undefined ? { event: out, patch } : { event: out };
+    return { event };
   }
 
   /**

@@ -15,6 +15,9 @@ export function isDnsSubdomain(name: string): boolean {
  */
 export class EventNamer {
   private last = 0n;
+  // Whether the last object name seen makes valid event names: one object tends to emit in runs.
+  private lastRefName: string | undefined;
+  private lastRefValid = false;
 
   /** nanos returns a strictly increasing nanosecond timestamp not before `ms`. */
   nanos(ms: number): bigint {
@@ -27,7 +30,13 @@ export class EventNamer {
   /** name is the name for an event about `refName` at `ms`; `uuidFallback` false keeps a bad name (the aggregator's way). */
   name(refName: string, ms: number, uuidFallback = true): string {
     const name = `${refName}.${this.nanos(ms).toString(16)}`;
-    if (uuidFallback && !isDnsSubdomain(name)) return randomUUID();
-    return name;
+    if (!uuidFallback) return name;
+    if (refName !== this.lastRefName) {
+      // `<valid subdomain>.<hex>` is valid whenever the whole still fits in 253 characters.
+      this.lastRefName = refName;
+      this.lastRefValid = refName !== '' && isDnsSubdomain(refName);
+    }
+    if (this.lastRefValid && name.length <= 253) return name;
+    return isDnsSubdomain(name) ? name : randomUUID();
   }
 }

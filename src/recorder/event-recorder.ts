@@ -15,8 +15,10 @@ export interface RecorderPipeline {
   readonly warner: FieldWarner;
   readonly namer: EventNamer;
   now(): number;
-  /** observe hands one occurrence to the series cache; `build` makes the event if it is new. */
-  observe(key: string, now: number, build: () => EventsV1Event): void;
+  /** repeat counts an occurrence of a known key; false means the key is new. */
+  repeat(key: string, now: number): boolean;
+  /** first records the first occurrence of a key. */
+  first(key: string, now: number, event: EventsV1Event): void;
 }
 
 /**
@@ -35,9 +37,58 @@ export function isomorphicKey(
   return `${type}\u0001${action}\u0001${reason}\u0001${head}\u0001${referenceKey(regarding)}\u0001${referenceKey(related)}`;
 }
 
+function sameRef(a: ObjectReference | undefined, b: ObjectReference | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  return (
+    a.kind === b.kind &&
+    a.namespace === b.namespace &&
+    a.name === b.name &&
+    a.uid === b.uid &&
+    a.apiVersion === b.apiVersion &&
+    a.resourceVersion === b.resourceVersion &&
+    a.fieldPath === b.fieldPath
+  );
+}
+
+/**
+ * KeyMemo remembers the key of the previous call. A call site that repeats an
+ * event reuses the same key string, whose hash the engine has already computed,
+ * instead of building and hashing a new one.
+ */
+class KeyMemo {
+  private key = '';
+  private type = '';
+  private action = '';
+  private reason = '';
+  private regarding: ObjectReference | undefined;
+  private related: ObjectReference | undefined;
+
+  constructor(private readonly head: string) {}
+
+  keyFor(type: string, action: string, reason: string, regarding: ObjectReference, related: ObjectReference | undefined): string {
+    if (
+      this.regarding !== undefined &&
+      type === this.type &&
+      action === this.action &&
+      reason === this.reason &&
+      sameRef(regarding, this.regarding) &&
+      sameRef(related, this.related)
+    ) {
+      return this.key;
+    }
+    this.key = isomorphicKey(this.head, type, action, reason, regarding, related);
+    this.type = type;
+    this.action = action;
+    this.reason = reason;
+    this.regarding = regarding;
+    this.related = related;
+    return this.key;
+  }
+}
+
 /** createEventRecorder returns an events.k8s.io/v1 recorder feeding `pipeline`. */
 export function createEventRecorder(pipeline: RecorderPipeline, reportingController: string, reportingInstance: string): EventRecorder {
-  const head = `${reportingController}\u0001${reportingInstance}`;
+  const memo = new KeyMemo(`${reportingController}\u0001${reportingInstance}`);
   return {
     event(input: EventInput): void {
       const { counters, logger } = pipeline;
@@ -68,33 +119,45 @@ export function createEventRecorder(pipeline: RecorderPipeline, reportingControl
         pipeline.warner.check({ reason: input.reason, action: input.action, note, noteField: 'note' });
         counters.recorded++;
         const now = pipeline.now();
-        const key = isomorphicKey(head, input.type, input.action, input.reason, regarding, related);
-        pipeline.observe(key, now, () => {
-          const metadata: EventsV1Event['metadata'] = {
-            name: pipeline.namer.name(regarding.name ?? '', now),
-            namespace: regarding.namespace || 'default',
-          };
-          if (input.annotations !== undefined) metadata.annotations = { ...input.annotations };
-          const event: EventsV1Event = {
-            kind: 'Event',
-            apiVersion: 'events.k8s.io/v1',
-            metadata,
-            eventTime: formatMicroTime(now),
-            reportingController,
-            reportingInstance,
-          };
-          if (input.action) event.action = input.action;
-          if (input.reason) event.reason = input.reason;
-          event.regarding = regarding;
-          if (related !== undefined) event.related = related;
-          if (note) event.note = note;
-          event.type = input.type;
-          return event;
-        });
+        const key = memo.keyFor(input.type, input.action, input.reason, regarding, related);
+        if (!pipeline.repeat(key, now)) pipeline.first(key, now, makeEvent(pipeline, input, regarding, related, note, now, reportingController, reportingInstance));
       } catch (err) {
         // The recorder never throws at its caller: an event is not worth a crash.
         logger.error('Unable to record event (will not retry!)', { err });
       }
     },
   };
+}
+
+/** makeEvent builds a first occurrence as client-go's makeEvent: no series, no deprecated fields. */
+function makeEvent(
+  pipeline: RecorderPipeline,
+  input: EventInput,
+  regarding: ObjectReference,
+  related: ObjectReference | undefined,
+  note: string,
+  now: number,
+  reportingController: string,
+  reportingInstance: string,
+): EventsV1Event {
+  const metadata: EventsV1Event['metadata'] = {
+    name: pipeline.namer.name(regarding.name ?? '', now),
+    namespace: regarding.namespace || 'default',
+  };
+  if (input.annotations !== undefined) metadata.annotations = { ...input.annotations };
+  const event: EventsV1Event = {
+    kind: 'Event',
+    apiVersion: 'events.k8s.io/v1',
+    metadata,
+    eventTime: formatMicroTime(now),
+    reportingController,
+    reportingInstance,
+  };
+  if (input.action) event.action = input.action;
+  if (input.reason) event.reason = input.reason;
+  event.regarding = regarding;
+  if (related !== undefined) event.related = related;
+  if (note) event.note = note;
+  event.type = input.type;
+  return event;
 }

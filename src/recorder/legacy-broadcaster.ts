@@ -91,7 +91,6 @@ export function createLegacyEventBroadcaster(options: LegacyEventBroadcasterOpti
     counters,
     logger,
     warner: new FieldWarner(logger),
-    namer,
     now: () => clock.now(),
     submit(event) {
       const result = correlator.correlate(event);

@@ -2,7 +2,6 @@ import type { CoreEvent } from '../api/index.js';
 import type { Logger } from '../internal/index.js';
 import type { FieldWarner } from './event-checks.js';
 import { isValidEventType } from './event-checks.js';
-import type { EventNamer } from './event-name.js';
 import { getReference } from './reference.js';
 import { formatTime } from './time-format.js';
 import type { LegacyEventInput, LegacyEventRecorder, RecorderCounters } from './types.js';
@@ -13,7 +12,6 @@ export interface LegacyPipeline {
   readonly counters: RecorderCounters;
   readonly logger: Logger;
   readonly warner: FieldWarner;
-  readonly namer: EventNamer;
   now(): number;
   /** submit hands one event to the correlator. */
   submit(event: CoreEvent): void;
@@ -51,7 +49,8 @@ export function createLegacyEventRecorder(pipeline: LegacyPipeline, source: { co
         counters.recorded++;
         const now = pipeline.now();
         const t = formatTime(now);
-        const metadata: CoreEvent['metadata'] = { name: pipeline.namer.name(ref.name ?? '', now), namespace: ref.namespace || 'default' };
+        // The name is made by the correlator, and only for an event it has not seen: repeats keep the first name.
+        const metadata: CoreEvent['metadata'] = { name: '', namespace: ref.namespace || 'default' };
         if (input.annotations !== undefined) metadata.annotations = { ...input.annotations };
         pipeline.submit({
           kind: 'Event',

@@ -22,6 +22,9 @@ export function seriesSnapshot(entry: SeriesEntry): EventsV1Event {
   return { ...entry.event, series: { count: entry.count, lastObservedTime: formatMicroTime(entry.lastObservedMs) } };
 }
 
+/** MISS is what `observe` returns for a key it has not seen. */
+export const MISS: unique symbol = Symbol('miss');
+
 /** SeriesCacheOptions configure a SeriesCache. */
 export interface SeriesCacheOptions {
   maxEntries: number;
@@ -37,8 +40,6 @@ export interface SeriesCacheOptions {
  */
 export class SeriesCache {
   private readonly cache: LruCache<string, SeriesEntry>;
-  /** lastHit tells whether the latest `observe` found an existing entry. */
-  lastHit = false;
 
   constructor(options: SeriesCacheOptions) {
     this.cache = new LruCache<string, SeriesEntry>({
@@ -54,18 +55,13 @@ export class SeriesCache {
   }
 
   /**
-   * observe counts one occurrence and returns the event to write, or undefined
-   * when the occurrence is only counted. `build` makes the event of a first
-   * occurrence and runs only then.
+   * observe counts one occurrence of a known key and returns the event to write,
+   * or undefined when the occurrence is only counted. It returns MISS for an
+   * unknown key: the caller builds the event and calls `insert`.
    */
-  observe(key: string, now: number, build: () => EventsV1Event): EventsV1Event | undefined {
+  observe(key: string, now: number): EventsV1Event | undefined | typeof MISS {
     const entry = this.cache.get(key);
-    this.lastHit = entry !== undefined;
-    if (entry === undefined) {
-      const event = build();
-      this.cache.set(key, { event, eventTimeMs: now, count: 1, lastObservedMs: now, version: 0, queuedCount: 0 });
-      return { ...event };
-    }
+    if (entry === undefined) return MISS;
     entry.version++;
     entry.lastObservedMs = now;
     if (entry.count >= 2) {
@@ -75,6 +71,12 @@ export class SeriesCache {
     entry.count = 2;
     entry.queuedCount = 2;
     return seriesSnapshot(entry);
+  }
+
+  /** insert caches the first occurrence of a key and returns the event to create. */
+  insert(key: string, now: number, event: EventsV1Event): EventsV1Event {
+    this.cache.set(key, { event, eventTimeMs: now, count: 1, lastObservedMs: now, version: 0, queuedCount: 0 });
+    return { ...event };
   }
 
   /** entries lists [key, entry] pairs, least recently used first. */

@@ -27,7 +27,11 @@ export class SpamFilter {
 
   /** skip tells whether to hold the event back. */
   skip(event: CoreEvent): boolean {
-    const key = this.o.keyFunc(event);
+    return this.skipKey(this.o.keyFunc(event));
+  }
+
+  /** skipKey is `skip` with the spam key already computed. */
+  skipKey(key: string): boolean {
     let bucket = this.cache.get(key);
     if (bucket === undefined) {
       bucket = new TokenBucket({ qps: this.o.qps, burst: this.o.burst, clock: this.o.clock });

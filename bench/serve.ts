@@ -1,0 +1,293 @@
+/**
+ * bench/serve.ts measures `kevents serve` against the targets of its issue, each
+ * as a ratio to a baseline measured in the same run:
+ *   creates/s from 64 keep-alive clients (SQLite store) vs a bare node:http server,
+ *   a filtered list page out of many stored events (page 1 vs a deep page),
+ *   memory while streaming every stored event, watch delivery latency to many
+ *   watchers, time to ready.
+ * Run: npx tsx bench/serve.ts [--events 1000000] [--seconds 10] [--watchers 1000]
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { SqliteEventStore } from '../src/storage/sqlite/index.js';
+
+const CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+const args = new Map<string, string>();
+for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i]!.replace(/^--/, ''), process.argv[i + 1] ?? '');
+const EVENTS = Number(args.get('events') ?? 1_000_000);
+const SECONDS = Number(args.get('seconds') ?? 10);
+const WATCHERS = Number(args.get('watchers') ?? 1000);
+const CONCURRENCY = 64;
+
+function pct(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+async function startProcess(argv: string[], ready: RegExp): Promise<{ child: ChildProcess; url: string; startedAt: number }> {
+  const startedAt = performance.now();
+  const child = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = ready.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.once('exit', (c) => reject(new Error(`exited ${c}: ${out}`)));
+  });
+  return { child, url, startedAt };
+}
+
+function stop(child: ChildProcess): Promise<void> {
+  return new Promise((r) => {
+    child.once('exit', () => r());
+    child.kill('SIGTERM');
+  });
+}
+
+const BARE = `
+const http = require('node:http');
+http.createServer((req, res) => {
+  const chunks = [];
+  req.on('data', (c) => chunks.push(c));
+  req.on('end', () => {
+    const body = Buffer.concat(chunks);
+    const obj = JSON.parse(body.toString());
+    const text = JSON.stringify(obj);
+    res.writeHead(201, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
+    res.end(text);
+  });
+}).listen(0, '127.0.0.1', function () { console.log('listening on http://127.0.0.1:' + this.address().port); });
+`;
+
+let seq = 0;
+
+function eventBody(i: number, ns = 'bench'): string {
+  const t = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'Event',
+    metadata: { name: `pod-${i % 5000}.${i.toString(16)}-${process.pid}`, namespace: ns },
+    involvedObject: { kind: 'Pod', namespace: ns, name: `pod-${i % 5000}`, apiVersion: 'v1' },
+    reason: 'BackOff',
+    message: `Back-off restarting failed container app in pod pod-${i % 5000}`,
+    source: { component: 'kubelet', host: 'node-1' },
+    firstTimestamp: t,
+    lastTimestamp: t,
+    count: 1,
+    type: 'Warning',
+  });
+}
+
+async function loadCreates(url: string, seconds: number, path: string): Promise<{ rate: number; p50: number; p99: number; errors: number }> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  const target = new URL(path, url);
+  const lat: number[] = [];
+  let errors = 0;
+  const end = performance.now() + seconds * 1000;
+  const one = (): Promise<void> =>
+    new Promise((resolve) => {
+      const body = eventBody(seq++);
+      const t0 = performance.now();
+      const req = http.request(target, { method: 'POST', agent, headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } }, (res) => {
+        res.resume();
+        res.on('end', () => {
+          if (res.statusCode === 201) lat.push(performance.now() - t0);
+          else errors++;
+          resolve();
+        });
+      });
+      req.on('error', () => {
+        errors++;
+        resolve();
+      });
+      req.end(body);
+    });
+  const started = performance.now();
+  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+    while (performance.now() < end) await one();
+  }));
+  const elapsed = (performance.now() - started) / 1000;
+  agent.destroy();
+  lat.sort((a, b) => a - b);
+  return { rate: lat.length / elapsed, p50: pct(lat, 50), p99: pct(lat, 99), errors };
+}
+
+async function getJson(url: string): Promise<{ ms: number; json: any }> {
+  const t0 = performance.now();
+  const res = await fetch(url);
+  const json = await res.json();
+  return { ms: performance.now() - t0, json };
+}
+
+async function fill(path: string, n: number): Promise<void> {
+  const store = new SqliteEventStore({ path, synchronous: 'NORMAL' });
+  await store.ready();
+  const t = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const batch = 2000;
+  const started = performance.now();
+  for (let i = 0; i < n; i += batch) {
+    const writes: Promise<unknown>[] = [];
+    for (let j = i; j < Math.min(n, i + batch); j++) {
+      const ns = `ns-${j % 10}`;
+      writes.push(store.create({
+        apiVersion: 'v1', kind: 'Event',
+        metadata: { name: `obj-${j % 20000}.${j.toString(16).padStart(8, '0')}`, namespace: ns, uid: `u-${j}`, creationTimestamp: t },
+        involvedObject: { kind: 'Pod', namespace: ns, name: `obj-${j % 20000}`, apiVersion: 'v1' },
+        reason: j % 7 === 0 ? 'FailedScheduling' : 'Pulled', message: `message ${j}`, source: { component: 'kubelet' },
+        firstTimestamp: t, lastTimestamp: t, count: 1, type: j % 7 === 0 ? 'Warning' : 'Normal',
+      }));
+    }
+    await Promise.all(writes);
+    if ((i / batch) % 50 === 0) process.stderr.write(`  filled ${i + batch}/${n} (${Math.round((i + batch) / ((performance.now() - started) / 1000))}/s)\r`);
+  }
+  process.stderr.write('\n');
+  await store.close();
+}
+
+function rssOf(pid: number): number {
+  // Resident memory of the server process, from /proc (Linux).
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const m = /VmRSS:\s+(\d+) kB/.exec(status);
+    return m ? Number(m[1]) / 1024 : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+async function watchBench(url: string, watchers: number, rate: number, seconds: number): Promise<{ p50: number; p99: number; delivered: number; expected: number }> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: watchers + 16 });
+  const lat: number[] = [];
+  const reqs: http.ClientRequest[] = [];
+  let open = 0;
+  await Promise.all(Array.from({ length: watchers }, () => new Promise<void>((resolve) => {
+    const req = http.get(new URL('/api/v1/namespaces/watched/events?watch=true&resourceVersion=1', url), { agent }, (res) => {
+      open++;
+      resolve();
+      let buf = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => {
+        buf += d;
+        let nl;
+        while ((nl = buf.indexOf('\n')) >= 0) {
+          const line = buf.slice(0, nl);
+          buf = buf.slice(nl + 1);
+          const m = /"message":"sent (\d+(?:\.\d+)?)"/.exec(line);
+          if (m) lat.push(performance.timeOrigin + performance.now() - Number(m[1]));
+        }
+      });
+    });
+    req.on('error', () => resolve());
+    reqs.push(req);
+  })));
+  const writer = new http.Agent({ keepAlive: true, maxSockets: 8 });
+  let sent = 0;
+  const interval = 1000 / rate;
+  const started = performance.now();
+  while (performance.now() - started < seconds * 1000) {
+    const due = started + sent * interval;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const i = sent++;
+    const body = JSON.stringify({
+      metadata: { name: `w.${i}`, namespace: 'watched' },
+      involvedObject: { kind: 'Pod', namespace: 'watched', name: 'w' },
+      reason: 'Tick', message: `sent ${performance.timeOrigin + performance.now()}`, type: 'Normal',
+    });
+    const req = http.request(new URL('/api/v1/namespaces/watched/events', url), { method: 'POST', agent: writer, headers: { 'Content-Type': 'application/json' } }, (res) => res.resume());
+    req.end(body);
+  }
+  await new Promise((r) => setTimeout(r, 2000));
+  for (const r of reqs) r.destroy();
+  agent.destroy();
+  writer.destroy();
+  lat.sort((a, b) => a - b);
+  return { p50: pct(lat, 50), p99: pct(lat, 99), delivered: lat.length, expected: sent * open };
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'kevents-bench-'));
+  const rows: [string, string, string][] = [];
+  try {
+    // 1. Creates: bare node:http baseline, then kevents serve on SQLite.
+    const bare = await startProcess(['-e', BARE], /listening on (\S+)/);
+    await loadCreates(bare.url, 2, '/'); // warm-up
+    const base = await loadCreates(bare.url, SECONDS, '/');
+    await stop(bare.child);
+    const srv = await startProcess([CLI, 'serve', '--listen', '127.0.0.1:0', '--storage', `sqlite:${join(dir, 'creates.db')}`, '--log-level', 'error'], /listening on (\S+)/);
+    await loadCreates(srv.url, 2, '/api/v1/namespaces/bench/events');
+    const kev = await loadCreates(srv.url, SECONDS, '/api/v1/namespaces/bench/events');
+    rows.push(['creates/s, 64 keep-alive clients (bare node:http)', base.rate.toFixed(0), `p50 ${base.p50.toFixed(1)} ms, p99 ${base.p99.toFixed(1)} ms`]);
+    rows.push(['creates/s, 64 keep-alive clients (kevents serve, SQLite)', kev.rate.toFixed(0), `p50 ${kev.p50.toFixed(1)} ms, p99 ${kev.p99.toFixed(1)} ms, errors ${kev.errors}, ${((100 * kev.rate) / base.rate).toFixed(0)}% of bare`]);
+
+    // 2. Watch delivery to many watchers on the same server.
+    const w = await watchBench(srv.url, WATCHERS, 200, SECONDS);
+    rows.push([`watch delivery, ${WATCHERS} watchers x 200 events/s`, `p99 ${w.p99.toFixed(1)} ms`, `p50 ${w.p50.toFixed(1)} ms, delivered ${w.delivered}/${w.expected}`]);
+    await stop(srv.child);
+
+    // 3. Ready time on an empty store.
+    const empty = join(dir, 'empty.db');
+    const r0 = performance.now();
+    const readySrv = await startProcess([CLI, 'serve', '--listen', '127.0.0.1:0', '--storage', `sqlite:${empty}`, '--log-level', 'error'], /listening on (\S+)/);
+    for (;;) {
+      const res = await fetch(`${readySrv.url}/readyz`).catch(() => undefined);
+      if (res?.status === 200) break;
+    }
+    const readyMs = performance.now() - r0;
+    await stop(readySrv.child);
+    const n0 = performance.now();
+    const nodeOnly = spawn(process.execPath, ['-e', '0']);
+    await new Promise((r) => nodeOnly.once('exit', r));
+    const nodeMs = performance.now() - n0;
+    rows.push(['ready after start (empty SQLite store)', `${readyMs.toFixed(0)} ms`, `a bare "node -e 0" takes ${nodeMs.toFixed(0)} ms`]);
+
+    // 4. Lists over many stored events.
+    const big = join(dir, 'big.db');
+    process.stderr.write(`filling ${EVENTS} events...\n`);
+    await fill(big, EVENTS);
+    const listSrv = await startProcess([CLI, 'serve', '--listen', '127.0.0.1:0', '--storage', `sqlite:${big}`, '--event-ttl', '0', '--log-level', 'error'], /listening on (\S+)/);
+    const rssIdle = rssOf(listSrv.child.pid!);
+    const times = async (path: string, n = 50): Promise<number[]> => {
+      const out: number[] = [];
+      for (let i = 0; i < n; i++) out.push((await getJson(listSrv.url + path)).ms);
+      return out.sort((a, b) => a - b);
+    };
+    const filtered = await times('/api/v1/events?limit=500&fieldSelector=reason%3DFailedScheduling');
+    const first = await times('/api/v1/namespaces/ns-3/events?limit=500');
+    const head = await getJson(`${listSrv.url}/api/v1/namespaces/ns-3/events?limit=1`);
+    const rv = Number(head.json.metadata.resourceVersion);
+    const deepTimes = await times(`/api/v1/events?limit=500&continue=${Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv, start: `ns-8/obj-9000\u0000` })).toString('base64url')}`);
+    rows.push([`filtered list page of 500 (fieldSelector reason) of ${EVENTS}`, `p99 ${pct(filtered, 99).toFixed(1)} ms`, `p50 ${pct(filtered, 50).toFixed(1)} ms`]);
+    rows.push(['list page 1 of a namespace (500)', `p99 ${pct(first, 99).toFixed(1)} ms`, `p50 ${pct(first, 50).toFixed(1)} ms`]);
+    rows.push([`list page deep in the keyspace (~page ${Math.round((EVENTS * 0.85) / 500)})`, `p99 ${pct(deepTimes, 99).toFixed(1)} ms`, `p50 ${pct(deepTimes, 50).toFixed(1)} ms`]);
+    // Stream every event page by page and watch the server's resident memory.
+    let token: string | undefined;
+    let count = 0;
+    let peak = rssIdle;
+    const s0 = performance.now();
+    do {
+      const page = await getJson(`${listSrv.url}/api/v1/events?limit=500${token ? `&continue=${token}` : ''}`);
+      count += page.json.items.length;
+      token = page.json.metadata.continue;
+      if (count % 50_000 < 500) peak = Math.max(peak, rssOf(listSrv.child.pid!));
+    } while (token);
+    const streamS = (performance.now() - s0) / 1000;
+    rows.push([`stream all ${count} events in pages of 500`, `${streamS.toFixed(1)} s`, `server RSS idle ${rssIdle.toFixed(0)} MB, peak ${peak.toFixed(0)} MB (+${(peak - rssIdle).toFixed(0)} MB)`]);
+    await stop(listSrv.child);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const w1 = Math.max(...rows.map((r) => r[0].length));
+  const w2 = Math.max(...rows.map((r) => r[1].length));
+  console.log(`kevents serve bench (${new Date().toISOString()}, node ${process.version}, ${SECONDS}s runs)`);
+  for (const [a, b, c] of rows) console.log(`${a.padEnd(w1)}  ${b.padStart(w2)}  ${c}`);
+}
+
+await main();

@@ -12,3 +12,4 @@ export * from './printers.js';
 export * from './time.js';
 export * from './conversion.js';
 export * from './decode.js';
+export * from './occurrence.js';

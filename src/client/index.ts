@@ -11,3 +11,4 @@ export {
 export { RequestConstructionError, statusErrorFromResponse } from './request-errors.js';
 export { KubeConnection } from './kube-connection.js';
 export { RestClient, REQUEST_TIMEOUT_MS, USER_AGENT, type RestClientOptions, type RestRequest } from './rest-client.js';
+export { loadKubeConfig, namespaceOf, type ConnectionFlags } from './load-kube-config.js';

@@ -62,7 +62,12 @@ export interface ListResult {
   resourceVersion: number;
   /** lastKey is set when more items may follow: the key of the last item returned. */
   lastKey?: string;
-  /** remainingItemCount, when asked for and `lastKey` is set: items after this page in the namespace (before fieldEquals and predicate). */
+  /**
+   * remainingItemCount, when asked for and `lastKey` is set: items after this page
+   * in the namespace (before fieldEquals and predicate). A backend may leave it
+   * out when counting would be costly (the SQLite one past 100,000 items), as
+   * upstream allows: clients treat it as a hint.
+   */
   remainingItemCount?: number;
 }
 

@@ -3,15 +3,35 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { SqliteEventStore } from './index.js';
+
+/**
+ * WRITER is the child process: 64 concurrent writers create events and print
+ * each key on stdout once its create has been acknowledged, until the process is
+ * killed. stdout is a pipe, which Node writes synchronously on Linux, so a
+ * printed key has left the process before the next write starts.
+ */
+const WRITER = `
+const { SqliteEventStore } = await import(${JSON.stringify(new URL('./index.ts', import.meta.url).href)});
+const store = new SqliteEventStore({ path: process.argv[1] });
+await store.ready();
+let next = 0;
+async function writer() {
+  for (;;) {
+    const name = 'e' + next++;
+    await store.create({ metadata: { namespace: 'crash', name }, involvedObject: { kind: 'Pod', name: 'p' }, message: name }, { ttlSeconds: 3600 });
+    process.stdout.write(name + '\\n');
+  }
+}
+await Promise.all(Array.from({ length: 64 }, writer));
+`;
 
 void test('every create acknowledged before kill -9 is in the file afterwards', { timeout: 60_000 }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'kevents-crash-'));
   try {
     const path = join(dir, 'events.db');
-    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./crash-writer.ts', import.meta.url)), path], {
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '--eval', WRITER, path], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     const acked: string[] = [];

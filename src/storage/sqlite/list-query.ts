@@ -43,22 +43,27 @@ export class ListQueries {
     return stmt.all({ ...params, start, limit });
   }
 
-  /** count is the number of objects after `start` within the scope's key range, at its revision. */
-  count(scope: Omit<ListScope, 'fieldEquals'>, start: string): number {
+  /**
+   * count is the number of objects after `start` within the scope's key range, at
+   * its revision, or undefined when there are more than `cap`: counting is a scan
+   * of the rest of the index, so it is bounded to keep a page cheap.
+   */
+  count(scope: Omit<ListScope, 'fieldEquals'>, start: string, cap: number): number | undefined {
     const range = scope.high === undefined ? 'key > @start' : 'key > @start AND key < @high';
     const sql = scope.latest
-      ? `SELECT count(*) AS n FROM versions INDEXED BY cur_key WHERE ${CURRENT} AND ${range}`
-      : `SELECT (SELECT count(*) FROM versions INDEXED BY cur_key WHERE ${CURRENT} AND rv <= @at AND ${range})
-              + (SELECT count(*) FROM versions INDEXED BY hist_key WHERE ${HISTORY} AND rv <= @at AND superseded_rv > @at AND ${range}) AS n`;
+      ? `SELECT count(*) AS n FROM (SELECT 1 FROM versions INDEXED BY cur_key WHERE ${CURRENT} AND ${range} LIMIT @cap)`
+      : `SELECT (SELECT count(*) FROM (SELECT 1 FROM versions INDEXED BY cur_key WHERE ${CURRENT} AND rv <= @at AND ${range} LIMIT @cap))
+              + (SELECT count(*) FROM (SELECT 1 FROM versions INDEXED BY hist_key WHERE ${HISTORY} AND rv <= @at AND superseded_rv > @at AND ${range} LIMIT @cap)) AS n`;
     let stmt = this.countCache.get(sql);
     if (stmt === undefined) {
       stmt = this.db.prepare<Params, { n: number }>(sql);
       this.countCache.set(sql, stmt);
     }
-    const params: Params = { start };
+    const params: Params = { start, cap: cap + 1 };
     if (scope.high !== undefined) params.high = scope.high;
     if (!scope.latest) params.at = scope.at;
-    return stmt.get(params)?.n ?? 0;
+    const n = stmt.get(params)?.n ?? 0;
+    return n > cap ? undefined : n;
   }
 
   /** explain returns SQLite's query plan of a page query, for tests that hold the plan to keyset scans. */

@@ -14,6 +14,11 @@ export interface SqliteEventStoreOptions extends CommonStoreOptions {
   synchronous?: 'NORMAL' | 'FULL';
   /** cacheSizeMiB bounds SQLite's page cache: memory stays flat however many events are stored. */
   cacheSizeMiB?: number;
+  /**
+   * maxCountRemaining bounds the work of `countRemaining`: with more items left
+   * than this, `remainingItemCount` is left out (counting is a scan of the rest).
+   */
+  maxCountRemaining?: number;
   /** maxBatch caps the writes committed in one transaction, so one commit never stalls the process for long. */
   maxBatch?: number;
 }
@@ -22,3 +27,5 @@ export interface SqliteEventStoreOptions extends CommonStoreOptions {
 export const DEFAULT_CACHE_SIZE_MIB = 32;
 /** DEFAULT_MAX_BATCH is large enough that 64 concurrent writers share one commit. */
 export const DEFAULT_MAX_BATCH = 1_000;
+/** DEFAULT_MAX_COUNT_REMAINING keeps a counted page under ~20 ms (about 150 ms per million rows counted). */
+export const DEFAULT_MAX_COUNT_REMAINING = 100_000;

@@ -29,8 +29,9 @@ export const FIELD_COLUMNS: Record<IndexedField, string> = {
  */
 export const INDEX_PRIORITY: readonly IndexedField[] = ['involvedObject.name'];
 
-/** CURRENT and HISTORY are the conditions of the two partial index families; queries repeat them so the planner can use those indexes. */
+/** CURRENT selects the live version of each key; queries repeat it word for word so the planner can use the `cur_*` partial indexes. */
 export const CURRENT = 'superseded_rv IS NULL AND op <> 3';
+/** HISTORY selects replaced versions (tombstones excepted), the rows of the `hist_*` partial indexes. */
 export const HISTORY = 'superseded_rv IS NOT NULL AND op <> 3';
 
 const indexed = INDEX_PRIORITY.map((f) => FIELD_COLUMNS[f]);

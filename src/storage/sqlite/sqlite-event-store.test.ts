@@ -85,6 +85,18 @@ void describe('SqliteEventStore on disk', () => {
     await store.close();
   });
 
+  void it('leaves remainingItemCount out when more than maxCountRemaining items follow', async () => {
+    const store = new SqliteEventStore({ path: join(dir, 'count.db'), maxCountRemaining: 3 });
+    for (let i = 0; i < 10; i++) await store.create(sampleEvent('default', `e${i}`));
+    const first = await store.list({ limit: 2, countRemaining: true });
+    assert.ok(first.lastKey !== undefined);
+    assert.equal(first.remainingItemCount, undefined);
+    const rest = await store.list({ limit: 7, countRemaining: true, startKey: first.lastKey, resourceVersion: first.resourceVersion, match: 'Exact' });
+    assert.equal(rest.remainingItemCount, 1);
+    assert.equal((await store.list({ limit: 7, countRemaining: true })).remainingItemCount, 3);
+    await store.close();
+  });
+
   void it('fails every call with Unreachable after close()', async () => {
     const store = new SqliteEventStore({ path: join(dir, 'closed.db') });
     await store.close();

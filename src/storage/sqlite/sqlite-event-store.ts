@@ -32,7 +32,7 @@ import type { Change, ResolvedCommonOptions } from '../shared/index.js';
 import { Checkpointer } from './checkpointer.js';
 import { ListQueries } from './list-query.js';
 import type { ListScope } from './list-query.js';
-import { DEFAULT_CACHE_SIZE_MIB, DEFAULT_MAX_BATCH } from './options.js';
+import { DEFAULT_CACHE_SIZE_MIB, DEFAULT_MAX_BATCH, DEFAULT_MAX_COUNT_REMAINING } from './options.js';
 import type { SqliteEventStoreOptions } from './options.js';
 import { CURRENT, Op, applySchema } from './schema.js';
 
@@ -139,6 +139,7 @@ type Statements = ReturnType<typeof prepareStatements>;
 export class SqliteEventStore implements EventStore {
   private readonly o: ResolvedCommonOptions;
   private readonly maxBatch: number;
+  private readonly maxCount: number;
   private db: Database.Database | undefined;
   private stmt!: Statements;
   private lists!: ListQueries;
@@ -158,6 +159,7 @@ export class SqliteEventStore implements EventStore {
   constructor(options: SqliteEventStoreOptions) {
     this.o = resolveCommonOptions(options);
     this.maxBatch = options.maxBatch !== undefined && options.maxBatch > 0 ? options.maxBatch : DEFAULT_MAX_BATCH;
+    this.maxCount = options.maxCountRemaining !== undefined && options.maxCountRemaining > 0 ? options.maxCountRemaining : DEFAULT_MAX_COUNT_REMAINING;
     this.hub = new WatchHub(
       {
         changesAfter: (after, limit) => this.changesAfter(after, limit),
@@ -188,7 +190,7 @@ export class SqliteEventStore implements EventStore {
       this.o.logger.error('sqlite store failed to open', { path: options.path, error: e });
       return;
     }
-    this.checkpointer = new Checkpointer(options.path, (message) => this.o.logger.warn('sqlite checkpoint failed', { error: message }));
+    if (options.path !== ':memory:' && options.path !== '') this.checkpointer = new Checkpointer(options.path, (message) => this.o.logger.warn('sqlite checkpoint failed', { error: message }));
     this.tickers.push(
       new Ticker(this.o.clock, this.o.expiryIntervalMs, () => this.sweep()),
       new Ticker(this.o.clock, this.o.compactIntervalMs, () => this.compact()),
@@ -253,7 +255,8 @@ export class SqliteEventStore implements EventStore {
       const result: ListResult = { items, resourceVersion: at };
       if (more) {
         result.lastKey = start;
-        if (options.countRemaining === true) result.remainingItemCount = this.lists.count(scope, start);
+        const remaining = options.countRemaining === true ? this.lists.count(scope, start, this.maxCount) : undefined;
+        if (remaining !== undefined) result.remainingItemCount = remaining;
       }
       return result;
     });

@@ -1,5 +1,6 @@
 import { Option } from 'commander';
 import type { Command } from 'commander';
+import type { RecordFlags } from './record.js';
 import type { CliIO } from './run.js';
 import { DEFAULT_STORAGE } from './storage-spec.js';
 
@@ -29,5 +30,26 @@ export function register(program: Command, io: CliIO): void {
     .action(async (flags: { server: string; namespace: string; check: boolean }) => {
       const { runKubeconfig } = await import('./kubeconfig.js');
       await runKubeconfig(flags, io);
+    });
+
+  program
+    .command('record')
+    .description('record one event about an object, through the recorder (for scripts and CI jobs)')
+    .requiredOption('--for <kind/name>', 'the object the event is about, e.g. pod/web-1 or deployment/web')
+    .option('-n, --namespace <ns>', 'namespace of the object (default: the context\'s, or default)')
+    .addOption(new Option('--type <type>', 'event type').choices(['Normal', 'Warning']).default('Normal'))
+    .requiredOption('--reason <Reason>', 'why, in UpperCamelCase (e.g. BackupFailed)')
+    .option('--action <Action>', 'what was done or failed (required for events.k8s.io/v1)')
+    .option('--message <text>', 'human-readable message (note)', '')
+    .option('--reporting-controller <name>', 'who reports it', 'kevents-record')
+    .addOption(new Option('--api <groupVersion>', 'which Event API to write').choices(['events.k8s.io/v1', 'v1']).default('events.k8s.io/v1'))
+    .option('--object-api-version <v>', 'apiVersion of the object, for kinds kevents does not know (default v1)')
+    .option('--uid <uid>', 'uid of the object')
+    .option('--server <url>', 'API server URL (no kubeconfig needed), like kubectl --server')
+    .option('--kubeconfig <path>', 'kubeconfig file (default $KUBECONFIG or ~/.kube/config)')
+    .option('--context <name>', 'kubeconfig context')
+    .action(async (flags: RecordFlags) => {
+      const { runRecord } = await import('./record.js');
+      await runRecord(flags, io);
     });
 }

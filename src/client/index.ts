@@ -12,3 +12,4 @@ export { RequestConstructionError, statusErrorFromResponse } from './request-err
 export { KubeConnection } from './kube-connection.js';
 export { RestClient, REQUEST_TIMEOUT_MS, USER_AGENT, type RestClientOptions, type RestRequest } from './rest-client.js';
 export { loadKubeConfig, namespaceOf, type ConnectionFlags } from './load-kube-config.js';
+export { createReadClient, TABLE_ACCEPT, type OccurrenceListOptions, type ReadClient, type TableListOptions } from './read-client.js';

@@ -15,6 +15,8 @@ export interface RestRequest {
   query?: URLSearchParams;
   body?: unknown;
   contentType?: string;
+  /** accept replaces the default `application/json` Accept header (e.g. to ask for a meta.k8s.io Table). */
+  accept?: string;
   signal?: AbortSignal;
   /** verb names the request in synthesized error messages (`create events`). */
   verb: string;
@@ -70,7 +72,7 @@ export class RestClient {
     const payload = req.body === undefined ? undefined : Buffer.from(JSON.stringify(req.body));
     const headers: Record<string, string | number | string[]> = {
       ...(options.headers as Record<string, string>),
-      Accept: 'application/json',
+      Accept: req.accept ?? 'application/json',
       'User-Agent': this.userAgent,
     };
     if (payload !== undefined) {

@@ -1,0 +1,114 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { CoreEvent, CoreEventList, Occurrence, OccurrenceList, Status, Table, WatchEvent } from '../api/index.js';
+import { ARCHIVE_API } from '../api/index.js';
+import { EventResource } from './event-resource.js';
+import type { ListOptions, RequestOptions } from './event-resource.js';
+import { KubeConnection } from './kube-connection.js';
+import { RestClient } from './rest-client.js';
+import { readWatchStream } from './watch-stream.js';
+
+/** TABLE_ACCEPT is the Accept header `kubectl get` sends to have the server render a meta.k8s.io Table. */
+export const TABLE_ACCEPT = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json';
+
+/** TableListOptions select the events of a Table list or watch; `name` reads one event. */
+export interface TableListOptions extends ListOptions {
+  name?: string;
+  allowWatchBookmarks?: boolean;
+}
+
+/** OccurrenceListOptions select occurrences of the archive API. */
+export interface OccurrenceListOptions extends RequestOptions {
+  namespace?: string;
+  /** since and until bound the observed time (RFC 3339; since inclusive, until exclusive). */
+  since?: string;
+  until?: string;
+  fieldSelector?: string;
+  limit?: number;
+  continue?: string;
+}
+
+/** ReadClient is what the read commands need of a server: core/v1 events, server-rendered Tables, and the archive's occurrences. */
+export interface ReadClient {
+  /** server is the API server's base URL. */
+  readonly server: URL;
+  coreV1: EventResource<CoreEvent, CoreEventList>;
+  /** listTable lists events (or gets one, with `name`) as a server-rendered Table. */
+  listTable(options: TableListOptions): Promise<Table>;
+  /** watchTable watches events; each frame's object is a one-row Table (or a Status). */
+  watchTable(options: TableListOptions): AsyncGenerator<WatchEvent<Table | Status>>;
+  /** listOccurrences reads one page of the archive API; a server without it answers NotFound. */
+  listOccurrences(options: OccurrenceListOptions): Promise<OccurrenceList>;
+}
+
+/** createReadClient returns a ReadClient for the kubeconfig's current context. */
+export function createReadClient(options: { kubeConfig: KubeConfig; timeoutMs?: number; userAgent?: string }): ReadClient {
+  const connection = new KubeConnection(options.kubeConfig);
+  const rest = new RestClient(connection, {
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    ...(options.userAgent !== undefined ? { userAgent: options.userAgent } : {}),
+  });
+  const eventsPath = (namespace: string | undefined, name?: string): string => {
+    const base = namespace === undefined || namespace === '' ? '/api/v1/events' : `/api/v1/namespaces/${encodeURIComponent(namespace)}/events`;
+    return name === undefined ? base : `${base}/${encodeURIComponent(name)}`;
+  };
+  return {
+    server: connection.server,
+    coreV1: new EventResource<CoreEvent, CoreEventList>(rest, '/api/v1'),
+    async listTable(o) {
+      const query = o.name === undefined ? listQuery(o) : new URLSearchParams();
+      return await rest.request<Table>({
+        method: 'GET',
+        path: eventsPath(o.namespace, o.name),
+        query,
+        accept: TABLE_ACCEPT,
+        verb: o.name === undefined ? 'list events' : 'get events',
+        ...(o.signal !== undefined ? { signal: o.signal } : {}),
+      });
+    },
+    async *watchTable(o) {
+      const query = listQuery(o);
+      query.set('watch', 'true');
+      if (o.name !== undefined) query.set('fieldSelector', `metadata.name=${o.name}`);
+      if (o.allowWatchBookmarks) query.set('allowWatchBookmarks', 'true');
+      const res = await rest.stream({
+        method: 'GET',
+        path: eventsPath(o.namespace),
+        query,
+        accept: TABLE_ACCEPT,
+        verb: 'watch events',
+        ...(o.signal !== undefined ? { signal: o.signal } : {}),
+      });
+      yield* readWatchStream<Table | Status>(res);
+    },
+    async listOccurrences(o) {
+      const base = `/apis/${ARCHIVE_API}`;
+      const path = o.namespace === undefined || o.namespace === '' ? `${base}/occurrences` : `${base}/namespaces/${encodeURIComponent(o.namespace)}/occurrences`;
+      const query = new URLSearchParams();
+      if (o.since !== undefined) query.set('since', o.since);
+      if (o.until !== undefined) query.set('until', o.until);
+      if (o.fieldSelector) query.set('fieldSelector', o.fieldSelector);
+      if (o.limit) query.set('limit', String(o.limit));
+      if (o.continue) query.set('continue', o.continue);
+      const list = await rest.request<OccurrenceList>({
+        method: 'GET',
+        path,
+        query,
+        verb: 'list occurrences',
+        ...(o.signal !== undefined ? { signal: o.signal } : {}),
+      });
+      list.items ??= [] as Occurrence[];
+      return list;
+    },
+  };
+}
+
+function listQuery(o: ListOptions): URLSearchParams {
+  const q = new URLSearchParams();
+  if (o.labelSelector) q.set('labelSelector', o.labelSelector);
+  if (o.fieldSelector) q.set('fieldSelector', o.fieldSelector);
+  if (o.limit) q.set('limit', String(o.limit));
+  if (o.continue) q.set('continue', o.continue);
+  if (o.resourceVersion !== undefined) q.set('resourceVersion', o.resourceVersion);
+  if (o.timeoutSeconds) q.set('timeoutSeconds', String(o.timeoutSeconds));
+  return q;
+}

@@ -1,2 +1,3 @@
 export * from './errors.js';
 export type * from './event-store.js';
+export { DEFAULT_HISTORY_WINDOW_SECONDS } from './shared/index.js';

@@ -348,7 +348,7 @@ export class SqliteEventStore implements EventStore {
 
   private checkOpen(): Database.Database {
     if (this.openError !== undefined) throw this.openError;
-    if (this.db === undefined) throw new StorageError('Unreachable', 'the store is closed');
+    if (this.db === undefined || this.closed) throw new StorageError('Unreachable', 'the store is closed');
     return this.db;
   }
 

@@ -1,3 +1,2 @@
 export * from './errors.js';
 export type * from './event-store.js';
-export { DEFAULT_HISTORY_WINDOW_SECONDS } from './shared/index.js';

@@ -1,2 +1,0 @@
-export * from './postgres-event-store.js';
-export * from './options.js';

@@ -1,6 +1,7 @@
 import { realClock, createConsoleLogger } from '../internal/index.js';
 import type { LogLevel } from '../internal/index.js';
 import { createEventsServer } from '../server/index.js';
+import { DEFAULT_HISTORY_WINDOW_SECONDS } from '../storage/index.js';
 import { CliError, UsageError } from './errors.js';
 import { formatGoDuration, parseGoDuration } from './go-duration.js';
 import type { CliIO } from './run.js';
@@ -38,7 +39,9 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
   const level = flags.logLevel as LogLevel;
   if (!['error', 'warn', 'info', 'debug'].includes(level)) throw new UsageError('--log-level must be error, warn, info or debug');
   const logger = createConsoleLogger({ level, stream: io.stderr });
-  const store = await openStore(spec, { clock: realClock, logger });
+  // Watches must be able to resume for at least as long as an event lives.
+  const historyWindowSeconds = Math.max(DEFAULT_HISTORY_WINDOW_SECONDS, Math.round(ttlMs / 1000) + 15 * 60);
+  const store = await openStore(spec, { clock: realClock, logger, historyWindowSeconds });
   const server = createEventsServer({ store, eventTtlSeconds: Math.round(ttlMs / 1000), clock: realClock, logger, keventsVersion: version });
   let address;
   try {

@@ -35,13 +35,17 @@ export async function openStore(spec: StorageSpec, deps: { clock: Clock; logger:
   switch (spec.kind) {
     case 'memory': {
       const { MemoryEventStore } = await import('../storage/memory/index.js');
-      return new MemoryEventStore({ clock: deps.clock });
+      return new MemoryEventStore({ clock: deps.clock, logger: deps.logger, ...window(deps) });
     }
     case 'sqlite': {
       const path = resolve(spec.path);
       mkdirSync(dirname(path), { recursive: true });
       const { SqliteEventStore } = await import('../storage/sqlite/index.js');
-      return new SqliteEventStore({ path, clock: deps.clock, logger: deps.logger });
+      return new SqliteEventStore({ path, clock: deps.clock, logger: deps.logger, ...window(deps) });
     }
   }
+}
+
+function window(deps: { historyWindowSeconds?: number }): { historyWindowSeconds?: number } {
+  return deps.historyWindowSeconds === undefined ? {} : { historyWindowSeconds: deps.historyWindowSeconds };
 }

@@ -1,2 +1,4 @@
 export * from './errors.js';
 export type * from './event-store.js';
+export { DEFAULT_HISTORY_WINDOW_SECONDS } from './shared/index.js';
+export * from './archive-store.js';

@@ -1,0 +1,40 @@
+import { StorageError, isStorageError } from '../errors.js';
+import type { PgPool } from './options.js';
+
+interface PgModule {
+  Pool: new (config: { connectionString: string; max: number }) => PgPool & { on(event: 'error', listener: (e: Error) => void): unknown };
+}
+
+/** DRIVER is the optional peer dependency; its name sits in a variable so that nothing resolves it before a postgres store is opened. */
+const DRIVER = 'pg';
+
+/**
+ * createPool loads `pg` on first use and opens a pool. Without the package the
+ * store fails with Unreachable and says how to install it.
+ */
+export async function createPool(connectionString: string, max: number, onIdleError: (e: Error) => void): Promise<PgPool> {
+  let mod: { default?: PgModule } & Partial<PgModule>;
+  try {
+    mod = (await import(DRIVER)) as { default?: PgModule } & Partial<PgModule>;
+  } catch (e) {
+    throw new StorageError('Unreachable', 'the postgres storage backend needs the optional package "pg": npm install pg', { cause: e });
+  }
+  const Pool = mod.default?.Pool ?? mod.Pool;
+  if (Pool === undefined) throw new StorageError('Unreachable', 'the installed "pg" package has no Pool');
+  const pool = new Pool({ connectionString, max });
+  // An idle connection that drops (server restart) is reported here; without a listener it would crash the process.
+  pool.on('error', onIdleError);
+  return pool;
+}
+
+/** CONNECTION_CODES are the driver's socket errors and PostgreSQL's connection-exception and shutdown SQLSTATEs. */
+const CONNECTION_CODES = /^(08\w{3}|57P0[1-3]|53300|ECONNREFUSED|ECONNRESET|ENOTFOUND|ETIMEDOUT|EPIPE|EHOSTUNREACH)$/;
+
+/** pgFailure wraps a driver error in the storage vocabulary: a lost or refused connection is Unreachable, anything else Internal. */
+export function pgFailure(e: unknown): StorageError {
+  if (isStorageError(e)) return e;
+  const code = (e as { code?: unknown } | null)?.code;
+  const message = e instanceof Error ? e.message : String(e);
+  const unreachable = (typeof code === 'string' && CONNECTION_CODES.test(code)) || /Connection terminated|not queryable|pool after calling end/i.test(message);
+  return new StorageError(unreachable ? 'Unreachable' : 'Internal', `postgres: ${message}`, { cause: e });
+}

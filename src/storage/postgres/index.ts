@@ -1,0 +1,2 @@
+export * from './postgres-event-store.js';
+export * from './options.js';

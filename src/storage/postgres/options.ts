@@ -1,0 +1,60 @@
+import type { CommonStoreOptions } from '../shared/index.js';
+
+/** PgQueryResult is the part of a `pg` query result the store reads. */
+export interface PgQueryResult<R> {
+  rows: R[];
+  rowCount: number | null;
+}
+
+/** PgNotification is a NOTIFY message as `pg` hands it to a listening client. */
+export interface PgNotification {
+  channel: string;
+  payload?: string | undefined;
+}
+
+/**
+ * PgClient is the structural subset of `pg`'s PoolClient the store uses. The
+ * store never imports the driver: any object of this shape works (a `pg`
+ * PoolClient is one).
+ */
+export interface PgClient {
+  query<R = Record<string, unknown>>(text: string, values?: unknown[]): Promise<PgQueryResult<R>>;
+  release(err?: Error | boolean): void;
+  on(event: 'notification', listener: (message: PgNotification) => void): unknown;
+  on(event: 'error', listener: (err: Error) => void): unknown;
+}
+
+/** PgPool is the structural subset of `pg`'s Pool the store uses. */
+export interface PgPool {
+  connect(): Promise<PgClient>;
+  query<R = Record<string, unknown>>(text: string, values?: unknown[]): Promise<PgQueryResult<R>>;
+  end(): Promise<void>;
+}
+
+/**
+ * PostgresEventStoreOptions configure a PostgresEventStore: a `connectionString`
+ * (the store loads `pg` and owns the pool), or a `pool` the caller owns.
+ */
+export interface PostgresEventStoreOptions extends CommonStoreOptions {
+  /** connectionString is a `postgres://user@host:port/database` URL. */
+  connectionString?: string;
+  /** pool is used instead of a pool of the store's own; the store never ends it. One of its connections stays checked out for LISTEN. */
+  pool?: PgPool;
+  /** schema is the PostgreSQL schema the store's tables live in, so several stores (or tests) can share one database. */
+  schema?: string;
+  /** poolSize bounds the connections of the store's own pool. */
+  poolSize?: number;
+  /** maxBatch caps the writes committed in one transaction. */
+  maxBatch?: number;
+  /** watchCacheSize is how many recent changes each replica keeps in memory for watchers that resume close to now; older history is read from SQL. */
+  watchCacheSize?: number;
+}
+
+/** DEFAULT_SCHEMA is where the tables live unless told otherwise. */
+export const DEFAULT_SCHEMA = 'kevents';
+/** DEFAULT_POOL_SIZE: two connections for pipelined write batches, one for LISTEN, the rest for reads and maintenance. */
+export const DEFAULT_POOL_SIZE = 10;
+/** DEFAULT_MAX_BATCH is large enough that 64 concurrent writers share one commit. */
+export const DEFAULT_MAX_BATCH = 1_000;
+/** DEFAULT_WATCH_CACHE_SIZE covers a few seconds of changes at full ingest rate, which is how far back most watch resumes reach. */
+export const DEFAULT_WATCH_CACHE_SIZE = 8_192;

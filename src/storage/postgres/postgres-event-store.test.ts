@@ -1,0 +1,141 @@
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import pg from 'pg';
+import type { CoreEvent } from '../../api/index.js';
+import { isStorageError } from '../errors.js';
+import type { EventStore } from '../event-store.js';
+import { runEventStoreConformance, sampleEvent } from '../testing/index.js';
+import { PostgresEventStore } from './index.js';
+import type { PgPool } from './index.js';
+
+/** POSTGRES_URL is the test database: the machine's PostgreSQL unless KEVENTS_TEST_POSTGRES says otherwise. */
+const POSTGRES_URL = process.env.KEVENTS_TEST_POSTGRES ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+const admin = new pg.Pool({ connectionString: POSTGRES_URL, max: 2 });
+const schemas = new WeakMap<EventStore, string>();
+const made = new Set<string>();
+let n = 0;
+const fresh = (): string => {
+  const s = `kevents_test_${process.pid}_${n++}`;
+  made.add(s);
+  return s;
+};
+const drop = async (s: string): Promise<void> => {
+  await admin.query(`DROP SCHEMA IF EXISTS ${s} CASCADE`);
+  made.delete(s);
+};
+after(async () => {
+  for (const s of made) await drop(s);
+  await admin.end();
+});
+
+runEventStoreConformance('postgres', {
+  create: (env) => {
+    const schema = fresh();
+    const store = new PostgresEventStore({ connectionString: POSTGRES_URL, schema, poolSize: 4, ...env.options });
+    schemas.set(store, schema);
+    return Promise.resolve(store);
+  },
+  destroy: async (store) => {
+    await store.close();
+    await drop(schemas.get(store)!);
+  },
+  reopen: (closed, env) => {
+    const schema = schemas.get(closed)!;
+    const store = new PostgresEventStore({ connectionString: POSTGRES_URL, schema, poolSize: 4, ...env.options });
+    schemas.set(store, schema);
+    return Promise.resolve(store);
+  },
+});
+
+void describe('PostgresEventStore', () => {
+  void it('accepts a pg Pool the caller owns, and leaves it open on close', async () => {
+    const schema = fresh();
+    const pool: PgPool = new pg.Pool({ connectionString: POSTGRES_URL, max: 3 });
+    const store = new PostgresEventStore({ pool, schema });
+    await store.create(sampleEvent('default', 'a'));
+    await store.close();
+    const { rows } = await pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${schema}.versions`);
+    assert.equal(Number(rows[0]!.n), 1);
+    await pool.end();
+    await drop(schema);
+  });
+
+  void it('fails every call with Unreachable when the server cannot be reached, and after close()', async () => {
+    const down = new PostgresEventStore({ connectionString: 'postgres://postgres@127.0.0.1:1/test', schema: fresh() });
+    await assert.rejects(down.ready(), (e) => isStorageError(e, 'Unreachable'));
+    await assert.rejects(down.get('default', 'a'), (e) => isStorageError(e, 'Unreachable'));
+    await down.close();
+    const schema = fresh();
+    const store = new PostgresEventStore({ connectionString: POSTGRES_URL, schema });
+    await store.ready();
+    await store.close();
+    await assert.rejects(store.create(sampleEvent('default', 'a')), (e) => isStorageError(e, 'Unreachable'));
+    await assert.rejects(store.list({}), (e) => isStorageError(e, 'Unreachable'));
+    await drop(schema);
+  });
+
+  void it('refuses a schema name that is not a plain identifier, and a database of another schema version', async () => {
+    const bad = new PostgresEventStore({ connectionString: POSTGRES_URL, schema: 'x; DROP TABLE y' });
+    await assert.rejects(bad.ready(), (e) => isStorageError(e, 'Unreachable') && /invalid schema name/.test(e.message));
+    await bad.close();
+    const schema = fresh();
+    await admin.query(`CREATE SCHEMA ${schema}; CREATE TABLE ${schema}.meta (name text PRIMARY KEY, value bigint NOT NULL); INSERT INTO ${schema}.meta VALUES ('schema', 99)`);
+    const future = new PostgresEventStore({ connectionString: POSTGRES_URL, schema });
+    await assert.rejects(future.ready(), (e) => isStorageError(e, 'Unreachable') && /schema version 99/.test(e.message));
+    await future.close();
+    await drop(schema);
+  });
+
+  void it('two stores over one schema: writes through either reach the watchers of both, in revision order, with the same revisions', async () => {
+    const schema = fresh();
+    const [a, b] = [0, 1].map(() => new PostgresEventStore({ connectionString: POSTGRES_URL, schema, poolSize: 4 }));
+    await Promise.all([a!.ready(), b!.ready()]);
+    const wa = a!.watch({});
+    const wb = b!.watch({});
+    const writes: Promise<CoreEvent>[] = [];
+    for (let i = 0; i < 200; i++) writes.push((i % 2 === 0 ? a! : b!).create(sampleEvent('default', `e${i}`)));
+    const written = await Promise.all(writes);
+    const expected = written.map((e) => Number(e.metadata.resourceVersion)).sort((x, y) => x - y);
+    const seen = async (w: ReturnType<EventStore['watch']>): Promise<number[]> => {
+      const out: number[] = [];
+      for await (const e of w) {
+        out.push(Number(e.object.metadata.resourceVersion));
+        if (out.length === expected.length) break;
+      }
+      return out;
+    };
+    const [ra, rb] = await Promise.all([seen(wa), seen(wb)]);
+    assert.deepEqual(ra, expected);
+    assert.deepEqual(rb, expected);
+    assert.deepEqual(expected, Array.from({ length: 200 }, (_, i) => expected[0]! + i), 'revisions have no gaps');
+    await Promise.all([a!.close(), b!.close()]);
+    await drop(schema);
+  });
+
+  void it('replays history older than the watch cache from SQL, with filters, then goes live', async () => {
+    const schema = fresh();
+    const store = new PostgresEventStore({ connectionString: POSTGRES_URL, schema, watchCacheSize: 8 });
+    const start = await store.currentResourceVersion();
+    for (let i = 0; i < 3000; i++) {
+      const e = sampleEvent(i % 2 === 0 ? 'a' : 'b', `e${i}`);
+      await store.create(e);
+    }
+    const w = store.watch({ resourceVersion: start, namespace: 'a' });
+    const it2 = w[Symbol.asyncIterator]();
+    const got: string[] = [];
+    while (got.length < 1500) {
+      const r = await it2.next();
+      assert.equal(r.done, false);
+      got.push(r.value.object.metadata.name!);
+    }
+    assert.deepEqual(got, Array.from({ length: 1500 }, (_, i) => `e${2 * i}`));
+    await store.create(sampleEvent('a', 'live'));
+    const r = await it2.next();
+    assert.equal(r.done, false);
+    assert.equal(r.value.object.metadata.name, 'live');
+    w.stop();
+    await store.close();
+    await drop(schema);
+  });
+});

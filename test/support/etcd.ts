@@ -1,0 +1,193 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { get } from 'node:http';
+import { createServer } from 'node:net';
+import type { Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** ETCD_BINARY is the etcd server the tests run (Debian's etcd-server package); ETCD_BIN overrides it. */
+export const ETCD_BINARY = process.env.ETCD_BIN ?? '/usr/bin/etcd';
+
+/**
+ * TIMING makes elections fast on loopback and brings etcd's least lease TTL
+ * (1.5 election timeouts, rounded up to whole seconds) down to one second.
+ */
+const TIMING = ['--heartbeat-interval', '50', '--election-timeout', '500'];
+const READY_TIMEOUT_MS = 20_000;
+
+/** EtcdMember is one etcd server process of a test cluster. */
+export interface EtcdMember {
+  name: string;
+  /** endpoint is the member's client URL, e.g. http://127.0.0.1:41234. */
+  endpoint: string;
+  peerUrl: string;
+  /** running is false once the member was killed or stopped. */
+  readonly running: boolean;
+  /** kill stops the member with a signal (SIGKILL by default: a crash) and waits for it to exit. */
+  kill(signal?: NodeJS.Signals): Promise<void>;
+  /** stderr is what the member logged. */
+  stderr(): string;
+}
+
+/** EtcdCluster is a running test cluster of one or three members on loopback ports. */
+export interface EtcdCluster {
+  members: EtcdMember[];
+  /** endpoints are the client URLs of every member. */
+  endpoints: string[];
+  /** stop ends every member still running and removes the data directories. */
+  stop(): Promise<void>;
+}
+
+/** StartEtcdOptions shape a test cluster. */
+export interface StartEtcdOptions {
+  /** members: 1 (default) or 3. */
+  members?: 1 | 3;
+  /** dataRoot is where the data directories go; the system temp dir by default. */
+  dataRoot?: string;
+}
+
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  // A test run that ends abruptly must not leave etcd servers behind.
+  for (const child of running) child.kill('SIGKILL');
+});
+
+async function freePorts(n: number): Promise<number[]> {
+  const servers: Server[] = [];
+  try {
+    for (let i = 0; i < n; i++) {
+      const s = createServer();
+      await new Promise<void>((resolve, reject) => {
+        s.once('error', reject);
+        s.listen(0, '127.0.0.1', resolve);
+      });
+      servers.push(s);
+    }
+    return servers.map((s) => {
+      const a = s.address();
+      if (a === null || typeof a === 'string') throw new Error('no port');
+      return a.port;
+    });
+  } finally {
+    await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  }
+}
+
+function healthy(endpoint: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = get(`${endpoint}/health`, { timeout: 1_000 }, (res) => {
+      let body = '';
+      res.on('data', (d: Buffer) => (body += d.toString()));
+      res.on('end', () => resolve(/"health":\s*"true"/.test(body)));
+    });
+    req.on('error', () => resolve(false));
+    req.on('timeout', () => {
+      req.destroy();
+      resolve(false);
+    });
+  });
+}
+
+function launch(name: string, dir: string, endpoint: string, peerUrl: string, initialCluster: string): { member: EtcdMember; exited: Promise<void> } {
+  const child = spawn(
+    ETCD_BINARY,
+    [
+      '--name', name,
+      '--data-dir', join(dir, name),
+      '--listen-client-urls', endpoint,
+      '--advertise-client-urls', endpoint,
+      '--listen-peer-urls', peerUrl,
+      '--initial-advertise-peer-urls', peerUrl,
+      '--initial-cluster', initialCluster,
+      '--initial-cluster-state', 'new',
+      '--initial-cluster-token', `kevents-test-${process.pid}`,
+      '--logger', 'zap',
+      '--log-outputs', 'stderr',
+      '--log-level', 'error',
+      ...TIMING,
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  running.add(child);
+  let err = '';
+  child.stderr.on('data', (d: Buffer) => {
+    if (err.length < 100_000) err += d.toString();
+  });
+  let alive = true;
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      alive = false;
+      running.delete(child);
+      resolve();
+    }),
+  );
+  const member: EtcdMember = {
+    name,
+    endpoint,
+    peerUrl,
+    get running() {
+      return alive;
+    },
+    async kill(signal: NodeJS.Signals = 'SIGKILL') {
+      if (alive) child.kill(signal);
+      await exited;
+    },
+    stderr: () => err,
+  };
+  return { member, exited };
+}
+
+async function startOnce(n: number, dataRoot: string): Promise<EtcdCluster> {
+  const ports = await freePorts(2 * n);
+  const dir = mkdtempSync(join(dataRoot, 'kevents-etcd-'));
+  const names = Array.from({ length: n }, (_, i) => `m${i}`);
+  const peers = names.map((_, i) => `http://127.0.0.1:${ports[2 * i + 1]}`);
+  const initialCluster = names.map((name, i) => `${name}=${peers[i]}`).join(',');
+  const launched = names.map((name, i) => launch(name, dir, `http://127.0.0.1:${ports[2 * i]}`, peers[i]!, initialCluster));
+  const members = launched.map((l) => l.member);
+  const cluster: EtcdCluster = {
+    members,
+    endpoints: members.map((m) => m.endpoint),
+    async stop() {
+      await Promise.all(members.map((m) => m.kill('SIGTERM')));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  for (;;) {
+    const dead = members.find((m) => !m.running);
+    if (dead !== undefined) {
+      await cluster.stop();
+      throw new Error(`etcd member ${dead.name} exited during start: ${dead.stderr()}`);
+    }
+    const health = await Promise.all(members.map((m) => healthy(m.endpoint)));
+    if (health.every(Boolean)) return cluster;
+    if (Date.now() > deadline) {
+      await cluster.stop();
+      throw new Error(`etcd did not become healthy within ${READY_TIMEOUT_MS} ms: ${members.map((m) => m.stderr()).join('\n')}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
+ * startEtcd runs a fresh etcd cluster (one member, or three) listening on free
+ * 127.0.0.1 ports with its data in a new temporary directory, and resolves once
+ * every member reports healthy (the cluster has a leader). A start that loses a
+ * port race to another process is retried.
+ */
+export async function startEtcd(options: StartEtcdOptions = {}): Promise<EtcdCluster> {
+  const n = options.members ?? 1;
+  const dataRoot = options.dataRoot ?? tmpdir();
+  let last: unknown;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      return await startOnce(n, dataRoot);
+    } catch (e) {
+      last = e;
+    }
+  }
+  throw last instanceof Error ? last : new Error(String(last));
+}

@@ -78,3 +78,103 @@ export function occurrenceChange(prev: CoreEvent | undefined, next: CoreEvent): 
     countAfter !== countBefore || eventLastSeen(prev) !== eventLastSeen(next) || (prev.message ?? '') !== (next.message ?? '');
   return changed ? { countBefore, countAfter } : undefined;
 }
+
+/** OccurrenceStamp is what a writer knows about an occurrence beyond the event itself. */
+export interface OccurrenceStamp {
+  /** observedTime is when the change was seen (MicroTime); a store fills in its own clock when absent. */
+  observedTime?: string;
+  /** cluster names the mirrored source; absent for local writes. */
+  cluster?: string;
+}
+
+/**
+ * occurrenceOf builds the Occurrence of a change that produced `event` (as
+ * stored, with its resourceVersion). `sequence` makes the name unique; the
+ * regarding, reason and message are those of the event after the change.
+ */
+export function occurrenceOf(
+  event: CoreEvent,
+  change: { countBefore: number; countAfter: number },
+  stamp: { observedTime: string; cluster?: string | undefined },
+  sequence: number,
+): Occurrence {
+  const meta = event.metadata;
+  const name = meta.name ?? '';
+  const namespace = meta.namespace ?? '';
+  const o: Occurrence = {
+    kind: 'Occurrence',
+    apiVersion: ARCHIVE_API,
+    metadata: { name: `${name}.${sequence}`, namespace, creationTimestamp: stamp.observedTime.replace(/\.\d+Z$/, 'Z') },
+    event: { name, namespace },
+    observedTime: stamp.observedTime,
+    lastSeen: eventLastSeen(event),
+    countBefore: change.countBefore,
+    countAfter: change.countAfter,
+    regarding: event.involvedObject,
+  };
+  if (meta.uid !== undefined) o.event.uid = meta.uid;
+  if (meta.resourceVersion !== undefined) o.event.resourceVersion = meta.resourceVersion;
+  if (event.type !== undefined) o.type = event.type;
+  if (event.reason !== undefined) o.reason = event.reason;
+  if (event.message !== undefined) o.message = event.message;
+  if (event.related !== undefined && event.related !== null) o.related = event.related;
+  const controller = event.reportingComponent !== undefined && event.reportingComponent !== '' ? event.reportingComponent : event.source?.component;
+  if (controller !== undefined && controller !== '') o.reportingController = controller;
+  const instance = event.reportingInstance !== undefined && event.reportingInstance !== '' ? event.reportingInstance : event.source?.host;
+  if (instance !== undefined && instance !== '') o.reportingInstance = instance;
+  if (stamp.cluster !== undefined && stamp.cluster !== '') o.cluster = stamp.cluster;
+  return o;
+}
+
+/** OccurrenceField names the fields an occurrence list may select on with `=` (and `!=`). */
+export type OccurrenceField =
+  | 'metadata.namespace'
+  | 'event.name'
+  | 'event.uid'
+  | 'regarding.kind'
+  | 'regarding.namespace'
+  | 'regarding.name'
+  | 'regarding.uid'
+  | 'reason'
+  | 'type'
+  | 'cluster';
+
+/** OCCURRENCE_FIELDS is every field label the archive API accepts in a fieldSelector; anything else is a 400. */
+export const OCCURRENCE_FIELDS: readonly OccurrenceField[] = [
+  'metadata.namespace',
+  'event.name',
+  'event.uid',
+  'regarding.kind',
+  'regarding.namespace',
+  'regarding.name',
+  'regarding.uid',
+  'reason',
+  'type',
+  'cluster',
+];
+
+/** occurrenceFieldValue reads one selectable field of an occurrence; a missing field reads as "". */
+export function occurrenceFieldValue(o: Occurrence, field: OccurrenceField): string {
+  switch (field) {
+    case 'metadata.namespace':
+      return o.metadata.namespace ?? '';
+    case 'event.name':
+      return o.event.name;
+    case 'event.uid':
+      return o.event.uid ?? '';
+    case 'regarding.kind':
+      return o.regarding.kind ?? '';
+    case 'regarding.namespace':
+      return o.regarding.namespace ?? '';
+    case 'regarding.name':
+      return o.regarding.name ?? '';
+    case 'regarding.uid':
+      return o.regarding.uid ?? '';
+    case 'reason':
+      return o.reason ?? '';
+    case 'type':
+      return o.type ?? '';
+    case 'cluster':
+      return o.cluster ?? '';
+  }
+}

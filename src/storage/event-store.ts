@@ -1,4 +1,4 @@
-import type { CoreEvent } from '../api/index.js';
+import type { CoreEvent, OccurrenceStamp } from '../api/index.js';
 
 /**
  * Storage contract for events. Objects are stored in their core/v1 form (both
@@ -85,6 +85,12 @@ export interface Preconditions {
 export interface WriteOptions {
   /** ttlSeconds: the object expires this long after this write; 0 or undefined keeps it. */
   ttlSeconds?: number;
+  /**
+   * occurrence asks a store with the archive capability (`ArchiveStore`) to
+   * append an Occurrence in the same transaction when the write is an observed
+   * change (`occurrenceChange`); other stores ignore it.
+   */
+  occurrence?: OccurrenceStamp;
 }
 
 /** UpdateOptions tell `guaranteedUpdate` how to behave. */

@@ -1,6 +1,17 @@
-import type { CoreEvent } from '../../api/index.js';
+import { formatTime, nowMicroTime, occurrenceChange, occurrenceOf } from '../../api/index.js';
+import type { CoreEvent, Occurrence, OccurrenceStamp } from '../../api/index.js';
 import type {
-  EventStore,
+  ArchiveBatch,
+  ArchiveBatchResult,
+  ArchiveStore,
+  OccurrenceCursor,
+  OccurrencePage,
+  OccurrenceQuery,
+  RetentionPolicy,
+  RetentionResult,
+  SourceCheckpoint,
+} from '../archive-store.js';
+import type {
   EventWatch,
   ListOptions,
   ListResult,
@@ -16,13 +27,17 @@ import {
   Ticker,
   WatchHub,
   checkPreconditions,
+  compareCursor,
   decodeEvent,
   encodeEvent,
   eventKey,
   keyOfEvent,
   listRevision,
   matchesFilter,
+  matchesOccurrence,
+  microsOf,
   namespaceRange,
+  resolveArchiveWrite,
   resolveCommonOptions,
   sameContent,
 } from '../shared/index.js';
@@ -36,6 +51,15 @@ interface Version {
   expiresAt: number | undefined;
 }
 
+interface StoredOccurrence {
+  at: OccurrenceCursor;
+  occurrence: Occurrence;
+  bytes: number;
+}
+
+/** RETENTION_STEP bounds the objects one retention step removes, as the persistent backends do. */
+const RETENTION_STEP = 5_000;
+
 interface LogEntry {
   change: Change;
   at: number;
@@ -46,13 +70,20 @@ interface LogEntry {
  * and `--storage memory:`. It has the same semantics as the persistent backends
  * (revisions, snapshots, history window, TTL) and keeps nothing after exit.
  */
-export class MemoryEventStore implements EventStore {
+export class MemoryEventStore implements ArchiveStore {
   private readonly o: ResolvedCommonOptions;
   /** versions holds every kept version of each key, oldest first. */
   private readonly versions = new Map<string, Version[]>();
   /** keys is every key with a kept version, sorted in key order. */
   private readonly keys: string[] = [];
   private readonly log: LogEntry[] = [];
+  /** occurrences are kept in (observed time, id) order. */
+  private readonly occurrences: StoredOccurrence[] = [];
+  private occurrenceSeq = 0;
+  private occurrenceBytes = 0;
+  private readonly checkpoints = new Map<string, SourceCheckpoint>();
+  /** writtenAt is when each live key was last written, for retention. */
+  private readonly writtenAt = new Map<string, number>();
   private rv = 0;
   private compacted = 0;
   private closed = false;
@@ -79,7 +110,9 @@ export class MemoryEventStore implements EventStore {
       if (this.live(key) !== undefined) throw new StorageError('KeyExists', `${key} already exists`, { key, currentResourceVersion: this.rv });
       const json = encodeEvent(event);
       const rv = this.write(key, 'ADDED', json, undefined, this.expiry(options.ttlSeconds));
-      return decodeEvent(json, rv);
+      const stored = decodeEvent(json, rv);
+      this.recordLocal(undefined, stored, options.occurrence);
+      return stored;
     });
   }
 
@@ -146,7 +179,9 @@ export class MemoryEventStore implements EventStore {
       const json = encodeEvent(next);
       if (cur !== undefined && sameContent(json, cur.json)) return { object: decodeEvent(cur.json, cur.rv), created: false };
       const rv = this.write(key, cur === undefined ? 'ADDED' : 'MODIFIED', json, cur, this.expiry(options.ttlSeconds));
-      return { object: decodeEvent(json, rv), created: cur === undefined };
+      const stored = decodeEvent(json, rv);
+      this.recordLocal(current, stored, options.occurrence);
+      return { object: stored, created: cur === undefined };
     }
   }
 
@@ -182,6 +217,167 @@ export class MemoryEventStore implements EventStore {
     for (const t of this.tickers) t.stop();
     this.hub.closeAll();
     return Promise.resolve();
+  }
+
+  applyArchiveBatch(batch: ArchiveBatch): Promise<ArchiveBatchResult> {
+    return this.run(() => {
+      // Decide every write against an overlay before changing anything, so a failing decide leaves the batch unwritten.
+      const overlay = new Map<string, CoreEvent>();
+      const planned: { key: string; object: CoreEvent; occurrence: { countBefore: number; countAfter: number } | undefined }[] = [];
+      let skipped = 0;
+      for (const w of batch.writes) {
+        const r = resolveArchiveWrite(w, (key) => {
+          const o = overlay.get(key);
+          if (o !== undefined) return o;
+          const v = this.live(key);
+          return v === undefined ? undefined : decodeEvent(v.json, v.rv);
+        });
+        if (r.decision.action === 'skip') {
+          skipped++;
+          continue;
+        }
+        overlay.set(r.key, r.decision.object);
+        planned.push({ key: r.key, object: r.decision.object, occurrence: r.decision.occurrence });
+      }
+      let events = 0;
+      let occurrences = 0;
+      for (const p of planned) {
+        const written = this.commitArchived(p.key, p.object, p.occurrence, batch.stamp);
+        if (written > 0) events++;
+        if (written > 1) occurrences++;
+      }
+      if (batch.checkpoint !== undefined) {
+        this.checkpoints.set(batch.checkpoint.source, { ...batch.checkpoint, updatedAt: formatTime(this.o.clock.now()) ?? '' });
+      }
+      return { events, occurrences, skipped: skipped + planned.length - events };
+    });
+  }
+
+  getCheckpoint(source: string): Promise<SourceCheckpoint | undefined> {
+    return this.run(() => {
+      const c = this.checkpoints.get(source);
+      return c === undefined ? undefined : { ...c };
+    });
+  }
+
+  listOccurrences(query: OccurrenceQuery): Promise<OccurrencePage> {
+    return this.run(() => {
+      const limit = query.limit !== undefined && query.limit > 0 ? query.limit : Infinity;
+      const from = query.after ?? (query.sinceMicros !== undefined ? { observedMicros: query.sinceMicros, id: 0 } : undefined);
+      let i = from === undefined ? 0 : this.occurrenceIndexAfter(from);
+      const items: Occurrence[] = [];
+      let last: OccurrenceCursor | undefined;
+      for (; i < this.occurrences.length; i++) {
+        const s = this.occurrences[i]!;
+        if (query.untilMicros !== undefined && s.at.observedMicros >= query.untilMicros) break;
+        if (!matchesOccurrence(s.occurrence, s.at, query)) continue;
+        if (items.length >= limit) return { items, next: last! };
+        items.push(structuredClone(s.occurrence));
+        last = s.at;
+      }
+      return { items };
+    });
+  }
+
+  enforceRetention(policy: RetentionPolicy): Promise<RetentionResult> {
+    return this.run(() => {
+      let events = 0;
+      let occurrences = 0;
+      const cutoff = policy.olderThanMs;
+      if (cutoff !== undefined) {
+        let n = 0;
+        while (n < this.occurrences.length && n < RETENTION_STEP && this.occurrences[n]!.at.observedMicros < cutoff * 1000) n++;
+        occurrences += this.dropOccurrences(n);
+        for (const [key, at] of this.writtenAt) {
+          if (events >= RETENTION_STEP) break;
+          if (at < cutoff && this.dropEvent(key)) events++;
+        }
+      }
+      if (policy.maxBytes !== undefined && policy.maxBytes > 0) {
+        // Oldest first, a tenth of the excess per step, until the data fits again.
+        while (this.bytes() > policy.maxBytes && events + occurrences < RETENTION_STEP) {
+          const oldestOcc = this.occurrences[0]?.at.observedMicros;
+          const oldestEvent = this.oldestWritten();
+          if (oldestOcc === undefined && oldestEvent === undefined) break;
+          if (oldestEvent === undefined || (oldestOcc !== undefined && oldestOcc / 1000 <= oldestEvent[1])) occurrences += this.dropOccurrences(1);
+          else if (this.dropEvent(oldestEvent[0])) events++;
+          else this.writtenAt.delete(oldestEvent[0]);
+        }
+      }
+      return { events, occurrences, more: events + occurrences >= RETENTION_STEP };
+    });
+  }
+
+  archiveBytes(): Promise<number> {
+    return this.run(() => this.bytes());
+  }
+
+  private bytes(): number {
+    let n = this.occurrenceBytes;
+    for (const key of this.writtenAt.keys()) n += this.live(key)?.json.length ?? 0;
+    return n;
+  }
+
+  private oldestWritten(): [string, number] | undefined {
+    let oldest: [string, number] | undefined;
+    for (const entry of this.writtenAt) if (oldest === undefined || entry[1] < oldest[1]) oldest = entry;
+    return oldest;
+  }
+
+  private dropOccurrences(n: number): number {
+    const dropped = this.occurrences.splice(0, n);
+    for (const d of dropped) this.occurrenceBytes -= d.bytes;
+    return dropped.length;
+  }
+
+  private dropEvent(key: string): boolean {
+    const v = this.live(key);
+    if (v === undefined) {
+      this.writtenAt.delete(key);
+      return false;
+    }
+    this.write(key, 'DELETED', v.json, v, undefined);
+    return true;
+  }
+
+  /** commitArchived writes one archive write and its occurrence: 0 when unchanged, 1 for the event, 2 with an occurrence. */
+  private commitArchived(key: string, object: CoreEvent, occurrence: { countBefore: number; countAfter: number } | undefined, stamp: OccurrenceStamp): number {
+    const json = encodeEvent(object);
+    const prev = this.live(key);
+    if (prev !== undefined && sameContent(json, prev.json)) return 0;
+    const rv = this.write(key, prev === undefined ? 'ADDED' : 'MODIFIED', json, prev, undefined);
+    if (occurrence === undefined) return 1;
+    this.appendOccurrence(decodeEvent(json, rv), occurrence, stamp);
+    return 2;
+  }
+
+  /** recordLocal appends the occurrence of a local write when asked to and when the write is an observed change. */
+  private recordLocal(prev: CoreEvent | undefined, next: CoreEvent, stamp: OccurrenceStamp | undefined): void {
+    if (stamp === undefined) return;
+    const change = occurrenceChange(prev, next);
+    if (change !== undefined) this.appendOccurrence(next, change, stamp);
+  }
+
+  private appendOccurrence(event: CoreEvent, change: { countBefore: number; countAfter: number }, stamp: OccurrenceStamp): void {
+    const id = ++this.occurrenceSeq;
+    const observedTime = stamp.observedTime ?? nowMicroTime(this.o.clock);
+    const occurrence = occurrenceOf(event, change, { observedTime, cluster: stamp.cluster }, id);
+    const at = { observedMicros: microsOf(observedTime), id };
+    const bytes = JSON.stringify(occurrence).length;
+    this.occurrences.splice(this.occurrenceIndexAfter(at), 0, { at, occurrence, bytes });
+    this.occurrenceBytes += bytes;
+  }
+
+  /** occurrenceIndexAfter is the index of the first occurrence positioned after `at`. */
+  private occurrenceIndexAfter(at: OccurrenceCursor): number {
+    let lo = 0;
+    let hi = this.occurrences.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (compareCursor(this.occurrences[mid]!.at, at) <= 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 
   private run<T>(fn: () => T): Promise<T> {
@@ -226,6 +422,8 @@ export class MemoryEventStore implements EventStore {
       this.keys.splice(this.upperBound(key), 0, key);
     }
     vs.push({ rv, json, deleted: type === 'DELETED', expiresAt });
+    if (type === 'DELETED') this.writtenAt.delete(key);
+    else this.writtenAt.set(key, this.o.clock.now());
     const change: Change = { rv, type, key, json };
     if (prev !== undefined) {
       change.prevJson = prev.json;

@@ -5,3 +5,4 @@ export * from './preconditions.js';
 export * from './watch-hub.js';
 export * from './ticker.js';
 export * from './list-revision.js';
+export * from './archive.js';

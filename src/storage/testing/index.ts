@@ -1,1 +1,2 @@
 export * from './conformance.js';
+export * from './archive-conformance.js';

@@ -1,0 +1,137 @@
+import type { CoreEvent, Occurrence, OccurrenceField, OccurrenceStamp } from '../api/index.js';
+import type { EventStore } from './event-store.js';
+
+/**
+ * The archive capability of a store: what the mirror and the archive API need
+ * beyond the `EventStore` contract. A backend offers it by having these methods
+ * (`isArchiveStore` checks the shape); a backend without it still serves events.
+ *
+ * Occurrences (of archive batches, and of writes with `WriteOptions.occurrence`)
+ * are appended in the same transaction as the event write they
+ * describe, and a source's checkpoint in the same transaction as the writes of
+ * its batch, so a crash at any instant leaves the events, their occurrences
+ * and the checkpoint consistent with each other.
+ */
+
+/** ArchiveDecision is what an ArchiveWrite does with the object it found at its key. */
+export type ArchiveDecision =
+  /** skip writes nothing (an already archived version). */
+  | { action: 'skip' }
+  /** write stores `object` at the key with no TTL; `occurrence` appends one occurrence of the change. */
+  | { action: 'write'; object: CoreEvent; occurrence?: { countBefore: number; countAfter: number } }
+  /** redirect asks for the same decision at another name of the same namespace (a different event holds this one). */
+  | { action: 'redirect'; name: string };
+
+/**
+ * ArchiveWrite is one write of a batch. `decide` sees the current object at
+ * `namespace/name` (undefined when absent) inside the batch's transaction; it
+ * must be pure, as a backend may call it again after a conflict.
+ */
+export interface ArchiveWrite {
+  namespace: string;
+  name: string;
+  decide(current: CoreEvent | undefined): ArchiveDecision;
+}
+
+/** SourceCheckpoint is how far the mirror of one source has durably got. */
+export interface SourceCheckpoint {
+  /** source identifies the mirrored source (its cluster name, else its server URL). */
+  source: string;
+  /** resourceVersion is the source's resourceVersion up to which every change is archived. */
+  resourceVersion: string;
+  /** updatedAt is when the checkpoint was written (RFC 3339, filled by the store). */
+  updatedAt?: string;
+}
+
+/** ArchiveBatch is a group of writes committed together with an optional checkpoint. */
+export interface ArchiveBatch {
+  writes: ArchiveWrite[];
+  /** checkpoint, when set, replaces the source's checkpoint in the same transaction as the writes. */
+  checkpoint?: SourceCheckpoint;
+  /** stamp is the observed time and cluster of the batch's occurrences. */
+  stamp: OccurrenceStamp;
+}
+
+/** ArchiveBatchResult counts what a batch wrote. */
+export interface ArchiveBatchResult {
+  events: number;
+  occurrences: number;
+  skipped: number;
+}
+
+/** OccurrenceCursor is the keyset position of an occurrence: its observed time (epoch microseconds) and store-wide id. */
+export interface OccurrenceCursor {
+  observedMicros: number;
+  id: number;
+}
+
+/** OccurrenceQuery selects occurrences, in (observed time, id) order. */
+export interface OccurrenceQuery {
+  /** namespace limits the result to one namespace; undefined means all. */
+  namespace?: string;
+  /** sinceMicros (inclusive) and untilMicros (exclusive) bound the observed time, in epoch microseconds. */
+  sinceMicros?: number;
+  untilMicros?: number;
+  /** fieldEquals requires each field to equal the value (a backend may use indexes). */
+  fieldEquals?: Partial<Record<OccurrenceField, string>>;
+  /** predicate is the whole truth for anything fieldEquals does not say (e.g. `!=` terms). */
+  predicate?: (o: Occurrence) => boolean;
+  /** after starts strictly after this position. */
+  after?: OccurrenceCursor;
+  /** limit caps the items; 0 or undefined means no limit. */
+  limit?: number;
+}
+
+/** OccurrencePage is one page of occurrences. */
+export interface OccurrencePage {
+  items: Occurrence[];
+  /** next is set when more items may follow: the position of the last item returned. */
+  next?: OccurrenceCursor;
+}
+
+/** RetentionPolicy says what to drop: anything older than `olderThanMs` (epoch ms), and the oldest data while the store exceeds `maxBytes`. */
+export interface RetentionPolicy {
+  olderThanMs?: number;
+  maxBytes?: number;
+}
+
+/** RetentionResult counts what one retention step removed. */
+export interface RetentionResult {
+  events: number;
+  occurrences: number;
+  /** more is true when the step stopped at its bound and another step would remove more. */
+  more: boolean;
+}
+
+/** ArchiveStore is an EventStore with the archive capability. */
+export interface ArchiveStore extends EventStore {
+  /** applyArchiveBatch commits the writes, their occurrences and the checkpoint in one transaction; all or nothing. */
+  applyArchiveBatch(batch: ArchiveBatch): Promise<ArchiveBatchResult>;
+  /** getCheckpoint reads a source's checkpoint, undefined when it has none. */
+  getCheckpoint(source: string): Promise<SourceCheckpoint | undefined>;
+  /** listOccurrences reads a page of occurrences. */
+  listOccurrences(query: OccurrenceQuery): Promise<OccurrencePage>;
+  /**
+   * enforceRetention removes one bounded step of expired data: occurrences by
+   * observed time, events whose last archived write is older than the cutoff
+   * (through the delete path, so watchers see DELETED). Indexed deletes only.
+   */
+  enforceRetention(policy: RetentionPolicy): Promise<RetentionResult>;
+  /** archiveBytes is the space the data uses (for `maxBytes`), as the backend measures it. */
+  archiveBytes(): Promise<number>;
+}
+
+/** isArchiveStore tells whether a store has the archive capability. */
+export function isArchiveStore(store: EventStore): store is ArchiveStore {
+  const s = store as Partial<ArchiveStore>;
+  return (
+    typeof s.applyArchiveBatch === 'function' &&
+    typeof s.getCheckpoint === 'function' &&
+    typeof s.listOccurrences === 'function' &&
+    typeof s.enforceRetention === 'function' &&
+    typeof s.archiveBytes === 'function'
+  );
+}
+
+/** MAX_REDIRECTS bounds the redirects of one ArchiveWrite, so a decide function that loops is an error, not a hang. */
+export const MAX_REDIRECTS = 4;

@@ -1,0 +1,265 @@
+import assert from 'node:assert/strict';
+import { describe, it as nodeIt } from 'node:test';
+import { formatMicroTime } from '../../api/index.js';
+import type { CoreEvent, Occurrence } from '../../api/index.js';
+import { FakeClock } from '../../internal/index.js';
+import { isArchiveStore } from '../archive-store.js';
+import type { ArchiveStore, ArchiveWrite, OccurrenceQuery } from '../archive-store.js';
+import type { EventStore, StoreWatchEvent } from '../event-store.js';
+import { CONFORMANCE_ENV_DEFAULTS, sampleEvent } from './conformance.js';
+import type { ConformanceEnv, ConformanceSetup } from './conformance.js';
+
+function it(name: string, fn: () => Promise<void>): void {
+  void nodeIt(name, { timeout: 20_000 }, fn);
+}
+
+/** upsert is the simplest archive write: store `object` and append an occurrence when its count changed. */
+function upsert(object: CoreEvent): ArchiveWrite {
+  return {
+    namespace: object.metadata.namespace!,
+    name: object.metadata.name!,
+    decide: (current) => ({
+      action: 'write',
+      object,
+      occurrence: { countBefore: current?.count ?? 0, countAfter: object.count ?? 1 },
+    }),
+  };
+}
+
+function summary(o: Occurrence): string {
+  return `${o.event.namespace}/${o.event.name} ${o.countBefore}->${o.countAfter}`;
+}
+
+async function allOccurrences(store: ArchiveStore, q: OccurrenceQuery = {}): Promise<Occurrence[]> {
+  const out: Occurrence[] = [];
+  let after = q.after;
+  for (;;) {
+    const page = await store.listOccurrences({ ...q, ...(after !== undefined ? { after } : {}) });
+    if (q.limit !== undefined) assert.ok(page.items.length <= q.limit);
+    out.push(...page.items);
+    if (page.next === undefined) return out;
+    assert.equal(page.items.length, q.limit, 'a page that says more follow is full');
+    after = page.next;
+  }
+}
+
+/**
+ * runArchiveStoreConformance registers the behaviour of the archive capability
+ * (occurrences, batches with checkpoints, retention) that every ArchiveStore
+ * backend must have. It uses the same setup as the EventStore suite.
+ */
+export function runArchiveStoreConformance(name: string, setup: ConformanceSetup): void {
+  const open = async (): Promise<{ store: ArchiveStore; env: ConformanceEnv }> => {
+    const clock = new FakeClock();
+    const env: ConformanceEnv = { clock, options: { clock, ...CONFORMANCE_ENV_DEFAULTS } };
+    const store = await setup.create(env);
+    await store.ready();
+    assert.ok(isArchiveStore(store), `${name} has the archive capability`);
+    return { store, env };
+  };
+  const withStore = (fn: (store: ArchiveStore, env: ConformanceEnv) => Promise<void>) => async (): Promise<void> => {
+    const { store, env } = await open();
+    try {
+      await fn(store, env);
+    } finally {
+      await setup.destroy(store);
+    }
+  };
+
+  void describe(`ArchiveStore conformance: ${name}`, () => {
+    it(
+      'records an occurrence for each observed change of a local write, and none for metadata-only writes',
+      withStore(async (store, env) => {
+        const stamp = { occurrence: {} };
+        await store.create(sampleEvent('ns', 'a', { count: 1 }), stamp);
+        await env.clock.advance(1000);
+        await store.guaranteedUpdate('ns', 'a', (cur) => ({ ...cur!, count: 2 }), stamp);
+        await store.guaranteedUpdate('ns', 'a', (cur) => ({ ...cur!, metadata: { ...cur!.metadata, labels: { x: 'y' } } }), stamp);
+        await store.guaranteedUpdate('ns', 'a', (cur) => ({ ...cur!, message: 'new text' }), stamp);
+        await store.guaranteedUpdate('ns', 'a', (cur) => ({ ...cur!, count: 3 }));
+        await store.create(sampleEvent('ns', 'b'));
+        const all = await allOccurrences(store);
+        assert.deepEqual(all.map(summary), ['ns/a 0->1', 'ns/a 1->2', 'ns/a 2->2']);
+        assert.equal(all[0]!.observedTime, formatMicroTime(env.clock.now() - 1000));
+        assert.equal(all[2]!.message, 'new text');
+        assert.equal(all[0]!.event.uid, 'uid-ns-a');
+        assert.equal(all[0]!.regarding.name, 'pod-a');
+        assert.notEqual(all[0]!.metadata.name, all[1]!.metadata.name);
+      }),
+    );
+
+    it(
+      'commits a batch with its occurrences and checkpoint; archived events have no TTL and reach watchers',
+      withStore(async (store, env) => {
+        const rv0 = await store.currentResourceVersion();
+        const w = store.watch({ resourceVersion: rv0 });
+        const result = await store.applyArchiveBatch({
+          writes: [upsert(sampleEvent('ns', 'a', { count: 1 })), upsert(sampleEvent('ns', 'b', { count: 4 }))],
+          checkpoint: { source: 'src', resourceVersion: '17' },
+          stamp: { observedTime: formatMicroTime(env.clock.now())!, cluster: 'east' },
+        });
+        assert.deepEqual(result, { events: 2, occurrences: 2, skipped: 0 });
+        assert.equal((await store.getCheckpoint('src'))?.resourceVersion, '17');
+        assert.equal(await store.getCheckpoint('other'), undefined);
+        const occ = await allOccurrences(store);
+        assert.deepEqual(occ.map(summary), ['ns/a 0->1', 'ns/b 0->4']);
+        assert.equal(occ[0]!.cluster, 'east');
+        const seen: StoreWatchEvent[] = [];
+        for await (const e of w) {
+          seen.push(e);
+          if (seen.length === 2) break;
+        }
+        w.stop();
+        assert.deepEqual(seen.map((e) => `${e.type} ${e.object.metadata.name}`), ['ADDED a', 'ADDED b']);
+        env.clock.set(env.clock.now() + 10 * 24 * 3600 * 1000);
+        await env.clock.advance(5_000);
+        assert.equal((await store.get('ns', 'a')).count, 1);
+      }),
+    );
+
+    it(
+      'skips, redirects, and writes a key twice in one batch with one occurrence each',
+      withStore(async (store, env) => {
+        await store.applyArchiveBatch({ writes: [upsert(sampleEvent('ns', 'a', { count: 1 }))], stamp: {} });
+        const other = sampleEvent('ns', 'a', { count: 1 });
+        other.metadata.uid = 'someone-else';
+        const redirected: ArchiveWrite = {
+          namespace: 'ns',
+          name: 'a',
+          decide: (cur) =>
+            cur !== undefined && cur.metadata.uid !== 'someone-else'
+              ? { action: 'redirect', name: 'a.2' }
+              : { action: 'write', object: { ...other, metadata: { ...other.metadata, name: 'a.2' } }, occurrence: { countBefore: 0, countAfter: 1 } },
+        };
+        const r = await store.applyArchiveBatch({
+          writes: [
+            { namespace: 'ns', name: 'a', decide: () => ({ action: 'skip' }) },
+            redirected,
+            upsert(sampleEvent('ns', 'c', { count: 1 })),
+            upsert(sampleEvent('ns', 'c', { count: 2 })),
+          ],
+          stamp: { observedTime: formatMicroTime(env.clock.now())! },
+        });
+        assert.deepEqual(r, { events: 3, occurrences: 3, skipped: 1 });
+        assert.equal((await store.get('ns', 'a.2')).metadata.uid, 'someone-else');
+        assert.equal((await store.get('ns', 'a')).metadata.uid, 'uid-ns-a');
+        assert.equal((await store.get('ns', 'c')).count, 2);
+        assert.deepEqual((await allOccurrences(store)).map(summary), ['ns/a 0->1', 'ns/a.2 0->1', 'ns/c 0->1', 'ns/c 1->2']);
+      }),
+    );
+
+    it(
+      'writes nothing of a batch whose decide throws, and keeps the previous checkpoint',
+      withStore(async (store) => {
+        await store.applyArchiveBatch({ writes: [], checkpoint: { source: 's', resourceVersion: '5' }, stamp: {} });
+        const failing: ArchiveWrite = {
+          namespace: 'ns',
+          name: 'z',
+          decide: () => {
+            throw new Error('boom');
+          },
+        };
+        await assert.rejects(
+          store.applyArchiveBatch({ writes: [upsert(sampleEvent('ns', 'y')), failing], checkpoint: { source: 's', resourceVersion: '9' }, stamp: {} }),
+        );
+        assert.equal((await store.getCheckpoint('s'))?.resourceVersion, '5');
+        assert.deepEqual((await store.list({})).items, []);
+        assert.deepEqual(await allOccurrences(store), []);
+      }),
+    );
+
+    it(
+      'lists occurrences by namespace, time window and fields, in pages that add up to the whole',
+      withStore(async (store, env) => {
+        const t0 = env.clock.now();
+        for (let i = 0; i < 12; i++) {
+          const ns = i % 2 === 0 ? 'even' : 'odd';
+          const e = sampleEvent(ns, `e${i}`, { reason: i % 3 === 0 ? 'BackOff' : 'Started', type: i % 3 === 0 ? 'Warning' : 'Normal' });
+          await store.applyArchiveBatch({ writes: [upsert(e)], stamp: { observedTime: formatMicroTime(t0 + i * 1000)!, cluster: i < 6 ? 'a' : 'b' } });
+        }
+        const names = (os: Occurrence[]): string[] => os.map((o) => o.event.name);
+        assert.deepEqual(names(await allOccurrences(store)), Array.from({ length: 12 }, (_, i) => `e${i}`));
+        assert.deepEqual(names(await allOccurrences(store, { namespace: 'odd' })), ['e1', 'e3', 'e5', 'e7', 'e9', 'e11']);
+        const window = { sinceMicros: (t0 + 3000) * 1000, untilMicros: (t0 + 7000) * 1000 };
+        assert.deepEqual(names(await allOccurrences(store, window)), ['e3', 'e4', 'e5', 'e6']);
+        assert.deepEqual(names(await allOccurrences(store, { fieldEquals: { reason: 'BackOff' } })), ['e0', 'e3', 'e6', 'e9']);
+        assert.deepEqual(names(await allOccurrences(store, { fieldEquals: { 'regarding.name': 'pod-e4', 'regarding.kind': 'Pod' } })), ['e4']);
+        assert.deepEqual(names(await allOccurrences(store, { fieldEquals: { cluster: 'b', type: 'Warning' } })), ['e6', 'e9']);
+        assert.deepEqual(names(await allOccurrences(store, { predicate: (o) => o.cluster !== 'a', namespace: 'even' })), ['e6', 'e8', 'e10']);
+        for (const limit of [1, 2, 5, 11]) {
+          assert.deepEqual(names(await allOccurrences(store, { limit })), names(await allOccurrences(store)), `limit ${limit}`);
+          assert.deepEqual(names(await allOccurrences(store, { ...window, limit, namespace: 'even' })), ['e4', 'e6'], `window, limit ${limit}`);
+        }
+      }),
+    );
+
+    it(
+      'retention drops occurrences and events older than the cutoff, leaving newer ones',
+      withStore(async (store, env) => {
+        const t0 = env.clock.now();
+        await store.applyArchiveBatch({ writes: [upsert(sampleEvent('ns', 'old')), upsert(sampleEvent('ns', 'renewed'))], stamp: {} });
+        await env.clock.advance(10_000);
+        await store.applyArchiveBatch({ writes: [upsert(sampleEvent('ns', 'new')), upsert(sampleEvent('ns', 'renewed', { count: 2 }))], stamp: {} });
+        await env.clock.advance(10_000);
+        const rv = await store.currentResourceVersion();
+        const w = store.watch({ resourceVersion: rv });
+        let removed = { events: 0, occurrences: 0 };
+        for (;;) {
+          const r = await store.enforceRetention({ olderThanMs: t0 + 5_000 });
+          removed = { events: removed.events + r.events, occurrences: removed.occurrences + r.occurrences };
+          if (!r.more) break;
+        }
+        assert.deepEqual(removed, { events: 1, occurrences: 2 });
+        assert.deepEqual((await store.list({})).items.map((e) => e.metadata.name), ['new', 'renewed']);
+        assert.deepEqual((await allOccurrences(store)).map(summary), ['ns/new 0->1', 'ns/renewed 1->2']);
+        for await (const e of w) {
+          assert.equal(`${e.type} ${e.object.metadata.name}`, 'DELETED old');
+          break;
+        }
+        w.stop();
+      }),
+    );
+
+    it(
+      'retention by size removes the oldest data until the store fits',
+      withStore(async (store, env) => {
+        for (let i = 0; i < 40; i++) {
+          await store.applyArchiveBatch({ writes: [upsert(sampleEvent('ns', `e${String(i).padStart(2, '0')}`, { message: 'x'.repeat(2000) }))], stamp: {} });
+          await env.clock.advance(1000);
+        }
+        const before = await store.archiveBytes();
+        assert.ok(before > 0);
+        const cap = Math.floor(before / 2);
+        for (let step = 0; step < 50; step++) {
+          const r = await store.enforceRetention({ maxBytes: cap });
+          if (r.events + r.occurrences === 0) break;
+        }
+        const names = (await store.list({})).items.map((e) => e.metadata.name!);
+        assert.ok(names.length > 0 && names.length < 40, `kept ${names.length}`);
+        assert.equal(names.at(-1), 'e39', 'the newest event stays');
+        assert.ok(!names.includes('e00'), 'the oldest event goes');
+      }),
+    );
+
+    if (setup.reopen !== undefined) {
+      const reopen = (closed: EventStore, env: ConformanceEnv): Promise<EventStore> => setup.reopen!(closed, env);
+      it('keeps checkpoints and occurrences across a reopen', async () => {
+        const { store, env } = await open();
+        let current: EventStore = store;
+        try {
+          await store.applyArchiveBatch({ writes: [upsert(sampleEvent('ns', 'a'))], checkpoint: { source: 's', resourceVersion: '42' }, stamp: {} });
+          await store.close();
+          current = await reopen(store, env);
+          assert.ok(isArchiveStore(current));
+          assert.equal((await current.getCheckpoint('s'))?.resourceVersion, '42');
+          assert.deepEqual((await allOccurrences(current)).map(summary), ['ns/a 0->1']);
+          await current.applyArchiveBatch({ writes: [upsert(sampleEvent('ns', 'b'))], stamp: {} });
+          const ids = (await allOccurrences(current)).map((o) => o.metadata.name);
+          assert.equal(new Set(ids).size, 2, 'occurrence names stay unique after a reopen');
+        } finally {
+          await setup.destroy(current);
+        }
+      });
+    }
+  });
+}

@@ -1,0 +1,142 @@
+import type { Occurrence } from '../../api/occurrence.js';
+import type { EventRow, Matchable } from './model.js';
+import { objectKeyOf } from './model.js';
+
+/**
+ * Mark is one occurrence (or a run of them) of an event at a time: exact when
+ * it comes from the archive API or is an event's first or last sighting,
+ * estimated when it spreads an event's count between those two.
+ */
+export interface Mark extends Matchable {
+  t: number;
+  /** n is how many repeats the mark stands for. */
+  n: number;
+  objectKey: string;
+  message: string;
+  estimated: boolean;
+}
+
+/** MAX_MARKS_PER_EVENT bounds how finely one event's count is spread, so a count of 50,000 stays cheap. */
+export const MAX_MARKS_PER_EVENT = 48;
+
+/**
+ * marksFromRows spreads each event's repeats over [first, last] within
+ * [from, to): one at first, one at last, the rest evenly between (estimated),
+ * which is all an Event says about when its repeats happened.
+ */
+export function marksFromRows(rows: readonly EventRow[], from: number, to: number, keep: (r: EventRow) => boolean): Mark[] {
+  const out: Mark[] = [];
+  for (const r of rows) {
+    if (!(r.last >= from) || r.first >= to || !keep(r)) continue;
+    const base = { namespace: r.namespace, kind: r.kind, type: r.type, reason: r.reason, haystack: r.haystack, objectKey: r.objectKey, message: r.message };
+    if (r.count <= 1 || r.last <= r.first) {
+      const t = r.count <= 1 ? r.first : r.last;
+      if (t >= from && t < to) out.push({ ...base, t, n: r.count, estimated: false });
+      continue;
+    }
+    if (r.first >= from) out.push({ ...base, t: r.first, n: 1, estimated: false });
+    const between = r.count - 2;
+    const steps = Math.min(between, MAX_MARKS_PER_EVENT);
+    for (let i = 1; i <= steps; i++) {
+      const t = r.first + ((r.last - r.first) * i) / (steps + 1);
+      const n = Math.round((between * i) / steps) - Math.round((between * (i - 1)) / steps);
+      if (t >= from && t < to && n > 0) out.push({ ...base, t, n, estimated: true });
+    }
+    if (r.last < to) out.push({ ...base, t: r.last, n: 1, estimated: false });
+  }
+  return out;
+}
+
+/** marksFromOccurrences turns archived occurrences into exact marks at the event's own last-seen time. */
+export function marksFromOccurrences(items: readonly Occurrence[]): Mark[] {
+  return items.map((o) => {
+    const namespace = o.event.namespace ?? o.metadata.namespace ?? '';
+    const m: Mark = {
+      t: Date.parse(o.lastSeen ?? o.observedTime ?? ''),
+      n: Math.max(1, o.countAfter - o.countBefore),
+      namespace,
+      kind: o.regarding.kind ?? '',
+      type: o.type ?? '',
+      reason: o.reason ?? '',
+      message: o.message ?? '',
+      objectKey: objectKeyOf(o.regarding, namespace),
+      estimated: false,
+      haystack: '',
+    };
+    m.haystack = `${namespace}\n${m.kind}\n${o.regarding.name ?? ''}\n${m.reason}\n${m.type}\n${m.message}\n${o.reportingController ?? ''}`.toLowerCase();
+    return m;
+  });
+}
+
+/** Tally is a group's total, largest first in the lists below. */
+export interface Tally {
+  key: string;
+  n: number;
+}
+
+/** topTallies sums marks by a key and keeps the `limit` largest. */
+export function topTallies(marks: readonly Mark[], key: (m: Mark) => string, limit: number): Tally[] {
+  const sums = new Map<string, number>();
+  for (const m of marks) {
+    const k = key(m);
+    sums.set(k, (sums.get(k) ?? 0) + m.n);
+  }
+  return [...sums].map(([k, n]) => ({ key: k, n })).sort((a, b) => b.n - a.n || (a.key < b.key ? -1 : 1)).slice(0, limit);
+}
+
+/** Series are bucketed counts for a chart: x in Unix seconds, one y array per group. */
+export interface Series {
+  x: number[];
+  groups: string[];
+  ys: number[][];
+}
+
+/**
+ * bucketSeries counts marks per time bucket for the `top` largest groups, the
+ * rest folded into "other", so the chart stays readable with many reasons.
+ */
+export function bucketSeries(marks: readonly Mark[], from: number, to: number, buckets: number, key: (m: Mark) => string, top: number): Series {
+  const width = (to - from) / buckets;
+  const leaders = topTallies(marks, key, top).map((t) => t.key);
+  const groups = [...leaders];
+  const hasOther = marks.some((m) => !leaders.includes(key(m)));
+  if (hasOther) groups.push('other');
+  const index = new Map(groups.map((g, i) => [g, i]));
+  const ys = groups.map(() => new Array<number>(buckets).fill(0));
+  for (const m of marks) {
+    const b = Math.floor((m.t - from) / width);
+    if (b < 0 || b >= buckets) continue;
+    const g = index.get(key(m)) ?? index.get('other');
+    if (g !== undefined) ys[g]![b]! += m.n;
+  }
+  const x = Array.from({ length: buckets }, (_, i) => (from + i * width) / 1000);
+  return { x, groups, ys };
+}
+
+/** Lane is one object on the timeline with its marks in time order. */
+export interface Lane {
+  objectKey: string;
+  marks: Mark[];
+  warnings: number;
+  total: number;
+  first: number;
+}
+
+/** lanesOf groups marks by object, ordered by each object's first mark, so the incident reads top to bottom. */
+export function lanesOf(marks: readonly Mark[]): Lane[] {
+  const byObject = new Map<string, Lane>();
+  for (const m of marks) {
+    let lane = byObject.get(m.objectKey);
+    if (lane === undefined) {
+      lane = { objectKey: m.objectKey, marks: [], warnings: 0, total: 0, first: m.t };
+      byObject.set(m.objectKey, lane);
+    }
+    lane.marks.push(m);
+    lane.total += m.n;
+    if (m.type === 'Warning') lane.warnings += m.n;
+    if (m.t < lane.first) lane.first = m.t;
+  }
+  const lanes = [...byObject.values()];
+  for (const l of lanes) l.marks.sort((a, b) => a.t - b.t);
+  return lanes.sort((a, b) => a.first - b.first || (a.objectKey < b.objectKey ? -1 : 1));
+}

@@ -1,0 +1,153 @@
+import type { CoreEvent, WatchEvent } from '../../api/types.js';
+import type { Occurrence, OccurrenceList } from '../../api/occurrence.js';
+
+const EVENTS = '/api/v1';
+const ARCHIVE = '/apis/archive.kevents.io/v1alpha1';
+
+/** HttpError is a non-2xx answer, with the Status reason when the server sent one. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+async function getJson<T>(url: string, signal?: AbortSignal): Promise<T> {
+  const res = await fetch(url, { headers: { Accept: 'application/json' }, signal });
+  if (!res.ok) {
+    let message = `${res.status} ${res.statusText}`;
+    try {
+      const body = (await res.json()) as { message?: string };
+      if (typeof body.message === 'string') message = body.message;
+    } catch {
+      // The status line is all there is.
+    }
+    throw new HttpError(res.status, message);
+  }
+  return (await res.json()) as T;
+}
+
+/** EventPage is one page of an event list. */
+export interface EventPage {
+  items: CoreEvent[];
+  resourceVersion: string;
+  continue: string | undefined;
+  remainingItemCount: number | undefined;
+}
+
+/** listEvents reads one page of core/v1 events across all namespaces. */
+export async function listEvents(options: { limit: number; continue?: string; signal?: AbortSignal }): Promise<EventPage> {
+  const p = new URLSearchParams({ limit: String(options.limit) });
+  if (options.continue !== undefined) p.set('continue', options.continue);
+  const list = await getJson<{ items: CoreEvent[]; metadata: { resourceVersion?: string; continue?: string; remainingItemCount?: number } }>(
+    `${EVENTS}/events?${p.toString()}`,
+    options.signal,
+  );
+  return {
+    items: list.items ?? [],
+    resourceVersion: list.metadata.resourceVersion ?? '0',
+    continue: list.metadata.continue || undefined,
+    remainingItemCount: list.metadata.remainingItemCount,
+  };
+}
+
+/**
+ * watchEvents streams watch frames from a resourceVersion until the server ends
+ * the watch (its timeout) or the signal aborts. Frames arrive one JSON object a line.
+ */
+export async function* watchEvents(resourceVersion: string, signal: AbortSignal): AsyncGenerator<WatchEvent<CoreEvent>> {
+  const p = new URLSearchParams({ watch: '1', resourceVersion, allowWatchBookmarks: 'true' });
+  const res = await fetch(`${EVENTS}/events?${p.toString()}`, { signal, headers: { Accept: 'application/json' } });
+  if (!res.ok || res.body === null) throw new HttpError(res.status, `watch failed: ${res.status}`);
+  const reader = res.body.getReader();
+  const decoder = new TextDecoder();
+  let buffered = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    buffered += decoder.decode(value, { stream: true });
+    let nl;
+    while ((nl = buffered.indexOf('\n')) >= 0) {
+      const line = buffered.slice(0, nl).trim();
+      buffered = buffered.slice(nl + 1);
+      if (line !== '') yield JSON.parse(line) as WatchEvent<CoreEvent>;
+    }
+  }
+}
+
+/**
+ * objectEvents are one object's events as `kubectl describe` selects them:
+ * its namespace, involvedObject.kind and involvedObject.name.
+ */
+export async function objectEvents(kind: string, namespace: string, name: string, signal?: AbortSignal): Promise<CoreEvent[]> {
+  const fs = `involvedObject.kind=${kind},involvedObject.name=${name}`;
+  const base = namespace === '' ? `${EVENTS}/events` : `${EVENTS}/namespaces/${encodeURIComponent(namespace)}/events`;
+  const list = await getJson<{ items: CoreEvent[] }>(`${base}?fieldSelector=${encodeURIComponent(fs)}`, signal);
+  return list.items ?? [];
+}
+
+/** OccurrenceQuery selects archived occurrences. */
+export interface OccurrenceQuery {
+  since: number;
+  until: number;
+  namespace?: string;
+  fieldSelector?: string;
+  /** max caps how many are read, so a huge window cannot exhaust the tab. */
+  max: number;
+  signal?: AbortSignal;
+}
+
+/** OccurrenceResult is what the archive answered, and whether it was cut at `max`. */
+export interface OccurrenceResult {
+  items: Occurrence[];
+  truncated: boolean;
+}
+
+let archiveOffered: Promise<boolean> | undefined;
+
+/**
+ * hasArchive tells whether the server offers the archive API group, from its
+ * discovery document, asked once: a missing group is normal, not an error.
+ */
+export function hasArchive(): Promise<boolean> {
+  archiveOffered ??= getJson<{ groups?: { name?: string }[] }>('/apis').then(
+    (list) => (list.groups ?? []).some((g) => g.name === 'archive.kevents.io'),
+    () => {
+      archiveOffered = undefined;
+      return false;
+    },
+  );
+  return archiveOffered;
+}
+
+/**
+ * listOccurrences reads the archive API, or answers undefined when the server
+ * does not offer it, in which case views estimate from the events.
+ */
+export async function listOccurrences(q: OccurrenceQuery): Promise<OccurrenceResult | undefined> {
+  if (!(await hasArchive())) return undefined;
+  const base = q.namespace ? `${ARCHIVE}/namespaces/${encodeURIComponent(q.namespace)}/occurrences` : `${ARCHIVE}/occurrences`;
+  const items: Occurrence[] = [];
+  let token: string | undefined;
+  do {
+    const p = new URLSearchParams({
+      since: new Date(q.since).toISOString(),
+      until: new Date(q.until).toISOString(),
+      limit: String(Math.min(5000, q.max - items.length)),
+    });
+    if (q.fieldSelector) p.set('fieldSelector', q.fieldSelector);
+    if (token !== undefined) p.set('continue', token);
+    let page: OccurrenceList;
+    try {
+      page = await getJson<OccurrenceList>(`${base}?${p.toString()}`, q.signal);
+    } catch (e) {
+      if (e instanceof HttpError && e.status === 404) return undefined;
+      throw e;
+    }
+    items.push(...(page.items ?? []));
+    token = page.metadata.continue || undefined;
+  } while (token !== undefined && items.length < q.max);
+  return { items, truncated: token !== undefined };
+}

@@ -1,0 +1,150 @@
+import { useMemo } from 'preact/hooks';
+import { bucketSeries, marksFromOccurrences, marksFromRows, topTallies } from './aggregate.js';
+import type { Mark, Tally } from './aggregate.js';
+import type { EventCache } from './event-cache.js';
+import { compact } from './format.js';
+import { useCache, useOccurrences } from './hooks.js';
+import { rowMatcher } from './model.js';
+import type { GroupBy, Navigate, Route } from './route.js';
+import { WINDOWS } from './route.js';
+import { SeriesChart } from './series-chart.js';
+
+/** DashboardViewProps configure the DashboardView. */
+export interface DashboardViewProps {
+  cache: EventCache;
+  route: Route;
+  navigate: Navigate;
+  now: number;
+}
+
+const BUCKETS = 60;
+const TOP_SERIES = 6;
+const TOP_ROWS = 10;
+// The archive is asked again this often while the dashboard is open.
+const ARCHIVE_REFRESH_MS = 30_000;
+const MAX_OCCURRENCES = 100_000;
+
+const GROUP_KEYS: Record<GroupBy, (m: Mark) => string> = {
+  reason: (m) => m.reason,
+  namespace: (m) => m.namespace,
+  kind: (m) => m.kind,
+};
+
+/**
+ * DashboardView counts Warning events over a selectable window: a chart by
+ * reason, namespace or kind, totals for each, and the noisiest objects. It
+ * reads exact occurrences from the archive API when the server has it, and
+ * otherwise spreads each event's count between its first and last sighting.
+ */
+export function DashboardView({ cache, route, navigate, now }: DashboardViewProps) {
+  useCache(cache, 1000);
+  const windowMs = WINDOWS[route.window] ?? 3_600_000;
+  const bucketMs = windowMs / BUCKETS;
+  // Buckets align to their width so that the chart shifts by whole buckets.
+  const to = Math.ceil(now / bucketMs) * bucketMs;
+  const from = to - windowMs;
+  const archive = useOccurrences(
+    { since: from, until: to, fieldSelector: 'type=Warning', max: MAX_OCCURRENCES, namespace: route.filters.namespace || undefined },
+    `${route.window}|${route.filters.namespace}|${Math.floor(now / ARCHIVE_REFRESH_MS)}`,
+  );
+  const { filters } = route;
+  const filterKey = `${filters.namespace}|${filters.kind}|${filters.reason}|${filters.q}`;
+  const marks = useMemo(() => {
+    const match = rowMatcher({ ...filters, type: 'Warning' });
+    if (archive.phase === 'ok') return marksFromOccurrences(archive.result.items).filter((m) => m.t >= from && m.t < to && match(m));
+    return marksFromRows(cache.rows, from, to, match);
+  }, [cache.rows, archive, from, to, filterKey]);
+
+  const by = GROUP_KEYS[route.by];
+  const series = useMemo(() => bucketSeries(marks, from, to, BUCKETS, by, TOP_SERIES), [marks, route.by]);
+  const tallies = useMemo(
+    () => ({
+      reason: topTallies(marks, GROUP_KEYS.reason, TOP_ROWS),
+      namespace: topTallies(marks, GROUP_KEYS.namespace, TOP_ROWS),
+      kind: topTallies(marks, GROUP_KEYS.kind, TOP_ROWS),
+      objects: topTallies(marks, (m) => m.objectKey, TOP_ROWS),
+    }),
+    [marks],
+  );
+  const total = marks.reduce((s, m) => s + m.n, 0);
+  const source =
+    archive.phase === 'ok'
+      ? `exact, from the archive${archive.result.truncated ? ` (first ${MAX_OCCURRENCES.toLocaleString()} occurrences)` : ''}`
+      : archive.phase === 'loading'
+        ? 'estimated from event counts while the archive answers'
+        : 'estimated from event counts: repeats spread between first and last seen';
+
+  return (
+    <section class="view dashboard" aria-labelledby="dash-title">
+      <div class="toolbar">
+        <h2 id="dash-title">Warnings</h2>
+        <div class="segmented" role="group" aria-label="Window">
+          {Object.keys(WINDOWS).map((w) => (
+            <button key={w} type="button" aria-pressed={route.window === w} onClick={() => navigate({ window: w })}>
+              {w}
+            </button>
+          ))}
+        </div>
+        <label class="inline">
+          <span>Chart by</span>
+          <select value={route.by} onChange={(e) => navigate({ by: e.currentTarget.value as GroupBy })}>
+            <option value="reason">reason</option>
+            <option value="namespace">namespace</option>
+            <option value="kind">kind</option>
+          </select>
+        </label>
+        <span class="count" data-total={total}>
+          {Math.round(total).toLocaleString()} warnings in the last {route.window}
+        </span>
+      </div>
+      <SeriesChart
+        series={series}
+        label={`Warnings per ${Math.round(bucketMs / 60_000) || 1} minute(s) by ${route.by} over the last ${route.window}: ${tallies[route.by]
+          .slice(0, 3)
+          .map((t) => `${t.key || '(none)'} ${Math.round(t.n)}`)
+          .join(', ')}`}
+      />
+      <p class="source">Counts are {source}.</p>
+      <div class="tallies">
+        <TallyTable title="By reason" rows={tallies.reason} onPick={(k) => navigate({ filters: { ...filters, reason: k } })} />
+        <TallyTable title="By namespace" rows={tallies.namespace} onPick={(k) => navigate({ filters: { ...filters, namespace: k } })} />
+        <TallyTable title="By kind" rows={tallies.kind} onPick={(k) => navigate({ filters: { ...filters, kind: k } })} />
+        <TallyTable title="Noisiest objects" rows={tallies.objects} onPick={(k) => navigate({ object: k })} />
+      </div>
+    </section>
+  );
+}
+
+function TallyTable({ title, rows, onPick }: { title: string; rows: Tally[]; onPick: (key: string) => void }) {
+  const max = rows[0]?.n ?? 1;
+  return (
+    <table class="tally">
+      <caption>{title}</caption>
+      <thead>
+        <tr>
+          <th scope="col">{title.replace(/^By /, '').replace(/^Noisiest objects$/, 'object')}</th>
+          <th scope="col" class="num">warnings</th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.length === 0 ? (
+          <tr>
+            <td colSpan={2} class="none">none</td>
+          </tr>
+        ) : (
+          rows.map((t) => (
+            <tr key={t.key}>
+              <td>
+                <button type="button" class="link" onClick={() => onPick(t.key)}>
+                  {t.key || '(none)'}
+                </button>
+                <span class="bar" style={{ width: `${(100 * t.n) / max}%` }} />
+              </td>
+              <td class="num">{compact(t.n)}</td>
+            </tr>
+          ))
+        )}
+      </tbody>
+    </table>
+  );
+}

@@ -1,0 +1,84 @@
+import { useMemo } from 'preact/hooks';
+import type { EventCache } from './event-cache.js';
+import type { Filters } from './model.js';
+import type { Navigate } from './route.js';
+
+/** FilterBarProps configure the FilterBar. */
+export interface FilterBarProps {
+  cache: EventCache;
+  filters: Filters;
+  navigate: Navigate;
+  /** lockType shows the type filter fixed (the warnings dashboard only counts warnings). */
+  lockType?: string;
+}
+
+// Suggestion lists are capped: a datalist of thousands helps nobody.
+const MAX_SUGGESTIONS = 300;
+
+function sorted(set: Set<string>): string[] {
+  set.delete('');
+  return [...set].sort().slice(0, MAX_SUGGESTIONS);
+}
+
+/**
+ * FilterBar edits the filters shared by every view: namespace, kind, type,
+ * reason and free text. Each change replaces the URL, so the link stays current.
+ */
+export function FilterBar({ cache, filters, navigate, lockType }: FilterBarProps) {
+  // Suggestions are recomputed per thousand changes, not per event.
+  const bucket = Math.floor(cache.changes / 1000);
+  const facets = useMemo(() => {
+    const namespaces = new Set<string>();
+    const kinds = new Set<string>();
+    const reasons = new Set<string>();
+    for (const r of cache.rows) {
+      namespaces.add(r.namespace);
+      kinds.add(r.kind);
+      reasons.add(r.reason);
+    }
+    return { namespaces: sorted(namespaces), kinds: sorted(kinds), reasons: sorted(reasons) };
+  }, [bucket, cache.rows.length > 0]);
+  const set = (patch: Partial<Filters>) => navigate({ filters: { ...filters, ...patch } });
+  const any = filters.namespace !== '' || filters.kind !== '' || filters.type !== '' || filters.reason !== '' || filters.q !== '';
+  return (
+    <form class="filters" role="search" aria-label="Filter events" onSubmit={(e) => e.preventDefault()}>
+      <label>
+        <span>Namespace</span>
+        <input name="namespace" list="dl-ns" value={filters.namespace} placeholder="all" autocomplete="off" spellcheck={false}
+          onInput={(e) => set({ namespace: e.currentTarget.value })} />
+      </label>
+      <label>
+        <span>Kind</span>
+        <input name="kind" list="dl-kind" value={filters.kind} placeholder="all" autocomplete="off" spellcheck={false}
+          onInput={(e) => set({ kind: e.currentTarget.value })} />
+      </label>
+      <label>
+        <span>Type</span>
+        <select name="type" value={lockType ?? filters.type} disabled={lockType !== undefined}
+          onChange={(e) => set({ type: e.currentTarget.value })}>
+          <option value="">all</option>
+          <option value="Normal">Normal</option>
+          <option value="Warning">Warning</option>
+        </select>
+      </label>
+      <label>
+        <span>Reason</span>
+        <input name="reason" list="dl-reason" value={filters.reason} placeholder="all" autocomplete="off" spellcheck={false}
+          onInput={(e) => set({ reason: e.currentTarget.value })} />
+      </label>
+      <label class="grow">
+        <span>Search</span>
+        <input id="search" name="q" type="search" value={filters.q} placeholder="text in message, object, reason… ( / )" autocomplete="off"
+          spellcheck={false} onInput={(e) => set({ q: e.currentTarget.value })} />
+      </label>
+      {any ? (
+        <button type="button" class="clear" onClick={() => navigate({ filters: { namespace: '', kind: '', type: '', reason: '', q: '' } })}>
+          Clear
+        </button>
+      ) : null}
+      <datalist id="dl-ns">{facets.namespaces.map((v) => <option key={v} value={v} />)}</datalist>
+      <datalist id="dl-kind">{facets.kinds.map((v) => <option key={v} value={v} />)}</datalist>
+      <datalist id="dl-reason">{facets.reasons.map((v) => <option key={v} value={v} />)}</datalist>
+    </form>
+  );
+}

@@ -1,0 +1,81 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { listOccurrences } from './client.js';
+import type { OccurrenceQuery, OccurrenceResult } from './client.js';
+import type { EventCache } from './event-cache.js';
+
+/**
+ * useCache re-renders on cache changes, at most once per `minIntervalMs`, so an
+ * expensive view (the dashboard) is not recomputed ten times a second.
+ */
+export function useCache(cache: EventCache, minIntervalMs = 0): EventCache {
+  const [, setTick] = useState(0);
+  useEffect(() => {
+    let last = 0;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const fire = (): void => {
+      timer = undefined;
+      last = performance.now();
+      setTick((n) => n + 1);
+    };
+    const unsubscribe = cache.subscribe(() => {
+      const wait = last + minIntervalMs - performance.now();
+      if (wait <= 0) fire();
+      else timer ??= setTimeout(fire, wait);
+    });
+    return () => {
+      unsubscribe();
+      clearTimeout(timer);
+    };
+  }, [cache, minIntervalMs]);
+  return cache;
+}
+
+/** useNow is the wall clock, refreshed every `stepMs`, for ages and moving windows. */
+export function useNow(stepMs: number): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), stepMs);
+    return () => clearInterval(timer);
+  }, [stepMs]);
+  return now;
+}
+
+/** useMedia tracks a CSS media query. */
+export function useMedia(query: string): boolean {
+  const [match, setMatch] = useState(() => matchMedia(query).matches);
+  useEffect(() => {
+    const mql = matchMedia(query);
+    const on = (): void => setMatch(mql.matches);
+    mql.addEventListener('change', on);
+    return () => mql.removeEventListener('change', on);
+  }, [query]);
+  return match;
+}
+
+/** ArchiveState is the archive API's answer for a view: absent means the server has no archive API. */
+export type ArchiveState =
+  | { phase: 'loading' }
+  | { phase: 'absent' }
+  | { phase: 'error'; message: string }
+  | { phase: 'ok'; result: OccurrenceResult };
+
+/**
+ * useOccurrences asks the archive API for a window, again whenever `key`
+ * changes; views fall back to estimates from the events while it is not 'ok'.
+ */
+export function useOccurrences(query: Omit<OccurrenceQuery, 'signal'>, key: string): ArchiveState {
+  const [state, setState] = useState<ArchiveState>({ phase: 'loading' });
+  const queryRef = useRef(query);
+  queryRef.current = query;
+  useEffect(() => {
+    const abort = new AbortController();
+    listOccurrences({ ...queryRef.current, signal: abort.signal }).then(
+      (result) => setState(result === undefined ? { phase: 'absent' } : { phase: 'ok', result }),
+      (e: unknown) => {
+        if (!abort.signal.aborted) setState({ phase: 'error', message: e instanceof Error ? e.message : String(e) });
+      },
+    );
+    return () => abort.abort();
+  }, [key]);
+  return state;
+}

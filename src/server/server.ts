@@ -15,6 +15,7 @@ import { registerKnownKinds } from './known-kinds.js';
 import { createServerMetrics } from './metrics.js';
 import type { ServerMetrics } from './metrics.js';
 import { EventRegistry } from './registry.js';
+import { registerUiAssets } from './ui-assets.js';
 
 /** ServerOptions configure an events API server. */
 export interface ServerOptions {
@@ -90,6 +91,7 @@ export function createEventsServer(options: ServerOptions): KeventsServer {
 
   registerDocuments(router, { logger, keventsVersion: options.keventsVersion ?? '0.0.0' });
   registerKnownKinds(router, { store: options.store, logger });
+  registerUiAssets(router, { logger });
 
   const apis: [string, EventApi][] = [
     ['/api/v1', CORE_API],

@@ -8,7 +8,7 @@ import type { CoreEvent } from '../../api/index.js';
 import { FakeClock } from '../../internal/index.js';
 import { isStorageError } from '../errors.js';
 import type { EventStore } from '../event-store.js';
-import { CONFORMANCE_ENV_DEFAULTS, runEventStoreConformance, sampleEvent } from '../testing/index.js';
+import { CONFORMANCE_ENV_DEFAULTS, runArchiveStoreConformance, runEventStoreConformance, sampleEvent } from '../testing/index.js';
 import { SqliteEventStore } from './index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kevents-sqlite-'));
@@ -108,3 +108,23 @@ void describe('SqliteEventStore on disk', () => {
 function rvOf(e: CoreEvent): number {
   return Number(e.metadata.resourceVersion);
 }
+
+runArchiveStoreConformance('sqlite', {
+  create: (env) => {
+    const path = join(dir, `archive-${n++}.db`);
+    const store = new SqliteEventStore({ path, ...env.options });
+    paths.set(store, path);
+    return Promise.resolve(store);
+  },
+  destroy: async (store) => {
+    await store.close();
+    const path = paths.get(store)!;
+    for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
+  },
+  reopen: (closed, env) => {
+    const path = paths.get(closed)!;
+    const store = new SqliteEventStore({ path, ...env.options });
+    paths.set(store, path);
+    return Promise.resolve(store);
+  },
+});

@@ -1,7 +1,17 @@
 import Database from 'better-sqlite3';
-import type { CoreEvent } from '../../api/index.js';
+import { nowMicroTime, occurrenceChange } from '../../api/index.js';
+import type { CoreEvent, OccurrenceStamp } from '../../api/index.js';
 import type {
-  EventStore,
+  ArchiveBatch,
+  ArchiveBatchResult,
+  ArchiveStore,
+  OccurrencePage,
+  OccurrenceQuery,
+  RetentionPolicy,
+  RetentionResult,
+  SourceCheckpoint,
+} from '../archive-store.js';
+import type {
   EventWatch,
   ListOptions,
   ListResult,
@@ -25,10 +35,12 @@ import {
   listRevision,
   matchesFilter,
   namespaceRange,
+  resolveArchiveWrite,
   resolveCommonOptions,
   sameContent,
 } from '../shared/index.js';
 import type { Change, ResolvedCommonOptions } from '../shared/index.js';
+import { ArchiveTables } from './archive-tables.js';
 import { Checkpointer } from './checkpointer.js';
 import { ListQueries } from './list-query.js';
 import type { ListScope } from './list-query.js';
@@ -63,6 +75,10 @@ const MAX_LIST_BATCH = 10_000;
 /** EXPIRY_BATCH and PURGE_BATCH bound the work of one sweep or purge step, so writers are never held up for long. */
 const EXPIRY_BATCH = 1_000;
 const PURGE_BATCH = 2_000;
+/** RETENTION_STEP bounds the objects one retention step removes. */
+const RETENTION_STEP = 5_000;
+/** MARK_INTERVAL_MS is the resolution of the time-to-revision marks retention reads. */
+const MARK_INTERVAL_MS = 1_000;
 
 /** SAFETY_CHECKPOINT_PAGES (80 MiB of WAL) makes the writer checkpoint itself only if the checkpoint thread cannot keep up. */
 const SAFETY_CHECKPOINT_PAGES = 20_000;
@@ -136,13 +152,17 @@ type Statements = ReturnType<typeof prepareStatements>;
  * crash of the process. Lists and watches read history from SQL (see `SCHEMA`);
  * the process holds no copy of the data, only bounded watch buffers.
  */
-export class SqliteEventStore implements EventStore {
+export class SqliteEventStore implements ArchiveStore {
   private readonly o: ResolvedCommonOptions;
   private readonly maxBatch: number;
   private readonly maxCount: number;
   private db: Database.Database | undefined;
   private stmt!: Statements;
   private lists!: ListQueries;
+  private archive!: ArchiveTables;
+  private lastMark = 0;
+  /** sizeCutRv is the revision of the last deletions for the size cap: until compaction passes it, their space is not free yet. */
+  private sizeCutRv = 0;
   private readonly openError: StorageError | undefined;
   /** rv is the newest committed revision (while a batch runs, the newest it has allocated). */
   private rv = 0;
@@ -181,6 +201,7 @@ export class SqliteEventStore implements EventStore {
       applySchema(db);
       this.stmt = prepareStatements(db);
       this.lists = new ListQueries(db);
+      this.archive = new ArchiveTables(db);
       this.compacted = this.stmt.getMeta.get('compacted')?.value ?? 0;
       // A file whose newest rows were all compacted away still remembers its revision through `compacted`.
       this.rv = Math.max(this.stmt.maxRv.get()?.rv ?? 0, this.compacted);
@@ -209,6 +230,7 @@ export class SqliteEventStore implements EventStore {
       const rv = ++this.rv;
       this.stmt.insert.run({ rv, key, op: Op.ADDED, object: json, prev_rv: null, expires_at: expiresAt, ...fields });
       changes.push({ rv, type: 'ADDED', key, json });
+      if (options.occurrence !== undefined) this.appendOccurrence(event, rv, occurrenceChange(undefined, event), options.occurrence);
       return rv;
     });
     return decodeEvent(json, rv);
@@ -295,6 +317,7 @@ export class SqliteEventStore implements EventStore {
           change.prevRv = now.rv;
         }
         changes.push(change);
+        if (options.occurrence !== undefined) this.appendOccurrence(next, rv, occurrenceChange(current, next), options.occurrence);
         return rv;
       });
       if (rv === undefined) continue;
@@ -315,6 +338,112 @@ export class SqliteEventStore implements EventStore {
 
   watch(options: WatchOptions): EventWatch {
     return this.hub.watch(options);
+  }
+
+  applyArchiveBatch(batch: ArchiveBatch): Promise<ArchiveBatchResult> {
+    return this.enqueue((changes) => {
+      // Decide everything before writing: a run may throw only before it writes (it shares its transaction with other writers).
+      const overlay = new Map<string, CoreEvent>();
+      const planned: { key: string; object: CoreEvent; occurrence: { countBefore: number; countAfter: number } | undefined }[] = [];
+      let skipped = 0;
+      try {
+        for (const w of batch.writes) {
+          const r = resolveArchiveWrite(w, (key) => {
+            const o = overlay.get(key);
+            if (o !== undefined) return o;
+            const row = this.stmt.current.get(key);
+            return row === undefined ? undefined : decodeEvent(row.object, row.rv);
+          });
+          if (r.decision.action === 'skip') {
+            skipped++;
+            continue;
+          }
+          overlay.set(r.key, r.decision.object);
+          planned.push({ key: r.key, object: r.decision.object, occurrence: r.decision.occurrence });
+        }
+      } catch (e) {
+        if (isStorageError(e)) throw e;
+        throw new StorageError('InvalidObject', `an archive write failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+      }
+      let events = 0;
+      let occurrences = 0;
+      for (const p of planned) {
+        const json = encodeEvent(p.object);
+        const now = this.stmt.current.get(p.key);
+        if (now !== undefined && sameContent(json, now.object)) continue;
+        const rv = ++this.rv;
+        if (now !== undefined) this.stmt.supersede.run(rv, now.rv);
+        const op = now === undefined ? Op.ADDED : Op.MODIFIED;
+        this.stmt.insert.run({ rv, key: p.key, op, object: json, prev_rv: now?.rv ?? null, expires_at: null, ...fieldsOf(p.object) });
+        const change: Change = { rv, type: TYPES[op], key: p.key, json };
+        if (now !== undefined) {
+          change.prevJson = now.object;
+          change.prevRv = now.rv;
+        }
+        changes.push(change);
+        events++;
+        if (p.occurrence !== undefined) {
+          this.appendOccurrence(p.object, rv, p.occurrence, batch.stamp);
+          occurrences++;
+        }
+      }
+      if (batch.checkpoint !== undefined) this.archive.setCheckpoint(batch.checkpoint, this.o.clock.now());
+      return { events, occurrences, skipped: skipped + planned.length - events };
+    });
+  }
+
+  getCheckpoint(source: string): Promise<SourceCheckpoint | undefined> {
+    return this.read(() => this.archive.getCheckpoint(source));
+  }
+
+  listOccurrences(query: OccurrenceQuery): Promise<OccurrencePage> {
+    return this.read(() => this.archive.list(query));
+  }
+
+  enforceRetention(policy: RetentionPolicy): Promise<RetentionResult> {
+    return this.enqueue((changes) => {
+      let events = 0;
+      let occurrences = 0;
+      let more = false;
+      const drop = (rows: { rv: number; key: string }[]): void => {
+        for (const { rv, key } of rows) {
+          const cur = this.stmt.current.get(key);
+          if (cur === undefined || cur.rv !== rv) continue;
+          this.tombstone(key, cur, changes);
+          events++;
+        }
+      };
+      if (policy.olderThanMs !== undefined) {
+        occurrences += this.archive.dropOccurrencesBefore(policy.olderThanMs * 1000, RETENTION_STEP);
+        const rows = this.archive.writtenBefore(policy.olderThanMs, RETENTION_STEP);
+        drop(rows);
+        more = occurrences >= RETENTION_STEP || rows.length >= RETENTION_STEP;
+      }
+      // Deleted versions free their pages only when compaction purges them, so the
+      // size is measured again only after the last cut has been purged.
+      if (policy.maxBytes !== undefined && policy.maxBytes > 0 && this.sizeCutRv <= this.compacted) {
+        const used = this.archive.usedBytes();
+        if (used > policy.maxBytes) {
+          const share = (used - policy.maxBytes) / used;
+          const counts = this.archive.counts();
+          const nOcc = Math.min(Math.ceil(share * counts.occurrences), RETENTION_STEP);
+          const nEv = Math.min(Math.ceil(share * counts.events), RETENTION_STEP);
+          occurrences += this.archive.dropOldestOccurrences(nOcc);
+          drop(this.archive.oldestEvents(nEv));
+          this.sizeCutRv = this.rv;
+        }
+      }
+      return { events, occurrences, more };
+    });
+  }
+
+  archiveBytes(): Promise<number> {
+    return this.read(() => this.archive.usedBytes());
+  }
+
+  private appendOccurrence(event: CoreEvent, rv: number, change: { countBefore: number; countAfter: number } | undefined, stamp: OccurrenceStamp): void {
+    if (change === undefined) return;
+    this.archive.append(event, rv, change, stamp.observedTime ?? nowMicroTime(this.o.clock), stamp.cluster);
   }
 
   currentResourceVersion(): Promise<number> {
@@ -423,6 +552,11 @@ export class SqliteEventStore implements EventStore {
           if (!isStorageError(e)) throw e;
           outcomes.push({ ok: false, value: e });
         }
+      }
+      const now = this.o.clock.now();
+      if (now - this.lastMark >= MARK_INTERVAL_MS) {
+        this.archive.mark(now, this.rv);
+        this.lastMark = now;
       }
       db.exec('COMMIT');
     } catch (e) {

@@ -1,14 +1,30 @@
 import { StorageError } from '../errors.js';
 import type { EtcdClient } from './options.js';
 
+/** FaultPolicy is the shape of the cockatiel policies etcd3 runs each call through. */
+export interface FaultPolicy {
+  execute<T>(fn: (context: { signal: AbortSignal }) => PromiseLike<T> | T): Promise<T>;
+}
+
 /** EtcdDriver is the part of the `etcd3` module the store needs to make its own client. */
 export interface EtcdDriver {
   Etcd3: new (options: {
     hosts: string[];
     grpcOptions?: Record<string, unknown>;
     defaultCallOptions?: (context: { isStream: boolean }) => { deadline?: Date };
+    faultHandling?: { host?: (host: string) => FaultPolicy; global?: FaultPolicy };
   }) => EtcdClient;
 }
+
+/**
+ * passThrough runs each call once. The store retries by itself, knowing which
+ * calls are safe to repeat; etcd3's defaults (three immediate tries of any
+ * call, and a breaker that shuts a member out for 5 s after three failures)
+ * would repeat writes and, during an election, shut out every member at once.
+ */
+export const passThrough: FaultPolicy = {
+  execute: async (fn) => await fn({ signal: new AbortController().signal }),
+};
 
 /** DriverImporter loads the `etcd3` module; tests substitute one that fails. */
 export type DriverImporter = () => Promise<unknown>;

@@ -11,7 +11,7 @@ import type {
   WatchOptions,
   WriteOptions,
 } from '../event-store.js';
-import { StorageError, isStorageError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import {
   Ticker,
   checkPreconditions,
@@ -26,7 +26,8 @@ import {
 } from '../shared/index.js';
 import type { ResolvedCommonOptions } from '../shared/index.js';
 import { COMPACT_REV_KEY, Compactor } from './compactor.js';
-import { loadEtcdDriver, toEtcdHost } from './driver.js';
+import { loadEtcdDriver, passThrough, toEtcdHost } from './driver.js';
+import { etcdFailure, retryingKV, withRetry } from './etcd-errors.js';
 import { EtcdWatch } from './etcd-watch.js';
 import type { WatchSource } from './etcd-watch.js';
 import { LeaseManager } from './lease-manager.js';
@@ -37,29 +38,12 @@ import {
   DEFAULT_REQUEST_TIMEOUT_MS,
   LEASE_REUSE_DURATION_PERCENT,
 } from './options.js';
-import type { EtcdClient, EtcdEventStoreOptions, EtcdKeyValue, EtcdRangeRequest, EtcdRangeResponse } from './options.js';
+import type { EtcdClient, EtcdEventStoreOptions, EtcdKV, EtcdKeyValue, EtcdRangeRequest, EtcdRangeResponse } from './options.js';
 
 /** MAX_LIST_BATCH caps the keys read per range while a filtered list fills its page, as upstream caps its etcd pages. */
 const MAX_LIST_BATCH = 10_000;
 /** LEASE_RETRIES: a write whose cached lease vanished (revoked, or etcd restored from a backup) asks for a fresh one once. */
 const LEASE_RETRIES = 1;
-
-/** etcdFailure puts a driver error into the storage vocabulary. */
-function etcdFailure(e: unknown): StorageError {
-  if (isStorageError(e)) return e;
-  const message = e instanceof Error ? e.message : String(e);
-  const type = typeof e === 'object' && e !== null ? e.constructor.name : '';
-  if (/required revision has been compacted/.test(message)) {
-    return new StorageError('ResourceVersionExpired', `etcd: ${message}`, { cause: e });
-  }
-  if (/required revision is a future revision/.test(message)) {
-    return new StorageError('TooLargeResourceVersion', `etcd: ${message}`, { cause: e });
-  }
-  const unreachable =
-    /^(GRPCUnavailableError|GRPCDeadlineExceededError|GRPCCancelledError|ClientClosedError|BrokenCircuitError|EtcdWatchStreamEnded)$/.test(type) ||
-    /no leader|leader changed|request timed out|too many requests|not capable|unhealthy cluster|No connection established|connect ECONNREFUSED/i.test(message);
-  return new StorageError(unreachable ? 'Unreachable' : 'Internal', `etcd: ${message}`, { cause: e });
-}
 
 function isLeaseNotFound(e: unknown): boolean {
   return /requested lease not found/.test(e instanceof Error ? e.message : String(e));
@@ -107,6 +91,8 @@ export class EtcdEventStore implements EventStore {
   private readonly o: ResolvedCommonOptions;
   private readonly prefix: Buffer;
   private readonly clientPromise: Promise<EtcdClient>;
+  /** kvPromise is the client's KV service with retries (see withRetry). */
+  private readonly kvPromise: Promise<EtcdKV>;
   private readonly ownsClient: boolean;
   private readonly leases: LeaseManager;
   private readonly compactor: Compactor;
@@ -123,11 +109,15 @@ export class EtcdEventStore implements EventStore {
     this.prefix = Buffer.from(`${(options.prefix ?? DEFAULT_PREFIX).replace(/\/+$/, '')}/events/`);
     this.ownsClient = options.client === undefined;
     this.clientPromise = options.client !== undefined ? Promise.resolve(options.client) : this.connect(options);
+    const budgetMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    this.kvPromise = this.clientPromise.then((c) => retryingKV(c.kv, budgetMs));
     // Surfaced by the first call (ready() or any other); a rejection nobody awaited yet is not an error.
-    this.clientPromise.catch(() => undefined);
+    this.kvPromise.catch(() => undefined);
     this.leases = new LeaseManager({
       grant: async (ttl) => {
-        const r = await (await this.clientPromise).leaseClient.leaseGrant({ TTL: ttl });
+        const leases = (await this.clientPromise).leaseClient;
+        // A duplicate grant only leaves an unused lease behind, so a grant retries like a read.
+        const r = await withRetry(() => leases.leaseGrant({ TTL: ttl }), { write: false, budgetMs });
         this.observe(r.header.revision);
         return r.ID;
       },
@@ -138,7 +128,7 @@ export class EtcdEventStore implements EventStore {
     const observe = (revision: string): void => {
       this.observe(revision);
     };
-    this.compactor = new Compactor(async () => (await this.clientPromise).kv, {
+    this.compactor = new Compactor(() => this.kvPromise, {
       clock: this.o.clock,
       logger: this.o.logger,
       windowMs: this.o.historyWindowSeconds * 1000,
@@ -172,13 +162,13 @@ export class EtcdEventStore implements EventStore {
   }
 
   create(event: CoreEvent, options: WriteOptions = {}): Promise<CoreEvent> {
-    return this.op(async (client) => {
+    return this.op(async (kv) => {
       const key = keyOfEvent(event);
       const k = this.etcdKey(key);
       const json = encodeEvent(event);
       const value = Buffer.from(json);
       const r = await this.withLease(options.ttlSeconds, (lease) =>
-        client.kv.txn({
+        kv.txn({
           compare: [{ key: k, target: 'Version', result: 'Equal', version: 0 }],
           success: [{ request_put: lease === undefined ? { key: k, value } : { key: k, value, lease } }],
           failure: [],
@@ -191,16 +181,16 @@ export class EtcdEventStore implements EventStore {
   }
 
   get(namespace: string, name: string): Promise<CoreEvent> {
-    return this.op(async (client) => {
+    return this.op(async (kv) => {
       const key = eventKey(namespace, name);
-      const cur = await this.read(client, key);
+      const cur = await this.read(kv, key);
       if (cur.kv === undefined) throw new StorageError('KeyNotFound', `${key} not found`, { key, currentResourceVersion: cur.rv });
       return this.decode(cur.kv);
     });
   }
 
   list(options: ListOptions): Promise<ListResult> {
-    return this.op(async (client) => {
+    return this.op(async (kv) => {
       const want = options.resourceVersion !== undefined && options.resourceVersion > 0 ? options.resourceVersion : undefined;
       const exact = want !== undefined && options.match === 'Exact';
       const { low, high } = options.namespace === undefined ? { low: '', high: undefined } : namespaceRange(options.namespace);
@@ -214,7 +204,7 @@ export class EtcdEventStore implements EventStore {
       let lastKey: Buffer | undefined;
       let more = false;
       for (;;) {
-        const r = await this.range(client, { key: from, range_end: end, limit: batch, ...(at !== undefined ? { revision: at } : {}) }, want);
+        const r = await this.range(kv, { key: from, range_end: end, limit: batch, ...(at !== undefined ? { revision: at } : {}) }, want);
         if (at === undefined) {
           at = Number(r.header.revision);
           if (want !== undefined && want > at) throw this.tooLarge(want, at);
@@ -239,7 +229,7 @@ export class EtcdEventStore implements EventStore {
       if (more && lastKey !== undefined) {
         result.lastKey = lastKey.subarray(this.prefix.length).toString();
         if (options.countRemaining === true) {
-          const r = await this.range(client, { key: Buffer.concat([lastKey, Buffer.from([0])]), range_end: end, revision: at, count_only: true }, want);
+          const r = await this.range(kv, { key: Buffer.concat([lastKey, Buffer.from([0])]), range_end: end, revision: at, count_only: true }, want);
           result.remainingItemCount = Number(r.count);
         }
       }
@@ -248,10 +238,10 @@ export class EtcdEventStore implements EventStore {
   }
 
   guaranteedUpdate(namespace: string, name: string, tryUpdate: TryUpdate, options: UpdateOptions = {}): Promise<UpdateResult> {
-    return this.op(async (client) => {
+    return this.op(async (kv) => {
       const key = eventKey(namespace, name);
       const k = this.etcdKey(key);
-      let cur = await this.read(client, key);
+      let cur = await this.read(kv, key);
       for (;;) {
         if (cur.kv === undefined && options.allowCreate !== true) {
           throw new StorageError('KeyNotFound', `${key} not found`, { key, currentResourceVersion: cur.rv });
@@ -271,7 +261,7 @@ export class EtcdEventStore implements EventStore {
         const value = Buffer.from(json);
         // Compare-and-swap on the revision read before tryUpdate; a lost race retries on the state etcd hands back.
         const r = await this.withLease(unchanged ? undefined : options.ttlSeconds, (lease) =>
-          client.kv.txn({
+          kv.txn({
             compare: [{ key: k, target: 'Mod', result: 'Equal', mod_revision: modRevision }],
             success: unchanged ? [] : [{ request_put: lease === undefined ? { key: k, value } : { key: k, value, lease } }],
             failure: [{ request_range: { key: k } }],
@@ -290,14 +280,14 @@ export class EtcdEventStore implements EventStore {
   }
 
   delete(namespace: string, name: string, options: { preconditions?: Preconditions } = {}): Promise<CoreEvent> {
-    return this.op(async (client) => {
+    return this.op(async (kv) => {
       const key = eventKey(namespace, name);
       const k = this.etcdKey(key);
-      let cur = await this.read(client, key);
+      let cur = await this.read(kv, key);
       for (;;) {
         if (cur.kv === undefined) throw new StorageError('KeyNotFound', `${key} not found`, { key, currentResourceVersion: cur.rv });
         checkPreconditions(key, this.decode(cur.kv), options.preconditions, cur.rv);
-        const r = await client.kv.txn({
+        const r = await kv.txn({
           compare: [{ key: k, target: 'Mod', result: 'Equal', mod_revision: Number(cur.kv.mod_revision) }],
           success: [{ request_delete_range: { key: k } }],
           failure: [{ request_range: { key: k } }],
@@ -318,8 +308,8 @@ export class EtcdEventStore implements EventStore {
   }
 
   currentResourceVersion(): Promise<number> {
-    return this.op(async (client) => {
-      const r = await client.kv.range({ key: Buffer.from(COMPACT_REV_KEY), count_only: true });
+    return this.op(async (kv) => {
+      const r = await kv.range({ key: Buffer.from(COMPACT_REV_KEY), count_only: true });
       return this.observe(r.header.revision);
     });
   }
@@ -353,6 +343,7 @@ export class EtcdEventStore implements EventStore {
     const timeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     return new Etcd3({
       hosts: endpoints.map(toEtcdHost),
+      faultHandling: { host: () => passThrough, global: passThrough },
       // Lists and watch catch-ups can exceed gRPC's default 4 MiB message limit.
       grpcOptions: { 'grpc.max_receive_message_length': -1 },
       defaultCallOptions: (context) => (context.isStream ? {} : { deadline: new Date(Date.now() + timeout) }),
@@ -360,9 +351,9 @@ export class EtcdEventStore implements EventStore {
   }
 
   /** op runs one call against etcd: refused after close, counted so close() can wait for it, and its errors mapped. */
-  private op<T>(fn: (client: EtcdClient) => Promise<T>): Promise<T> {
+  private op<T>(fn: (kv: EtcdKV) => Promise<T>): Promise<T> {
     if (this.closed) return Promise.reject(new StorageError('Unreachable', 'the store is closed'));
-    const p = this.clientPromise.then(fn).catch((e: unknown) => {
+    const p = this.kvPromise.then(fn).catch((e: unknown) => {
       if (e instanceof CallerError) {
         // What tryUpdate threw goes back to the caller as it was.
         throw e.error;
@@ -391,21 +382,21 @@ export class EtcdEventStore implements EventStore {
     }
   }
 
-  private async read(client: EtcdClient, key: string): Promise<Current> {
-    const r = await client.kv.range({ key: this.etcdKey(key) });
+  private async read(kv: EtcdKV, key: string): Promise<Current> {
+    const r = await kv.range({ key: this.etcdKey(key) });
     return { kv: r.kvs[0], rv: this.observe(r.header.revision) };
   }
 
   /** range reads keys; for an exact revision, etcd's own answers map to ResourceVersionExpired and TooLargeResourceVersion. */
-  private async range(client: EtcdClient, req: EtcdRangeRequest, want: number | undefined): Promise<EtcdRangeResponse> {
+  private async range(kv: EtcdKV, req: EtcdRangeRequest, want: number | undefined): Promise<EtcdRangeResponse> {
     try {
-      const r = await client.kv.range(req);
+      const r = await kv.range(req);
       this.observe(r.header.revision);
       return r;
     } catch (e) {
       const mapped = etcdFailure(e);
       if (mapped.code === 'TooLargeResourceVersion' && want !== undefined) {
-        const now = await client.kv.range({ key: Buffer.from(COMPACT_REV_KEY), count_only: true });
+        const now = await kv.range({ key: Buffer.from(COMPACT_REV_KEY), count_only: true });
         throw this.tooLarge(want, this.observe(now.header.revision));
       }
       if (mapped.code === 'ResourceVersionExpired' && want !== undefined) {

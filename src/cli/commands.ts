@@ -52,4 +52,91 @@ export function register(program: Command, io: CliIO): void {
       const { runRecord } = await import('./record.js');
       await runRecord(flags, io);
     });
+
+  registerReadCommands(program, io);
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+function withConnection(c: Command, io: CliIO): Command {
+  return c
+    .option('--server <url>', 'API server or kevents archive URL (no kubeconfig needed), like kubectl --server', io.env.KEVENTS_SERVER)
+    .option('--kubeconfig <path>', 'kubeconfig file (default $KUBECONFIG or ~/.kube/config)')
+    .option('--context <name>', 'kubeconfig context');
+}
+
+/** registerReadCommands adds the commands that read events: get events, events, timeline and lint. */
+function registerReadCommands(program: Command, io: CliIO): void {
+  withConnection(
+    program
+      .command('get')
+      .description('list events as kubectl get events prints them (from any API server or kevents archive)')
+      .argument('<resource>', 'events (or ev)')
+      .argument('[names...]', 'event names')
+      .option('-n, --namespace <ns>', 'namespace (default: the context\'s, else default)')
+      .option('-A, --all-namespaces', 'list events of every namespace')
+      .option('-w, --watch', 'after listing, watch for changes')
+      .option('--watch-only', 'watch for changes without listing first')
+      .option('--field-selector <selector>', 'e.g. involvedObject.name=web-1,type=Warning')
+      .option('-l, --selector <selector>', 'label selector')
+      .option('-o, --output <format>', 'wide, json, yaml or name')
+      .option('--no-headers', 'print no header row')
+      .option('--chunk-size <n>', 'list in pages of this size (0: one page)', '500'),
+    io,
+  ).action(async (resource: string, names: string[], flags: Record<string, unknown>) => {
+    const { runGetEvents } = await import('./get-events.js');
+    await runGetEvents(resource, names, { ...flags, noHeaders: flags.headers === false }, io);
+  });
+
+  withConnection(
+    program
+      .command('events')
+      .description('list events as kubectl events prints them: sorted by last seen, with --for and --types')
+      .option('-n, --namespace <ns>', 'namespace (default: the context\'s, else default)')
+      .option('-A, --all-namespaces', 'list events of every namespace')
+      .option('--for <type/name>', 'only events about this object, e.g. pod/web-1')
+      .option('--types <types>', 'only events of these types: Normal, Warning (repeat or separate with commas)', collect, [])
+      .option('-w, --watch', 'watch for new events after listing')
+      .option('-o, --output <format>', 'json, yaml or name')
+      .option('--no-headers', 'print no header row')
+      .option('--chunk-size <n>', 'accepted for kubectl compatibility; lists always read 500 a page', '500'),
+    io,
+  ).action(async (flags: Record<string, unknown>) => {
+    const { runEvents } = await import('./events.js');
+    await runEvents({ ...flags, noHeaders: flags.headers === false }, io);
+  });
+
+  withConnection(
+    program
+      .command('timeline')
+      .description('an incident timeline: one row per occurrence, in time order, with a summary and next steps')
+      .option('--for <kind/name>', 'the object, with what it owns (Deployment → ReplicaSets → Pods) and its pods\' nodes')
+      .option('-n, --namespace <ns>', 'namespace (default: the context\'s, else default)')
+      .option('-A, --all-namespaces', 'every namespace')
+      .option('--since <duration>', 'only the last duration, e.g. 2h or 30m')
+      .option('--since-time <time>', 'only from this RFC 3339 time')
+      .option('--until <time>', 'only before this RFC 3339 time')
+      .option('--types <types>', 'only these types: Normal, Warning (repeat or separate with commas)', collect, [])
+      .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'markdown', 'csv', 'json']).default('table')),
+    io,
+  ).action(async (flags: Record<string, unknown>) => {
+    const { runTimeline } = await import('./timeline.js');
+    await runTimeline(flags, io);
+  });
+
+  withConnection(
+    program
+      .command('lint')
+      .description('events that break the conventions (reason case, types, messages, reporting controller), with counts')
+      .option('-n, --namespace <ns>', 'namespace (default: every namespace)')
+      .option('-A, --all-namespaces', 'every namespace (the default)')
+      .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'))
+      .option('--fail-on-findings', 'exit 1 when any event breaks a convention'),
+    io,
+  ).action(async (flags: Record<string, unknown>) => {
+    const { runLint } = await import('./lint.js');
+    await runLint({ ...flags, allNamespaces: flags.namespace === undefined }, io);
+  });
 }

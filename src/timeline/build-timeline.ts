@@ -1,0 +1,142 @@
+import type { CoreEvent, Occurrence } from '../api/index.js';
+import { hintsFor } from './hints.js';
+import type { HintContext } from './hints.js';
+import type { ObjectRef } from './kinds.js';
+import { eventEntries, MAX_SPREAD_ROWS } from './occurrence-rows.js';
+import type { OccurrenceEntry } from './occurrence-rows.js';
+import { inScope, objectKey, scheduledNode, scopeObjects } from './scope.js';
+import type { ObjectScope, OwnerLink } from './scope.js';
+import type { Timeline, TimelineRow, TimelineSummary } from './types.js';
+
+/** TimelineInput is everything a timeline is built from. */
+export interface TimelineInput {
+  /** events are the events read (a superset of the scope is fine: scoping filters them). */
+  events: readonly CoreEvent[];
+  /** occurrences is the archive's history of those events; undefined when the server has no archive API. */
+  occurrences?: readonly Occurrence[] | undefined;
+  /** for scopes the timeline to one object and what it owns; its namespace must be set for namespaced kinds. */
+  for?: ObjectRef | undefined;
+  /** owners are recorded owner references, where the archive has them. */
+  owners?: readonly OwnerLink[];
+  /** since (inclusive) and until (exclusive) bound the rows, Unix ms. */
+  since?: number | undefined;
+  until?: number | undefined;
+  /** types keeps rows of these types (case-insensitive, like kubectl events --types). */
+  types?: readonly string[] | undefined;
+  /** maxSpreadRows bounds the estimated rows of one event (default MAX_SPREAD_ROWS). */
+  maxSpreadRows?: number;
+}
+
+/** formatTimelineTime prints a time as RFC 3339 in UTC, with milliseconds only when there are some. */
+export function formatTimelineTime(ms: number): string {
+  return new Date(ms).toISOString().replace('.000Z', 'Z');
+}
+
+function historyKey(namespace: string, name: string): string {
+  return `${namespace}/${name}`;
+}
+
+/** groupOccurrences indexes occurrences by their event's `namespace/name` (and uid, when both sides know it). */
+function groupOccurrences(occurrences: readonly Occurrence[]): Map<string, Occurrence[]> {
+  const out = new Map<string, Occurrence[]>();
+  for (const o of occurrences) {
+    const key = historyKey(o.event.namespace, o.event.name);
+    const list = out.get(key);
+    if (list === undefined) out.set(key, [o]);
+    else list.push(o);
+  }
+  return out;
+}
+
+/**
+ * buildTimeline turns events (and their occurrence history) into a timeline:
+ * scoped to an object and what it owns, one row per occurrence in time order,
+ * a summary and next steps.
+ */
+export function buildTimeline(input: TimelineInput): Timeline {
+  let scope: ObjectScope | undefined;
+  let events = input.events;
+  if (input.for !== undefined) {
+    scope = scopeObjects(input.for, input.events, input.owners);
+    const s = scope;
+    events = input.events.filter((e) => inScope(s, e));
+  }
+  const history = input.occurrences === undefined ? undefined : groupOccurrences(input.occurrences);
+  const types = input.types?.map((t) => t.toLowerCase());
+  const entries: { entry: OccurrenceEntry; seq: number }[] = [];
+  let seq = 0;
+  for (const e of events) {
+    if (types !== undefined && types.length > 0 && !types.includes((e.type ?? '').toLowerCase())) continue;
+    let own = history?.get(historyKey(e.metadata.namespace ?? '', e.metadata.name ?? ''));
+    if (own !== undefined && e.metadata.uid) own = own.filter((o) => o.event.uid === undefined || o.event.uid === '' || o.event.uid === e.metadata.uid);
+    for (const entry of eventEntries(e, own, input.maxSpreadRows ?? MAX_SPREAD_ROWS)) {
+      if (input.since !== undefined && entry.ms < input.since) continue;
+      if (input.until !== undefined && entry.ms >= input.until) continue;
+      entries.push({ entry, seq: seq++ });
+    }
+  }
+  entries.sort((a, b) => a.entry.ms - b.entry.ms || a.seq - b.seq);
+  const sorted = entries.map((x) => x.entry);
+  const rows = sorted.map(toRow);
+
+  const nodeOfPod = new Map<string, string>();
+  for (const e of input.events) {
+    const node = scheduledNode(e);
+    if (node !== undefined) nodeOfPod.set(`${e.involvedObject.namespace ?? e.metadata.namespace ?? ''}/${e.involvedObject.name ?? ''}`, node);
+  }
+  const ctx: HintContext = { nodeOfPod };
+  if (input.for?.kind === 'Pod') ctx.rootPod = { namespace: input.for.namespace ?? 'default', name: input.for.name };
+  const hints = hintsFor(
+    sorted.map((x) => x.event).filter((e, i, a) => a.indexOf(e) === i),
+    ctx,
+  );
+  return { summary: summarize(rows, sorted, input, history !== undefined), rows, hints };
+}
+
+function toRow(x: OccurrenceEntry): TimelineRow {
+  const e = x.event;
+  return {
+    time: formatTimelineTime(x.ms),
+    namespace: e.metadata.namespace ?? '',
+    object: objectKey(e),
+    type: e.type ?? '',
+    reason: e.reason ?? '',
+    message: x.message.trim(),
+    count: x.count,
+    estimated: x.estimated,
+  };
+}
+
+function summarize(rows: readonly TimelineRow[], entries: readonly OccurrenceEntry[], input: TimelineInput, withHistory: boolean): TimelineSummary {
+  const first = entries[0];
+  const last = entries[entries.length - 1];
+  const warning = rows.find((r) => r.type.toLowerCase() === 'warning');
+  const reasons = new Map<string, { reason: string; type: string; count: number; first: number }>();
+  const objects = new Map<string, { namespace: string; object: string; count: number }>();
+  let occurrences = 0;
+  rows.forEach((r, i) => {
+    occurrences += r.count;
+    const rk = `${r.type}\u0000${r.reason}`;
+    const reason = reasons.get(rk);
+    if (reason === undefined) reasons.set(rk, { reason: r.reason, type: r.type, count: r.count, first: i });
+    else reason.count += r.count;
+    const ok = `${r.namespace}\u0000${r.object}`;
+    const object = objects.get(ok);
+    if (object === undefined) objects.set(ok, { namespace: r.namespace, object: r.object, count: r.count });
+    else object.count += r.count;
+  });
+  return {
+    window: {
+      since: input.since !== undefined ? formatTimelineTime(input.since) : first !== undefined ? formatTimelineTime(first.ms) : null,
+      until: input.until !== undefined ? formatTimelineTime(input.until) : last !== undefined ? formatTimelineTime(last.ms) : null,
+    },
+    firstWarning:
+      warning === undefined ? null : { time: warning.time, namespace: warning.namespace, object: warning.object, reason: warning.reason, message: warning.message },
+    reasons: [...reasons.values()].sort((a, b) => b.count - a.count || a.first - b.first).map(({ reason, type, count }) => ({ reason, type, count })),
+    objects: [...objects.values()],
+    rows: rows.length,
+    occurrences,
+    estimatedRows: rows.filter((r) => r.estimated).length,
+    history: withHistory ? 'occurrences' : 'events',
+  };
+}

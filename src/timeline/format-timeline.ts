@@ -1,0 +1,155 @@
+import { escapeTerminal, humanDuration } from '../api/index.js';
+import type { Timeline, TimelineRow } from './types.js';
+
+/** TimelineFormat is an `-o` value of `kevents timeline`. */
+export type TimelineFormat = 'table' | 'markdown' | 'csv' | 'json';
+
+/** TIMELINE_FORMATS lists the formats, for flag validation. */
+export const TIMELINE_FORMATS: readonly TimelineFormat[] = ['table', 'markdown', 'csv', 'json'];
+
+/** TimelineStyle colours parts of the table output; every function defaults to no colour. */
+export interface TimelineStyle {
+  warning(s: string): string;
+  dim(s: string): string;
+  bold(s: string): string;
+}
+
+const PLAIN: TimelineStyle = { warning: (s) => s, dim: (s) => s, bold: (s) => s };
+
+/** FormatTimelineOptions shape the output. */
+export interface FormatTimelineOptions {
+  format: TimelineFormat;
+  /** title names what the timeline is for, e.g. `Deployment/web in prod`. */
+  title?: string;
+  /** showNamespace adds a NAMESPACE column (for `-A`). */
+  showNamespace?: boolean;
+  /** topReasons is how many reasons the table and markdown summaries list (default 5). */
+  topReasons?: number;
+  style?: TimelineStyle;
+}
+
+/** formatTimeline renders a timeline in one of the output formats. */
+export function formatTimeline(t: Timeline, options: FormatTimelineOptions): string {
+  switch (options.format) {
+    case 'json':
+      return `${JSON.stringify(t, null, 2)}\n`;
+    case 'csv':
+      return formatCsv(t);
+    case 'markdown':
+      return formatMarkdown(t, options);
+    case 'table':
+      return formatText(t, options);
+  }
+}
+
+function oneLine(s: string): string {
+  return escapeTerminal(s.replace(/\s*\n\s*/g, ' '));
+}
+
+function windowText(t: Timeline): string {
+  const { since, until } = t.summary.window;
+  if (since === null || until === null) return 'no events';
+  const span = Date.parse(until) - Date.parse(since);
+  return `${since} to ${until} (${humanDuration(span)})`;
+}
+
+function reasonsText(t: Timeline, top: number): string {
+  const shown = t.summary.reasons.slice(0, top).map((r) => `${r.reason} ${r.count}`);
+  const more = t.summary.reasons.length - top;
+  return more > 0 ? `${shown.join(', ')}, and ${more} more` : shown.join(', ');
+}
+
+function rowTime(r: TimelineRow): string {
+  return r.estimated ? `~${r.time}` : r.time;
+}
+
+function formatText(t: Timeline, o: FormatTimelineOptions): string {
+  const style = o.style ?? PLAIN;
+  const top = o.topReasons ?? 5;
+  const s = t.summary;
+  const lines: string[] = [];
+  lines.push(style.bold(`Timeline${o.title ? ` of ${o.title}` : ''}: ${windowText(t)}`));
+  if (s.firstWarning !== null) {
+    const w = s.firstWarning;
+    lines.push(`First Warning: ${w.time} ${oneLine(w.object)} ${style.warning(oneLine(w.reason))}: ${oneLine(w.message)}`);
+  } else {
+    lines.push('First Warning: none');
+  }
+  if (s.reasons.length > 0) lines.push(`Reasons:  ${oneLine(reasonsText(t, top))}`);
+  if (s.objects.length > 0) lines.push(`Objects:  ${oneLine(s.objects.map((x) => x.object).join(', '))}`);
+  const history = s.history === 'occurrences' ? 'archive occurrences' : 'event counts';
+  lines.push(style.dim(`${s.rows} rows, ${s.occurrences} occurrences, from ${history}${s.estimatedRows > 0 ? `; ~ marks ${s.estimatedRows} estimated rows` : ''}`));
+  lines.push('');
+  if (t.rows.length > 0) {
+    const header = [...(o.showNamespace ? ['NAMESPACE'] : []), 'TIME', 'TYPE', 'REASON', 'OBJECT', 'COUNT', 'MESSAGE'];
+    const cells = t.rows.map((r) => [...(o.showNamespace ? [r.namespace] : []), rowTime(r), oneLine(r.type), oneLine(r.reason), oneLine(r.object), String(r.count), oneLine(r.message)]);
+    const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => [...c[i]!].length)));
+    const typeCol = o.showNamespace ? 2 : 1;
+    const render = (c: string[], isWarning: boolean): string =>
+      c
+        .map((cell, i) => {
+          const padded = i === c.length - 1 ? cell : cell + ' '.repeat(widths[i]! - [...cell].length + 3);
+          return isWarning && (i === typeCol || i === typeCol + 1) ? style.warning(padded) : padded;
+        })
+        .join('')
+        .trimEnd();
+    lines.push(render(header, false));
+    t.rows.forEach((r, i) => lines.push(render(cells[i]!, r.type.toLowerCase() === 'warning')));
+    lines.push('');
+  }
+  if (t.hints.length > 0) {
+    lines.push(style.bold('Next steps:'));
+    for (const h of t.hints) {
+      lines.push(`  ${h.reason}: ${oneLine(h.why)}`);
+      lines.push(`    ${oneLine(h.command)}`);
+    }
+    lines.push('');
+  }
+  return `${lines.join('\n')}`;
+}
+
+function mdCell(s: string): string {
+  return oneLine(s).replace(/\\/g, '\\\\').replace(/\|/g, '\\|');
+}
+
+function formatMarkdown(t: Timeline, o: FormatTimelineOptions): string {
+  const s = t.summary;
+  const out: string[] = [];
+  out.push(`# Timeline${o.title ? ` of ${mdCell(o.title)}` : ''}`, '');
+  out.push(`- **Window:** ${windowText(t)}`);
+  out.push(
+    s.firstWarning === null
+      ? '- **First Warning:** none'
+      : `- **First Warning:** ${s.firstWarning.time} \`${mdCell(s.firstWarning.object)}\` **${mdCell(s.firstWarning.reason)}**: ${mdCell(s.firstWarning.message)}`,
+  );
+  if (s.reasons.length > 0) out.push(`- **Reasons:** ${mdCell(reasonsText(t, o.topReasons ?? 5))}`);
+  if (s.objects.length > 0) out.push(`- **Objects:** ${s.objects.map((x) => `\`${mdCell(x.object)}\``).join(', ')}`);
+  out.push(`- **Rows:** ${s.rows} (${s.occurrences} occurrences${s.estimatedRows > 0 ? `, ${s.estimatedRows} estimated, marked ~` : ''})`, '');
+  if (t.rows.length > 0) {
+    const header = [...(o.showNamespace ? ['Namespace'] : []), 'Time', 'Type', 'Reason', 'Object', 'Count', 'Message'];
+    out.push(`| ${header.join(' | ')} |`, `|${header.map((h) => (h === 'Count' ? '---:' : '---')).join('|')}|`);
+    for (const r of t.rows) {
+      const cells = [...(o.showNamespace ? [r.namespace] : []), rowTime(r), r.type, r.reason, r.object, String(r.count), r.message];
+      out.push(`| ${cells.map(mdCell).join(' | ')} |`);
+    }
+    out.push('');
+  }
+  if (t.hints.length > 0) {
+    out.push('## Next steps', '');
+    for (const h of t.hints) out.push(`- **${mdCell(h.reason)}**: ${mdCell(h.why)}`, '  ```sh', `  ${oneLine(h.command)}`, '  ```');
+    out.push('');
+  }
+  return out.join('\n');
+}
+
+function csvField(s: string): string {
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+function formatCsv(t: Timeline): string {
+  const lines = ['time,namespace,object,type,reason,message,count,estimated'];
+  for (const r of t.rows) {
+    lines.push([r.time, r.namespace, r.object, r.type, r.reason, r.message, String(r.count), String(r.estimated)].map(csvField).join(','));
+  }
+  return `${lines.join('\r\n')}\r\n`;
+}

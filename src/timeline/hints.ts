@@ -1,0 +1,264 @@
+import type { CoreEvent } from '../api/index.js';
+import type { TimelineHint } from './types.js';
+
+/**
+ * Next steps by reason: each a command the reader can paste, filled in with the
+ * pod, container, node, image or probe endpoint the events name.
+ */
+
+/** HintContext is what a rule knows beyond the event: where the pods ran, and the object the timeline is for. */
+export interface HintContext {
+  /** nodeOfPod maps `namespace/pod` to the node it was scheduled to. */
+  nodeOfPod: ReadonlyMap<string, string>;
+  /** rootPod is the pod the timeline is for, if it is for one (Node events then point at it). */
+  rootPod?: { namespace: string; name: string };
+}
+
+/** HintRule turns one kind of event into next steps. */
+export interface HintRule {
+  id: string;
+  matches(e: CoreEvent): boolean;
+  hints(e: CoreEvent, ctx: HintContext): TimelineHint[];
+}
+
+const IMAGE_PULL_REASONS = new Set(['ErrImagePull', 'ImagePullBackOff', 'ErrImageNeverPull', 'InvalidImageName']);
+const PRESSURE_REASONS = new Set([
+  'Evicted',
+  'EvictionThresholdMet',
+  'NodeHasDiskPressure',
+  'NodeHasInsufficientMemory',
+  'NodeHasInsufficientPID',
+  'FreeDiskSpaceFailed',
+  'ImageGCFailed',
+]);
+const OOM_REASONS = new Set(['OOMKilling', 'SystemOOM', 'OOMKilled']);
+
+function message(e: CoreEvent): string {
+  return (e.message ?? '').trim();
+}
+
+/** containerOf finds the container an event is about: its fieldPath, else its message. */
+export function containerOf(e: CoreEvent): string | undefined {
+  const fp = /^spec\.(?:initContainers|containers|ephemeralContainers)\{([^}]+)\}/.exec(e.involvedObject.fieldPath ?? '');
+  if (fp) return fp[1];
+  const m = /container "?([a-z0-9]([-a-z0-9]*[a-z0-9])?)"? in pod/.exec(message(e)) ?? /victim process: ([a-z0-9][-a-z0-9]*)/.exec(message(e));
+  return m?.[1];
+}
+
+/** podOf is the pod an event points at: its involved Pod, else the timeline's pod. */
+function podOf(e: CoreEvent, ctx: HintContext): { namespace: string; name: string } {
+  if (e.involvedObject.kind === 'Pod') {
+    return { namespace: e.involvedObject.namespace ?? e.metadata.namespace ?? 'default', name: e.involvedObject.name ?? '<pod>' };
+  }
+  return ctx.rootPod ?? { namespace: e.metadata.namespace ?? 'default', name: '<pod>' };
+}
+
+/** nodeOf is the node an event happened on: the Node itself, the pod's scheduled node, else the reporting host. */
+function nodeOf(e: CoreEvent, ctx: HintContext): string {
+  if (e.involvedObject.kind === 'Node' && e.involvedObject.name) return e.involvedObject.name;
+  const pod = podOf(e, ctx);
+  return ctx.nodeOfPod.get(`${pod.namespace}/${pod.name}`) ?? (e.source?.host || e.reportingInstance || '<node>');
+}
+
+function podArgs(p: { namespace: string; name: string }): string {
+  return `${p.name} -n ${p.namespace}`;
+}
+
+function containerFlag(c: string | undefined): string {
+  return c === undefined ? '' : ` -c ${c}`;
+}
+
+/** HINT_RULES are the rules, most specific first; an event takes the first that matches. */
+export const HINT_RULES: readonly HintRule[] = [
+  {
+    id: 'FailedScheduling',
+    matches: (e) => e.reason === 'FailedScheduling',
+    hints(e, ctx) {
+      const pod = podOf(e, ctx);
+      const m = message(e);
+      const out: TimelineHint[] = [
+        { reason: 'FailedScheduling', command: 'kubectl describe nodes', why: `the scheduler said "${firstSentence(m)}": compare each node's Allocatable, Allocated resources and Taints with what the pod needs` },
+      ];
+      if (/Insufficient /.test(m)) {
+        const what = [...m.matchAll(/Insufficient ([\w./-]+)/g)].map((x) => x[1]).filter((x, i, a) => a.indexOf(x) === i);
+        out.push({
+          reason: 'FailedScheduling',
+          command: `kubectl get pod ${podArgs(pod)} -o jsonpath='{.spec.containers[*].resources.requests}'`,
+          why: `the pod's requests: no node has enough ${what.join(' and ')} left for them`,
+        });
+      }
+      if (/taint/.test(m)) {
+        out.push({
+          reason: 'FailedScheduling',
+          command: `kubectl get nodes -o custom-columns=NAME:.metadata.name,TAINTS:.spec.taints`,
+          why: "nodes carry taints the pod does not tolerate: compare with kubectl get pod " + `${podArgs(pod)} -o jsonpath='{.spec.tolerations}'`,
+        });
+      }
+      if (/affinity|selector/.test(m)) {
+        out.push({
+          reason: 'FailedScheduling',
+          command: `kubectl get pod ${podArgs(pod)} -o jsonpath='{.spec.nodeSelector} {.spec.affinity.nodeAffinity}'`,
+          why: 'no node matches the pod\'s node selector or affinity: compare with kubectl get nodes --show-labels',
+        });
+      }
+      return out;
+    },
+  },
+  {
+    id: 'ErrImagePull',
+    matches: (e) =>
+      IMAGE_PULL_REASONS.has(e.reason ?? '') ||
+      ((e.reason === 'Failed' || e.reason === 'BackOff') && /pull(ing)? image|ErrImagePull|ImagePullBackOff/i.test(message(e))),
+    hints(e, ctx) {
+      const pod = podOf(e, ctx);
+      const image = /image "([^"]+)"/.exec(message(e))?.[1];
+      const reason = IMAGE_PULL_REASONS.has(e.reason ?? '') ? e.reason! : 'ErrImagePull';
+      return [
+        {
+          reason,
+          command: `kubectl get pod ${podArgs(pod)} -o jsonpath='{.spec.containers[*].image}'`,
+          why: image === undefined ? 'check the image reference: registry, repository and tag' : `check that the image reference "${image}" exists: registry, repository and tag`,
+        },
+        {
+          reason,
+          command: `kubectl get pod ${podArgs(pod)} -o jsonpath='{.spec.serviceAccountName} {.spec.imagePullSecrets}'`,
+          why: 'a private registry needs pull secrets, on the pod or its service account',
+        },
+      ];
+    },
+  },
+  {
+    id: 'OOMKilled',
+    matches: (e) => OOM_REASONS.has(e.reason ?? '') || /OOMKilled|out of memory/i.test(message(e)),
+    hints(e, ctx) {
+      const pod = podOf(e, ctx);
+      const container = e.involvedObject.kind === 'Pod' ? containerOf(e) : undefined;
+      return [
+        {
+          reason: 'OOMKilled',
+          command: `kubectl get pod ${podArgs(pod)} -o jsonpath='{range .status.containerStatuses[*]}{.name}: {.lastState.terminated.reason}{"\\n"}{end}'`,
+          why: 'OOMKilled here confirms which container ran out of memory',
+        },
+        {
+          reason: 'OOMKilled',
+          command: `kubectl get pod ${podArgs(pod)} -o jsonpath='{range .spec.containers[*]}{.name}: {.resources.limits.memory}{"\\n"}{end}'`,
+          why: 'the memory limit to raise, or the usage to bring down',
+        },
+        {
+          reason: 'OOMKilled',
+          command: `kubectl logs ${podArgs(pod)}${containerFlag(container)} --previous`,
+          why: 'what the container was doing when it was killed',
+        },
+      ];
+    },
+  },
+  {
+    id: 'BackOff',
+    matches: (e) => e.reason === 'CrashLoopBackOff' || (e.reason === 'BackOff' && /restarting failed container/i.test(message(e))),
+    hints(e, ctx) {
+      const pod = podOf(e, ctx);
+      const container = containerOf(e);
+      return [
+        {
+          reason: e.reason ?? 'BackOff',
+          command: `kubectl logs ${podArgs(pod)}${containerFlag(container)} --previous`,
+          why: 'the output of the last run that crashed',
+        },
+        {
+          reason: e.reason ?? 'BackOff',
+          command: `kubectl debug ${podArgs(pod)} -it --copy-to=${pod.name}-debug${container === undefined ? '' : ` --container=${container}`} -- sh`,
+          why: 'a copy of the pod with a shell in place of the failing command, to start it by hand',
+        },
+      ];
+    },
+  },
+  {
+    id: 'Unhealthy',
+    matches: (e) => e.reason === 'Unhealthy' || e.reason === 'ProbeWarning',
+    hints(e, ctx) {
+      const pod = podOf(e, ctx);
+      const m = message(e);
+      const probe = /^(Liveness|Readiness|Startup) probe/.exec(m)?.[1]?.toLowerCase() ?? 'readiness';
+      const container = containerOf(e);
+      const url = /https?:\/\/[^/:\s"]+:(\d+)(\/[^\s"]*)?/.exec(m);
+      const port = url?.[1] ?? '<port>';
+      const path = url?.[2] ?? '/';
+      const selector = container === undefined ? '*' : `?(@.name=="${container}")`;
+      return [
+        {
+          reason: 'Unhealthy',
+          command: `kubectl get pod ${podArgs(pod)} -o jsonpath='{.spec.containers[${selector}].${probe}Probe}'`,
+          why: `the ${probe} probe: its path, port, timeout and thresholds`,
+        },
+        {
+          reason: 'Unhealthy',
+          command: `kubectl port-forward pod/${pod.name} -n ${pod.namespace} ${port}:${port}`,
+          why: `then try the endpoint as the probe does: curl -v http://127.0.0.1:${port}${path}`,
+        },
+      ];
+    },
+  },
+  {
+    id: 'Evicted',
+    matches: (e) => PRESSURE_REASONS.has(e.reason ?? ''),
+    hints(e, ctx) {
+      const node = nodeOf(e, ctx);
+      return [
+        {
+          reason: e.reason ?? 'Evicted',
+          command: `kubectl describe node ${node}`,
+          why: "the node's Conditions (MemoryPressure, DiskPressure, PIDPressure) and what is allocated on it",
+        },
+        {
+          reason: e.reason ?? 'Evicted',
+          command: `kubectl get pods -A --field-selector spec.nodeName=${node}`,
+          why: 'the other pods on that node, competing for the same memory and disk',
+        },
+      ];
+    },
+  },
+];
+
+/** DISTROLESS_RULE catches containers without a shell, whatever the reason of the event. */
+export const DISTROLESS_RULE: HintRule = {
+  id: 'distroless',
+  matches: (e) => /distroless|executable file not found in \$PATH|exec: "?(?:sh|bash|\/bin\/sh)"?/.test(message(e)),
+  hints(e, ctx) {
+    const pod = podOf(e, ctx);
+    const container = containerOf(e);
+    return [
+      {
+        reason: 'distroless',
+        command: `kubectl debug -it ${podArgs(pod)} --image=busybox:1.36${container === undefined ? '' : ` --target=${container}`}`,
+        why: 'the container has no shell: an ephemeral debug container shares its processes and filesystem',
+      },
+    ];
+  },
+};
+
+function firstSentence(m: string): string {
+  const cut = m.indexOf('. ');
+  return cut < 0 ? m.replace(/\.$/, '') : m.slice(0, cut);
+}
+
+/**
+ * hintsFor lists the next steps for events in time order: the rules of the
+ * earliest trouble first, each command once.
+ */
+export function hintsFor(events: readonly CoreEvent[], ctx: HintContext): TimelineHint[] {
+  const out: TimelineHint[] = [];
+  const seen = new Set<string>();
+  const push = (hs: TimelineHint[]): void => {
+    for (const h of hs) {
+      if (seen.has(h.command)) continue;
+      seen.add(h.command);
+      out.push(h);
+    }
+  };
+  for (const e of events) {
+    const rule = HINT_RULES.find((r) => r.matches(e));
+    if (rule !== undefined) push(rule.hints(e, ctx));
+    if (DISTROLESS_RULE.matches(e)) push(DISTROLESS_RULE.hints(e, ctx));
+  }
+  return out;
+}

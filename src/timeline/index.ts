@@ -1,0 +1,10 @@
+export type { Timeline, TimelineEventRef, TimelineHint, TimelineRow, TimelineSummary } from './types.js';
+export { buildTimeline, formatTimelineTime, type TimelineInput } from './build-timeline.js';
+export { collectTimeline, type CollectTimelineOptions, type SourceQuery, type TimelineSource } from './timeline-source.js';
+export { eventEntries, eventFirstMs, eventLastMs, MAX_SPREAD_ROWS, spreadEntries, type OccurrenceEntry } from './occurrence-rows.js';
+export { inScope, objectKey, scheduledNode, scopeObjects, type ObjectScope, type OwnerLink } from './scope.js';
+export { BUILTIN_KINDS, ForParseError, isNamespacedKind, parseForArgument, resolveKind, type KindInfo, type ObjectRef } from './kinds.js';
+export { containerOf, DISTROLESS_RULE, HINT_RULES, hintsFor, type HintContext, type HintRule } from './hints.js';
+export { formatTimeline, TIMELINE_FORMATS, type FormatTimelineOptions, type TimelineFormat, type TimelineStyle } from './format-timeline.js';
+export { lintEvents, LINT_CHECKS, formatLintReport, type LintCheck, type LintFinding, type LintReport } from './lint-events.js';
+export { storeTimelineSource } from './store-source.js';

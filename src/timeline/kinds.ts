@@ -1,0 +1,93 @@
+/**
+ * The built-in kinds users name with `--for`: `pod/web-1`, `deploy/web`,
+ * `Deployment/web`, `replicasets.apps/web-7d4b9c8f5`. Events name their objects by
+ * Kind and apiVersion, so a resource name is only useful once it is resolved.
+ */
+
+/** KindInfo is a resolvable kind: its Kind, preferred apiVersion and whether it lives in a namespace. */
+export interface KindInfo {
+  kind: string;
+  apiVersion: string;
+  namespaced: boolean;
+  /** names are the lower-case resource names kubectl accepts: plural, singular, short names. */
+  names: readonly string[];
+}
+
+/** BUILTIN_KINDS are the kinds `--for` resolves without asking the server. */
+export const BUILTIN_KINDS: readonly KindInfo[] = [
+  { kind: 'Pod', apiVersion: 'v1', namespaced: true, names: ['pods', 'pod', 'po'] },
+  { kind: 'Node', apiVersion: 'v1', namespaced: false, names: ['nodes', 'node', 'no'] },
+  { kind: 'Namespace', apiVersion: 'v1', namespaced: false, names: ['namespaces', 'namespace', 'ns'] },
+  { kind: 'Service', apiVersion: 'v1', namespaced: true, names: ['services', 'service', 'svc'] },
+  { kind: 'Endpoints', apiVersion: 'v1', namespaced: true, names: ['endpoints', 'ep'] },
+  { kind: 'ConfigMap', apiVersion: 'v1', namespaced: true, names: ['configmaps', 'configmap', 'cm'] },
+  { kind: 'Secret', apiVersion: 'v1', namespaced: true, names: ['secrets', 'secret'] },
+  { kind: 'ServiceAccount', apiVersion: 'v1', namespaced: true, names: ['serviceaccounts', 'serviceaccount', 'sa'] },
+  { kind: 'PersistentVolumeClaim', apiVersion: 'v1', namespaced: true, names: ['persistentvolumeclaims', 'persistentvolumeclaim', 'pvc'] },
+  { kind: 'PersistentVolume', apiVersion: 'v1', namespaced: false, names: ['persistentvolumes', 'persistentvolume', 'pv'] },
+  { kind: 'ReplicationController', apiVersion: 'v1', namespaced: true, names: ['replicationcontrollers', 'replicationcontroller', 'rc'] },
+  { kind: 'Deployment', apiVersion: 'apps/v1', namespaced: true, names: ['deployments', 'deployment', 'deploy'] },
+  { kind: 'ReplicaSet', apiVersion: 'apps/v1', namespaced: true, names: ['replicasets', 'replicaset', 'rs'] },
+  { kind: 'StatefulSet', apiVersion: 'apps/v1', namespaced: true, names: ['statefulsets', 'statefulset', 'sts'] },
+  { kind: 'DaemonSet', apiVersion: 'apps/v1', namespaced: true, names: ['daemonsets', 'daemonset', 'ds'] },
+  { kind: 'Job', apiVersion: 'batch/v1', namespaced: true, names: ['jobs', 'job'] },
+  { kind: 'CronJob', apiVersion: 'batch/v1', namespaced: true, names: ['cronjobs', 'cronjob', 'cj'] },
+  { kind: 'HorizontalPodAutoscaler', apiVersion: 'autoscaling/v2', namespaced: true, names: ['horizontalpodautoscalers', 'horizontalpodautoscaler', 'hpa'] },
+  { kind: 'Ingress', apiVersion: 'networking.k8s.io/v1', namespaced: true, names: ['ingresses', 'ingress', 'ing'] },
+  { kind: 'PodDisruptionBudget', apiVersion: 'policy/v1', namespaced: true, names: ['poddisruptionbudgets', 'poddisruptionbudget', 'pdb'] },
+];
+
+/** ObjectRef names one object: Kind and name, and its namespace when it has one. */
+export interface ObjectRef {
+  kind: string;
+  name: string;
+  namespace?: string;
+  /** apiVersion is the kind's preferred version, when resolved. */
+  apiVersion?: string;
+}
+
+/**
+ * resolveKind finds a built-in kind by resource name (`pods`, `po`, `pods.v1`,
+ * `deployments.apps`, `deployments.v1.apps`) or by Kind (`Deployment`), case-insensitively.
+ */
+export function resolveKind(resource: string): KindInfo | undefined {
+  const lower = resource.toLowerCase();
+  const [name = '', ...rest] = lower.split('.');
+  const group = rest.length === 0 ? undefined : rest.length >= 2 && /^v\d/.test(rest[0]!) ? rest.slice(1).join('.') : /^v\d/.test(rest[0]!) ? '' : rest.join('.');
+  return BUILTIN_KINDS.find((k) => {
+    if (!k.names.includes(name) && k.kind.toLowerCase() !== name) return false;
+    if (group === undefined) return true;
+    const kGroup = k.apiVersion.includes('/') ? k.apiVersion.slice(0, k.apiVersion.indexOf('/')) : '';
+    return kGroup === group;
+  });
+}
+
+/** ForParseError is a `--for` argument that is not `resource/name` (its message is kubectl's). */
+export class ForParseError extends Error {
+  override name = 'ForParseError';
+}
+
+/**
+ * parseForArgument reads `--for TYPE/NAME` with kubectl's messages: a missing
+ * slash, a second slash and an unknown type are errors. Unknown types keep their
+ * text as the Kind when `allowUnknown` is set (archives hold custom resources too).
+ */
+export function parseForArgument(text: string, options: { allowUnknown?: boolean } = {}): ObjectRef {
+  const slash = text.indexOf('/');
+  if (slash < 0) throw new ForParseError('--for must be in resource/name form');
+  if (text.indexOf('/', slash + 1) >= 0) throw new ForParseError('arguments in resource/name form may not have more than one slash');
+  const resource = text.slice(0, slash);
+  const name = text.slice(slash + 1);
+  if (resource === '' || name === '') throw new ForParseError('arguments in resource/name form must have a single resource and name');
+  const info = resolveKind(resource);
+  if (info === undefined) {
+    if (options.allowUnknown) return { kind: resource, name };
+    throw new ForParseError(`the server doesn't have a resource type "${resource}"`);
+  }
+  return { kind: info.kind, name, apiVersion: info.apiVersion };
+}
+
+/** isNamespacedKind tells whether objects of a Kind live in a namespace (unknown kinds are assumed to). */
+export function isNamespacedKind(kind: string): boolean {
+  return BUILTIN_KINDS.find((k) => k.kind === kind)?.namespaced ?? true;
+}

@@ -1,0 +1,87 @@
+import type { CoreEvent, Occurrence } from '../api/index.js';
+import { buildTimeline } from './build-timeline.js';
+import type { ObjectRef } from './kinds.js';
+import { isNamespacedKind } from './kinds.js';
+import { scheduledNode, scopeObjects } from './scope.js';
+import type { OwnerLink } from './scope.js';
+import type { Timeline } from './types.js';
+
+/** SourceQuery narrows a read: a namespace (undefined: all), and optionally one involved object. */
+export interface SourceQuery {
+  namespace?: string | undefined;
+  kind?: string | undefined;
+  name?: string | undefined;
+  /** since and until bound occurrence reads (Unix ms, since inclusive, until exclusive). */
+  since?: number | undefined;
+  until?: number | undefined;
+}
+
+/**
+ * TimelineSource is where a timeline reads from: an API server or archive over
+ * HTTP, or an EventStore in process. It is declared here, by its consumer.
+ */
+export interface TimelineSource {
+  /** listEvents reads the events a query selects. */
+  listEvents(query: SourceQuery): Promise<CoreEvent[]>;
+  /** listOccurrences reads the archive's history, or undefined when the source keeps none. */
+  listOccurrences(query: SourceQuery): Promise<Occurrence[] | undefined>;
+  /** listOwners reads recorded owner references of a namespace, where the source has them. */
+  listOwners?(namespace: string): Promise<OwnerLink[]>;
+}
+
+/** CollectTimelineOptions say what to read and how to cut it. */
+export interface CollectTimelineOptions {
+  source: TimelineSource;
+  /** for is the object (namespace set for namespaced kinds); undefined reads the whole namespace. */
+  for?: ObjectRef | undefined;
+  /** namespace without `for`: undefined reads all namespaces. */
+  namespace?: string | undefined;
+  since?: number | undefined;
+  until?: number | undefined;
+  types?: readonly string[] | undefined;
+}
+
+/** OWNING_KINDS are the kinds whose scope reaches beyond their own events, so their whole namespace is read. */
+const OWNING_KINDS = new Set(['Deployment', 'ReplicaSet', 'ReplicationController', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob']);
+
+/**
+ * collectTimeline reads what a timeline needs from a source, as narrowly as the
+ * object allows (one object's events for a Pod, the namespace for a
+ * Deployment), adds the events of the nodes its pods ran on, and builds it.
+ */
+export async function collectTimeline(o: CollectTimelineOptions): Promise<Timeline> {
+  const window = { since: o.since, until: o.until };
+  const root = o.for;
+  const queries: SourceQuery[] = [];
+  let events: CoreEvent[];
+  if (root === undefined) {
+    queries.push({ namespace: o.namespace, ...window });
+  } else if (!isNamespacedKind(root.kind)) {
+    queries.push({ kind: root.kind, name: root.name, ...window });
+  } else if (OWNING_KINDS.has(root.kind)) {
+    queries.push({ namespace: root.namespace, ...window });
+  } else {
+    queries.push({ namespace: root.namespace, kind: root.kind, name: root.name, ...window });
+  }
+  events = await o.source.listEvents(queries[0]!);
+  let owners: OwnerLink[] = [];
+  if (root !== undefined && OWNING_KINDS.has(root.kind) && o.source.listOwners !== undefined) owners = await o.source.listOwners(root.namespace ?? '');
+  if (root !== undefined && isNamespacedKind(root.kind)) {
+    const nodes = root.kind === 'Pod' ? events.map(scheduledNode).filter((n): n is string => n !== undefined) : scopeObjects(root, events, owners).nodes;
+    for (const node of new Set(nodes)) {
+      const q: SourceQuery = { kind: 'Node', name: node, ...window };
+      queries.push(q);
+      events = events.concat(await o.source.listEvents(q));
+    }
+  }
+  let occurrences: Occurrence[] | undefined = [];
+  for (const q of queries) {
+    const got = await o.source.listOccurrences(q);
+    if (got === undefined) {
+      occurrences = undefined;
+      break;
+    }
+    occurrences.push(...got);
+  }
+  return buildTimeline({ events, occurrences, for: root, owners, since: o.since, until: o.until, types: o.types });
+}

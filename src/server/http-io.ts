@@ -8,8 +8,18 @@ import {
   newBadRequest,
 } from '../api/index.js';
 import type { Status } from '../api/index.js';
-import { parse as parseYaml, stringify as yamlStringify } from 'yaml';
+import { createRequire } from 'node:module';
+import type * as Yaml from 'yaml';
 import type { Logger } from '../internal/index.js';
+
+// YAML is rare on the wire (kubectl sends JSON), so its parser loads on first use
+// rather than slowing every start.
+const requireLazily = createRequire(import.meta.url);
+let yamlModule: typeof Yaml | undefined;
+function yaml(): typeof Yaml {
+  yamlModule ??= requireLazily('yaml') as typeof Yaml;
+  return yamlModule;
+}
 
 /** MediaRange is one entry of an Accept header. */
 export interface MediaRange {
@@ -105,7 +115,7 @@ export function bodyText(body: Buffer, contentType: string | undefined): string 
 
 function yamlToJsonText(text: string): string {
   try {
-    return JSON.stringify(parseYaml(text));
+    return JSON.stringify(yaml().parse(text));
   } catch (e) {
     throw newBadRequest(`error converting YAML to JSON: ${(e as Error).message.split('\n')[0]}`);
   }
@@ -116,7 +126,7 @@ function yamlToJsonText(text: string): string {
 export function sendObject(res: ServerResponse, code: number, body: unknown, format: OutputFormat = { kind: 'json' }, warnings: string[] = []): void {
   if (warnings.length > 0) res.setHeader('Warning', warnings.map((w) => `299 - ${JSON.stringify(w)}`));
   if (format.kind === 'yaml') {
-    const text = yamlStringify(body);
+    const text = yaml().stringify(body);
     res.writeHead(code, { 'Content-Type': 'application/yaml', 'Content-Length': Buffer.byteLength(text) });
     res.end(text);
     return;

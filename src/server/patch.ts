@@ -1,6 +1,15 @@
-import fastJsonPatch from 'fast-json-patch';
+import { createRequire } from 'node:module';
+import type * as FastJsonPatch from 'fast-json-patch';
 import type { Operation } from 'fast-json-patch';
 import { failureStatus, newBadRequest, newUnsupportedMediaType, StatusError } from '../api/index.js';
+
+// JSON patch is the rarest patch type; its library loads on first use.
+const requireLazily = createRequire(import.meta.url);
+let jsonPatchModule: typeof FastJsonPatch | undefined;
+function jsonPatch(): typeof FastJsonPatch {
+  jsonPatchModule ??= requireLazily('fast-json-patch') as typeof FastJsonPatch;
+  return jsonPatchModule;
+}
 
 /** PatchType is a patch format the server accepts, by its Content-Type. */
 export type PatchType = 'json' | 'merge' | 'strategic';
@@ -47,7 +56,7 @@ function applyJsonPatch(original: unknown, patch: unknown): unknown {
   }
   const copy = structuredClone(original);
   try {
-    const result = fastJsonPatch.applyPatch(copy, patch as Operation[], true, true);
+    const result = jsonPatch().applyPatch(copy, patch as Operation[], true, true);
     return result.newDocument;
   } catch (e) {
     const message = e instanceof Error ? e.message.split('\n')[0]! : String(e);

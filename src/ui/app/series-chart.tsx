@@ -3,6 +3,9 @@ import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import type { Series } from './aggregate.js';
 
+// Counts are whole numbers: the y axis steps by 1, 2, 5, 10, 20, 50, …
+const INTEGER_STEPS = Array.from({ length: 24 }, (_, i) => [1, 2, 5][i % 3]! * 10 ** Math.floor(i / 3));
+
 const COLORS = ['#d9480f', '#1971c2', '#2f9e44', '#9c36b5', '#e8590c', '#0c8599', '#868e96'];
 
 /** SeriesChartProps configure a SeriesChart. */
@@ -29,7 +32,7 @@ export function SeriesChart({ series, label }: SeriesChartProps) {
       legend: { show: true },
       cursor: { drag: { x: false, y: false } },
       scales: { x: { time: true } },
-      axes: [{}, { label: 'events', size: 50 }],
+      axes: [{}, { label: 'events', size: 50, incrs: INTEGER_STEPS }],
       series: [
         {},
         ...series.groups.map((g, i) => ({

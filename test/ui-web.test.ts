@@ -1,0 +1,302 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { isoSecondsAgo, legacyEvent, request } from './support/http.js';
+import { startServer } from './support/server-process.js';
+import type { ServerProcess } from './support/server-process.js';
+import { launchChromium, mustCreate, seedScenario, XSS_MESSAGE } from './ui-scenario.js';
+
+const BUILT_UI = fileURLToPath(new URL('../dist/ui/index.html', import.meta.url));
+const ARTIFACTS = fileURLToPath(new URL('../test-artifacts/', import.meta.url));
+// The issue's bar for the live view: a new event shows within a second.
+const LIVE_DEADLINE_MS = 1000;
+
+interface Watched {
+  dialogs: string[];
+  errors: string[];
+}
+
+/** openPage opens a page that records dialogs, page errors and CSP violations. */
+async function openPage(context: BrowserContext): Promise<{ page: Page; seen: Watched }> {
+  const page = await context.newPage();
+  const seen: Watched = { dialogs: [], errors: [] };
+  page.on('dialog', (d) => {
+    seen.dialogs.push(d.message());
+    void d.dismiss();
+  });
+  page.on('pageerror', (e) => seen.errors.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error') seen.errors.push(`console: ${m.text()}`);
+  });
+  await page.exposeFunction('__cspViolation', (text: string) => seen.errors.push(`csp: ${text}`));
+  // Page-side code is given as text: this test is compiled for Node, without DOM types.
+  await page.addInitScript({
+    content: "document.addEventListener('securitypolicyviolation', (e) => window.__cspViolation(e.violatedDirective + ' ' + e.blockedURI));",
+  });
+  return { page, seen };
+}
+
+const rows = (page: Page, list: string) => page.locator(`#${list} [role=option]`);
+
+/** rowCount waits until a list shows exactly n rows. */
+async function rowCount(page: Page, list: string, n: number): Promise<void> {
+  await page.waitForFunction(`document.querySelectorAll('#${list} [role=option]').length === ${n}`);
+}
+
+/** dashboardTotal is the number of warnings the dashboard counts. */
+async function dashboardTotal(page: Page): Promise<number> {
+  return Number(await page.locator('.dashboard .count').getAttribute('data-total'));
+}
+
+async function rowTexts(page: Page, list: string, selector: string): Promise<string[]> {
+  return page.locator(`#${list} [role=option] ${selector}`).allTextContents();
+}
+
+async function shoot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: `${ARTIFACTS}${name}.png` });
+}
+
+describe('web UI in headless Chromium against kevents serve', () => {
+  let srv: ServerProcess;
+  let browser: Browser;
+  let context: BrowserContext;
+
+  before(async () => {
+    assert.ok(existsSync(BUILT_UI), `${BUILT_UI} is missing: run "npm run build" (vite build --config src/ui/vite.config.ts)`);
+    mkdirSync(ARTIFACTS, { recursive: true });
+    srv = await startServer(['--event-ttl', '0']);
+    await seedScenario(srv.url);
+    browser = await launchChromium();
+    context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  });
+  after(async () => {
+    await browser?.close();
+    await srv?.stop();
+  });
+
+  it('loads the live view with every event, newest first, repeat counts shown', async () => {
+    const { page, seen } = await openPage(context);
+    await page.goto(`${srv.url}/`);
+    await page.getByText('Back-off restarting failed container api').waitFor();
+    assert.equal(await rows(page, 'live-list').count(), 13);
+    const reasons = await rowTexts(page, 'live-list', '.c-reason');
+    assert.equal(reasons[0], 'BackOff', 'the latest repeat is on top');
+    assert.deepEqual((await rowTexts(page, 'live-list', '.c-count')).slice(0, 2), ['×23', '×14']);
+    await shoot(page, 'ui-live');
+    assert.deepEqual(seen, { dialogs: [], errors: [] });
+    await page.close();
+  });
+
+  it('narrows the live view by namespace, type, reason, kind and free text, and keeps them in the URL', async () => {
+    const { page, seen } = await openPage(context);
+    await page.goto(`${srv.url}/#/live`);
+    await rows(page, 'live-list').first().waitFor();
+
+    await page.getByLabel('Namespace', { exact: true }).fill('shop');
+    await rowCount(page, 'live-list', 8);
+    assert.deepEqual(new Set(await rowTexts(page, 'live-list', '.c-ns')), new Set(['shop']));
+    assert.match(page.url(), /ns=shop/);
+
+    await page.getByLabel('Type').selectOption('Warning');
+    await rowCount(page, 'live-list', 5);
+    assert.deepEqual(new Set(await rowTexts(page, 'live-list', '.badge')), new Set(['Warning']));
+
+    await page.getByLabel('Reason').fill('BackOff');
+    await rowCount(page, 'live-list', 2);
+
+    await page.getByRole('button', { name: 'Clear' }).click();
+    await page.getByLabel('Search').fill('insufficient CPU');
+    await rowCount(page, 'live-list', 1);
+    assert.deepEqual(await rowTexts(page, 'live-list', '.c-object'), ['pod/report-28731-zt5kq']);
+    await shoot(page, 'ui-live-filtered');
+
+    // A pasted link opens the same narrowed view.
+    await page.goto(`${srv.url}/#/live?kind=Node`);
+    await page.reload();
+    await rowCount(page, 'live-list', 1);
+    assert.deepEqual(await rowTexts(page, 'live-list', '.c-reason'), ['NodeHasDiskPressure']);
+    assert.equal(await page.getByLabel('Kind').inputValue(), 'Node');
+    assert.deepEqual(seen, { dialogs: [], errors: [] });
+    await page.close();
+  });
+
+  it('shows an event created during the test within a second, and a repeat as a higher count', async () => {
+    const { page, seen } = await openPage(context);
+    await page.goto(`${srv.url}/#/live`);
+    await rows(page, 'live-list').first().waitFor();
+    await page.locator('.conn.live').waitFor();
+
+    const message = `Created container sidecar ${Date.now()}`;
+    await mustCreate(srv.url, '/api/v1/namespaces/', legacyEvent({
+      name: `web-7d9f-abcde.live${Date.now()}`, namespace: 'shop', object: 'web-7d9f-abcde', reason: 'Created', host: 'node-a',
+      message, firstAgo: 0, lastAgo: 0,
+    }));
+    await page.getByText(message).waitFor({ timeout: LIVE_DEADLINE_MS });
+    assert.equal((await rowTexts(page, 'live-list', '.c-message'))[0], message);
+
+    const bump = await request(srv.url, 'PATCH', '/api/v1/namespaces/kube-system/events/coredns-76f75df574-q8v2w.1', { count: 6, lastTimestamp: isoSecondsAgo(0) }, {
+      'Content-Type': 'application/merge-patch+json',
+    });
+    assert.equal(bump.status, 200, bump.text);
+    await page.locator('#live-list [role=option] .c-count', { hasText: '×6' }).waitFor({ timeout: LIVE_DEADLINE_MS });
+    assert.deepEqual(seen, { dialogs: [], errors: [] });
+    await page.close();
+  });
+
+  it('pauses: new events wait behind a counter until resumed', async () => {
+    const { page, seen } = await openPage(context);
+    await page.goto(`${srv.url}/#/live`);
+    await rows(page, 'live-list').first().waitFor();
+    await page.locator('.conn.live').waitFor();
+    await page.keyboard.press('p');
+    assert.equal(await page.getByRole('button', { name: 'Resume' }).getAttribute('aria-pressed'), 'true');
+
+    const message = `Started container paused-check ${Date.now()}`;
+    await mustCreate(srv.url, '/api/v1/namespaces/', legacyEvent({
+      name: `cache-0.paused${Date.now()}`, namespace: 'shop', object: 'cache-0', reason: 'Started', message, firstAgo: 0, lastAgo: 0,
+    }));
+    await page.getByRole('button', { name: /1 new change/ }).waitFor();
+    assert.equal(await page.getByText(message).count(), 0);
+    await page.getByRole('button', { name: /1 new change/ }).click();
+    await page.getByText(message).waitFor();
+    assert.deepEqual(seen, { dialogs: [], errors: [] });
+    await page.close();
+  });
+
+  it('shows an HTML message as text and runs nothing, in the list and in the object panel', async () => {
+    const { page, seen } = await openPage(context);
+    await page.goto(`${srv.url}/#/live?ns=default&reason=Failed`);
+    const cell = page.locator('#live-list .c-message', { hasText: XSS_MESSAGE });
+    await cell.waitFor();
+    assert.equal(await cell.textContent(), XSS_MESSAGE);
+    await rows(page, 'live-list').first().click();
+    const panel = page.getByRole('dialog', { name: /Pod\/evil/ });
+    await panel.locator('td.message', { hasText: XSS_MESSAGE }).waitFor();
+    assert.equal(await page.locator('#app img').count(), 0, 'no element was parsed out of the message');
+    // The browser fires the broken image's onerror at once if one was made; give it a beat.
+    await page.evaluate('new Promise((r) => setTimeout(r, 200))');
+    await shoot(page, 'ui-xss-as-text');
+    assert.deepEqual(seen, { dialogs: [], errors: [] });
+    await page.close();
+  });
+
+  it('refuses HTML sinks and inline script under its Content-Security-Policy, and the test notices violations', async () => {
+    const { page, seen } = await openPage(context);
+    await page.goto(`${srv.url}/#/live`);
+    await rows(page, 'live-list').first().waitFor();
+    const sink = await page.evaluate<string>(`(() => { try { document.body.insertAdjacentHTML('beforeend', '<b id=injected>x</b>'); return 'parsed'; } catch (e) { return e.name; } })()`);
+    assert.equal(sink, 'TypeError', 'Trusted Types reject a plain string');
+    const script = await page.evaluate<string>(
+      `(() => { try { const s = document.createElement('script'); s.src = 'data:text/javascript,alert(2)'; document.head.append(s); return 'appended'; } catch (e) { return e.name; } })()`,
+    );
+    assert.equal(script, 'TypeError', 'Trusted Types reject a plain script URL');
+    await page.evaluate('new Promise((r) => setTimeout(r, 200))');
+    assert.equal(await page.locator('#injected').count(), 0);
+    assert.deepEqual(seen.dialogs, []);
+    assert.ok(seen.errors.some((e) => e.startsWith('csp: require-trusted-types-for')), seen.errors.join('\n'));
+    await page.close();
+  });
+
+  it('moves through the list by keyboard and opens and closes an object', async () => {
+    const { page, seen } = await openPage(context);
+    await page.goto(`${srv.url}/#/live?q=coredns`);
+    await rows(page, 'live-list').first().waitFor();
+    await page.locator('#live-list').focus();
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Enter');
+    await page.getByRole('dialog', { name: /Pod\/coredns-76f75df574-q8v2w/ }).waitFor();
+    assert.match(page.url(), /object=Pod%2Fkube-system%2Fcoredns-76f75df574-q8v2w/);
+    await page.getByText('kubectl port-forward pod/coredns-76f75df574-q8v2w -n kube-system 8080:PORT').waitFor();
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+    await page.keyboard.press('/');
+    assert.equal(await page.evaluate('document.activeElement.id'), 'search');
+    assert.deepEqual(seen, { dialogs: [], errors: [] });
+    await page.close();
+  });
+
+  it('loads the warnings dashboard: a chart, counts by reason, namespace and kind, the noisiest objects, a selectable window', async () => {
+    const { page, seen } = await openPage(context);
+    await page.goto(`${srv.url}/#/dashboard`);
+    await page.locator('.chart canvas').first().waitFor();
+    const byReason = page.getByRole('table', { name: 'By reason' });
+    await byReason.getByRole('row', { name: /BackOff/ }).waitFor();
+    // 23 repeats of the api pod's BackOff and 14 of the web pod's, all within the hour.
+    assert.match((await byReason.getByRole('row', { name: /BackOff/ }).textContent()) ?? '', /BackOff\s*37$/);
+    const noisiest = page.getByRole('table', { name: 'Noisiest objects' });
+    assert.match((await noisiest.getByRole('row').nth(1).textContent()) ?? '', /Pod\/shop\/api-5c6b-x2k9p/);
+    const byKind = await page.getByRole('table', { name: 'By kind' }).getByRole('row').allTextContents();
+    assert.ok(byKind.some((r) => /^Node\s*1$/.test(r)), byKind.join('|'));
+    const total = await dashboardTotal(page);
+    await shoot(page, 'ui-dashboard');
+
+    await page.getByRole('button', { name: '15m' }).click();
+    assert.match(page.url(), /window=15m/);
+    await page.waitForFunction(`Number(document.querySelector('.dashboard .count').dataset.total) < ${total}`);
+
+    await page.getByLabel('Namespace', { exact: true }).fill('batch');
+    await page.getByRole('button', { name: '1h' }).click();
+    await page.waitForFunction(`document.querySelector('.dashboard .count').dataset.total === '8'`);
+    await page.getByLabel('Namespace', { exact: true }).fill('');
+
+    await page.getByLabel('Chart by').selectOption('namespace');
+    assert.match(page.url(), /by=namespace/);
+    await noisiest.getByRole('button', { name: 'Pod/batch/report-28731-zt5kq' }).click();
+    await page.getByRole('dialog', { name: /Pod\/report-28731-zt5kq/ }).waitFor();
+    await page.getByText('kubectl describe pod/report-28731-zt5kq -n batch').waitFor();
+    assert.deepEqual(seen, { dialogs: [], errors: [] });
+    await page.close();
+  });
+
+  it('loads the timeline: a lane per object, zoom by range, click-through to describe and next steps', async () => {
+    const { page, seen } = await openPage(context);
+    await page.goto(`${srv.url}/#/timeline`);
+    await rows(page, 'timeline-list').first().waitFor();
+    assert.equal(await rows(page, 'timeline-list').count(), 9);
+    const labels = await rowTexts(page, 'timeline-list', '.lane-label');
+    assert.match(labels[0] ?? '', /Deployment web/, 'lanes run in order of each object\'s first event');
+    assert.ok((await page.locator('#timeline-list .mark.warning').count()) > 10);
+    await shoot(page, 'ui-timeline');
+
+    await page.getByLabel('Namespace', { exact: true }).fill('batch');
+    await rowCount(page, 'timeline-list', 2);
+
+    await page.getByRole('button', { name: 'Zoom in' }).click();
+    const zoomed = new URL(page.url()).hash;
+    assert.match(zoomed, /from=.*&to=/);
+    const p = new URLSearchParams(zoomed.split('?')[1]);
+    assert.equal(Date.parse(p.get('to')!) - Date.parse(p.get('from')!), 30 * 60_000);
+
+    await page.goto(`${srv.url}/#/timeline?ns=shop`);
+    await page.locator('#timeline-list [role=option]', { hasText: 'web-7d9f-abcde' }).click();
+    const panel = page.getByRole('dialog', { name: /Pod\/web-7d9f-abcde/ });
+    await panel.getByRole('table').waitFor();
+    const header = await panel.getByRole('table').getByRole('row').first().textContent();
+    assert.equal(header, 'TypeReasonAgeFromMessage');
+    await panel.getByText(/\(x4 over 3?\d+m\)/).first().waitFor();
+    await panel.getByText('kubectl logs web-7d9f-abcde -n shop --previous').waitFor();
+    await panel.getByText("kubectl get pod/web-7d9f-abcde -n shop -o jsonpath='{.spec.containers[*].image}'").waitFor();
+    await shoot(page, 'ui-timeline-object');
+    assert.deepEqual(seen, { dialogs: [], errors: [] });
+    await page.close();
+  });
+
+  it('fits a phone screen without sideways scrolling', async () => {
+    const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    try {
+      const { page, seen } = await openPage(phone);
+      for (const view of ['live', 'dashboard', 'timeline']) {
+        await page.goto(`${srv.url}/#/${view}`);
+        await page.locator(view === 'dashboard' ? '.chart canvas' : '[role=option]').first().waitFor();
+        const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+        assert.equal(overflow, 0, `${view} scrolls sideways by ${overflow}px`);
+        await shoot(page, `ui-phone-${view}`);
+      }
+      assert.deepEqual(seen, { dialogs: [], errors: [] });
+    } finally {
+      await phone.close();
+    }
+  });
+});

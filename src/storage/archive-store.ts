@@ -24,13 +24,14 @@ export type ArchiveDecision =
 
 /**
  * ArchiveWrite is one write of a batch. `decide` sees the current object at
- * `namespace/name` (undefined when absent) inside the batch's transaction; it
- * must be pure, as a backend may call it again after a conflict.
+ * `namespace/<name>` (undefined when absent) inside the batch's transaction:
+ * first at `name`, then at each name it redirects to. It must be pure, as a
+ * backend may call it again.
  */
 export interface ArchiveWrite {
   namespace: string;
   name: string;
-  decide(current: CoreEvent | undefined): ArchiveDecision;
+  decide(current: CoreEvent | undefined, name: string): ArchiveDecision;
 }
 
 /** SourceCheckpoint is how far the mirror of one source has durably got. */

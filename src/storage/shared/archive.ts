@@ -47,7 +47,7 @@ export function resolveArchiveWrite(
   for (let i = 0; i <= MAX_REDIRECTS; i++) {
     const key = eventKey(w.namespace, name);
     const existing = current(key);
-    const decision = w.decide(existing);
+    const decision = w.decide(existing, name);
     if (decision.action !== 'redirect') {
       if (decision.action === 'write') {
         const m = decision.object.metadata;

@@ -126,10 +126,10 @@ export function runArchiveStoreConformance(name: string, setup: ConformanceSetup
         const redirected: ArchiveWrite = {
           namespace: 'ns',
           name: 'a',
-          decide: (cur) =>
+          decide: (cur, at) =>
             cur !== undefined && cur.metadata.uid !== 'someone-else'
-              ? { action: 'redirect', name: 'a.2' }
-              : { action: 'write', object: { ...other, metadata: { ...other.metadata, name: 'a.2' } }, occurrence: { countBefore: 0, countAfter: 1 } },
+              ? { action: 'redirect', name: `${at}.2` }
+              : { action: 'write', object: { ...other, metadata: { ...other.metadata, name: at } }, occurrence: { countBefore: 0, countAfter: 1 } },
         };
         const r = await store.applyArchiveBatch({
           writes: [

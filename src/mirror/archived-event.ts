@@ -1,0 +1,77 @@
+import { occurrenceChange } from '../api/index.js';
+import type { CoreEvent } from '../api/index.js';
+import type { ArchiveDecision, ArchiveWrite } from '../storage/index.js';
+
+/** SOURCE_RESOURCE_VERSION_ANNOTATION keeps the source's resourceVersion of the archived version, for deduplication and for readers. */
+export const SOURCE_RESOURCE_VERSION_ANNOTATION = 'archive.kevents.io/source-resource-version';
+/** SOURCE_NAME_ANNOTATION is set when an event is archived under another name because a different event (another uid) holds its own. */
+export const SOURCE_NAME_ANNOTATION = 'archive.kevents.io/source-name';
+/** CLUSTER_LABEL names the cluster an archived event came from (`--cluster`), so several clusters can share one archive. */
+export const CLUSTER_LABEL = 'archive.kevents.io/cluster';
+
+/**
+ * compareResourceVersions orders two resourceVersions of one source. They are
+ * opaque to clients in general, but every API server kevents mirrors (etcd
+ * revisions, kevents' own counter) uses integers, which order the versions of
+ * an object; anything else is only equal or not (NaN).
+ */
+export function compareResourceVersions(a: string, b: string): number {
+  if (a === b) return 0;
+  if (/^\d+$/.test(a) && /^\d+$/.test(b)) {
+    const x = BigInt(a);
+    const y = BigInt(b);
+    return x < y ? -1 : x > y ? 1 : 0;
+  }
+  return Number.NaN;
+}
+
+/**
+ * archivedEvent is the archive's copy of a source event: the source's identity
+ * (uid, namespace, name, timestamps) and content, its resourceVersion as an
+ * annotation, the cluster as a label. The source's managedFields are dropped:
+ * they describe writes to the source, not the event.
+ */
+export function archivedEvent(source: CoreEvent, options: { cluster?: string | undefined; name?: string }): CoreEvent {
+  const { resourceVersion, managedFields: _managed, ...meta } = source.metadata;
+  const annotations: Record<string, string> = { ...meta.annotations, [SOURCE_RESOURCE_VERSION_ANNOTATION]: resourceVersion ?? '' };
+  if (options.name !== undefined && options.name !== meta.name) annotations[SOURCE_NAME_ANNOTATION] = meta.name ?? '';
+  const metadata = { ...meta, annotations, ...(options.name !== undefined ? { name: options.name } : {}) };
+  if (options.cluster !== undefined && options.cluster !== '') metadata.labels = { ...meta.labels, [CLUSTER_LABEL]: options.cluster };
+  return { ...source, kind: 'Event', apiVersion: 'v1', metadata };
+}
+
+/** alternateNames are where an event goes when another event (a different uid) holds its name in the archive. */
+function alternateNames(name: string, uid: string): string[] {
+  const compact = uid.replace(/-/g, '').toLowerCase();
+  return [`${name}.${compact.slice(0, 8)}`, `${name}.${compact}`];
+}
+
+/**
+ * archiveWrite is the archive write of one source version: it skips a version
+ * the archive already holds (same uid, resourceVersion not newer), moves to an
+ * alternate name when another event holds the name, and otherwise stores the
+ * new version with an occurrence when it is an observed change.
+ */
+export function archiveWrite(source: CoreEvent, cluster: string | undefined): ArchiveWrite {
+  const namespace = source.metadata.namespace ?? '';
+  const name = source.metadata.name ?? '';
+  const uid = source.metadata.uid ?? '';
+  const rv = source.metadata.resourceVersion ?? '';
+  const names = [name, ...alternateNames(name, uid)];
+  return {
+    namespace,
+    name,
+    decide(current, at): ArchiveDecision {
+      if (current !== undefined && (current.metadata.uid ?? '') !== uid) {
+        const next = names[names.indexOf(at) + 1];
+        // Every name taken by other events (uid prefixes colliding twice) cannot happen with real uids.
+        return next === undefined ? { action: 'skip' } : { action: 'redirect', name: next };
+      }
+      const archivedRv = current?.metadata.annotations?.[SOURCE_RESOURCE_VERSION_ANNOTATION];
+      if (archivedRv !== undefined && compareResourceVersions(rv, archivedRv) <= 0) return { action: 'skip' };
+      const object = archivedEvent(source, { cluster, name: at });
+      const change = occurrenceChange(current, object);
+      return change === undefined ? { action: 'write', object } : { action: 'write', object, occurrence: change };
+    },
+  };
+}

@@ -1,0 +1,187 @@
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import type { CoreEvent, Occurrence } from '../api/index.js';
+import { createEventsClient, loadKubeConfig } from '../client/index.js';
+import { FakeClock } from '../internal/index.js';
+import { createEventsServer } from '../server/index.js';
+import type { KeventsServer } from '../server/index.js';
+import type { ArchiveStore, EventStore } from '../storage/index.js';
+import { MemoryEventStore } from '../storage/memory/index.js';
+import { CLUSTER_LABEL, SOURCE_RESOURCE_VERSION_ANNOTATION, createMirror } from './index.js';
+import type { Mirror, MirrorSource } from './index.js';
+
+interface Source {
+  url: string;
+  store: MemoryEventStore;
+  server: KeventsServer;
+  clock: FakeClock;
+}
+
+const sources: Source[] = [];
+after(async () => {
+  for (const s of sources) {
+    await s.server.close();
+    await s.store.close();
+  }
+});
+
+async function startSource(historyWindowSeconds = 3600): Promise<Source> {
+  const clock = new FakeClock(Date.now());
+  const store = new MemoryEventStore({ clock, historyWindowSeconds, compactIntervalMs: 1000 });
+  const server = createEventsServer({ store, clock, eventTtlSeconds: 0 });
+  const addr = await server.listen('127.0.0.1', 0);
+  const s = { url: `http://127.0.0.1:${addr.port}`, store, server, clock };
+  sources.push(s);
+  return s;
+}
+
+function clientOf(url: string): MirrorSource {
+  return createEventsClient({ kubeConfig: loadKubeConfig({ server: url }) }).coreV1;
+}
+
+async function send(url: string, method: string, path: string, body: unknown, contentType = 'application/json'): Promise<any> {
+  const res = await fetch(url + path, { method, body: JSON.stringify(body), headers: { 'Content-Type': contentType } });
+  const json = await res.json();
+  assert.ok(res.status < 300, `${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+function coreEvent(name: string, count = 1): CoreEvent {
+  return {
+    metadata: { name, namespace: 'default' },
+    involvedObject: { kind: 'Pod', namespace: 'default', name: `pod-${name}` },
+    reason: 'BackOff',
+    message: `back-off ${name}`,
+    type: 'Warning',
+    count,
+    firstTimestamp: '2025-01-01T00:00:00Z',
+    lastTimestamp: '2025-01-01T00:00:00Z',
+  };
+}
+
+async function bump(url: string, name: string, count: number): Promise<void> {
+  await send(url, 'PATCH', `/api/v1/namespaces/default/events/${name}`, { count, lastTimestamp: `2025-01-01T00:00:${String(count).padStart(2, '0')}Z` }, 'application/merge-patch+json');
+}
+
+/** until polls a condition: the mirror works in the background, so the test waits for its effect (with a deadline). */
+async function until(what: string, fn: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!(await fn())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+async function occurrencesOf(store: ArchiveStore): Promise<Occurrence[]> {
+  return (await store.listOccurrences({})).items;
+}
+
+function history(os: Occurrence[]): string[] {
+  return os.map((o) => `${o.event.name} ${o.countBefore}->${o.countAfter}`).sort();
+}
+
+async function archived(store: EventStore): Promise<CoreEvent[]> {
+  return (await store.list({})).items;
+}
+
+void describe('mirror (in process, against kevents serve)', () => {
+  void it('archives events older than its start and every later change, and resumes from its checkpoint', async () => {
+    const src = await startSource();
+    await send(src.url, 'POST', '/api/v1/namespaces/default/events', coreEvent('a'));
+    await send(src.url, 'POST', '/api/v1/namespaces/default/events', coreEvent('b', 4));
+    await send(src.url, 'POST', '/apis/events.k8s.io/v1/namespaces/default/events', {
+      metadata: { name: 'c', namespace: 'default' },
+      eventTime: '2025-01-01T00:00:00.000000Z',
+      reportingController: 'kevents.io/test',
+      reportingInstance: 'test-1',
+      action: 'Pulling',
+      reason: 'Pulling',
+      regarding: { kind: 'Pod', namespace: 'default', name: 'pod-c' },
+      note: 'pulling image',
+      type: 'Normal',
+    });
+    const archive = new MemoryEventStore();
+    let mirror: Mirror = createMirror({ source: clientOf(src.url), sourceId: 'test', store: archive, cluster: 'lab' });
+    void mirror.run();
+    await until('the three events are archived', async () => (await archived(archive)).length === 3);
+    await until('the mirror is ready', () => Promise.resolve(mirror.readiness().ready));
+
+    await bump(src.url, 'a', 2);
+    await send(src.url, 'POST', '/api/v1/namespaces/default/events', coreEvent('d'));
+    await until('the bump and the new event are archived', async () => (await occurrencesOf(archive)).length === 5);
+    await mirror.stop();
+
+    // Changes while the mirror is down are picked up from the checkpoint, once each.
+    await bump(src.url, 'a', 3);
+    await bump(src.url, 'b', 5);
+    await send(src.url, 'DELETE', '/api/v1/namespaces/default/events/d', {});
+    mirror = createMirror({ source: clientOf(src.url), sourceId: 'test', store: archive, cluster: 'lab' });
+    void mirror.run();
+    await until('the changes made while stopped are archived', async () => (await occurrencesOf(archive)).length === 7);
+    await mirror.stop();
+
+    assert.deepEqual(history(await occurrencesOf(archive)), ['a 0->1', 'a 1->2', 'a 2->3', 'b 0->4', 'b 4->5', 'c 0->1', 'd 0->1']);
+    const events = await archived(archive);
+    assert.deepEqual(events.map((e) => e.metadata.name), ['a', 'b', 'c', 'd'], 'the event the source deleted stays');
+    const a = events[0]!;
+    const sourceA = await src.store.get('default', 'a');
+    assert.equal(a.metadata.uid, sourceA.metadata.uid);
+    assert.equal(a.metadata.annotations?.[SOURCE_RESOURCE_VERSION_ANNOTATION], sourceA.metadata.resourceVersion);
+    assert.equal(a.metadata.labels?.[CLUSTER_LABEL], 'lab');
+    assert.equal(a.count, 3);
+    assert.equal(events[2]!.eventTime, '2025-01-01T00:00:00.000000Z', 'events.k8s.io events keep their own fields');
+  });
+
+  void it('relists after 410 Expired and archives each change once', async () => {
+    const src = await startSource(1);
+    for (const n of ['a', 'b']) await send(src.url, 'POST', '/api/v1/namespaces/default/events', coreEvent(n));
+    const archive = new MemoryEventStore();
+    let mirror = createMirror({ source: clientOf(src.url), sourceId: 'test', store: archive });
+    void mirror.run();
+    await until('both events are archived', async () => (await archived(archive)).length === 2);
+    await mirror.stop();
+
+    await bump(src.url, 'a', 2);
+    await send(src.url, 'POST', '/api/v1/namespaces/default/events', coreEvent('c'));
+    // Move the source's history window past the checkpoint: resuming from it is now 410 Expired.
+    await src.clock.advance(5_000);
+    const checkpoint = await archive.getCheckpoint('test');
+    assert.ok(Number(checkpoint?.resourceVersion) < (await src.store.oldestResourceVersion()));
+
+    mirror = createMirror({ source: clientOf(src.url), sourceId: 'test', store: archive });
+    void mirror.run();
+    await until('the relist archived the new event', async () => (await archived(archive)).length === 3);
+    await until('the checkpoint moved to the relist', async () => (await archive.getCheckpoint('test'))?.resourceVersion !== checkpoint?.resourceVersion);
+    const metrics = await mirror.metrics.registry.getSingleMetricAsString('kevents_mirror_relists_total');
+    await mirror.stop();
+    assert.match(metrics, /kevents_mirror_relists_total 1$/m, 'one relist, after the 410');
+    assert.deepEqual(history(await occurrencesOf(archive)), ['a 0->1', 'a 1->2', 'b 0->1', 'c 0->1']);
+  });
+
+  void it('is not ready until synced, and stops being ready when the watch stalls', async () => {
+    const clock = new FakeClock();
+    let release: (() => void) | undefined;
+    const hanging: MirrorSource = {
+      list: () => Promise.resolve({ metadata: { resourceVersion: '10' }, items: [] }),
+      async *watch(options) {
+        await new Promise<void>((resolve) => {
+          release = resolve;
+          options.signal?.addEventListener('abort', () => resolve(), { once: true });
+        });
+        yield* [];
+      },
+    };
+    const archive = new MemoryEventStore();
+    const mirror = createMirror({ source: hanging, sourceId: 's', store: archive, clock, watchTimeoutSeconds: 60, stallSeconds: 90 });
+    assert.equal(mirror.readiness().ready, false);
+    void mirror.run();
+    await until('the empty list is checkpointed', async () => (await archive.getCheckpoint('s'))?.resourceVersion === '10');
+    await until('the mirror is ready', () => Promise.resolve(mirror.readiness().ready));
+    clock.set(clock.now() + 91_000);
+    const r = mirror.readiness();
+    assert.equal(r.ready, false);
+    assert.match(r.message, /no progress from the source watch for 91s/);
+    release?.();
+    await mirror.stop();
+  });
+});

@@ -1,0 +1,78 @@
+import { noopLogger, realClock } from '../internal/index.js';
+import type { Clock, Logger } from '../internal/index.js';
+import type { ArchiveStore } from '../storage/index.js';
+
+/** RetentionOptions say what an archive keeps. */
+export interface RetentionOptions {
+  /** maxAgeMs drops occurrences observed, and events last written, longer ago than this (`--retention 30d`). */
+  maxAgeMs?: number | undefined;
+  /** maxBytes drops the oldest data while the store is larger (`--max-size`). */
+  maxBytes?: number | undefined;
+  /** intervalMs is how often retention runs (default one minute). */
+  intervalMs?: number;
+  clock?: Clock;
+  logger?: Logger;
+}
+
+/** Retention is a running retention loop. */
+export interface Retention {
+  /** runOnce runs retention steps until nothing more is due; for tests and for the first pass at start. */
+  runOnce(): Promise<{ events: number; occurrences: number }>;
+  stop(): void;
+}
+
+/** DEFAULT_RETENTION_INTERVAL_MS: retention is a background chore; a minute of lateness is nothing against days of retention. */
+export const DEFAULT_RETENTION_INTERVAL_MS = 60_000;
+/** MAX_STEPS_PER_RUN bounds one run, so a first run over a large backlog shares the store with writers. */
+const MAX_STEPS_PER_RUN = 200;
+
+/**
+ * startRetention enforces an archive's retention policy every `intervalMs`, in
+ * bounded steps of indexed deletes (the store is never rewritten). It does
+ * nothing when neither a maximum age nor a size is set.
+ */
+export function startRetention(store: ArchiveStore, options: RetentionOptions): Retention {
+  const clock = options.clock ?? realClock;
+  const logger = options.logger ?? noopLogger;
+  const interval = options.intervalMs !== undefined && options.intervalMs > 0 ? options.intervalMs : DEFAULT_RETENTION_INTERVAL_MS;
+  const active = (options.maxAgeMs !== undefined && options.maxAgeMs > 0) || (options.maxBytes !== undefined && options.maxBytes > 0);
+  let stopped = false;
+  let timer: ReturnType<Clock['setTimeout']> | undefined;
+  let running: Promise<{ events: number; occurrences: number }> | undefined;
+
+  const runOnce = async (): Promise<{ events: number; occurrences: number }> => {
+    const total = { events: 0, occurrences: 0 };
+    if (!active) return total;
+    for (let step = 0; step < MAX_STEPS_PER_RUN && !stopped; step++) {
+      const r = await store.enforceRetention({
+        ...(options.maxAgeMs !== undefined && options.maxAgeMs > 0 ? { olderThanMs: clock.now() - options.maxAgeMs } : {}),
+        ...(options.maxBytes !== undefined && options.maxBytes > 0 ? { maxBytes: options.maxBytes } : {}),
+      });
+      total.events += r.events;
+      total.occurrences += r.occurrences;
+      if (!r.more) break;
+    }
+    if (total.events + total.occurrences > 0) logger.info('retention removed old archive data', total);
+    return total;
+  };
+  const tick = (): void => {
+    if (stopped) return;
+    running = runOnce()
+      .catch((e: unknown) => {
+        logger.warn('retention failed; retrying at the next interval', { error: e instanceof Error ? e.message : String(e) });
+        return { events: 0, occurrences: 0 };
+      })
+      .finally(() => {
+        running = undefined;
+        if (!stopped) timer = clock.setTimeout(tick, interval, { unref: true });
+      });
+  };
+  if (active) timer = clock.setTimeout(tick, 0, { unref: true });
+  return {
+    runOnce: () => running ?? runOnce(),
+    stop() {
+      stopped = true;
+      if (timer !== undefined) clock.clearTimeout(timer);
+    },
+  };
+}

@@ -243,7 +243,8 @@ function firstSentence(m: string): string {
 
 /**
  * hintsFor lists the next steps for events in time order: the rules of the
- * earliest trouble first, each command once.
+ * earliest trouble first, each rule once (for the first event it matches), so
+ * ten crashing replicas give one set of steps rather than ten.
  */
 export function hintsFor(events: readonly CoreEvent[], ctx: HintContext): TimelineHint[] {
   const out: TimelineHint[] = [];
@@ -255,10 +256,13 @@ export function hintsFor(events: readonly CoreEvent[], ctx: HintContext): Timeli
       out.push(h);
     }
   };
+  const fired = new Set<string>();
   for (const e of events) {
-    const rule = HINT_RULES.find((r) => r.matches(e));
-    if (rule !== undefined) push(rule.hints(e, ctx));
-    if (DISTROLESS_RULE.matches(e)) push(DISTROLESS_RULE.hints(e, ctx));
+    for (const rule of [HINT_RULES.find((r) => r.matches(e)), DISTROLESS_RULE.matches(e) ? DISTROLESS_RULE : undefined]) {
+      if (rule === undefined || fired.has(rule.id)) continue;
+      fired.add(rule.id);
+      push(rule.hints(e, ctx));
+    }
   }
   return out;
 }

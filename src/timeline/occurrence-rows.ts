@@ -41,7 +41,8 @@ export function spreadEntries(e: CoreEvent, startMs: number, endMs: number, coun
   const extra = count % rows;
   const out: OccurrenceEntry[] = [];
   for (let i = 0; i < rows; i++) {
-    const ms = Math.round(startMs + ((i + 1) * (endMs - startMs)) / (rows + 1));
+    // Whole seconds: event times carry no more, and an estimate should not look more precise than its inputs.
+    const ms = Math.round((startMs + ((i + 1) * (endMs - startMs)) / (rows + 1)) / 1000) * 1000;
     out.push({ ms, event: e, message: e.message ?? '', count: base + (i < extra ? 1 : 0), estimated: true });
   }
   return out;

@@ -66,6 +66,8 @@ export const KNOWN_KINDS: readonly KnownKind[] = [
   { ...kind('events.k8s.io', 'events', 'Event', true, ['ev'], []), verbs: EVENT_VERBS },
   kind('batch', 'cronjobs', 'CronJob', true, ['cj']),
   kind('batch', 'jobs', 'Job', true, []),
+  // The archive API (src/api/occurrence.ts): occurrences are listed, never written through the API.
+  { ...kind('archive.kevents.io', 'occurrences', 'Occurrence', true, ['occ'], []), version: 'v1alpha1', verbs: ['list'] },
 ];
 
 /** GroupVersion names one served group/version; `group` is `''` for core. */

@@ -21,6 +21,9 @@ import type { FieldValidation } from './query.js';
 import { toStatusError } from './storage-errors.js';
 import { encodeFor } from './views.js';
 
+/** LOCAL_OCCURRENCE asks an archive-capable store to keep an occurrence of each observed change of a local write, seen at commit time. */
+const LOCAL_OCCURRENCE = Object.freeze({});
+
 /** WriteContext is what every write request carries besides its body. */
 export interface WriteContext {
   api: EventApi;
@@ -70,7 +73,7 @@ export class EventRegistry {
     const prepared = this.prepareCreate(event, ctx.api);
     if (ctx.dryRun) return { object: prepared, warnings, created: true };
     try {
-      const object = await this.store.create(prepared, { ttlSeconds: this.ttl });
+      const object = await this.store.create(prepared, { ttlSeconds: this.ttl, occurrence: LOCAL_OCCURRENCE });
       return { object, warnings, created: true };
     } catch (e) {
       throw toStatusError(e, 'create', prepared.metadata.name);
@@ -170,6 +173,7 @@ export class EventRegistry {
         allowCreate: opts.allowCreate,
         preconditions: opts.preconditions,
         ttlSeconds: this.ttl,
+        occurrence: LOCAL_OCCURRENCE,
       });
       return { object: result.object, warnings, created: result.created };
     } catch (e) {

@@ -8,6 +8,7 @@ import type { EventApi } from '../api/index.js';
 import { noopLogger, realClock } from '../internal/index.js';
 import type { Clock, Logger } from '../internal/index.js';
 import type { EventStore } from '../storage/index.js';
+import { registerArchiveRoutes } from './archive-routes.js';
 import { registerDocuments } from './documents.js';
 import { EventsHandler } from './events-handler.js';
 import { sendError } from './http-io.js';
@@ -28,6 +29,14 @@ export interface ServerOptions {
   maxBodyBytes?: number;
   /** keventsVersion is reported in /version's gitVersion build metadata. */
   keventsVersion?: string;
+  /** readinessChecks join the storage check of /readyz (e.g. a mirror whose watch must not stall). */
+  readinessChecks?: ReadinessCheck[];
+}
+
+/** ReadinessCheck is one named check of /readyz. */
+export interface ReadinessCheck {
+  name: string;
+  check(): { ready: boolean; message: string };
 }
 
 /** KeventsServer is a running-or-not events API server. */
@@ -75,9 +84,11 @@ export function createEventsServer(options: ServerOptions): KeventsServer {
   };
   for (const path of ['/healthz', '/livez']) router.on('GET', path, health);
   router.on('GET', '/readyz', (_req, res) => {
-    if (ready) return health(_req, res);
+    const failed = (options.readinessChecks ?? []).map((c) => ({ name: c.name, ...c.check() })).filter((c) => !c.ready);
+    if (ready && failed.length === 0) return health(_req, res);
     res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' });
-    res.end('[-]storage failed: not ready\nreadyz check failed');
+    const lines = [...(ready ? [] : ['[-]storage failed: not ready']), ...failed.map((c) => `[-]${c.name} failed: ${c.message}`)];
+    res.end(`${lines.join('\n')}\nreadyz check failed`);
   });
   router.on('GET', '/metrics', (_req, res) => {
     metrics.registry.metrics().then(
@@ -89,6 +100,7 @@ export function createEventsServer(options: ServerOptions): KeventsServer {
     );
   });
 
+  registerArchiveRoutes(router, { store: options.store, clock, logger, metrics });
   registerDocuments(router, { logger, keventsVersion: options.keventsVersion ?? '0.0.0' });
   registerKnownKinds(router, { store: options.store, logger });
   registerUiAssets(router, { logger });

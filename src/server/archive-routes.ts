@@ -1,0 +1,104 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { HTTPVersion, Instance as Router } from 'find-my-way';
+import { ARCHIVE_API, newMethodNotAllowed, newPathNotFound, translateTimestampSince } from '../api/index.js';
+import type { Occurrence, OccurrenceList, Table, TableColumnDefinition } from '../api/index.js';
+import type { Clock, Logger } from '../internal/index.js';
+import { isArchiveStore } from '../storage/index.js';
+import type { EventStore } from '../storage/index.js';
+import { encodeArchiveContinue, parseArchiveListQuery } from './archive-query.js';
+import { negotiateOutput, sendError, sendObject } from './http-io.js';
+import type { ServerMetrics } from './metrics.js';
+import { parseBool } from './query.js';
+
+/** ArchiveRouteDeps are what the archive API needs from the server. */
+export interface ArchiveRouteDeps {
+  store: EventStore;
+  clock: Clock;
+  logger: Logger;
+  metrics: ServerMetrics;
+}
+
+function column(name: string, description: string, priority = 0): TableColumnDefinition {
+  return { name, type: 'string', format: name === 'Name' ? 'name' : '', description, priority };
+}
+
+/** OCCURRENCE_TABLE_COLUMNS are the columns `kubectl get occurrences` prints. */
+export const OCCURRENCE_TABLE_COLUMNS: readonly TableColumnDefinition[] = [
+  column('Observed', 'When the change was seen.'),
+  column('Type', 'Type of the event (Normal, Warning).'),
+  column('Reason', 'Reason of the event.'),
+  column('Object', 'The object the event is about.'),
+  column('Count', 'The event count before and after the change.'),
+  column('Message', 'The message of the event after the change.'),
+  column('Cluster', 'The mirrored cluster the event came from.', 1),
+  column('Name', 'Name of the occurrence: the event name and a sequence number.', 1),
+];
+
+function occurrenceTable(items: Occurrence[], list: OccurrenceList['metadata'], now: number, includeObject: string | null): Table {
+  return {
+    kind: 'Table',
+    apiVersion: 'meta.k8s.io/v1',
+    metadata: list,
+    columnDefinitions: OCCURRENCE_TABLE_COLUMNS.map((c) => ({ ...c })),
+    rows: items.map((o) => ({
+      cells: [
+        translateTimestampSince(o.observedTime, now),
+        o.type ?? '',
+        o.reason ?? '',
+        `${(o.regarding.kind ?? '').toLowerCase()}/${o.regarding.name ?? ''}`,
+        `${o.countBefore}->${o.countAfter}`,
+        o.message ?? '',
+        o.cluster ?? '',
+        o.metadata.name ?? '',
+      ],
+      object:
+        includeObject === 'None'
+          ? null
+          : includeObject === 'Object'
+            ? o
+            : { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: { ...o.metadata } },
+    })),
+  };
+}
+
+/**
+ * registerArchiveRoutes serves the archive API (see src/api/occurrence.ts):
+ * occurrence lists across or within namespaces, in observed-time order, with
+ * `since`/`until`, field selectors and keyset paging, as JSON, YAML or a Table.
+ * Over a store without the archive capability the resource is NotFound.
+ */
+export function registerArchiveRoutes(router: Router<HTTPVersion.V1>, deps: ArchiveRouteDeps): void {
+  const base = `/apis/${ARCHIVE_API}`;
+  const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+  const serve = (req: IncomingMessage, res: ServerResponse, namespace: string | undefined): void => {
+    const started = performance.now();
+    res.once('finish', () => deps.metrics.requests.inc({ verb: req.method === 'GET' ? 'LIST' : (req.method ?? ''), resource: 'occurrences', code: String(res.statusCode) }));
+    list(req, res, namespace, deps)
+      .catch((e: unknown) => sendError(res, e, deps.logger, `${req.method} ${req.url ?? ''}`))
+      .finally(() => deps.metrics.requestDuration.observe({ verb: 'LIST', resource: 'occurrences' }, (performance.now() - started) / 1000));
+  };
+  router.on([...methods], `${base}/occurrences`, (req, res) => serve(req, res, undefined));
+  router.on([...methods], `${base}/namespaces/:namespace/occurrences`, (req, res, p) => serve(req, res, p.namespace));
+}
+
+async function list(req: IncomingMessage, res: ServerResponse, namespace: string | undefined, deps: ArchiveRouteDeps): Promise<void> {
+  if (req.method !== 'GET') throw newMethodNotAllowed();
+  const url = req.url ?? '';
+  const q = url.indexOf('?');
+  const params = new URLSearchParams(q >= 0 ? url.slice(q + 1) : '');
+  const watch = params.get('watch');
+  if (watch !== null && watch !== '' && parseBool('watch', watch)) throw newMethodNotAllowed();
+  const format = negotiateOutput(req.headers.accept, true);
+  const { query } = parseArchiveListQuery(params, namespace);
+  const store = deps.store;
+  if (!isArchiveStore(store)) throw newPathNotFound();
+  const [page, rv] = await Promise.all([store.listOccurrences(query), store.currentResourceVersion()]);
+  const metadata: OccurrenceList['metadata'] = { resourceVersion: String(rv) };
+  if (page.next !== undefined) metadata.continue = encodeArchiveContinue(page.next);
+  if (format.kind === 'table') {
+    sendObject(res, 200, occurrenceTable(page.items, metadata, deps.clock.now(), params.get('includeObject')), format);
+    return;
+  }
+  const body: OccurrenceList = { kind: 'OccurrenceList', apiVersion: ARCHIVE_API, metadata, items: page.items };
+  sendObject(res, 200, body, format);
+}

@@ -65,10 +65,12 @@ export function buildTimeline(input: TimelineInput): Timeline {
   const types = input.types?.map((t) => t.toLowerCase());
   const entries: { entry: OccurrenceEntry; seq: number }[] = [];
   let seq = 0;
+  let fromHistory = false;
   for (const e of events) {
     if (types !== undefined && types.length > 0 && !types.includes((e.type ?? '').toLowerCase())) continue;
     let own = history?.get(historyKey(e.metadata.namespace ?? '', e.metadata.name ?? ''));
     if (own !== undefined && e.metadata.uid) own = own.filter((o) => o.event.uid === undefined || o.event.uid === '' || o.event.uid === e.metadata.uid);
+    if (own !== undefined && own.length > 0) fromHistory = true;
     for (const entry of eventEntries(e, own, input.maxSpreadRows ?? MAX_SPREAD_ROWS)) {
       if (input.since !== undefined && entry.ms < input.since) continue;
       if (input.until !== undefined && entry.ms >= input.until) continue;
@@ -90,7 +92,7 @@ export function buildTimeline(input: TimelineInput): Timeline {
     sorted.map((x) => x.event).filter((e, i, a) => a.indexOf(e) === i),
     ctx,
   );
-  return { summary: summarize(rows, sorted, input, history !== undefined), rows, hints };
+  return { summary: summarize(rows, sorted, input, fromHistory), rows, hints };
 }
 
 function toRow(x: OccurrenceEntry): TimelineRow {

@@ -80,7 +80,7 @@ export const HINT_RULES: readonly HintRule[] = [
         { reason: 'FailedScheduling', command: 'kubectl describe nodes', why: `the scheduler said "${firstSentence(m)}": compare each node's Allocatable, Allocated resources and Taints with what the pod needs` },
       ];
       if (/Insufficient /.test(m)) {
-        const what = [...m.matchAll(/Insufficient ([\w./-]+)/g)].map((x) => x[1]).filter((x, i, a) => a.indexOf(x) === i);
+        const what = [...m.matchAll(/Insufficient ([\w./-]*\w)/g)].map((x) => x[1]).filter((x, i, a) => a.indexOf(x) === i);
         out.push({
           reason: 'FailedScheduling',
           command: `kubectl get pod ${podArgs(pod)} -o jsonpath='{.spec.containers[*].resources.requests}'`,

@@ -1,7 +1,9 @@
 import { Option } from 'commander';
 import type { Command } from 'commander';
+import type { MirrorFlags } from './mirror.js';
 import type { RecordFlags } from './record.js';
 import type { CliIO } from './run.js';
+import type { ServeFlags } from './serve.js';
 import { DEFAULT_STORAGE } from './storage-spec.js';
 
 /** DEFAULT_SERVER is where the client commands look for a kevents server by default. */
@@ -16,9 +18,32 @@ export function register(program: Command, io: CliIO): void {
     .option('--storage <spec>', 'where events are kept: sqlite:PATH or memory:', DEFAULT_STORAGE)
     .option('--event-ttl <duration>', 'how long an event lives after its last write, like kube-apiserver (0 keeps events forever)', '1h')
     .addOption(new Option('--log-level <level>', 'log verbosity').choices(['error', 'warn', 'info', 'debug']).default('info'))
-    .action(async (flags: { listen: string; storage: string; eventTtl: string; logLevel: string }) => {
+    .option('--mirror <kubeconfig|url>', 'also archive every event of this cluster into the store (a kubeconfig file or an API server URL)')
+    .option('--mirror-context <name>', 'kubeconfig context of --mirror')
+    .option('--cluster <name>', 'label what --mirror archives with this cluster name')
+    .option('--retention <duration>', 'drop archived events and occurrences older than this, e.g. 30d')
+    .option('--max-size <size>', 'drop the oldest archived data while the store is larger than this, e.g. 10GB')
+    .addOption(new Option('--history-window <duration>', 'how long watch history is kept').hideHelp())
+    .action(async (flags: ServeFlags) => {
       const { runServe } = await import('./serve.js');
       await runServe(flags, io);
+    });
+
+  program
+    .command('mirror')
+    .description('archive every event of a cluster, losslessly, with each repeat kept as an occurrence')
+    .option('--kubeconfig <path>', 'kubeconfig of the source cluster (default $KUBECONFIG or ~/.kube/config)')
+    .option('--context <name>', 'kubeconfig context of the source cluster')
+    .option('--source <url>', 'source API server URL (no kubeconfig needed)')
+    .requiredOption('--to <spec>', 'the archive: sqlite:PATH or memory:')
+    .option('--cluster <name>', 'label everything this mirror writes with a cluster name (several clusters can share one archive)')
+    .option('--retention <duration>', 'drop archived events and occurrences older than this, e.g. 30d')
+    .option('--max-size <size>', 'drop the oldest archived data while the archive is larger than this, e.g. 10GB')
+    .option('--listen <host:port>', 'address of /metrics and /readyz', '127.0.0.1:9464')
+    .addOption(new Option('--log-level <level>', 'log verbosity').choices(['error', 'warn', 'info', 'debug']).default('info'))
+    .action(async (flags: MirrorFlags) => {
+      const { runMirror } = await import('./mirror.js');
+      await runMirror(flags, io);
     });
 
   program

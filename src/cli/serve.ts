@@ -1,6 +1,7 @@
 import { realClock, createConsoleLogger } from '../internal/index.js';
 import type { LogLevel } from '../internal/index.js';
 import { createEventsServer } from '../server/index.js';
+import type { ReadinessCheck } from '../server/index.js';
 import { DEFAULT_HISTORY_WINDOW_SECONDS } from '../storage/index.js';
 import { CliError, UsageError } from './errors.js';
 import { formatGoDuration, parseGoDuration } from './go-duration.js';
@@ -14,6 +15,14 @@ export interface ServeFlags {
   storage: string;
   eventTtl: string;
   logLevel: string;
+  /** mirror is a kubeconfig path or an API server URL to archive into this server's store. */
+  mirror?: string;
+  mirrorContext?: string;
+  cluster?: string;
+  retention?: string;
+  maxSize?: string;
+  /** historyWindow overrides how long watch history is kept (hidden: for tests that need a 410). */
+  historyWindow?: string;
 }
 
 /** parseListen reads `HOST:PORT`, `:PORT` or `PORT`. */
@@ -40,9 +49,17 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
   if (!['error', 'warn', 'info', 'debug'].includes(level)) throw new UsageError('--log-level must be error, warn, info or debug');
   const logger = createConsoleLogger({ level, stream: io.stderr });
   // Watches must be able to resume for at least as long as an event lives.
-  const historyWindowSeconds = Math.max(DEFAULT_HISTORY_WINDOW_SECONDS, Math.round(ttlMs / 1000) + 15 * 60);
-  const store = await openStore(spec, { clock: realClock, logger, historyWindowSeconds });
-  const server = createEventsServer({ store, eventTtlSeconds: Math.round(ttlMs / 1000), clock: realClock, logger, keventsVersion: version });
+  let historyWindowSeconds = Math.max(DEFAULT_HISTORY_WINDOW_SECONDS, Math.round(ttlMs / 1000) + 15 * 60);
+  let compactIntervalMs: number | undefined;
+  if (flags.historyWindow !== undefined && flags.historyWindow !== '') {
+    historyWindowSeconds = Math.max(1, Math.round(parseDurationFlag('--history-window', flags.historyWindow) / 1000));
+    compactIntervalMs = Math.min(60_000, Math.max(250, (historyWindowSeconds * 1000) / 4));
+  }
+  const archiving = await import('./mirror.js');
+  archiving.parseRetention(flags);
+  const store = await openStore(spec, { clock: realClock, logger, historyWindowSeconds, ...(compactIntervalMs !== undefined ? { compactIntervalMs } : {}) });
+  const readinessChecks: ReadinessCheck[] = [];
+  const server = createEventsServer({ store, eventTtlSeconds: Math.round(ttlMs / 1000), clock: realClock, logger, keventsVersion: version, readinessChecks });
   let address;
   try {
     address = await server.listen(host, port);
@@ -53,6 +70,25 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
     if (code === 'EACCES') throw new CliError(`cannot listen on ${host}:${port}: permission denied`);
     throw e;
   }
+  let archive: { stop(): void | Promise<void> } | undefined;
+  try {
+    if (flags.mirror !== undefined && flags.mirror !== '') {
+      const isUrl = /^https?:\/\//.test(flags.mirror);
+      const run = archiving.startMirror(
+        store,
+        { ...(isUrl ? { source: flags.mirror } : { kubeconfig: flags.mirror, context: flags.mirrorContext }), cluster: flags.cluster, retention: flags.retention, maxSize: flags.maxSize },
+        { logger, registry: server.metrics.registry },
+      );
+      readinessChecks.push({ name: 'mirror', check: () => run.mirror.readiness() });
+      archive = run;
+    } else if ((flags.retention ?? '') !== '' || (flags.maxSize ?? '') !== '') {
+      archive = archiving.startStoreRetention(store, flags, logger);
+    }
+  } catch (e) {
+    await server.close();
+    await store.close();
+    throw e;
+  }
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${shownHost}:${address.port}`;
   io.stdout.write(
@@ -60,6 +96,7 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
       `kevents serve: listening on ${url}`,
       `  storage:   ${describeStorage(spec)}`,
       `  event TTL: ${ttlMs === 0 ? 'none (events are kept forever)' : formatGoDuration(ttlMs)}`,
+      ...(flags.mirror !== undefined && flags.mirror !== '' ? [`  mirror:    ${flags.mirror} (archived events never expire)`] : []),
       '',
       'Point kubectl at it:',
       `  kubectl --server ${url} get events -A`,
@@ -80,6 +117,15 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
     process.on('SIGINT', onInt);
     process.on('SIGTERM', onTerm);
   });
+  await archive?.stop();
   await server.close();
   await store.close();
+}
+
+function parseDurationFlag(name: string, text: string): number {
+  try {
+    return parseGoDuration(text);
+  } catch (e) {
+    throw new UsageError(`${name}: ${(e as Error).message}`);
+  }
 }

@@ -31,7 +31,10 @@ export function describeStorage(spec: StorageSpec): string {
  * names concrete storage classes. Backends load lazily so that a command that
  * does not need SQLite does not load its native module.
  */
-export async function openStore(spec: StorageSpec, deps: { clock: Clock; logger: Logger; historyWindowSeconds?: number }): Promise<EventStore> {
+export async function openStore(
+  spec: StorageSpec,
+  deps: { clock: Clock; logger: Logger; historyWindowSeconds?: number; compactIntervalMs?: number },
+): Promise<EventStore> {
   switch (spec.kind) {
     case 'memory': {
       const { MemoryEventStore } = await import('../storage/memory/index.js');
@@ -46,6 +49,9 @@ export async function openStore(spec: StorageSpec, deps: { clock: Clock; logger:
   }
 }
 
-function window(deps: { historyWindowSeconds?: number }): { historyWindowSeconds?: number } {
-  return deps.historyWindowSeconds === undefined ? {} : { historyWindowSeconds: deps.historyWindowSeconds };
+function window(deps: { historyWindowSeconds?: number; compactIntervalMs?: number }): { historyWindowSeconds?: number; compactIntervalMs?: number } {
+  return {
+    ...(deps.historyWindowSeconds === undefined ? {} : { historyWindowSeconds: deps.historyWindowSeconds }),
+    ...(deps.compactIntervalMs === undefined ? {} : { compactIntervalMs: deps.compactIntervalMs }),
+  };
 }

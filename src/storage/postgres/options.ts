@@ -44,6 +44,15 @@ export interface PostgresEventStoreOptions extends CommonStoreOptions {
   schema?: string;
   /** poolSize bounds the connections of the store's own pool. */
   poolSize?: number;
+  /**
+   * synchronousCommit (the default) acknowledges a write once PostgreSQL has
+   * written it to disk, so it survives a crash of the database server too. false
+   * acknowledges it once committed in the server's memory: a write still survives
+   * the crash of any kevents replica, but a crash of the PostgreSQL server may
+   * lose the last fraction of a second of writes (PostgreSQL's
+   * `synchronous_commit = off`); each commit then costs no disk flush.
+   */
+  synchronousCommit?: boolean;
   /** maxBatch caps the writes committed in one transaction. */
   maxBatch?: number;
   /** watchCacheSize is how many recent changes each replica keeps in memory for watchers that resume close to now; older history is read from SQL. */

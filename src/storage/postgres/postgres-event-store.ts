@@ -35,7 +35,7 @@ import { Maintenance } from './maintenance.js';
 import { DEFAULT_MAX_BATCH, DEFAULT_POOL_SIZE, DEFAULT_SCHEMA, DEFAULT_WATCH_CACHE_SIZE } from './options.js';
 import type { PgPool, PostgresEventStoreOptions } from './options.js';
 import { CURRENT, applySchema, checkSchemaName } from './schema.js';
-import { WriteBatch, fieldsOf } from './write-batch.js';
+import { WriteBatch, fieldsOf, writeFunctionSql } from './write-batch.js';
 import type { Outcome, WriteOp } from './write-batch.js';
 
 interface Pending {
@@ -84,7 +84,7 @@ export class PostgresEventStore implements EventStore {
     this.maxBatch = options.maxBatch !== undefined && options.maxBatch > 0 ? options.maxBatch : DEFAULT_MAX_BATCH;
     this.s = options.schema ?? DEFAULT_SCHEMA;
     this.lists = new ListQueries(this.s);
-    this.writer = new WriteBatch(this.s, `${this.s}_changes`);
+    this.writer = new WriteBatch(this.s, `${this.s}_changes`, options.synchronousCommit === false ? 'async' : 'sync');
     this.started = this.start();
     // Every method awaits `started` and reports its failure; this keeps an unused store from an unhandled rejection.
     this.started.catch(() => undefined);
@@ -243,7 +243,7 @@ export class PostgresEventStore implements EventStore {
       const client = await pool.connect();
       let meta: Map<string, number>;
       try {
-        await applySchema(client, this.s);
+        await applySchema(client, this.s, writeFunctionSql(this.s));
         const { rows } = await client.query<{ name: string; value: string }>(`SELECT name, value FROM ${this.s}.meta`);
         meta = new Map(rows.map((r) => [r.name, Number(r.value)]));
         client.release();
@@ -360,17 +360,10 @@ export class PostgresEventStore implements EventStore {
   private async commit(state: Started, batch: Pending[]): Promise<void> {
     let result;
     try {
-      const client = await state.pool.connect();
-      try {
-        result = await this.writer.run(
-          client,
-          batch.map((p) => p.op),
-        );
-        client.release();
-      } catch (e) {
-        client.release(e instanceof Error ? e : true);
-        throw e;
-      }
+      result = await this.writer.run(
+        state.pool,
+        batch.map((p) => p.op),
+      );
     } catch (e) {
       const failure = pgFailure(e);
       this.o.logger.error('postgres write batch failed', { writes: batch.length, error: failure.message });
@@ -378,7 +371,8 @@ export class PostgresEventStore implements EventStore {
       return;
     }
     const { base, last, changes, outcomes } = result;
-    void state.feed.committed(base, last, changes).then(() => {
+    const delivered = changes.length === 0 ? Promise.resolve() : state.feed.committed(base, last, changes);
+    void delivered.then(() => {
       batch.forEach((p, i) => {
         const o = outcomes[i]!;
         if ('error' in o) p.reject(o.error);

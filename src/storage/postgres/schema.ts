@@ -91,15 +91,16 @@ CREATE TABLE IF NOT EXISTS ${s}.checkpoints (at bigint PRIMARY KEY, rv bigint NO
 }
 
 /**
- * applySchema creates the schema of a new database and checks the version of an
- * existing one. Replicas starting together take turns on an advisory lock, so
+ * applySchema creates the schema of a new database (with `functions`, the
+ * definitions of the stored functions) and checks the version of an existing one. Replicas starting together take turns on an advisory lock, so
  * the `IF NOT EXISTS` statements never race.
  */
-export async function applySchema(client: PgClient, s: string): Promise<void> {
+export async function applySchema(client: PgClient, s: string, functions: string): Promise<void> {
   await client.query('BEGIN');
   try {
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1), $2)', [s, LockId.SETUP]);
     await client.query(schemaSql(s));
+    await client.query(functions);
     const { rows } = await client.query<{ value: string }>(`SELECT value FROM ${s}.meta WHERE name = 'schema'`);
     const found = rows[0] === undefined ? undefined : Number(rows[0].value);
     if (found === undefined) await client.query(`INSERT INTO ${s}.meta (name, value) VALUES ('schema', $1)`, [SCHEMA_VERSION]);

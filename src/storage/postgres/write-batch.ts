@@ -55,16 +55,30 @@ export interface BatchResult {
   outcomes: Outcome[];
 }
 
+/** Durability says when PostgreSQL answers a commit: `sync` after the WAL is on disk, `async` once it is in the server's memory. */
+export type Durability = 'sync' | 'async';
+
+/** Row is a version row planned with revisions relative to the batch's base (1..n). */
 interface Row extends Fields {
-  rv: number;
+  off: number;
   key: string;
-  op: number;
+  op: 1 | 2 | 3;
   object: string;
-  prev_rv: number | null;
-  superseded_rv: number | null;
   expires_at: number | null;
-  /** stored: the row was committed before this batch (so superseding it is an UPDATE). */
-  stored: boolean;
+  /** prev is the row this one replaces: a stored row (by revision) or one of this batch (by offset). */
+  prevAbs: number | null;
+  prevOff: number | null;
+  supersededOff: number | null;
+  /** prevObject is the stored text of the replaced row (not a column: the watch change carries it). */
+  prevObject: string | null;
+}
+
+/** Current is a key's current row as the batch sees it. */
+interface Current extends Fields {
+  rv: number | null;
+  off: number | null;
+  object: string;
+  expires_at: number | null;
 }
 
 interface StoredRow extends Fields {
@@ -76,92 +90,135 @@ interface StoredRow extends Fields {
 
 const TYPES = { [Op.ADDED]: 'ADDED', [Op.MODIFIED]: 'MODIFIED', [Op.DELETED]: 'DELETED' } as const;
 
+/** ARGS are the write function's parameters, in order, with their SQL types. */
+const ARGS = [
+  ['check_keys', 'text[]'],
+  ['check_rvs', 'bigint[]'],
+  ['offs', 'int[]'],
+  ['keys', 'text[]'],
+  ['ops', 'smallint[]'],
+  ['objects', 'text[]'],
+  ['expires', 'bigint[]'],
+  ['prev_abs', 'bigint[]'],
+  ['prev_off', 'int[]'],
+  ['sup_off', 'int[]'],
+  ...FIELD_NAMES.map((f) => [`f_${f}`, 'text[]'] as const),
+  ['old_rvs', 'bigint[]'],
+  ['old_sup_off', 'int[]'],
+  ['n', 'int'],
+  ['channel', 'text'],
+  ['durable', 'boolean'],
+] as const;
+
 /**
- * WriteBatch runs a group of writes as one transaction. The transaction first
- * locks the revision counter row: writers of every replica take turns there, so
- * a transaction reads the state all earlier ones committed, revisions are handed
- * out without gaps, and commit order is revision order (a transaction that sees
- * revision N committed sees every revision below it). The rest costs three round
- * trips: read the current rows of the batch's keys, write every row and the
- * counter in one statement (with the NOTIFY that wakes the other replicas), and
- * commit.
+ * writeFunctionSql defines `<s>.write_batch`, which commits a planned batch in
+ * one round trip. It first locks the revision counter row: writers of every
+ * replica take turns there, so revisions are handed out without gaps and commit
+ * order is revision order (a transaction that sees revision N committed sees
+ * every revision below it). Under the lock it checks that each key's current row
+ * is still the one the plan was made against (every statement of a function
+ * reads a fresh snapshot), and answers -1 if not, so the plan is made again.
+ */
+export function writeFunctionSql(s: string): string {
+  const cols = ['rv', 'key', 'op', 'object', 'expires_at', 'prev_rv', 'superseded_rv', ...FIELD_NAMES];
+  const unnested = ['offs', 'keys', 'ops', 'objects', 'expires', 'prev_abs', 'prev_off', 'sup_off', ...FIELD_NAMES.map((f) => `f_${f}`)];
+  // The row alias names differ from the parameter names, which PL/pgSQL would find ambiguous.
+  const alias = unnested.map((_, i) => `c${i}`);
+  const vals = ['base + u.c0', 'u.c1', 'u.c2', 'u.c3', 'u.c4', 'coalesce(u.c5, base + u.c6)', 'base + u.c7', ...FIELD_NAMES.map((_, i) => `u.c${8 + i}`)];
+  return `
+CREATE OR REPLACE FUNCTION ${s}.write_batch(${ARGS.map(([n, t]) => `${n} ${t}`).join(', ')}) RETURNS bigint LANGUAGE plpgsql AS $fn$
+DECLARE base bigint;
+BEGIN
+  IF NOT durable THEN PERFORM set_config('synchronous_commit', 'off', true); END IF;
+  SELECT value INTO base FROM ${s}.meta WHERE name = 'revision' FOR UPDATE;
+  IF EXISTS (SELECT 1 FROM unnest(check_keys, check_rvs) AS c(k, r)
+             LEFT JOIN ${s}.versions v ON v.key = c.k AND v.superseded_rv IS NULL AND v.op <> 3
+             WHERE coalesce(v.rv, 0) <> c.r) THEN
+    RETURN -1;
+  END IF;
+  -- Replaced rows leave the current-key index before their successors enter it.
+  UPDATE ${s}.versions v SET superseded_rv = base + u.so FROM unnest(old_rvs, old_sup_off) AS u(p, so) WHERE v.rv = u.p;
+  INSERT INTO ${s}.versions (${cols.join(', ')})
+    SELECT ${vals.join(', ')} FROM unnest(${unnested.join(', ')}) AS u(${alias.join(', ')});
+  UPDATE ${s}.meta SET value = base + n WHERE name = 'revision';
+  PERFORM pg_notify(channel, (base + n)::text);
+  RETURN base;
+END
+$fn$;`;
+}
+
+/**
+ * WriteBatch commits a group of writes as one transaction. It reads the current
+ * rows of the batch's keys (a batch of creates assumes none exist, which the
+ * write function checks), plans every write against them in order, and calls
+ * the write function; a concurrent writer that changed one of the keys makes it
+ * read and plan again.
  */
 export class WriteBatch {
+  private readonly call: string;
+
   constructor(
     private readonly s: string,
     private readonly channel: string,
-  ) {}
-
-  async run(client: PgClient, ops: readonly WriteOp[]): Promise<BatchResult> {
-    await client.query('BEGIN');
-    try {
-      const locked = await client.query<{ value: string }>(`SELECT value FROM ${this.s}.meta WHERE name = 'revision' FOR UPDATE`);
-      const base = Number(locked.rows[0]?.value ?? 0);
-      const keys = [...new Set(ops.map((o) => o.key))];
-      const stored = await client.query<StoredRow>(
-        `SELECT rv, key, object, expires_at, ${FIELD_NAMES.join(', ')} FROM ${this.s}.versions WHERE key = ANY($1::text[]) AND ${CURRENT}`,
-        [keys],
-      );
-      const current = new Map<string, Row | undefined>();
-      for (const r of stored.rows) {
-        current.set(r.key, { ...r, rv: Number(r.rv), op: Op.ADDED, prev_rv: null, superseded_rv: null, expires_at: r.expires_at === null ? null : Number(r.expires_at), stored: true });
-      }
-      const plan = new Plan(base, current);
-      const outcomes = ops.map((op) => plan.apply(op));
-      if (plan.rows.length === 0) {
-        await client.query('ROLLBACK');
-        return { base, last: base, changes: [], outcomes };
-      }
-      await client.query(this.writeSql(), plan.params(this.channel));
-      await client.query('COMMIT');
-      return { base, last: plan.last, changes: plan.changes, outcomes };
-    } catch (e) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw e;
-    }
+    private readonly durability: Durability,
+  ) {
+    this.call = `SELECT ${s}.write_batch(${ARGS.map(([, t], i) => `$${i + 1}::${t}`).join(', ')}) AS base`;
   }
 
-  private writeSql(): string {
-    const s = this.s;
-    const cols = ['rv', 'key', 'op', 'object', 'prev_rv', 'superseded_rv', 'expires_at', ...FIELD_NAMES];
-    const types = ['bigint', 'text', 'smallint', 'text', 'bigint', 'bigint', 'bigint', ...FIELD_NAMES.map(() => 'text')];
-    const n = cols.length;
-    return (
-      `WITH ins AS (INSERT INTO ${s}.versions (${cols.join(', ')}) SELECT * FROM unnest(${types.map((t, i) => `$${i + 1}::${t}[]`).join(', ')})), ` +
-      `sup AS (UPDATE ${s}.versions v SET superseded_rv = u.s FROM unnest($${n + 1}::bigint[], $${n + 2}::bigint[]) AS u(p, s) WHERE v.rv = u.p), ` +
-      `ctr AS (UPDATE ${s}.meta SET value = $${n + 3} WHERE name = 'revision') ` +
-      `SELECT pg_notify($${n + 4}, $${n + 3}::text)`
-    );
+  async run(client: Pick<PgClient, 'query'>, ops: readonly WriteOp[]): Promise<BatchResult> {
+    let assumeAbsent = ops.every((o) => o.kind === 'create');
+    for (;;) {
+      const current = new Map<string, Current | undefined>();
+      const keys = [...new Set(ops.map((o) => o.key))];
+      if (!assumeAbsent) {
+        const stored = await client.query<StoredRow>(
+          `SELECT rv, key, object, expires_at, ${FIELD_NAMES.join(', ')} FROM ${this.s}.versions WHERE key = ANY($1::text[]) AND ${CURRENT}`,
+          [keys],
+        );
+        for (const r of stored.rows) {
+          current.set(r.key, { ...pickFields(r), rv: Number(r.rv), off: null, object: r.object, expires_at: r.expires_at === null ? null : Number(r.expires_at) });
+        }
+      }
+      const checks = keys.map((k) => current.get(k)?.rv ?? 0);
+      const plan = new Plan(current);
+      const outcomes = ops.map((op) => plan.apply(op));
+      if (plan.rows.length === 0) return { base: 0, last: 0, changes: [], outcomes };
+      const { rows } = await client.query<{ base: string }>(this.call, plan.params(keys, checks, this.channel, this.durability === 'sync'));
+      const base = Number(rows[0]?.base ?? -1);
+      if (base < 0) {
+        assumeAbsent = false;
+        continue;
+      }
+      return plan.resolve(base, outcomes);
+    }
   }
 }
 
 /** Plan applies a batch's writes, in order, to the current rows of its keys, and collects the rows to store. */
 class Plan {
   readonly rows: Row[] = [];
-  readonly changes: Change[] = [];
   private readonly supersede: [number, number][] = [];
-  last: number;
+  private last = 0;
 
-  constructor(
-    base: number,
-    private readonly current: Map<string, Row | undefined>,
-  ) {
-    this.last = base;
-  }
+  constructor(private readonly current: Map<string, Current | undefined>) {}
 
   apply(op: WriteOp): Outcome {
     const cur = this.current.get(op.key);
     try {
       switch (op.kind) {
         case 'create':
-          if (cur !== undefined) throw new StorageError('KeyExists', `${op.key} already exists`, { key: op.key, currentResourceVersion: this.last });
+          if (cur !== undefined) throw new StorageError('KeyExists', `${op.key} already exists`, { key: op.key });
           return this.write(op.key, Op.ADDED, op.json, op.fields, op.expiresAt, undefined);
         case 'put':
-          if ((cur?.rv ?? 0) !== op.expect) return { conflict: true };
+          // A key written earlier in this batch has no revision yet, so a compare-and-swap against it always loses.
+          if (cur === undefined ? op.expect !== 0 : cur.rv !== op.expect) return { conflict: true };
           return this.write(op.key, cur === undefined ? Op.ADDED : Op.MODIFIED, op.json, op.fields, op.expiresAt, cur);
         case 'delete':
-          if (cur === undefined) throw new StorageError('KeyNotFound', `${op.key} not found`, { key: op.key, currentResourceVersion: this.last });
-          if (op.preconditions !== undefined) checkPreconditions(op.key, decodeEvent(cur.object, cur.rv), op.preconditions, this.last);
+          if (cur === undefined) throw new StorageError('KeyNotFound', `${op.key} not found`, { key: op.key });
+          if (op.preconditions !== undefined) {
+            // A version written earlier in this batch is checked against the revision it will get: none yet, so a resourceVersion precondition fails.
+            checkPreconditions(op.key, decodeEvent(cur.object, cur.rv ?? 0), op.preconditions, 0);
+          }
           return this.write(op.key, Op.DELETED, cur.object, cur, null, cur);
         case 'expire':
           // The event may have been renewed or deleted since the sweep read it.
@@ -174,40 +231,53 @@ class Plan {
     }
   }
 
-  params(channel: string): unknown[] {
+  params(keys: string[], checks: number[], channel: string, durable: boolean): unknown[] {
     const column = <K extends keyof Row>(k: K): Row[K][] => this.rows.map((r) => r[k]);
     return [
-      column('rv'),
+      keys,
+      checks,
+      column('off'),
       column('key'),
       column('op'),
       column('object'),
-      column('prev_rv'),
-      column('superseded_rv'),
       column('expires_at'),
+      column('prevAbs'),
+      column('prevOff'),
+      column('supersededOff'),
       ...FIELD_NAMES.map((f) => column(f)),
       this.supersede.map((p) => p[0]),
       this.supersede.map((p) => p[1]),
       this.last,
       channel,
+      durable,
     ];
   }
 
-  private write(key: string, op: 1 | 2 | 3, object: string, fields: Fields, expiresAt: number | null, prev: Row | undefined): { rv: number; json: string } {
-    const rv = ++this.last;
-    const row: Row = { rv, key, op, object, prev_rv: prev?.rv ?? null, superseded_rv: null, expires_at: expiresAt, stored: false, ...pickFields(fields) };
+  /** resolve turns the plan's relative revisions into the ones the batch got. */
+  resolve(base: number, outcomes: Outcome[]): BatchResult {
+    const changes = this.rows.map((r): Change => {
+      const change: Change = { rv: base + r.off, type: TYPES[r.op], key: r.key, json: r.object };
+      const prev = r.prevAbs ?? (r.prevOff === null ? null : base + r.prevOff);
+      if (prev !== null && r.prevObject !== null) {
+        change.prevRv = prev;
+        change.prevJson = r.prevObject;
+      }
+      return change;
+    });
+    const resolved = outcomes.map((o): Outcome => ('rv' in o ? { rv: base + o.rv, json: o.json } : o));
+    return { base, last: base + this.last, changes, outcomes: resolved };
+  }
+
+  private write(key: string, op: 1 | 2 | 3, object: string, fields: Fields, expiresAt: number | null, prev: Current | undefined): { rv: number; json: string } {
+    const off = ++this.last;
+    const row: Row = { off, key, op, object, expires_at: expiresAt, prevAbs: prev?.rv ?? null, prevOff: prev?.off ?? null, supersededOff: null, prevObject: prev?.object ?? null, ...pickFields(fields) };
     if (prev !== undefined) {
-      if (prev.stored) this.supersede.push([prev.rv, rv]);
-      else prev.superseded_rv = rv;
+      if (prev.rv !== null) this.supersede.push([prev.rv, off]);
+      else this.rows[prev.off! - 1]!.supersededOff = off;
     }
     this.rows.push(row);
-    this.current.set(key, op === Op.DELETED ? undefined : row);
-    const change: Change = { rv, type: TYPES[op], key, json: object };
-    if (prev !== undefined) {
-      change.prevJson = prev.object;
-      change.prevRv = prev.rv;
-    }
-    this.changes.push(change);
-    return { rv, json: object };
+    this.current.set(key, op === Op.DELETED ? undefined : { ...pickFields(fields), rv: null, off, object, expires_at: expiresAt });
+    return { rv: off, json: object };
   }
 }
 

@@ -1,5 +1,5 @@
 import { chromium } from 'playwright-core';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { legacyEvent, newApiEvent, request } from './support/http.js';
 
 /** CHROMIUM is Debian's chromium, which playwright-core drives without a downloaded browser. */
@@ -71,4 +71,18 @@ export async function mustCreate(base: string, prefix: string, e: Record<string,
   const ns = (e.metadata as { namespace: string }).namespace;
   const res = await request(base, 'POST', `${prefix}${ns}/events`, e);
   if (res.status !== 201) throw new Error(`create ${JSON.stringify(e.metadata)}: ${res.status} ${res.text}`);
+}
+
+/**
+ * until polls a page-side expression until it is truthy. Playwright's
+ * waitForFunction evaluates its polls with eval, which the UI's
+ * Content-Security-Policy forbids, so polling happens from Node instead.
+ */
+export async function until(page: Page, expression: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await page.evaluate<boolean>(`Boolean(${expression})`)) return;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${expression}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
 }

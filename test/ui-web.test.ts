@@ -6,7 +6,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { isoSecondsAgo, legacyEvent, request } from './support/http.js';
 import { startServer } from './support/server-process.js';
 import type { ServerProcess } from './support/server-process.js';
-import { launchChromium, mustCreate, seedScenario, XSS_MESSAGE } from './ui-scenario.js';
+import { launchChromium, mustCreate, seedScenario, until, XSS_MESSAGE } from './ui-scenario.js';
 
 const BUILT_UI = fileURLToPath(new URL('../dist/ui/index.html', import.meta.url));
 const ARTIFACTS = fileURLToPath(new URL('../test-artifacts/', import.meta.url));
@@ -42,7 +42,7 @@ const rows = (page: Page, list: string) => page.locator(`#${list} [role=option]`
 
 /** rowCount waits until a list shows exactly n rows. */
 async function rowCount(page: Page, list: string, n: number): Promise<void> {
-  await page.waitForFunction(`document.querySelectorAll('#${list} [role=option]').length === ${n}`);
+  await until(page, `document.querySelectorAll('#${list} [role=option]').length === ${n}`);
 }
 
 /** dashboardTotal is the number of warnings the dashboard counts. */
@@ -234,11 +234,11 @@ describe('web UI in headless Chromium against kevents serve', () => {
 
     await page.getByRole('button', { name: '15m' }).click();
     assert.match(page.url(), /window=15m/);
-    await page.waitForFunction(`Number(document.querySelector('.dashboard .count').dataset.total) < ${total}`);
+    await until(page, `Number(document.querySelector('.dashboard .count').dataset.total) < ${total}`);
 
     await page.getByLabel('Namespace', { exact: true }).fill('batch');
     await page.getByRole('button', { name: '1h' }).click();
-    await page.waitForFunction(`document.querySelector('.dashboard .count').dataset.total === '8'`);
+    await until(page, `document.querySelector('.dashboard .count').dataset.total === '8'`);
     await page.getByLabel('Namespace', { exact: true }).fill('');
 
     await page.getByLabel('Chart by').selectOption('namespace');

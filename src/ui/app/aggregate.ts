@@ -140,3 +140,46 @@ export function lanesOf(marks: readonly Mark[]): Lane[] {
   for (const l of lanes) l.marks.sort((a, b) => a.t - b.t);
   return lanes.sort((a, b) => a.first - b.first || (a.objectKey < b.objectKey ? -1 : 1));
 }
+
+/**
+ * combinedMarks merges the archive with the events in the tab: an event the
+ * archive has occurrences for is drawn from them (a first occurrence that
+ * already carries repeats, as when an event was written with a count, is
+ * spread back to the event's first sighting), every other event is estimated
+ * from its count. The archive may lack events (written before it, or stored
+ * around it), and the tab lacks events the server has since deleted.
+ */
+export function combinedMarks(
+  rows: readonly EventRow[],
+  occurrences: readonly Occurrence[],
+  from: number,
+  to: number,
+  keep: (m: Matchable) => boolean,
+): Mark[] {
+  const byEvent = new Map<string, Occurrence[]>();
+  for (const o of occurrences) {
+    const key = `${o.event.namespace ?? o.metadata.namespace ?? ''}/${o.event.name}`;
+    const list = byEvent.get(key);
+    if (list === undefined) byEvent.set(key, [o]);
+    else list.push(o);
+  }
+  const out: Mark[] = [];
+  const known = new Map<string, EventRow>();
+  for (const r of rows) {
+    const key = `${r.namespace}/${r.name}`;
+    if (byEvent.has(key)) known.set(key, r);
+    else if (r.last >= from && r.first < to && keep(r)) out.push(...marksFromRows([r], from, to, () => true));
+  }
+  for (const [key, list] of byEvent) {
+    const row = known.get(key);
+    const marks = marksFromOccurrences(list);
+    list.forEach((o, i) => {
+      const m = marks[i]!;
+      if (!keep(m)) return;
+      if (o.countBefore === 0 && o.countAfter > 1 && row !== undefined && row.first < m.t) {
+        out.push(...marksFromRows([{ ...row, count: o.countAfter, last: m.t }], from, to, () => true));
+      } else if (m.t >= from && m.t < to) out.push(m);
+    });
+  }
+  return out;
+}

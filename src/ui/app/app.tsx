@@ -5,7 +5,8 @@ import { FilterBar } from './filter-bar.js';
 import { useCache, useNow } from './hooks.js';
 import { isTyping, LiveView } from './live-view.js';
 import { ObjectPanel } from './object-panel.js';
-import { formatRoute, useRoute } from './route.js';
+import { formatRoute } from './route.js';
+import { useRoute } from './use-route.js';
 import type { View } from './route.js';
 import { TimelineView } from './timeline-view.js';
 

@@ -1,11 +1,12 @@
 import { useMemo } from 'preact/hooks';
-import { bucketSeries, marksFromOccurrences, marksFromRows, topTallies } from './aggregate.js';
+import { bucketSeries, combinedMarks, marksFromRows, topTallies } from './aggregate.js';
 import type { Mark, Tally } from './aggregate.js';
 import type { EventCache } from './event-cache.js';
 import { compact } from './format.js';
 import { useCache, useOccurrences } from './hooks.js';
 import { rowMatcher } from './model.js';
-import type { GroupBy, Navigate, Route } from './route.js';
+import type { GroupBy, Route } from './route.js';
+import type { Navigate } from './use-route.js';
 import { WINDOWS } from './route.js';
 import { SeriesChart } from './series-chart.js';
 
@@ -51,7 +52,7 @@ export function DashboardView({ cache, route, navigate, now }: DashboardViewProp
   const filterKey = `${filters.namespace}|${filters.kind}|${filters.reason}|${filters.q}`;
   const marks = useMemo(() => {
     const match = rowMatcher({ ...filters, type: 'Warning' });
-    if (archive.phase === 'ok') return marksFromOccurrences(archive.result.items).filter((m) => m.t >= from && m.t < to && match(m));
+    if (archive.phase === 'ok') return combinedMarks(cache.rows, archive.result.items, from, to, match);
     return marksFromRows(cache.rows, from, to, match);
   }, [cache.rows, archive, from, to, filterKey]);
 
@@ -69,7 +70,7 @@ export function DashboardView({ cache, route, navigate, now }: DashboardViewProp
   const total = marks.reduce((s, m) => s + m.n, 0);
   const source =
     archive.phase === 'ok'
-      ? `exact, from the archive${archive.result.truncated ? ` (first ${MAX_OCCURRENCES.toLocaleString()} occurrences)` : ''}`
+      ? `from the archive's occurrences${archive.result.truncated ? ` (the first ${MAX_OCCURRENCES.toLocaleString()})` : ''}, and estimated for events it has none of`
       : archive.phase === 'loading'
         ? 'estimated from event counts while the archive answers'
         : 'estimated from event counts: repeats spread between first and last seen';

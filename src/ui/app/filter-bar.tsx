@@ -1,7 +1,7 @@
 import { useMemo } from 'preact/hooks';
 import type { EventCache } from './event-cache.js';
 import type { Filters } from './model.js';
-import type { Navigate } from './route.js';
+import type { Navigate } from './use-route.js';
 
 /** FilterBarProps configure the FilterBar. */
 export interface FilterBarProps {

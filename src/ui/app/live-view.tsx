@@ -4,7 +4,8 @@ import { age, clockTime, compact } from './format.js';
 import { useCache, useMedia } from './hooks.js';
 import { rowMatcher } from './model.js';
 import type { EventRow } from './model.js';
-import type { Navigate, Route } from './route.js';
+import type { Route } from './route.js';
+import type { Navigate } from './use-route.js';
 import { VirtualList } from './virtual-list.js';
 
 /** LiveViewProps configure the LiveView. */

@@ -1,11 +1,12 @@
 import { useMemo, useRef, useState } from 'preact/hooks';
-import { lanesOf, marksFromOccurrences, marksFromRows } from './aggregate.js';
+import { combinedMarks, lanesOf, marksFromRows } from './aggregate.js';
 import type { Lane, Mark } from './aggregate.js';
 import type { EventCache } from './event-cache.js';
 import { humanDuration } from './format.js';
 import { useCache, useMedia, useOccurrences } from './hooks.js';
 import { rowMatcher } from './model.js';
-import type { Navigate, Route } from './route.js';
+import type { Route } from './route.js';
+import type { Navigate } from './use-route.js';
 import { VirtualList } from './virtual-list.js';
 
 /** TimelineViewProps configure the TimelineView. */
@@ -95,7 +96,7 @@ export function TimelineView({ cache, route, navigate, now }: TimelineViewProps)
     const match = rowMatcher(filters);
     const marks =
       archive.phase === 'ok'
-        ? marksFromOccurrences(archive.result.items).filter((m) => m.t >= from && m.t < from + span && match(m))
+        ? combinedMarks(cache.rows, archive.result.items, from, from + span, match)
         : marksFromRows(cache.rows, from, from + span, match);
     return lanesOf(marks);
   }, [cache.rows, archive, from, span, filterKey]);
@@ -179,7 +180,7 @@ export function TimelineView({ cache, route, navigate, now }: TimelineViewProps)
         </label>
         <span class="count">
           {lanes.length.toLocaleString()} objects · {humanDuration(span)}
-          {archive.phase === 'ok' ? '' : ' · estimated times'}
+          {archive.phase === 'ok' ? ' · from the archive' : ' · estimated times'}
         </span>
       </div>
       <div class="axis-row">

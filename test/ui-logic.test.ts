@@ -1,0 +1,203 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { CoreEvent } from '../src/api/index.js';
+import type { Occurrence } from '../src/api/index.js';
+import { bucketSeries, combinedMarks, lanesOf, marksFromRows, topTallies } from '../src/ui/app/aggregate.js';
+import { humanDuration, interval } from '../src/ui/app/format.js';
+import { hintsFor } from '../src/ui/app/hints.js';
+import { EMPTY_FILTERS, newerFirst, rowMatcher, toRow } from '../src/ui/app/model.js';
+import { formatRoute, parseRoute } from '../src/ui/app/route.js';
+
+const T0 = Date.parse('2026-06-01T10:00:00Z');
+const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+function ev(o: { name: string; ns?: string; kind?: string; object?: string; reason?: string; type?: string; message?: string; count?: number; first: number; last: number }): CoreEvent {
+  return {
+    metadata: { name: o.name, namespace: o.ns ?? 'default', uid: `uid-${o.name}`, resourceVersion: '1' },
+    involvedObject: { kind: o.kind ?? 'Pod', namespace: o.ns ?? 'default', name: o.object ?? 'web-1' },
+    reason: o.reason ?? 'BackOff',
+    type: o.type ?? 'Warning',
+    message: o.message ?? 'Back-off restarting failed container',
+    count: o.count ?? 1,
+    firstTimestamp: iso(o.first),
+    lastTimestamp: iso(o.last),
+    source: { component: 'kubelet' },
+  };
+}
+
+describe('toRow', () => {
+  it('reads times as describe does: eventTime first, series for last and count', () => {
+    const r = toRow({
+      metadata: { name: 'a', namespace: 'ns', uid: 'u' },
+      involvedObject: { kind: 'Pod', name: 'p' },
+      eventTime: '2026-06-01T10:00:00.000000Z',
+      series: { count: 7, lastObservedTime: '2026-06-01T10:05:00.000000Z' },
+      reportingComponent: 'default-scheduler',
+    });
+    assert.deepEqual([r.first, r.last, r.count, r.from, r.objectKey], [T0, T0 + 300_000, 7, 'default-scheduler', 'Pod/ns/p']);
+  });
+  it('treats a missing lastTimestamp as the first time and a zero count as one', () => {
+    const r = toRow({ metadata: { name: 'a', namespace: 'ns' }, involvedObject: {}, firstTimestamp: iso(T0), count: 0 });
+    assert.deepEqual([r.first, r.last, r.count], [T0, T0, 1]);
+  });
+});
+
+describe('rowMatcher', () => {
+  const row = toRow(ev({ name: 'a', ns: 'shop', kind: 'Pod', reason: 'FailedScheduling', message: '0/3 nodes are available: 3 Insufficient cpu.', first: T0, last: T0 }));
+  const cases: [string, Partial<typeof EMPTY_FILTERS>, boolean][] = [
+    ['no filters', {}, true],
+    ['namespace exact', { namespace: 'shop' }, true],
+    ['namespace prefix is not a match', { namespace: 'sho' }, false],
+    ['kind ignores case', { kind: 'pod' }, true],
+    ['other kind', { kind: 'Node' }, false],
+    ['type ignores case', { type: 'warning' }, true],
+    ['other type', { type: 'Normal' }, false],
+    ['reason exact', { reason: 'FailedScheduling' }, true],
+    ['reason is not a substring match', { reason: 'Failed' }, false],
+    ['free text in the message, any case, all words', { q: 'insufficient CPU' }, true],
+    ['free text matches the object name', { q: 'web-1' }, true],
+    ['free text with a missing word', { q: 'insufficient memory' }, false],
+  ];
+  for (const [name, f, want] of cases) {
+    it(name, () => assert.equal(rowMatcher({ ...EMPTY_FILTERS, ...f })(row), want));
+  }
+});
+
+describe('humanDuration and interval', () => {
+  const cases: [number, string][] = [
+    [-2000, '<invalid>'], [-500, '0s'], [0, '0s'], [119_000, '119s'], [120_000, '2m'], [191_000, '3m11s'], [600_000, '10m'],
+    [179 * 60_000, '179m'], [3 * 3600_000, '3h'], [3 * 3600_000 + 60_000, '3h1m'], [8 * 3600_000, '8h'], [47 * 3600_000, '47h'],
+    [49 * 3600_000, '2d1h'], [8 * 86400_000, '8d'], [3 * 365 * 86400_000, '3y'],
+  ];
+  for (const [ms, want] of cases) it(`${ms} ms is ${want}`, () => assert.equal(humanDuration(ms), want));
+  it('shows repeats as kubectl describe does', () => {
+    const r = toRow(ev({ name: 'a', count: 12, first: T0, last: T0 + 9 * 60_000 }));
+    assert.equal(interval(r, T0 + 10 * 60_000), '60s (x12 over 10m)');
+  });
+});
+
+describe('marksFromRows', () => {
+  it('keeps an event\'s whole count: first and last exact, the rest estimated between', () => {
+    const r = toRow(ev({ name: 'a', count: 10, first: T0, last: T0 + 900_000 }));
+    const marks = marksFromRows([r], T0 - 1, T0 + 3600_000, () => true);
+    assert.equal(marks.reduce((s, m) => s + m.n, 0), 10);
+    assert.deepEqual([marks[0]!.t, marks[0]!.estimated], [T0, false]);
+    assert.deepEqual([marks.at(-1)!.t, marks.at(-1)!.estimated], [T0 + 900_000, false]);
+    assert.ok(marks.slice(1, -1).every((m) => m.estimated && m.t > T0 && m.t < T0 + 900_000));
+  });
+  it('spreads a huge count over a bounded number of marks', () => {
+    const r = toRow(ev({ name: 'a', count: 50_000, first: T0, last: T0 + 3600_000 }));
+    const marks = marksFromRows([r], T0, T0 + 7200_000, () => true);
+    assert.ok(marks.length <= 50);
+    assert.equal(marks.reduce((s, m) => s + m.n, 0), 50_000);
+  });
+  it('leaves out what falls outside the window or the filter', () => {
+    const rows = [ev({ name: 'old', first: T0 - 7200_000, last: T0 - 3600_000 }), ev({ name: 'in', first: T0, last: T0 }), ev({ name: 'n', type: 'Normal', first: T0, last: T0 })].map(toRow);
+    const marks = marksFromRows(rows, T0 - 60_000, T0 + 60_000, (r) => r.type === 'Warning');
+    assert.equal(marks.length, 1);
+  });
+});
+
+describe('combinedMarks', () => {
+  const occ = (name: string, t: number, before: number, after: number): Occurrence => ({
+    metadata: { name: `${name}.1`, namespace: 'default' },
+    event: { name, namespace: 'default' },
+    observedTime: iso(t), lastSeen: iso(t), countBefore: before, countAfter: after,
+    type: 'Warning', reason: 'BackOff', message: 'm', regarding: { kind: 'Pod', namespace: 'default', name: 'web-1' },
+  });
+  it('draws archived events from their occurrences and estimates the others', () => {
+    const rows = [ev({ name: 'archived', count: 3, first: T0, last: T0 + 120_000 }), ev({ name: 'unarchived', count: 2, first: T0, last: T0 + 60_000 })].map(toRow);
+    const marks = combinedMarks(rows, [occ('archived', T0 + 60_000, 1, 2), occ('archived', T0 + 120_000, 2, 3)], T0 - 1, T0 + 3600_000, () => true);
+    assert.equal(marks.filter((m) => !m.estimated).length, 4);
+    assert.deepEqual(marks.map((m) => m.t).sort(), [T0, T0 + 60_000, T0 + 60_000, T0 + 120_000]);
+  });
+  it('spreads a first occurrence that arrives with repeats back to the event\'s first sighting', () => {
+    const rows = [toRow(ev({ name: 'a', count: 5, first: T0, last: T0 + 240_000 }))];
+    const marks = combinedMarks(rows, [occ('a', T0 + 240_000, 0, 5)], T0 - 1, T0 + 3600_000, () => true);
+    assert.equal(marks.reduce((s, m) => s + m.n, 0), 5);
+    assert.equal(Math.min(...marks.map((m) => m.t)), T0);
+  });
+  it('keeps occurrences of events the server no longer has', () => {
+    const marks = combinedMarks([], [occ('gone', T0, 0, 1)], T0 - 1, T0 + 1, () => true);
+    assert.equal(marks.length, 1);
+  });
+});
+
+describe('tallies, series and lanes', () => {
+  const rows = [
+    ev({ name: 'a', object: 'web-1', reason: 'BackOff', count: 4, first: T0, last: T0 + 180_000 }),
+    ev({ name: 'b', object: 'web-2', reason: 'Unhealthy', first: T0 + 60_000, last: T0 + 60_000 }),
+    ev({ name: 'c', kind: 'Node', object: 'node-1', reason: 'NodeNotReady', type: 'Normal', first: T0 - 60_000, last: T0 - 60_000 }),
+  ].map(toRow);
+  const marks = marksFromRows(rows, T0 - 600_000, T0 + 600_000, () => true);
+  it('ranks groups by total', () => {
+    assert.deepEqual(topTallies(marks, (m) => m.reason, 2), [{ key: 'BackOff', n: 4 }, { key: 'NodeNotReady', n: 1 }]);
+  });
+  it('buckets counts, folding all but the top groups into other', () => {
+    const s = bucketSeries(marks, T0 - 600_000, T0 + 600_000, 20, (m) => m.reason, 1);
+    assert.deepEqual(s.groups, ['BackOff', 'other']);
+    assert.equal(s.x.length, 20);
+    assert.equal(s.ys[0]!.reduce((a, b) => a + b, 0), 4);
+    assert.equal(s.ys[1]!.reduce((a, b) => a + b, 0), 2);
+  });
+  it('makes a lane per object in order of first mark', () => {
+    const lanes = lanesOf(marks);
+    assert.deepEqual(lanes.map((l) => [l.objectKey, l.total, l.warnings]), [
+      ['Node/default/node-1', 1, 0],
+      ['Pod/default/web-1', 4, 4],
+      ['Pod/default/web-2', 1, 1],
+    ]);
+  });
+});
+
+describe('newerFirst', () => {
+  it('orders by last seen, then resourceVersion, events without time last', () => {
+    const a = { ...toRow(ev({ name: 'a', first: T0, last: T0 })), rv: 1 };
+    const b = { ...toRow(ev({ name: 'b', first: T0, last: T0 })), rv: 2 };
+    const c = toRow(ev({ name: 'c', first: T0 + 1000, last: T0 + 1000 }));
+    const d = { ...a, uid: 'd', last: NaN };
+    assert.deepEqual([a, d, b, c].sort(newerFirst).map((r) => r.uid), ['uid-c', 'uid-b', 'uid-a', 'd']);
+  });
+});
+
+describe('routes', () => {
+  const cases: [string, string][] = [
+    ['', '#/live'],
+    ['#/live?ns=shop&type=Warning', '#/live?ns=shop&type=Warning'],
+    ['#/dashboard?window=6h&by=kind&reason=BackOff', '#/dashboard?reason=BackOff&window=6h&by=kind'],
+    ['#/dashboard?window=1h&by=reason', '#/dashboard'],
+    ['#/dashboard?window=3y', '#/dashboard'],
+    ['#/timeline?from=2026-06-01T10:00:00.000Z&to=2026-06-01T11:00:00.000Z&object=Pod%2Fshop%2Fweb-1', '#/timeline?from=2026-06-01T10%3A00%3A00.000Z&to=2026-06-01T11%3A00%3A00.000Z&object=Pod%2Fshop%2Fweb-1'],
+    ['#/nowhere?q=a+b', '#/live?q=a+b'],
+  ];
+  for (const [hash, want] of cases) {
+    it(`${hash || '(empty)'} round-trips as ${want}`, () => {
+      assert.equal(formatRoute(parseRoute(hash)), want);
+      assert.deepEqual(parseRoute(formatRoute(parseRoute(hash))), parseRoute(hash === '' ? '#/live' : want));
+    });
+  }
+});
+
+describe('hintsFor', () => {
+  const cases: [string, string, RegExp][] = [
+    ['FailedScheduling', 'Pod', /^kubectl describe pod\/p -n ns$/],
+    ['BackOff', 'Pod', /^kubectl logs p -n ns --previous$/],
+    ['CrashLoopBackOff', 'Pod', /--copy-to=p-debug/],
+    ['ImagePullBackOff', 'Pod', /\{\.spec\.containers\[\*\]\.image\}/],
+    ['ErrImagePull', 'Pod', /imagePullSecrets/],
+    ['Unhealthy', 'Pod', /^kubectl port-forward pod\/p -n ns 8080:PORT$/],
+    ['Evicted', 'Pod', /^kubectl describe node node-7$/],
+    ['NodeHasDiskPressure', 'Node', /^kubectl describe node p$/],
+  ];
+  for (const [reason, kind, command] of cases) {
+    it(`${reason} on a ${kind}`, () => {
+      const hints = hintsFor({ kind, namespace: 'ns', name: 'p', node: 'node-7' }, [reason]);
+      assert.ok(hints.some((h) => command.test(h.command)), hints.map((h) => h.command).join('\n'));
+      assert.ok(hints.every((h) => h.reason === reason));
+    });
+  }
+  it('gives each rule once and nothing for unknown reasons', () => {
+    assert.equal(hintsFor({ kind: 'Pod', namespace: '', name: 'p' }, ['BackOff', 'CrashLoopBackOff', 'BackOff']).length, 3);
+    assert.deepEqual(hintsFor({ kind: 'Pod', namespace: '', name: 'p' }, ['Pulled', 'Started']), []);
+  });
+});

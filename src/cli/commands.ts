@@ -15,7 +15,7 @@ export function register(program: Command, io: CliIO): void {
     .command('serve')
     .description('run a Kubernetes-compatible events API server (kubectl, client-go and the official clients accept it)')
     .option('--listen <host:port>', 'address to listen on', '127.0.0.1:8080')
-    .option('--storage <spec>', 'where events are kept: sqlite:PATH or memory:', DEFAULT_STORAGE)
+    .option('--storage <spec>', 'where events are kept: sqlite:PATH, memory:, postgres://USER@HOST:PORT/DB or etcd://HOST:PORT[,HOST:PORT...]', DEFAULT_STORAGE)
     .option('--event-ttl <duration>', 'how long an event lives after its last write, like kube-apiserver (0 keeps events forever)', '1h')
     .addOption(new Option('--log-level <level>', 'log verbosity').choices(['error', 'warn', 'info', 'debug']).default('info'))
     .option('--mirror <kubeconfig|url>', 'also archive every event of this cluster into the store (a kubeconfig file or an API server URL)')
@@ -144,6 +144,7 @@ function registerReadCommands(program: Command, io: CliIO): void {
       .option('--since-time <time>', 'only from this RFC 3339 time')
       .option('--until <time>', 'only before this RFC 3339 time')
       .option('--types <types>', 'only these types: Normal, Warning (repeat or separate with commas)', collect, [])
+      .option('--no-archive', 'read events only: spread repeats from their counts even where the archive keeps occurrences')
       .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'markdown', 'csv', 'json']).default('table')),
     io,
   ).action(async (flags: Record<string, unknown>) => {

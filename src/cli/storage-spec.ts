@@ -5,12 +5,16 @@ import type { EventStore } from '../storage/index.js';
 import { UsageError } from './errors.js';
 
 /** StorageSpec is a parsed `--storage` value. */
-export type StorageSpec = { kind: 'memory' } | { kind: 'sqlite'; path: string };
+export type StorageSpec =
+  | { kind: 'memory' }
+  | { kind: 'sqlite'; path: string }
+  | { kind: 'postgres'; url: string }
+  | { kind: 'etcd'; url: string };
 
 /** DEFAULT_STORAGE is where `kevents serve` keeps events when not told otherwise. */
 export const DEFAULT_STORAGE = 'sqlite:.kevents/events.db';
 
-/** parseStorageSpec reads `memory:` or `sqlite:PATH`. */
+/** parseStorageSpec reads `memory:`, `sqlite:PATH`, `postgres://…` or `etcd://HOST:PORT[,HOST:PORT…]`. */
 export function parseStorageSpec(text: string): StorageSpec {
   if (text === 'memory:' || text === 'memory') return { kind: 'memory' };
   if (text.startsWith('sqlite:')) {
@@ -18,12 +22,29 @@ export function parseStorageSpec(text: string): StorageSpec {
     if (path === '') throw new UsageError('--storage sqlite: needs a file path, e.g. sqlite:.kevents/events.db');
     return { kind: 'sqlite', path };
   }
-  throw new UsageError(`unsupported --storage ${JSON.stringify(text)}: use memory: or sqlite:PATH`);
+  if (/^postgres(ql)?:\/\//.test(text)) return { kind: 'postgres', url: text };
+  if (text.startsWith('etcd://')) return { kind: 'etcd', url: text };
+  throw new UsageError(
+    `unsupported --storage ${JSON.stringify(text)}: use memory:, sqlite:PATH, postgres://USER@HOST:PORT/DB or etcd://HOST:PORT[,HOST:PORT...]`,
+  );
 }
 
 /** describeStorage prints a spec back for messages. */
 export function describeStorage(spec: StorageSpec): string {
-  return spec.kind === 'memory' ? 'memory: (nothing is kept after exit)' : `sqlite:${spec.path}`;
+  switch (spec.kind) {
+    case 'memory':
+      return 'memory: (nothing is kept after exit)';
+    case 'sqlite':
+      return `sqlite:${spec.path}`;
+    case 'postgres': {
+      // Never print a password.
+      const u = new URL(spec.url);
+      if (u.password !== '') u.password = '***';
+      return u.toString();
+    }
+    case 'etcd':
+      return spec.url;
+  }
 }
 
 /**
@@ -45,6 +66,20 @@ export async function openStore(
       mkdirSync(dirname(path), { recursive: true });
       const { SqliteEventStore } = await import('../storage/sqlite/index.js');
       return new SqliteEventStore({ path, clock: deps.clock, logger: deps.logger, ...window(deps) });
+    }
+    case 'postgres': {
+      const { PostgresEventStore } = await import('../storage/postgres/index.js');
+      return new PostgresEventStore({ connectionString: spec.url, clock: deps.clock, logger: deps.logger, ...window(deps) });
+    }
+    case 'etcd': {
+      const { EtcdEventStore, etcdEndpointsFromUrl } = await import('../storage/etcd/index.js');
+      let endpoints: string[];
+      try {
+        endpoints = etcdEndpointsFromUrl(spec.url);
+      } catch (e) {
+        throw new UsageError((e as Error).message);
+      }
+      return new EtcdEventStore({ endpoints, clock: deps.clock, logger: deps.logger, ...window(deps) });
     }
   }
 }

@@ -35,6 +35,8 @@ export interface ChangeFeedOptions {
   pool: PgPool;
   schema: string;
   channel: string;
+  /** origin is this replica's name in notifications. */
+  origin: string;
   /** start is the revision the feed starts delivering after (the store's revision when it opened). */
   start: number;
   compacted: number;
@@ -80,8 +82,8 @@ export class ChangeFeed implements ChangeLog {
     const s = o.schema;
     this.readSql =
       `SELECT m.value AS compacted, c.* FROM ${s}.meta m LEFT JOIN LATERAL (` +
-      `SELECT v.rv, v.key, v.op, v.object, v.prev_rv, p.object AS prev_object FROM ${s}.versions v ` +
-      `LEFT JOIN ${s}.versions p ON p.rv = v.prev_rv WHERE v.rv > $1 ORDER BY v.rv LIMIT $2) c ON true ` +
+      `SELECT v.rv, v.key, v.op, v.object, v.prev_rv, (SELECT p.object FROM ${s}.versions p WHERE p.rv = v.prev_rv) AS prev_object ` +
+      `FROM ${s}.versions v WHERE v.rv > $1 ORDER BY v.rv LIMIT $2) c ON true ` +
       `WHERE m.name = 'compacted' ORDER BY c.rv`;
   }
 
@@ -134,7 +136,10 @@ export class ChangeFeed implements ChangeLog {
   async listen(): Promise<void> {
     const client = await this.o.pool.connect();
     client.on('notification', (m) => {
-      if (m.channel === this.o.channel && Number(m.payload) > this.delivered) this.pump();
+      if (m.channel !== this.o.channel || m.payload === undefined) return;
+      // The payload is `<origin> <revision>`. This replica's own commits are delivered by `committed`.
+      const [origin, rv] = m.payload.split(' ');
+      if (origin !== this.o.origin && Number(rv) > this.delivered) this.pump();
     });
     client.on('error', (e) => {
       if (this.listener !== client) return;

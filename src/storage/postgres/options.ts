@@ -36,7 +36,7 @@ export interface PgPool {
  * (the store loads `pg` and owns the pool), or a `pool` the caller owns.
  */
 export interface PostgresEventStoreOptions extends CommonStoreOptions {
-  /** connectionString is a `postgres://user@host:port/database` URL. */
+  /** connectionString is a `postgres://user@host:port/database` URL; a `schema` query parameter stands for the `schema` option. */
   connectionString?: string;
   /** pool is used instead of a pool of the store's own; the store never ends it. One of its connections stays checked out for LISTEN. */
   pool?: PgPool;

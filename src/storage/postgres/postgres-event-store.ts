@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { CoreEvent } from '../../api/index.js';
 import type {
   EventStore,
@@ -78,13 +79,17 @@ export class PostgresEventStore implements EventStore {
   private readonly commits = new Set<Promise<void>>();
   private readonly tickers: Ticker[] = [];
   private closed = false;
+  private readonly origin = randomUUID();
+  private readonly connectionString: string | undefined;
 
   constructor(private readonly options: PostgresEventStoreOptions) {
     this.o = resolveCommonOptions(options);
     this.maxBatch = options.maxBatch !== undefined && options.maxBatch > 0 ? options.maxBatch : DEFAULT_MAX_BATCH;
-    this.s = options.schema ?? DEFAULT_SCHEMA;
+    const fromUrl = splitSchema(options.connectionString);
+    this.s = options.schema ?? fromUrl.schema ?? DEFAULT_SCHEMA;
+    this.connectionString = fromUrl.connectionString;
     this.lists = new ListQueries(this.s);
-    this.writer = new WriteBatch(this.s, `${this.s}_changes`, options.synchronousCommit === false ? 'async' : 'sync');
+    this.writer = new WriteBatch(this.s, `${this.s}_changes`, this.origin, options.synchronousCommit === false ? 'async' : 'sync');
     this.started = this.start();
     // Every method awaits `started` and reports its failure; this keeps an unused store from an unhandled rejection.
     this.started.catch(() => undefined);
@@ -234,8 +239,8 @@ export class PostgresEventStore implements EventStore {
       checkSchemaName(this.s);
       let pool = this.options.pool;
       if (pool === undefined) {
-        if (this.options.connectionString === undefined) throw new Error('a postgres store needs a connectionString or a pool');
-        pool = await createPool(this.options.connectionString, this.options.poolSize ?? DEFAULT_POOL_SIZE, (e) =>
+        if (this.connectionString === undefined) throw new Error('a postgres store needs a connectionString or a pool');
+        pool = await createPool(this.connectionString, this.options.poolSize ?? DEFAULT_POOL_SIZE, (e) =>
           this.o.logger.warn('postgres idle connection failed', { error: e.message }),
         );
         this.ownsPool = true;
@@ -255,6 +260,7 @@ export class PostgresEventStore implements EventStore {
         pool,
         schema: this.s,
         channel: `${this.s}_changes`,
+        origin: this.origin,
         start: meta.get('revision') ?? 0,
         compacted: meta.get('compacted') ?? 0,
         cacheSize: this.options.watchCacheSize !== undefined && this.options.watchCacheSize > 0 ? this.options.watchCacheSize : DEFAULT_WATCH_CACHE_SIZE,
@@ -368,6 +374,8 @@ export class PostgresEventStore implements EventStore {
       const failure = pgFailure(e);
       this.o.logger.error('postgres write batch failed', { writes: batch.length, error: failure.message });
       for (const p of batch) p.reject(failure);
+      // The batch may have committed before its answer was lost: a read of the log delivers it if so.
+      state.feed.pump();
       return;
     }
     const { base, last, changes, outcomes } = result;
@@ -380,6 +388,21 @@ export class PostgresEventStore implements EventStore {
       });
     });
   }
+}
+
+/** splitSchema takes a `schema` parameter out of a connection string (PostgreSQL itself would refuse it as an unknown setting). */
+function splitSchema(connectionString: string | undefined): { connectionString: string | undefined; schema: string | undefined } {
+  if (connectionString === undefined) return { connectionString, schema: undefined };
+  let url: URL;
+  try {
+    url = new URL(connectionString);
+  } catch {
+    return { connectionString, schema: undefined };
+  }
+  const schema = url.searchParams.get('schema') ?? undefined;
+  if (schema === undefined) return { connectionString, schema };
+  url.searchParams.delete('schema');
+  return { connectionString: url.toString(), schema };
 }
 
 function rvOf(out: Outcome): number {

@@ -107,6 +107,7 @@ const ARGS = [
   ['old_sup_off', 'int[]'],
   ['n', 'int'],
   ['channel', 'text'],
+  ['origin', 'text'],
   ['durable', 'boolean'],
 ] as const;
 
@@ -131,17 +132,17 @@ DECLARE base bigint;
 BEGIN
   IF NOT durable THEN PERFORM set_config('synchronous_commit', 'off', true); END IF;
   SELECT value INTO base FROM ${s}.meta WHERE name = 'revision' FOR UPDATE;
+  -- Correlated lookups and = ANY keep every statement on its index whatever the table's statistics say.
   IF EXISTS (SELECT 1 FROM unnest(check_keys, check_rvs) AS c(k, r)
-             LEFT JOIN ${s}.versions v ON v.key = c.k AND v.superseded_rv IS NULL AND v.op <> 3
-             WHERE coalesce(v.rv, 0) <> c.r) THEN
+             WHERE coalesce((SELECT v.rv FROM ${s}.versions v WHERE v.key = c.k AND v.superseded_rv IS NULL AND v.op <> 3), 0) <> c.r) THEN
     RETURN -1;
   END IF;
   -- Replaced rows leave the current-key index before their successors enter it.
-  UPDATE ${s}.versions v SET superseded_rv = base + u.so FROM unnest(old_rvs, old_sup_off) AS u(p, so) WHERE v.rv = u.p;
+  UPDATE ${s}.versions SET superseded_rv = base + old_sup_off[array_position(old_rvs, rv)] WHERE rv = ANY(old_rvs);
   INSERT INTO ${s}.versions (${cols.join(', ')})
     SELECT ${vals.join(', ')} FROM unnest(${unnested.join(', ')}) AS u(${alias.join(', ')});
   UPDATE ${s}.meta SET value = base + n WHERE name = 'revision';
-  PERFORM pg_notify(channel, (base + n)::text);
+  PERFORM pg_notify(channel, origin || ' ' || (base + n));
   RETURN base;
 END
 $fn$;`;
@@ -160,6 +161,8 @@ export class WriteBatch {
   constructor(
     private readonly s: string,
     private readonly channel: string,
+    /** origin names this replica in its notifications, so its listener can skip its own commits (they are delivered directly). */
+    private readonly origin: string,
     private readonly durability: Durability,
   ) {
     this.call = `SELECT ${s}.write_batch(${ARGS.map(([, t], i) => `$${i + 1}::${t}`).join(', ')}) AS base`;
@@ -183,7 +186,7 @@ export class WriteBatch {
       const plan = new Plan(current);
       const outcomes = ops.map((op) => plan.apply(op));
       if (plan.rows.length === 0) return { base: 0, last: 0, changes: [], outcomes };
-      const { rows } = await client.query<{ base: string }>(this.call, plan.params(keys, checks, this.channel, this.durability === 'sync'));
+      const { rows } = await client.query<{ base: string }>(this.call, plan.params(keys, checks, this.channel, this.origin, this.durability === 'sync'));
       const base = Number(rows[0]?.base ?? -1);
       if (base < 0) {
         assumeAbsent = false;
@@ -231,7 +234,7 @@ class Plan {
     }
   }
 
-  params(keys: string[], checks: number[], channel: string, durable: boolean): unknown[] {
+  params(keys: string[], checks: number[], channel: string, origin: string, durable: boolean): unknown[] {
     const column = <K extends keyof Row>(k: K): Row[K][] => this.rows.map((r) => r[k]);
     return [
       keys,
@@ -249,6 +252,7 @@ class Plan {
       this.supersede.map((p) => p[1]),
       this.last,
       channel,
+      origin,
       durable,
     ];
   }

@@ -35,15 +35,19 @@ async function kevents(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ c
  * UPDATE_GOLDEN=1. Outputs built from archive occurrences have goldens of their
  * own; until those are written, their absence skips the comparison.
  */
-function golden(file: string, actual: string, t?: { skip(message: string): void }): void {
+function golden(file: string, actual: string, t?: { skip(message: string): void }): boolean {
   const path = `${GOLDEN}${file}`;
   if (UPDATE || !existsSync(path)) {
-    if (!UPDATE && t !== undefined && file.includes('.occurrences.')) return t.skip(`no golden ${file} yet: UPDATE_GOLDEN=1 writes it`);
+    if (!UPDATE && t !== undefined && file.includes('.occurrences.')) {
+      t.skip(`no golden ${file} yet: UPDATE_GOLDEN=1 writes it`);
+      return false;
+    }
     if (!UPDATE) assert.fail(`golden file ${file} is missing: run with UPDATE_GOLDEN=1 to write it, then review it`);
     writeFileSync(path, actual);
-    return;
+    return true;
   }
   assert.equal(actual, readFileSync(path, 'utf8'), `output differs from test/golden/${file} (UPDATE_GOLDEN=1 rewrites it)`);
+  return true;
 }
 
 describe('kevents timeline over recorded incidents', () => {
@@ -61,41 +65,42 @@ describe('kevents timeline over recorded incidents', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  for (const s of SCENARIOS) {
-    describe(s.name, () => {
-      it('puts the causing event in the summary and offers the matching next step', async () => {
-        const r = await kevents(['timeline', '--for', s.for, '-n', s.namespace, '-o', 'json', '--server', srv.url]);
-        assert.equal(r.code, 0, r.stderr);
-        const t = JSON.parse(r.stdout) as Timeline;
-        assert.equal(t.summary.firstWarning?.reason, s.cause, JSON.stringify(t.summary, null, 2));
-        const hint = t.hints.find((h) => h.reason === s.hint);
-        assert.ok(hint !== undefined, `no ${s.hint} hint in ${JSON.stringify(t.hints, null, 2)}`);
-        assert.ok(
-          t.hints.some((h) => h.reason === s.hint && h.command.includes(s.hintCommand)),
-          `no ${s.hint} hint with ${s.hintCommand} in ${JSON.stringify(t.hints, null, 2)}`,
-        );
-        // The causing event's steps come first.
-        assert.equal(t.hints[0]!.reason, s.hint);
-        assert.equal(t.summary.history, archive ? 'occurrences' : 'events');
+  // Each incident twice: from the archive's occurrences, and with --no-archive from event counts alone.
+  for (const mode of ['archive', 'counts'] as const) {
+    const extra = mode === 'counts' ? ['--no-archive'] : [];
+    const suffix = (): string => (mode === 'archive' && archive ? 'occurrences' : 'events');
+    for (const s of SCENARIOS) {
+      describe(`${s.name} (${mode})`, () => {
+        it('puts the causing event in the summary and offers the matching next step', async () => {
+          const r = await kevents(['timeline', '--for', s.for, '-n', s.namespace, '-o', 'json', ...extra, '--server', srv.url]);
+          assert.equal(r.code, 0, r.stderr);
+          const t = JSON.parse(r.stdout) as Timeline;
+          assert.equal(t.summary.firstWarning?.reason, s.cause, JSON.stringify(t.summary, null, 2));
+          assert.ok(
+            t.hints.some((h) => h.reason === s.hint && h.command.includes(s.hintCommand)),
+            `no ${s.hint} hint with ${s.hintCommand} in ${JSON.stringify(t.hints, null, 2)}`,
+          );
+          // The causing event's steps come first.
+          assert.equal(t.hints[0]!.reason, s.hint);
+          assert.equal(t.summary.history, suffix());
+        });
+        it('prints the golden table and JSON', async (t) => {
+          const table = await kevents(['timeline', '--for', s.for, '-n', s.namespace, ...extra, '--server', srv.url]);
+          assert.equal(table.code, 0, table.stderr);
+          assert.equal(table.stderr, '');
+          if (!golden(`${s.name}.${suffix()}.txt`, table.stdout, t)) return;
+          const json = await kevents(['timeline', '--for', s.for, '-n', s.namespace, '-o', 'json', ...extra, '--server', srv.url]);
+          golden(`${s.name}.${suffix()}.json`, json.stdout, t);
+        });
       });
-      it('prints the golden table and JSON', async (t) => {
-        const suffix = archive ? 'occurrences' : 'events';
-        const table = await kevents(['timeline', '--for', s.for, '-n', s.namespace, '--server', srv.url]);
-        assert.equal(table.code, 0, table.stderr);
-        assert.equal(table.stderr, '');
-        golden(`${s.name}.${suffix}.txt`, table.stdout, t);
-        const json = await kevents(['timeline', '--for', s.for, '-n', s.namespace, '-o', 'json', '--server', srv.url]);
-        golden(`${s.name}.${suffix}.json`, json.stdout, t);
-      });
+    }
+
+    it(`prints markdown and CSV of a namespace, cut to a window and to Warnings (${mode})`, async (t) => {
+      const args = ['timeline', '-n', 'store', '--since-time', '2025-01-01T00:00:10Z', '--until', '2025-01-01T00:01:00Z', '--types', 'Warning', ...extra, '--server', srv.url];
+      if (!golden(`store-window.${suffix()}.md`, (await kevents([...args, '-o', 'markdown'])).stdout, t)) return;
+      golden(`store-window.${suffix()}.csv`, (await kevents([...args, '-o', 'csv'])).stdout, t);
     });
   }
-
-  it('prints markdown and CSV of a namespace, cut to a window and to Warnings', async (t) => {
-    const suffix = archive ? 'occurrences' : 'events';
-    const args = ['timeline', '-n', 'store', '--since-time', '2025-01-01T00:00:10Z', '--until', '2025-01-01T00:01:00Z', '--types', 'Warning', '--server', srv.url];
-    golden(`store-window.${suffix}.md`, (await kevents([...args, '-o', 'markdown'])).stdout, t);
-    golden(`store-window.${suffix}.csv`, (await kevents([...args, '-o', 'csv'])).stdout, t);
-  });
 
   it('reads a Node with its own events only, across namespaces', async () => {
     const r = await kevents(['timeline', '--for', 'node/node-e', '-o', 'json', '--server', srv.url]);

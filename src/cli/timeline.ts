@@ -21,6 +21,8 @@ export interface TimelineFlags extends ReadConnectionFlags {
   until?: string;
   types?: string[];
   output?: string;
+  /** archive false (`--no-archive`) reads events only, spreading counts even where the archive keeps occurrences. */
+  archive?: boolean;
 }
 
 /** OCCURRENCE_PAGE is the page size of occurrence reads: the archive API pages in observed-time order. */
@@ -38,9 +40,9 @@ function selector(q: SourceQuery, prefix: 'involvedObject' | 'regarding'): strin
  * API, history through the archive API. A server without the archive API (any
  * plain API server) answers 404, and the timeline spreads counts instead.
  */
-export function httpTimelineSource(client: ReadClient, progress?: Progress): TimelineSource {
+export function httpTimelineSource(client: ReadClient, progress?: Progress, options: { archive?: boolean } = {}): TimelineSource {
   let read = 0;
-  let archive = true;
+  let archive = options.archive !== false;
   return {
     async listEvents(q): Promise<CoreEvent[]> {
       const before = read;
@@ -139,7 +141,7 @@ export async function runTimeline(flags: TimelineFlags, io: CliIO): Promise<void
   let timeline;
   try {
     timeline = await collectTimeline({
-      source: httpTimelineSource(c.client, progress),
+      source: httpTimelineSource(c.client, progress, { archive: flags.archive !== false }),
       for: root,
       namespace: c.listNamespace,
       since: window.since,

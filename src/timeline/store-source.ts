@@ -1,5 +1,6 @@
-import type { CoreEvent } from '../api/index.js';
-import type { EventStore, IndexedField } from '../storage/index.js';
+import type { CoreEvent, Occurrence, OccurrenceField } from '../api/index.js';
+import { isArchiveStore } from '../storage/index.js';
+import type { EventStore, IndexedField, OccurrenceCursor } from '../storage/index.js';
 import type { SourceQuery, TimelineSource } from './timeline-source.js';
 
 /** STORE_PAGE is the page size read from a store: large enough to amortise a query, small enough to bound memory per step. */
@@ -7,8 +8,8 @@ const STORE_PAGE = 5000;
 
 /**
  * storeTimelineSource reads a timeline straight from an EventStore, using its
- * indexes for one object's events. A store keeps no occurrence history of its
- * own, so rows are spread from counts.
+ * indexes for one object's events, and an archive-capable store's occurrences;
+ * from any other store rows are spread from counts.
  */
 export function storeTimelineSource(store: EventStore, options: { onProgress?: (read: number) => void } = {}): TimelineSource {
   let read = 0;
@@ -35,8 +36,28 @@ export function storeTimelineSource(store: EventStore, options: { onProgress?: (
         startKey = page.lastKey;
       }
     },
-    listOccurrences(): Promise<undefined> {
-      return Promise.resolve(undefined);
+    async listOccurrences(q: SourceQuery): Promise<Occurrence[] | undefined> {
+      if (!isArchiveStore(store)) return undefined;
+      const fieldEquals: Partial<Record<OccurrenceField, string>> = {};
+      if (q.kind !== undefined) fieldEquals['regarding.kind'] = q.kind;
+      if (q.name !== undefined) fieldEquals['regarding.name'] = q.name;
+      const out: Occurrence[] = [];
+      let after: OccurrenceCursor | undefined;
+      for (;;) {
+        const page = await store.listOccurrences({
+          ...(q.namespace !== undefined ? { namespace: q.namespace } : {}),
+          // Seen no earlier than it happened: the window's start bounds the read, its end cannot.
+          ...(q.since !== undefined ? { sinceMicros: q.since * 1000 } : {}),
+          fieldEquals,
+          limit: STORE_PAGE,
+          ...(after !== undefined ? { after } : {}),
+        });
+        out.push(...page.items);
+        read += page.items.length;
+        options.onProgress?.(read);
+        if (page.next === undefined) return out;
+        after = page.next;
+      }
     },
   };
 }

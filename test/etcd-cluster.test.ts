@@ -58,7 +58,7 @@ void describe('EtcdEventStore on a three-member etcd cluster', () => {
     return s;
   };
 
-  void it('two stores on different members: a write through one reaches watchers of the other in order, with the same resourceVersions', async () => {
+  void it('two stores on different members: a write through one reaches watchers of the other in order, with the same resourceVersions', { timeout: 60_000 }, async () => {
     const a = await open([cluster.members[0]!.endpoint], '/two');
     const b = await open([cluster.members[1]!.endpoint, cluster.members[2]!.endpoint], '/two');
     const start = await a.currentResourceVersion();
@@ -100,7 +100,7 @@ void describe('EtcdEventStore on a three-member etcd cluster', () => {
     assert.equal(listA.items.length, (ops * 3) / 4);
   });
 
-  void it('loses no acknowledged write when the leader is killed mid-stream; writes continue through the others', async () => {
+  void it('loses no acknowledged write when the leader is killed mid-stream; writes continue through the others', { timeout: 60_000 }, async () => {
     const store = await open(cluster.endpoints, '/kill');
     const start = await store.currentResourceVersion();
     const acked = new Map<string, number>();

@@ -27,6 +27,8 @@ export interface EtcdMember {
   readonly running: boolean;
   /** kill stops the member with a signal (SIGKILL by default: a crash) and waits for it to exit. */
   kill(signal?: NodeJS.Signals): Promise<void>;
+  /** restart starts a stopped member again on its ports and data, and waits until it is healthy. */
+  restart(): Promise<void>;
   /** stderr is what the member logged. */
   stderr(): string;
 }
@@ -90,40 +92,44 @@ function healthy(endpoint: string): Promise<boolean> {
   });
 }
 
-function launch(name: string, dir: string, endpoint: string, peerUrl: string, initialCluster: string): { member: EtcdMember; exited: Promise<void> } {
-  const child = spawn(
-    ETCD_BINARY,
-    [
-      '--name', name,
-      '--data-dir', join(dir, name),
-      '--listen-client-urls', endpoint,
-      '--advertise-client-urls', endpoint,
-      '--listen-peer-urls', peerUrl,
-      '--initial-advertise-peer-urls', peerUrl,
-      '--initial-cluster', initialCluster,
-      '--initial-cluster-state', 'new',
-      '--initial-cluster-token', `kevents-test-${process.pid}`,
-      '--logger', 'zap',
-      '--log-outputs', 'stderr',
-      '--log-level', 'error',
-      ...TIMING,
-    ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  running.add(child);
+function launch(name: string, dir: string, endpoint: string, peerUrl: string, initialCluster: string): EtcdMember {
+  const args = [
+    '--name', name,
+    '--data-dir', join(dir, name),
+    '--listen-client-urls', endpoint,
+    '--advertise-client-urls', endpoint,
+    '--listen-peer-urls', peerUrl,
+    '--initial-advertise-peer-urls', peerUrl,
+    '--initial-cluster', initialCluster,
+    '--initial-cluster-state', 'new',
+    '--initial-cluster-token', `kevents-test-${process.pid}`,
+    '--logger', 'zap',
+    '--log-outputs', 'stderr',
+    '--log-level', 'error',
+    ...TIMING,
+  ];
   let err = '';
-  child.stderr.on('data', (d: Buffer) => {
-    if (err.length < 100_000) err += d.toString();
-  });
-  let alive = true;
-  const exited = new Promise<void>((resolve) =>
-    child.once('exit', () => {
-      alive = false;
-      running.delete(child);
-      resolve();
-    }),
-  );
-  const member: EtcdMember = {
+  let alive = false;
+  let exited: Promise<void> = Promise.resolve();
+  let child: ChildProcess | undefined;
+  const spawnMember = (): void => {
+    const c = spawn(ETCD_BINARY, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    child = c;
+    running.add(c);
+    alive = true;
+    c.stderr.on('data', (d: Buffer) => {
+      if (err.length < 100_000) err += d.toString();
+    });
+    exited = new Promise<void>((resolve) =>
+      c.once('exit', () => {
+        alive = false;
+        running.delete(c);
+        resolve();
+      }),
+    );
+  };
+  spawnMember();
+  return {
     name,
     endpoint,
     peerUrl,
@@ -131,12 +137,21 @@ function launch(name: string, dir: string, endpoint: string, peerUrl: string, in
       return alive;
     },
     async kill(signal: NodeJS.Signals = 'SIGKILL') {
-      if (alive) child.kill(signal);
+      if (alive) child?.kill(signal);
       await exited;
+    },
+    async restart() {
+      if (alive) throw new Error(`etcd member ${name} is still running`);
+      spawnMember();
+      const deadline = Date.now() + READY_TIMEOUT_MS;
+      while (!(await healthy(endpoint))) {
+        if (!alive) throw new Error(`etcd member ${name} exited during restart: ${err}`);
+        if (Date.now() > deadline) throw new Error(`etcd member ${name} did not become healthy again: ${err}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
     },
     stderr: () => err,
   };
-  return { member, exited };
 }
 
 async function startOnce(n: number, dataRoot: string): Promise<EtcdCluster> {
@@ -145,8 +160,7 @@ async function startOnce(n: number, dataRoot: string): Promise<EtcdCluster> {
   const names = Array.from({ length: n }, (_, i) => `m${i}`);
   const peers = names.map((_, i) => `http://127.0.0.1:${ports[2 * i + 1]}`);
   const initialCluster = names.map((name, i) => `${name}=${peers[i]}`).join(',');
-  const launched = names.map((name, i) => launch(name, dir, `http://127.0.0.1:${ports[2 * i]}`, peers[i]!, initialCluster));
-  const members = launched.map((l) => l.member);
+  const members = names.map((name, i) => launch(name, dir, `http://127.0.0.1:${ports[2 * i]}`, peers[i]!, initialCluster));
   const cluster: EtcdCluster = {
     members,
     endpoints: members.map((m) => m.endpoint),

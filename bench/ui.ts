@@ -224,10 +224,11 @@ async function main(): Promise<void> {
         inFlight.add(tracked);
         sent++;
       }
-      // Input keeps arriving while the stream runs: a key press every 250 ms.
+      // Input keeps arriving while the stream runs: a key press every 250 ms,
+      // down and up again, so the list stays at the top and keeps streaming.
       if (Date.now() - start > keys * 250) {
+        await page.locator('#live-list').press(keys % 2 === 0 ? 'ArrowDown' : 'ArrowUp');
         keys++;
-        await page.locator('#live-list').press('ArrowDown');
       }
       await new Promise((r) => setTimeout(r, 5));
     }

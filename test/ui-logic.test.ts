@@ -7,6 +7,7 @@ import { humanDuration, interval } from '../src/ui/app/format.js';
 import { hintsFor } from '../src/ui/app/hints.js';
 import { EMPTY_FILTERS, newerFirst, rowMatcher, toRow } from '../src/ui/app/model.js';
 import { formatRoute, parseRoute } from '../src/ui/app/route.js';
+import { spliceSorted } from '../src/ui/app/splice-sorted.js';
 
 const T0 = Date.parse('2026-06-01T10:00:00Z');
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -199,5 +200,25 @@ describe('hintsFor', () => {
   it('gives each rule once and nothing for unknown reasons', () => {
     assert.equal(hintsFor({ kind: 'Pod', namespace: '', name: 'p' }, ['BackOff', 'CrashLoopBackOff', 'BackOff']).length, 3);
     assert.deepEqual(hintsFor({ kind: 'Pod', namespace: '', name: 'p' }, ['Pulled', 'Started']), []);
+  });
+});
+
+describe('spliceSorted', () => {
+  it('equals removing and re-sorting, for random changes', () => {
+    let seed = 7;
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const mk = (i: number) => ({ ...toRow(ev({ name: `e${i}`, first: T0, last: T0 + rand(50) * 1000 })), rv: i });
+    let rows = Array.from({ length: 300 }, (_, i) => mk(i)).sort(newerFirst);
+    let next = 300;
+    for (let round = 0; round < 200; round++) {
+      const removed = [...new Set(Array.from({ length: rand(5) }, () => rows[rand(rows.length)]!))];
+      const added = Array.from({ length: rand(6) }, () => mk(next++)).sort(newerFirst);
+      const want = [...rows.filter((r) => !removed.includes(r)), ...added].sort(newerFirst);
+      rows = spliceSorted(rows, removed, added);
+      assert.deepEqual(rows.map((r) => r.rv), want.map((r) => r.rv), `round ${round}`);
+    }
   });
 });

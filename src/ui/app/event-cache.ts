@@ -1,6 +1,7 @@
 import type { CoreEvent, Status } from '../../api/types.js';
 import { listEvents, watchEvents } from './client.js';
 import { newerFirst, toRow } from './model.js';
+import { spliceSorted } from './splice-sorted.js';
 import type { EventRow } from './model.js';
 
 /** CacheStatus is what the status bar reports about the connection. */
@@ -184,34 +185,20 @@ export class EventCache {
       return;
     }
     const added: EventRow[] = [];
-    let replaced = false;
+    const removed: EventRow[] = [];
     for (const [uid, row] of this.pending) {
-      if (this.byUid.has(uid)) replaced = true;
+      const prev = this.byUid.get(uid);
+      if (prev !== undefined) removed.push(prev);
       if (row === null) this.byUid.delete(uid);
       else {
         this.byUid.set(uid, row);
         added.push(row);
       }
     }
-    const changedUids = this.pending;
-    const kept = replaced ? this.rows.filter((r) => !changedUids.has(r.uid)) : this.rows;
     added.sort(newerFirst);
-    this.rows = merge(kept, added);
-    this.changes += changedUids.size;
+    this.rows = spliceSorted(this.rows, removed, added);
+    this.changes += this.pending.size;
     this.pending = new Map();
     this.notify();
   }
-}
-
-function merge(a: readonly EventRow[], b: readonly EventRow[]): EventRow[] {
-  if (b.length === 0) return a.slice();
-  if (a.length === 0) return b.slice();
-  const out = new Array<EventRow>(a.length + b.length);
-  let i = 0;
-  let j = 0;
-  let k = 0;
-  while (i < a.length && j < b.length) out[k++] = newerFirst(a[i]!, b[j]!) <= 0 ? a[i++]! : b[j++]!;
-  while (i < a.length) out[k++] = a[i++]!;
-  while (j < b.length) out[k++] = b[j++]!;
-  return out;
 }

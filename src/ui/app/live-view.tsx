@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { EventCache } from './event-cache.js';
-import { age, clockTime, compact } from './format.js';
+import { age, compact } from './format.js';
 import { useCache, useMedia } from './hooks.js';
 import { rowMatcher } from './model.js';
 import type { EventRow } from './model.js';
@@ -37,6 +37,7 @@ export function LiveView({ cache, route, navigate, now }: LiveViewProps) {
 
   const { filters } = route;
   const shown = useMemo(() => {
+    if (!filters.namespace && !filters.kind && !filters.type && !filters.reason && !filters.q.trim()) return rows;
     const match = rowMatcher(filters);
     return rows.filter(match);
   }, [rows, filters.namespace, filters.kind, filters.type, filters.reason, filters.q]);
@@ -111,7 +112,7 @@ export function LiveView({ cache, route, navigate, now }: LiveViewProps) {
         }
       />
       <p class="hint-line">
-        Last change {rows[0] ? clockTime(rows[0].last, now) : '—'} · <kbd>p</kbd> pause · <kbd>/</kbd> search · <kbd>↑</kbd>
+        <kbd>p</kbd> pause · <kbd>/</kbd> search · <kbd>↑</kbd>
         <kbd>↓</kbd> move · <kbd>Enter</kbd> open
       </p>
     </section>

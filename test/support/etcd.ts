@@ -51,9 +51,11 @@ export interface StartEtcdOptions {
 }
 
 const running = new Set<ChildProcess>();
+const dataDirs = new Set<string>();
 process.once('exit', () => {
-  // A test run that ends abruptly must not leave etcd servers behind.
+  // A test run that ends abruptly must not leave etcd servers or their data behind.
   for (const child of running) child.kill('SIGKILL');
+  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
 });
 
 async function freePorts(n: number): Promise<number[]> {
@@ -157,6 +159,7 @@ function launch(name: string, dir: string, endpoint: string, peerUrl: string, in
 async function startOnce(n: number, dataRoot: string): Promise<EtcdCluster> {
   const ports = await freePorts(2 * n);
   const dir = mkdtempSync(join(dataRoot, 'kevents-etcd-'));
+  dataDirs.add(dir);
   const names = Array.from({ length: n }, (_, i) => `m${i}`);
   const peers = names.map((_, i) => `http://127.0.0.1:${ports[2 * i + 1]}`);
   const initialCluster = names.map((name, i) => `${name}=${peers[i]}`).join(',');
@@ -167,6 +170,7 @@ async function startOnce(n: number, dataRoot: string): Promise<EtcdCluster> {
     async stop() {
       await Promise.all(members.map((m) => m.kill('SIGTERM')));
       rmSync(dir, { recursive: true, force: true });
+      dataDirs.delete(dir);
     },
   };
   const deadline = Date.now() + READY_TIMEOUT_MS;

@@ -158,6 +158,35 @@ void describe('mirror (in process, against kevents serve)', () => {
     assert.deepEqual(history(await occurrencesOf(archive)), ['a 0->1', 'a 1->2', 'b 0->1', 'c 0->1']);
   });
 
+  void it('resumes from its checkpoint, without relisting, when the source ends a running watch with 410', async () => {
+    const calls: string[] = [];
+    const ev = (name: string, rv: string): CoreEvent => ({ ...coreEvent(name), metadata: { name, namespace: 'default', uid: `uid-${name}`, resourceVersion: rv } });
+    const expired = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'too slow', reason: 'Expired', code: 410 } as const;
+    const source: MirrorSource = {
+      list: () => {
+        calls.push('list');
+        return Promise.resolve({ metadata: { resourceVersion: '1' }, items: [] });
+      },
+      async *watch(options) {
+        calls.push(`watch ${options.resourceVersion}`);
+        if (options.resourceVersion === '1') {
+          yield { type: 'ADDED', object: ev('a', '2') };
+          await new Promise((r) => setTimeout(r, 50));
+          yield { type: 'ERROR', object: expired };
+        } else {
+          yield { type: 'ADDED', object: ev('b', '3') };
+          await new Promise<void>((resolve) => options.signal?.addEventListener('abort', () => resolve(), { once: true }));
+        }
+      },
+    };
+    const archive = new MemoryEventStore();
+    const mirror = createMirror({ source, sourceId: 's', store: archive });
+    void mirror.run();
+    await until('b is archived', async () => (await archived(archive)).length === 2);
+    await mirror.stop();
+    assert.deepEqual(calls, ['list', 'watch 1', 'watch 2']);
+  });
+
   void it('is not ready until synced, and stops being ready when the watch stalls', async () => {
     const clock = new FakeClock();
     let release: (() => void) | undefined;

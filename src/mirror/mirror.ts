@@ -110,6 +110,10 @@ class SourceMirror implements Mirror {
   private writeStartedAt: number | undefined;
   /** committedRv is the source resourceVersion of the last committed checkpoint. */
   private committedRv: string | undefined;
+  /** watchDelivered says whether the last watch delivered any frame before it ended. */
+  private watchDelivered = false;
+  /** refusedAt is the resourceVersion a watch was last refused at with 410 before any change. */
+  private refusedAt: string | undefined;
 
   constructor(private readonly o: MirrorOptions) {
     this.clock = o.clock ?? realClock;
@@ -171,6 +175,15 @@ class SourceMirror implements Mirror {
       } catch (caught) {
         if (this.stopped) break;
         let e = caught;
+        if (isExpiredError(e) && rv !== undefined && (this.watchDelivered || this.refusedAt !== rv)) {
+          // A 410 that ends a running watch (this mirror fell behind) is not a lost position:
+          // resuming from the checkpoint loses nothing, while a relist would fold every change
+          // since into one. Only a resume refused twice from the same resourceVersion relists.
+          if (!this.watchDelivered) this.refusedAt = rv;
+          this.logger.info('the source ended the watch: resuming from the checkpoint', { error: e instanceof Error ? e.message : String(e) });
+          rv = undefined;
+          continue;
+        }
         if (isExpiredError(e)) {
           this.logger.info('the source no longer has our resourceVersion: relisting', { resourceVersion: rv });
           rv = undefined;
@@ -260,15 +273,18 @@ class SourceMirror implements Mirror {
       });
       return chain;
     };
+    this.watchDelivered = false;
     try {
       const stream = this.o.source.watch({ resourceVersion: rv, allowWatchBookmarks: true, timeoutSeconds: this.watchTimeout, signal: local.signal });
       for await (const frame of stream) {
         const now = this.clock.now();
         this.lastProgressAt = now;
         if (frame.type === 'ERROR') {
+          // An error frame after changes is a running watch ended; as the first frame, the start was refused.
           this.metrics.errors.inc({ stage: 'watch' });
           throw new StatusError(frame.object as Status);
         }
+        this.watchDelivered = true;
         const object = frame.object as CoreEvent;
         const frameRv = object.metadata?.resourceVersion;
         if (frameRv !== undefined && frameRv !== '') pendingRv = frameRv;

@@ -1,0 +1,338 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { request } from './support/http.js';
+import { findKubectls, hasKubectl, runKubectl } from './support/kubectl.js';
+import { CLI, startServer } from './support/server-process.js';
+import type { ServerProcess } from './support/server-process.js';
+
+/**
+ * The mirror's promise, end to end: a source `kevents serve` under load (creates,
+ * count and series bumps, new messages and metadata-only writes through both
+ * APIs), a `kevents mirror` process killed with SIGKILL at random moments and
+ * restarted, a forced 410 on the source; then the archive must hold every event
+ * and every observed change of the source exactly once. The source's own
+ * occurrence history (it records every change of its local writes) is the
+ * ground truth.
+ */
+
+const EVENT_TTL_S = 90;
+const HISTORY_WINDOW_S = 30;
+const CORE = '/api/v1/namespaces/load/events';
+const V1 = '/apis/events.k8s.io/v1/namespaces/load/events';
+const OCCURRENCES = '/apis/archive.kevents.io/v1alpha1/occurrences';
+
+interface MirrorProcess {
+  child: ChildProcess;
+  metricsUrl: string;
+  output: () => string;
+  exited: Promise<void>;
+}
+
+function startMirror(source: string, archive: string): Promise<MirrorProcess> {
+  const child = spawn(
+    process.execPath,
+    ['--enable-source-maps', CLI, 'mirror', '--source', source, '--to', `sqlite:${archive}`, '--cluster', 'lab', '--listen', '127.0.0.1:0', '--log-level', 'info'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let out = '';
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`kevents mirror did not start: ${out}`)), 30_000);
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /readiness on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ child, metricsUrl: m[1]!, output: () => out, exited });
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`kevents mirror exited with ${code}: ${out}`));
+    });
+  });
+}
+
+async function kill(m: MirrorProcess, signal: NodeJS.Signals): Promise<void> {
+  if (m.child.exitCode === null && m.child.signalCode === null) m.child.kill(signal);
+  await m.exited;
+}
+
+async function metric(m: MirrorProcess, name: string): Promise<number> {
+  const text = await (await fetch(`${m.metricsUrl}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+  return line === undefined ? Number.NaN : Number(line.split(' ')[1]);
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+async function until(what: string, fn: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await fn())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await sleep(200);
+  }
+}
+
+async function allOccurrences(base: string): Promise<any[]> {
+  const items: any[] = [];
+  let cont = '';
+  do {
+    const r = await request(base, 'GET', `${OCCURRENCES}?limit=500${cont === '' ? '' : `&continue=${cont}`}`);
+    assert.equal(r.status, 200, r.text);
+    items.push(...r.json.items);
+    cont = r.json.metadata.continue ?? '';
+  } while (cont !== '');
+  return items;
+}
+
+/** histories groups occurrences by event uid: the sequence of observed changes of each event. */
+function histories(items: any[]): Map<string, string[]> {
+  const byUid = new Map<string, string[]>();
+  for (const o of items) {
+    const list = byUid.get(o.event.uid) ?? [];
+    list.push(`${o.event.name} ${o.countBefore}->${o.countAfter} last=${o.lastSeen} msg=${o.message ?? ''}`);
+    byUid.set(o.event.uid, list);
+  }
+  return byUid;
+}
+
+function micro(ms: number): string {
+  return new Date(ms).toISOString().replace('Z', '000Z');
+}
+
+function second(ms: number): string {
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** Load writes a mix of changes to the source through both APIs. */
+class Load {
+  private n = 0;
+  private readonly core: { name: string; count: number }[] = [];
+  private readonly v1: { name: string; count: number }[] = [];
+  private running = true;
+  writes = 0;
+
+  constructor(private readonly base: string) {}
+
+  async run(workers: number): Promise<void> {
+    await Promise.all(Array.from({ length: workers }, () => this.worker()));
+  }
+
+  stop(): void {
+    this.running = false;
+  }
+
+  /** recentCore are core/v1 events written lately, still alive at the source. */
+  recentCore(n: number): { name: string; count: number }[] {
+    return this.core.slice(-n);
+  }
+
+  private async worker(): Promise<void> {
+    while (this.running) {
+      await this.step();
+      this.writes++;
+      await sleep(5);
+    }
+  }
+
+  private pick<T>(list: T[]): T | undefined {
+    // Recent events only: older ones may have expired at the source.
+    const recent = list.slice(-20);
+    return recent[Math.floor(Math.random() * recent.length)];
+  }
+
+  async step(r = Math.random()): Promise<void> {
+    const now = Date.now();
+    if (r < 0.25 || this.core.length === 0) {
+      const name = `core-${this.n++}`;
+      this.core.push({ name, count: 1 });
+      await this.ok(request(this.base, 'POST', CORE, {
+        metadata: { name },
+        involvedObject: { kind: 'Pod', namespace: 'load', name: `web-${this.n % 7}`, apiVersion: 'v1' },
+        reason: 'BackOff',
+        message: 'Back-off restarting failed container',
+        type: 'Warning',
+        source: { component: 'kubelet', host: 'node-1' },
+        count: 1,
+        firstTimestamp: second(now),
+        lastTimestamp: second(now),
+      }));
+    } else if (r < 0.4 || this.v1.length === 0) {
+      const name = `v1-${this.n++}`;
+      this.v1.push({ name, count: 1 });
+      await this.ok(request(this.base, 'POST', V1, {
+        metadata: { name },
+        eventTime: micro(now),
+        reportingController: 'kevents.io/load',
+        reportingInstance: 'load-1',
+        action: 'Scheduling',
+        reason: 'FailedScheduling',
+        regarding: { kind: 'Pod', namespace: 'load', name: `api-${this.n % 5}`, apiVersion: 'v1' },
+        note: '0/3 nodes are available: 3 Insufficient cpu.',
+        type: 'Warning',
+      }));
+    } else if (r < 0.7) {
+      const e = this.pick(this.core)!;
+      e.count++;
+      await this.patch(`${CORE}/${e.name}`, { count: e.count, lastTimestamp: second(now) });
+    } else if (r < 0.88) {
+      const e = this.pick(this.v1)!;
+      e.count++;
+      await this.patch(`${V1}/${e.name}`, { series: { count: e.count, lastObservedTime: micro(now) } });
+    } else if (r < 0.94) {
+      const e = this.pick(this.core)!;
+      await this.patch(`${CORE}/${e.name}`, { message: `Back-off restarting failed container (attempt ${this.n++})` });
+    } else {
+      const e = this.pick(this.core)!;
+      await this.patch(`${CORE}/${e.name}`, { metadata: { labels: { touched: String(this.n++) } } });
+    }
+  }
+
+  private async patch(path: string, body: unknown): Promise<void> {
+    const r = await request(this.base, 'PATCH', path, body, { 'Content-Type': 'application/merge-patch+json' });
+    // An event that expired meanwhile is simply not changed; anything else is a broken source.
+    if (r.status !== 200 && r.status !== 404) throw new Error(`PATCH ${path}: ${r.status} ${r.text}`);
+  }
+
+  private async ok(p: Promise<{ status: number; text: string }>): Promise<void> {
+    const r = await p;
+    if (r.status !== 201) throw new Error(`create: ${r.status} ${r.text}`);
+  }
+}
+
+void describe('kevents mirror end to end', { timeout: 300_000 }, () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kevents-mirror-e2e-'));
+  const archivePath = join(dir, 'archive.db');
+  let source: ServerProcess | undefined;
+  let archive: ServerProcess | undefined;
+  let mirror: MirrorProcess | undefined;
+  after(async () => {
+    if (mirror !== undefined) await kill(mirror, 'SIGKILL');
+    await archive?.stop();
+    await source?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  void it('archives every event and every observed change exactly once through kill -9 restarts and a 410', async () => {
+    source = await startServer(['--storage', 'memory:', '--event-ttl', `${EVENT_TTL_S}s`, '--history-window', `${HISTORY_WINDOW_S}s`]);
+    const load = new Load(source.url);
+    // Events that exist before the mirror's first start are archived too. (Only creates: the
+    // changes an event went through before a mirror first lists it are folded into its count.)
+    for (let i = 0; i < 20; i++) await load.step(i % 2 === 0 ? 0 : 0.3);
+    const earliest = (await request(source.url, 'GET', `${CORE}?limit=1`)).json.items[0]?.metadata.name as string | undefined;
+
+    mirror = await startMirror(source.url, archivePath);
+    const running = load.run(4);
+    let kills = 0;
+    for (let i = 0; i < 5; i++) {
+      await sleep(500 + Math.random() * 2500);
+      await kill(mirror, 'SIGKILL');
+      kills++;
+      mirror = await startMirror(source.url, archivePath);
+    }
+    await sleep(1000);
+    load.stop();
+    await running;
+    assert.equal(kills, 5);
+    assert.ok(load.writes > 100, `the load wrote ${load.writes} changes`);
+
+    // Force a 410. The changes a 410 hides (several changes of one event while the mirror could
+    // not watch) are unobservable, so first let the mirror catch up, then, while it is down,
+    // change each of a few events once and create a few, and let the source's history window
+    // pass the mirror's checkpoint.
+    archive = await startServer(['--storage', `sqlite:${archivePath}`, '--event-ttl', '0']);
+    const a = archive;
+    const before = (await allOccurrences(source.url)).length;
+    const mm = mirror;
+    try {
+      await until('the mirror caught up with the load', async () => (await allOccurrences(a.url)).length >= before, 120_000);
+    } catch (e) {
+      const got = await allOccurrences(a.url);
+      const want = histories(await allOccurrences(source.url));
+      const have = histories(got);
+      const diffs = [...want].filter(([uid, c]) => JSON.stringify(have.get(uid)) !== JSON.stringify(c)).slice(0, 5);
+      throw new Error(`${(e as Error).message}: archive ${got.length} of ${before}; ${JSON.stringify(diffs.map(([u, c]) => [c, have.get(u)]))}\n${mm.output().slice(-3000)}`);
+    }
+    await kill(mirror, 'SIGKILL');
+    for (const e of load.recentCore(5)) {
+      e.count++;
+      const r = await request(source.url, 'PATCH', `${CORE}/${e.name}`, { count: e.count, lastTimestamp: second(Date.now()) }, { 'Content-Type': 'application/merge-patch+json' });
+      assert.equal(r.status, 200, r.text);
+    }
+    for (let i = 0; i < 5; i++) {
+      const name = `gap-${i}`;
+      const r = await request(source.url, 'POST', CORE, {
+        metadata: { name },
+        involvedObject: { kind: 'Pod', namespace: 'load', name: 'db-0' },
+        reason: 'Unhealthy',
+        message: 'Readiness probe failed: connection refused',
+        type: 'Warning',
+        count: 1,
+        lastTimestamp: second(Date.now()),
+      });
+      assert.equal(r.status, 201, r.text);
+    }
+    await sleep((HISTORY_WINDOW_S + 8) * 1000);
+    mirror = await startMirror(source.url, archivePath);
+    const m = mirror;
+    await until('the mirror relisted after 410 Expired', async () => (await metric(m, 'kevents_mirror_relists_total')) === 1 && (await metric(m, 'kevents_mirror_ready')) === 1);
+    assert.match(m.output(), /relisting/);
+
+    const truth = await allOccurrences(source.url);
+    // Wait for the mirror to catch up: until the archive has as many occurrences, or stops growing.
+    let seen = -1;
+    let stableSince = Date.now();
+    await until('the archive catches up', async () => {
+      const n = (await allOccurrences(a.url)).length;
+      if (n !== seen) {
+        seen = n;
+        stableSince = Date.now();
+      }
+      return n >= truth.length || Date.now() - stableSince > 10_000;
+    });
+    await kill(mirror, 'SIGTERM');
+    mirror = undefined;
+
+    const got = await allOccurrences(archive.url);
+    const want = histories(truth);
+    const have = histories(got);
+    for (const [uid, changes] of want) assert.deepEqual(have.get(uid), changes, `changes of event ${uid}`);
+    assert.deepEqual([...have.keys()].sort(), [...want.keys()].sort(), 'the same events');
+    assert.equal(got.length, truth.length, 'no occurrence is missing or duplicated');
+    assert.ok(got.every((o) => o.cluster === 'lab'));
+
+    // Every event the source ever had is in the archive, with its identity and its last state.
+    const archived = (await request(archive.url, 'GET', '/api/v1/namespaces/load/events')).json.items as any[];
+    assert.equal(archived.length, want.size);
+    const byUid = new Map(archived.map((e) => [e.metadata.uid, e]));
+    for (const o of truth) {
+      const e = byUid.get(o.event.uid);
+      assert.ok(e !== undefined, `event ${o.event.name} is archived`);
+      assert.equal(e.metadata.name, o.event.name);
+      assert.equal(e.metadata.labels?.['archive.kevents.io/cluster'], 'lab');
+      assert.ok(e.metadata.annotations?.['archive.kevents.io/source-resource-version']);
+    }
+
+    // The source has expired the earliest events; the archive still serves them to kubectl.
+    assert.ok(earliest !== undefined);
+    await until('the source expired the earliest event', async () => (await request(source!.url, 'GET', `${CORE}/${earliest}`)).status === 404, (EVENT_TTL_S + 10) * 1000);
+    if (hasKubectl()) {
+      const kubectl = findKubectls().at(-1)!;
+      const r = await runKubectl(kubectl, archive.url, ['get', 'events', '-n', 'load', '-o', 'wide']);
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, new RegExp(`\\b${earliest}\\b`));
+      const occ = await runKubectl(kubectl, archive.url, ['get', 'occurrences', '-n', 'load', '--field-selector', `event.name=${earliest}`]);
+      assert.equal(occ.code, 0, occ.stderr);
+      assert.match(occ.stdout, /0->1/);
+    } else {
+      assert.equal((await request(archive.url, 'GET', `${CORE}/${earliest}`)).status, 200);
+    }
+  });
+});

@@ -336,3 +336,30 @@ void describe('kevents mirror end to end', { timeout: 300_000 }, () => {
     }
   });
 });
+
+void describe('kevents serve --mirror', { timeout: 120_000 }, () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kevents-serve-mirror-'));
+  const servers: ServerProcess[] = [];
+  after(async () => {
+    for (const s of servers) await s.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  void it('archives and serves in one process, with the mirror in /readyz and /metrics', async () => {
+    const source = await startServer(['--storage', 'memory:', '--event-ttl', '1h']);
+    servers.push(source);
+    const load = new Load(source.url);
+    for (let i = 0; i < 10; i++) await load.step(i % 2 === 0 ? 0 : 0.3);
+    const both = await startServer(['--storage', `sqlite:${join(dir, 'archive.db')}`, '--mirror', source.url, '--cluster', 'east', '--retention', '30d']);
+    servers.push(both);
+    await until('the events are archived', async () => (await request(both.url, 'GET', '/api/v1/namespaces/load/events')).json.items.length === 10);
+    await until('the mirror is ready', async () => (await request(both.url, 'GET', '/readyz')).status === 200);
+    for (let i = 0; i < 10; i++) await load.step(0.5);
+    await until('the bumps are archived', async () => (await allOccurrences(both.url)).length === (await allOccurrences(source.url)).length);
+    const metrics = (await request(both.url, 'GET', '/metrics')).text;
+    assert.match(metrics, /^kevents_mirror_events_written_total [1-9]\d*$/m);
+    assert.match(metrics, /^kevents_mirror_ready 1$/m);
+    const occ = await allOccurrences(both.url);
+    assert.ok(occ.every((o) => o.cluster === 'east'));
+  });
+});

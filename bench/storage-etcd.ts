@@ -3,7 +3,9 @@
  * same run against the same etcd member:
  *   - creates: raw etcd3 puts of the same keys and bodies with 128 in flight vs
  *     EtcdEventStore.create from 128 concurrent callers (without a TTL, and with
- *     the 1 h event TTL through shared leases); rounds alternate, and each
+ *     the 1 h event TTL through shared leases); raw etcd3 transactions of the
+ *     same shape as a create (version == 0, then put) show how much of the
+ *     difference is etcd's own cost of a transaction; rounds alternate, and each
  *     round's ratio is taken back to back, so the median ratio holds up on a
  *     busy machine better than either rate;
  *   - cross-replica watch delivery: on a three-member cluster, store A (talking
@@ -75,13 +77,22 @@ async function throughput(): Promise<void> {
     const store = new EtcdEventStore({ endpoints: cluster.endpoints, prefix: '/store' });
     await store.ready();
     const bodies = Array.from({ length: CREATES }, (_, i) => makeEvent('', i));
-    const best = { raw: 0, create: 0, ttl: 0 };
-    const cpu = { raw: Infinity, create: Infinity, ttl: Infinity };
-    const ratios = { create: [] as number[], ttl: [] as number[] };
+    const best = { raw: 0, txn: 0, create: 0, ttl: 0 };
+    const cpu = { raw: Infinity, txn: Infinity, create: Infinity, ttl: Infinity };
+    const ratios = { txn: [] as number[], create: [] as number[], ttl: [] as number[] };
     for (let r = 0; r < ROUNDS; r++) {
       const rawRun = await pool(CREATES, IN_FLIGHT, (i) => {
         const e = bodies[i]!;
         return raw.put(`/raw${r}/events/${e.metadata.namespace}/${e.metadata.name}`).value(JSON.stringify(e)).exec();
+      });
+      const txnRun = await pool(CREATES, IN_FLIGHT, (i) => {
+        const e = bodies[i]!;
+        const key = Buffer.from(`/txn${r}/events/${e.metadata.namespace}/${e.metadata.name}`);
+        return raw.kv.txn({
+          compare: [{ key, target: 'Version', result: 'Equal', version: 0 }],
+          success: [{ request_put: { key, value: Buffer.from(JSON.stringify(e)) } }],
+          failure: [],
+        });
       });
       const createRun = await pool(CREATES, IN_FLIGHT, (i) => {
         const e = bodies[i]!;
@@ -92,20 +103,24 @@ async function throughput(): Promise<void> {
         return store.create({ ...e, metadata: { ...e.metadata, name: `${e.metadata.name}.t${r}` } }, { ttlSeconds: 3600 });
       });
       console.log(
-        `round ${r + 1}: raw put ${rate(CREATES, rawRun.ms)}/s, create ${rate(CREATES, createRun.ms)}/s, create+TTL ${rate(CREATES, ttlRun.ms)}/s`,
+        `round ${r + 1}: raw put ${rate(CREATES, rawRun.ms)}/s, raw txn ${rate(CREATES, txnRun.ms)}/s, create ${rate(CREATES, createRun.ms)}/s, create+TTL ${rate(CREATES, ttlRun.ms)}/s`,
       );
       best.raw = Math.max(best.raw, rate(CREATES, rawRun.ms));
+      best.txn = Math.max(best.txn, rate(CREATES, txnRun.ms));
       best.create = Math.max(best.create, rate(CREATES, createRun.ms));
       best.ttl = Math.max(best.ttl, rate(CREATES, ttlRun.ms));
+      ratios.txn.push(rawRun.ms / txnRun.ms);
       ratios.create.push(rawRun.ms / createRun.ms);
       ratios.ttl.push(rawRun.ms / ttlRun.ms);
       cpu.raw = Math.min(cpu.raw, rawRun.cpuUs);
+      cpu.txn = Math.min(cpu.txn, txnRun.cpuUs);
       cpu.create = Math.min(cpu.create, createRun.cpuUs);
       cpu.ttl = Math.min(cpu.ttl, ttlRun.cpuUs);
     }
     const median = (xs: number[]): string => `${(100 * pct(xs, 50)).toFixed(0)}%`;
     console.log(`\ncreates, ${IN_FLIGHT} in flight, ${CREATES} per run, best of ${ROUNDS}:`);
     console.log(`  raw etcd3 put            ${best.raw}/s  (client CPU ${cpu.raw.toFixed(0)} µs/op)`);
+    console.log(`  raw etcd3 txn            ${best.txn}/s  (median round ${median(ratios.txn)} of raw put; client CPU ${cpu.txn.toFixed(0)} µs/op)`);
     console.log(
       `  EtcdEventStore.create    ${best.create}/s  (median round ${median(ratios.create)} of raw, target >= 50%; client CPU ${cpu.create.toFixed(0)} µs/op)`,
     );

@@ -71,7 +71,7 @@ void test('aggregated discovery has the upstream envelope for both versions', ()
     const apis = aggregatedDiscovery('apis', version);
     assert.deepEqual(
       apis.items.map((i) => i.metadata),
-      ['apps', 'events.k8s.io', 'batch'].map((name) => ({ name, creationTimestamp: null })),
+      ['apps', 'events.k8s.io', 'batch', 'archive.kevents.io'].map((name) => ({ name, creationTimestamp: null })),
     );
     for (const item of [...api.items, ...apis.items]) {
       for (const v of item.versions) assert.equal(v.freshness, 'Current');
@@ -156,6 +156,7 @@ void test('legacy /apis lists each named group with its preferred version', () =
       ['apps', 'apps/v1', ['apps/v1']],
       ['events.k8s.io', 'events.k8s.io/v1', ['events.k8s.io/v1']],
       ['batch', 'batch/v1', ['batch/v1']],
+      ['archive.kevents.io', 'archive.kevents.io/v1alpha1', ['archive.kevents.io/v1alpha1']],
     ],
   );
   assert.deepEqual(apiGroup('events.k8s.io'), {
@@ -167,7 +168,7 @@ void test('legacy /apis lists each named group with its preferred version', () =
   });
   assert.equal(apiGroup(''), undefined);
   assert.equal(apiGroup('policy'), undefined);
-  assert.equal(servedGroupVersions().length, 4);
+  assert.equal(servedGroupVersions().length, 5);
 });
 
 void test('negotiateDiscovery follows kube-apiserver: first aggregated clause by q, then header order', () => {

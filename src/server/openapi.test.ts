@@ -50,7 +50,7 @@ function kubectlSeesServerSideValidation(d: OpenApiV3Document, gvk: { group: str
 
 void test('the index points at every served group/version with the hash of its exact bytes', () => {
   const index = openApiV3Index();
-  assert.deepEqual(Object.keys(index.paths), ['api/v1', 'apis/apps/v1', 'apis/batch/v1', 'apis/events.k8s.io/v1']);
+  assert.deepEqual(Object.keys(index.paths), ['api/v1', 'apis/apps/v1', 'apis/archive.kevents.io/v1alpha1', 'apis/batch/v1', 'apis/events.k8s.io/v1']);
   for (const [path, { serverRelativeURL }] of Object.entries(index.paths)) {
     const spec = openApiV3Spec(path);
     assert.ok(spec);
@@ -138,8 +138,8 @@ void test('operation ids follow kube-apiserver naming', () => {
 });
 
 void test('read-only kinds offer exactly get and list, namespaced ones across namespaces too', () => {
-  for (const k of KNOWN_KINDS.filter((x) => x.resource !== 'events')) {
-    const path = k.group === '' ? 'api/v1' : `apis/${k.group}/v1`;
+  for (const k of KNOWN_KINDS.filter((x) => x.resource !== 'events' && x.verbs.includes('get'))) {
+    const path = k.group === '' ? 'api/v1' : `apis/${k.group}/${k.version}`;
     const prefix = `/${path}`;
     const d = doc(path);
     const collection = k.namespaced ? `${prefix}/namespaces/{namespace}/${k.resource}` : `${prefix}/${k.resource}`;
@@ -147,6 +147,17 @@ void test('read-only kinds offer exactly get and list, namespaced ones across na
     assert.deepEqual(methodsOf(collection), ['get'], collection);
     assert.deepEqual(methodsOf(`${collection}/{name}`), ['get'], `${collection}/{name}`);
     if (k.namespaced) assert.deepEqual(methodsOf(`${prefix}/${k.resource}`), ['get']);
+  }
+});
+
+void test('list-only kinds (the archive\'s occurrences) offer a list and nothing else', () => {
+  for (const k of KNOWN_KINDS.filter((x) => x.verbs.length === 1 && x.verbs[0] === 'list')) {
+    const prefix = `/apis/${k.group}/${k.version}`;
+    const d = doc(prefix.slice(1));
+    const methodsOf = (p: string): string[] => METHODS.filter((m) => d.paths[p]?.[m] !== undefined);
+    assert.deepEqual(methodsOf(`${prefix}/namespaces/{namespace}/${k.resource}`), ['get']);
+    assert.deepEqual(methodsOf(`${prefix}/${k.resource}`), ['get']);
+    assert.equal(d.paths[`${prefix}/namespaces/{namespace}/${k.resource}/{name}`], undefined);
   }
 });
 

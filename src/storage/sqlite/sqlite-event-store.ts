@@ -34,6 +34,7 @@ import {
   keyOfEvent,
   listRevision,
   matchesFilter,
+  microsOf,
   namespaceRange,
   resolveArchiveWrite,
   resolveCommonOptions,
@@ -163,6 +164,7 @@ export class SqliteEventStore implements ArchiveStore {
   private lastMark = 0;
   /** sizeCutRv is the revision of the last deletions for the size cap: until compaction passes it, their space is not free yet. */
   private sizeCutRv = 0;
+  private observed: { time: string; micros: number } | undefined;
   private readonly openError: StorageError | undefined;
   /** rv is the newest committed revision (while a batch runs, the newest it has allocated). */
   private rv = 0;
@@ -443,7 +445,10 @@ export class SqliteEventStore implements ArchiveStore {
 
   private appendOccurrence(event: CoreEvent, rv: number, change: { countBefore: number; countAfter: number } | undefined, stamp: OccurrenceStamp): void {
     if (change === undefined) return;
-    this.archive.append(event, rv, change, stamp.observedTime ?? nowMicroTime(this.o.clock), stamp.cluster);
+    const time = stamp.observedTime ?? nowMicroTime(this.o.clock);
+    // A batch shares one stamp: its time is parsed once.
+    if (this.observed?.time !== time) this.observed = { time, micros: microsOf(time) };
+    this.archive.append(event, rv, change, this.observed, stamp.cluster);
   }
 
   currentResourceVersion(): Promise<number> {

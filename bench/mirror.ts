@@ -1,0 +1,223 @@
+/**
+ * Mirror benchmark: `kevents mirror` (the built CLI, as a process) archiving a
+ * local `kevents serve` source into SQLite, with raw SQLite inserts of the same
+ * events measured in the same run as the baseline.
+ *
+ *   - cold start: a mirror with an empty archive over BENCH_EVENTS (default
+ *     100,000) live source events: process start, paginated list, commit;
+ *   - ingest: events/s of that list path, and of the watch path (a restarted
+ *     mirror catching up BENCH_EVENTS changes from its checkpoint), as a share of
+ *     raw better-sqlite3 inserts (same JSON, 1,000 rows per transaction, WAL,
+ *     synchronous NORMAL);
+ *   - bytes on disk per archived event (event versions, occurrences, indexes);
+ *   - resident memory of the mirror process while the source takes 1,000
+ *     creates/s for BENCH_SECONDS (default 60).
+ *
+ * Run: npm run build && node --import tsx bench/mirror.ts
+ */
+import Database from 'better-sqlite3';
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const N = Number(process.env.BENCH_EVENTS ?? 100_000);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
+const RATE = 1_000;
+const CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+
+const dir = mkdtempSync(join(tmpdir(), 'kevents-bench-mirror-'));
+const children: ChildProcess[] = [];
+process.on('exit', () => {
+  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+function start(args: string[], banner: RegExp): Promise<{ child: ChildProcess; url: string; startedAt: number }> {
+  const startedAt = performance.now();
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let out = '';
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  return new Promise((resolve, reject) => {
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = banner.exec(out);
+      if (m) resolve({ child, url: m[1]!, startedAt });
+    });
+    child.once('exit', (code) => reject(new Error(`${args[0]} exited with ${code}: ${out}`)));
+  });
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+function event(i: number, now: number): Record<string, unknown> {
+  const ns = `ns-${i % 50}`;
+  const pod = `web-${(i * 7919) % 5000}-7d9f8b6c4-x2v9k`;
+  const t = new Date(now).toISOString().replace(/\.\d+Z$/, 'Z');
+  return {
+    metadata: { name: `${pod}.${(0x17a2b3c4d5e6f7an + BigInt(i)).toString(16)}`, namespace: ns },
+    involvedObject: { kind: 'Pod', namespace: ns, name: pod, uid: `7c3a${String(i % 5000).padStart(8, '0')}-1111-4222-8333-444455556666`, apiVersion: 'v1', fieldPath: 'spec.containers{app}' },
+    reason: i % 5 === 0 ? 'BackOff' : 'Pulled',
+    message: i % 5 === 0 ? 'Back-off restarting failed container app in pod' : 'Container image "registry.example/app:1.2.3" already present on machine',
+    source: { component: 'kubelet', host: `node-${i % 50}` },
+    firstTimestamp: t,
+    lastTimestamp: t,
+    count: 1,
+    type: i % 5 === 0 ? 'Warning' : 'Normal',
+    reportingComponent: 'kubelet',
+    reportingInstance: `node-${i % 50}`,
+  };
+}
+
+async function create(base: string, i: number): Promise<void> {
+  const e = event(i, Date.now());
+  const ns = (e.metadata as { namespace: string }).namespace;
+  const res = await fetch(`${base}/api/v1/namespaces/${ns}/events`, { method: 'POST', body: JSON.stringify(e), headers: { 'Content-Type': 'application/json' } });
+  if (res.status !== 201) throw new Error(`create: ${res.status} ${await res.text()}`);
+  await res.arrayBuffer();
+}
+
+async function fill(base: string, from: number, n: number): Promise<number> {
+  let next = from;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: 64 }, async () => {
+      while (next < from + n) await create(base, next++);
+    }),
+  );
+  return n / ((performance.now() - t0) / 1000);
+}
+
+async function metric(url: string, name: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+  return line === undefined ? 0 : Number(line.split(' ')[1]);
+}
+
+/** waitWritten polls the mirror until it has written `n` event versions; returns when the first and the last were seen. */
+async function waitWritten(url: string, n: number): Promise<{ first: number; done: number }> {
+  let first = 0;
+  for (;;) {
+    const w = await metric(url, 'kevents_mirror_events_written_total');
+    if (w > 0 && first === 0) first = performance.now();
+    if (w >= n) return { first, done: performance.now() };
+    await sleep(20);
+  }
+}
+
+function rssMiB(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m === null ? Number.NaN : Number(m[1]) / 1024;
+}
+
+async function rawInserts(base: string): Promise<number> {
+  // The same objects the mirror receives: read back from the source.
+  const rows: [string, string][] = [];
+  let cont = '';
+  do {
+    const page = (await (await fetch(`${base}/api/v1/events?limit=5000${cont === '' ? '' : `&continue=${cont}`}`)).json()) as {
+      items: { metadata: { namespace: string; name: string } }[];
+      metadata: { continue?: string };
+    };
+    for (const e of page.items) rows.push([`${e.metadata.namespace}/${e.metadata.name}`, JSON.stringify(e)]);
+    cont = page.metadata.continue ?? '';
+  } while (cont !== '');
+  const db = new Database(join(dir, 'raw.db'));
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.exec('CREATE TABLE t (key TEXT PRIMARY KEY, object TEXT NOT NULL)');
+  const ins = db.prepare('INSERT INTO t (key, object) VALUES (?, ?)');
+  const commit = db.transaction((chunk: [string, string][]) => {
+    for (const r of chunk) ins.run(r[0], r[1]);
+  });
+  const t0 = performance.now();
+  for (let i = 0; i < rows.length; i += 1000) commit(rows.slice(i, i + 1000));
+  const rate = rows.length / ((performance.now() - t0) / 1000);
+  db.close();
+  return rate;
+}
+
+function diskBytes(path: string): { file: number; used: number } {
+  let file = 0;
+  for (const suffix of ['', '-wal']) if (existsSync(path + suffix)) file += statSync(path + suffix).size;
+  const db = new Database(path, { readonly: true });
+  const pages = db.pragma('page_count', { simple: true }) as number;
+  const free = db.pragma('freelist_count', { simple: true }) as number;
+  const size = db.pragma('page_size', { simple: true }) as number;
+  db.close();
+  return { file, used: (pages - free) * size };
+}
+
+async function main(): Promise<void> {
+  if (!existsSync(CLI)) throw new Error('run "npm run build" first');
+  console.log(`kevents mirror benchmark: ${N.toLocaleString('en')} source events, node ${process.version}`);
+  const source = await start(['serve', '--listen', '127.0.0.1:0', '--storage', 'memory:', '--event-ttl', '0', '--log-level', 'error'], /listening on (http:\/\/\S+)/);
+  const fillRate = await fill(source.url, 0, N);
+  console.log(`source filled with ${N.toLocaleString('en')} events over HTTP (${Math.round(fillRate)}/s)`);
+
+  const raw = await rawInserts(source.url);
+
+  // Cold start: an empty archive over N live events.
+  const archive = join(dir, 'archive.db');
+  const mirrorArgs = ['mirror', '--source', source.url, '--to', `sqlite:${archive}`, '--listen', '127.0.0.1:0', '--log-level', 'error'];
+  let mirror = await start(mirrorArgs, /readiness on (http:\/\/\S+)/);
+  const cold = await waitWritten(mirror.url, N);
+  const coldS = (cold.done - mirror.startedAt) / 1000;
+  const listRate = N / ((cold.done - cold.first) / 1000);
+  await stop(mirror.child);
+  const disk = diskBytes(archive);
+
+  // Watch path: N more changes while the mirror is down, caught up from its checkpoint.
+  await fill(source.url, N, N);
+  mirror = await start(mirrorArgs, /readiness on (http:\/\/\S+)/);
+  const caught = await waitWritten(mirror.url, N);
+  const watchRate = N / ((caught.done - caught.first) / 1000);
+
+  // Memory at a steady 1,000 events/s.
+  const samples: number[] = [rssMiB(mirror.child.pid!)];
+  let i = 2 * N;
+  const t0 = performance.now();
+  let lastSample = t0;
+  while (performance.now() - t0 < SECONDS * 1000) {
+    const tick = performance.now();
+    await Promise.all(Array.from({ length: RATE / 10 }, () => create(source.url, i++)));
+    if (performance.now() - lastSample >= 5_000) {
+      samples.push(rssMiB(mirror.child.pid!));
+      lastSample = performance.now();
+    }
+    await sleep(Math.max(0, 100 - (performance.now() - tick)));
+  }
+  const sentRate = (i - 2 * N) / ((performance.now() - t0) / 1000);
+  const lag = await metric(mirror.url, 'kevents_mirror_watch_lag_seconds');
+  await waitWritten(mirror.url, N + (i - 2 * N));
+  await stop(mirror.child);
+  await stop(source.child);
+
+  console.table([
+    { what: 'raw better-sqlite3 insert (key, object), 1,000 rows/commit', 'events/s': Math.round(raw), 'share of raw': '' },
+    { what: 'mirror ingest, list path (cold start)', 'events/s': Math.round(listRate), 'share of raw': (listRate / raw).toFixed(2) },
+    { what: 'mirror ingest, watch path (catch-up from checkpoint)', 'events/s': Math.round(watchRate), 'share of raw': (watchRate / raw).toFixed(2) },
+  ]);
+  console.log(`cold start over ${N.toLocaleString('en')} live events: ${coldS.toFixed(2)} s (process start to the last event committed)`);
+  console.log(
+    `on disk: ${(disk.file / N).toFixed(0)} bytes per event in the files, ${(disk.used / N).toFixed(0)} bytes per event in used pages ` +
+      `(each event: its version row, one occurrence, indexes)`,
+  );
+  console.log(
+    `mirror RSS at ${Math.round(sentRate)} events/s for ${SECONDS} s: ${samples.map((s) => s.toFixed(0)).join(', ')} MiB ` +
+      `(max ${Math.max(...samples).toFixed(0)} MiB); watch lag at the end ${lag.toFixed(2)} s`,
+  );
+}
+
+await main();
+process.exit(0);

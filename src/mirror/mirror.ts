@@ -214,16 +214,23 @@ class SourceMirror implements Mirror {
     for (let attempt = 0; ; attempt++) {
       let listRv: string | undefined;
       let cont: string | undefined;
+      const fetchPage = (token: string | undefined): Promise<Awaited<ReturnType<MirrorSource['list']>>> =>
+        this.o.source.list({ limit: this.pageSize, ...(token !== undefined ? { continue: token } : {}), signal: this.abort.signal });
       try {
+        let next = fetchPage(undefined);
         do {
-          const page = await this.o.source.list({ limit: this.pageSize, ...(cont !== undefined ? { continue: cont } : {}), signal: this.abort.signal });
+          const page = await next;
           listRv ??= page.metadata.resourceVersion;
           cont = page.metadata.continue !== undefined && page.metadata.continue !== '' ? page.metadata.continue : undefined;
           this.lastProgressAt = this.clock.now();
-          const last = cont === undefined;
+          // The next page is read while this one is written: the source and the archive work at once.
+          if (cont !== undefined) {
+            next = fetchPage(cont);
+            next.catch(() => undefined);
+          }
           await this.commit(
             page.items.map((e) => archiveWrite(e, this.o.cluster)),
-            last ? (listRv ?? '') : undefined,
+            cont === undefined ? (listRv ?? '') : undefined,
             undefined,
           );
         } while (cont !== undefined);

@@ -8,6 +8,7 @@ import { createMirror, startRetention } from '../mirror/index.js';
 import type { Mirror, Retention } from '../mirror/index.js';
 import { isArchiveStore } from '../storage/index.js';
 import type { ArchiveStore, EventStore } from '../storage/index.js';
+import { untilSignal } from './until-signal.js';
 import { CliError, UsageError } from './errors.js';
 import { parseGoDuration } from './go-duration.js';
 import type { CliIO } from './run.js';
@@ -209,18 +210,7 @@ export async function runMirror(flags: MirrorFlags, io: CliIO): Promise<void> {
       '',
     ].join('\n'),
   );
-  await new Promise<void>((resolve) => {
-    const stop = (signal: string): void => {
-      logger.info('shutting down', { signal });
-      process.off('SIGINT', onInt);
-      process.off('SIGTERM', onTerm);
-      resolve();
-    };
-    const onInt = (): void => stop('SIGINT');
-    const onTerm = (): void => stop('SIGTERM');
-    process.on('SIGINT', onInt);
-    process.on('SIGTERM', onTerm);
-  });
+  await untilSignal(logger);
   await run.stop();
   await new Promise<void>((resolve) => {
     http.close(() => resolve());

@@ -3,6 +3,7 @@ import type { LogLevel } from '../internal/index.js';
 import { createEventsServer } from '../server/index.js';
 import type { ReadinessCheck } from '../server/index.js';
 import { DEFAULT_HISTORY_WINDOW_SECONDS } from '../storage/index.js';
+import { untilSignal } from './until-signal.js';
 import { CliError, UsageError } from './errors.js';
 import { formatGoDuration, parseGoDuration } from './go-duration.js';
 import type { CliIO } from './run.js';
@@ -105,18 +106,7 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
       '',
     ].join('\n'),
   );
-  await new Promise<void>((resolve) => {
-    const stop = (signal: string): void => {
-      logger.info('shutting down', { signal });
-      process.off('SIGINT', onInt);
-      process.off('SIGTERM', onTerm);
-      resolve();
-    };
-    const onInt = (): void => stop('SIGINT');
-    const onTerm = (): void => stop('SIGTERM');
-    process.on('SIGINT', onInt);
-    process.on('SIGTERM', onTerm);
-  });
+  await untilSignal(logger);
   await archive?.stop();
   await server.close();
   await store.close();

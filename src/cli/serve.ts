@@ -56,8 +56,10 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
     historyWindowSeconds = Math.max(1, Math.round(parseDurationFlag('--history-window', flags.historyWindow) / 1000));
     compactIntervalMs = Math.min(60_000, Math.max(250, (historyWindowSeconds * 1000) / 4));
   }
-  const archiving = await import('./mirror.js');
-  archiving.parseRetention(flags);
+  // The mirror brings @kubernetes/client-node, which is slow to load: only when asked for.
+  const archivingWanted = (flags.mirror ?? '') !== '' || (flags.retention ?? '') !== '' || (flags.maxSize ?? '') !== '';
+  const archiving = archivingWanted ? await import('./mirror.js') : undefined;
+  archiving?.parseRetention(flags);
   const store = await openStore(spec, { clock: realClock, logger, historyWindowSeconds, ...(compactIntervalMs !== undefined ? { compactIntervalMs } : {}) });
   const readinessChecks: ReadinessCheck[] = [];
   const server = createEventsServer({ store, eventTtlSeconds: Math.round(ttlMs / 1000), clock: realClock, logger, keventsVersion: version, readinessChecks });
@@ -73,7 +75,7 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
   }
   let archive: { stop(): void | Promise<void> } | undefined;
   try {
-    if (flags.mirror !== undefined && flags.mirror !== '') {
+    if (archiving !== undefined && flags.mirror !== undefined && flags.mirror !== '') {
       const isUrl = /^https?:\/\//.test(flags.mirror);
       const run = archiving.startMirror(
         store,
@@ -82,7 +84,7 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
       );
       readinessChecks.push({ name: 'mirror', check: () => run.mirror.readiness() });
       archive = run;
-    } else if ((flags.retention ?? '') !== '' || (flags.maxSize ?? '') !== '') {
+    } else if (archiving !== undefined) {
       archive = archiving.startStoreRetention(store, flags, logger);
     }
   } catch (e) {

@@ -1,6 +1,7 @@
 import type { CoreEvent } from '../api/index.js';
 import { LruCache } from '../internal/index.js';
 import { AGGREGATE_MESSAGE_PREFIX } from './constants.js';
+import { getSpamKey } from './event-keys.js';
 import type { EventNamer } from './event-name.js';
 import { getEventKey } from './event-keys.js';
 import { formatTime } from './time-format.js';
@@ -13,21 +14,8 @@ export type AggregatorMessageFunc = (event: CoreEvent) => string;
 
 /** aggregateByReason groups by source, object, type, reason and reporting controller/instance; messages are the local key. */
 export const aggregateByReason: AggregatorKeyFunc = (e) => {
-  const io = e.involvedObject;
-  return [
-    (e.source?.component ?? '') +
-      (e.source?.host ?? '') +
-      (io.kind ?? '') +
-      (io.namespace ?? '') +
-      (io.name ?? '') +
-      (io.uid ?? '') +
-      (io.apiVersion ?? '') +
-      (e.type ?? '') +
-      (e.reason ?? '') +
-      (e.reportingComponent ?? '') +
-      (e.reportingInstance ?? ''),
-    e.message ?? '',
-  ];
+  // The spam key (source, object, type) is the prefix of the aggregate key.
+  return [getSpamKey(e) + (e.reason ?? '') + (e.reportingComponent ?? '') + (e.reportingInstance ?? ''), e.message ?? ''];
 };
 
 /** combinedMessage prefixes the latest message with `(combined from similar events): `. */

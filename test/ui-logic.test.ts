@@ -8,6 +8,8 @@ import { hintsFor } from '../src/ui/app/hints.js';
 import { EMPTY_FILTERS, newerFirst, rowMatcher, toRow } from '../src/ui/app/model.js';
 import { formatRoute, parseRoute } from '../src/ui/app/route.js';
 import { spliceSorted } from '../src/ui/app/splice-sorted.js';
+import { FIRST_PAGE_URL } from '../src/ui/app/event-cache.js';
+import { readFileSync } from 'node:fs';
 
 const T0 = Date.parse('2026-06-01T10:00:00Z');
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -220,5 +222,14 @@ describe('spliceSorted', () => {
       rows = spliceSorted(rows, removed, added);
       assert.deepEqual(rows.map((r) => r.rv), want.map((r) => r.rv), `round ${round}`);
     }
+  });
+});
+
+describe('index.html', () => {
+  it('preloads the first list page under the URL the event cache asks for first', () => {
+    const html = readFileSync(new URL('../src/ui/app/index.html', import.meta.url), 'utf8');
+    const m = /<link rel="preload" href="([^"]+)" as="fetch" crossorigin="anonymous"/.exec(html);
+    assert.ok(m, 'index.html has no fetch preload');
+    assert.equal(m[1], FIRST_PAGE_URL);
   });
 });

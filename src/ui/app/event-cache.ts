@@ -14,8 +14,11 @@ export interface CacheStatus {
 }
 
 // The first page is small so the first render does not wait for a big
-// download; the rest of the list streams in larger pages behind it.
-const FIRST_PAGE = 500;
+// download; the rest of the list streams in larger pages behind it. index.html
+// preloads exactly this first page's URL, so the request starts with the script.
+export const FIRST_PAGE = 500;
+/** FIRST_PAGE_URL is the first request of the cache, the one index.html preloads. */
+export const FIRST_PAGE_URL = `/api/v1/events?limit=${FIRST_PAGE}`;
 const NEXT_PAGES = 5000;
 // Coalescing watch frames into one update at most every 100 ms keeps 200
 // events/s to ten renders a second while still showing each within a second.

@@ -104,6 +104,45 @@ export interface RetentionResult {
   more: boolean;
 }
 
+/** ReasonCountQuery selects the changes `countByReason` sums. */
+export interface ReasonCountQuery {
+  /** namespace limits the counts to one namespace; undefined means all. */
+  namespace?: string;
+  /** sinceMs (inclusive) and untilMs (exclusive) bound when each change happened (`occurrenceTimeMs`), Unix ms. */
+  sinceMs: number;
+  untilMs: number;
+}
+
+/** ReasonCount is the number of repeats of one type and reason, and when the first of them happened (Unix ms). */
+export interface ReasonCount {
+  type: string;
+  reason: string;
+  count: number;
+  firstMs: number;
+}
+
+/** GO_ZERO_TIME_MS bounds the times taken as real: Go's zero time (0001-01-01) is how a missing time looks on some servers' wire. */
+const GO_ZERO_TIME_MS = -62135596800000 + 1000;
+
+/**
+ * occurrenceTimeMs is when an occurrence's change happened, the time a timeline
+ * row of it carries: the event's last-seen time after the change, else the time
+ * it was observed (Unix ms).
+ */
+export function occurrenceTimeMs(o: Pick<Occurrence, 'lastSeen' | 'observedTime'>): number | undefined {
+  for (const t of [o.lastSeen, o.observedTime]) {
+    if (t === null || t === undefined || t === '') continue;
+    const ms = Date.parse(t);
+    if (!Number.isNaN(ms) && ms >= GO_ZERO_TIME_MS) return ms;
+  }
+  return undefined;
+}
+
+/** occurrenceRepeats is how many repeats an occurrence's change added: the count it raised, never negative. */
+export function occurrenceRepeats(o: Pick<Occurrence, 'countBefore' | 'countAfter'>): number {
+  return Math.max(0, o.countAfter - o.countBefore);
+}
+
 /** ArchiveStore is an EventStore with the archive capability. */
 export interface ArchiveStore extends EventStore {
   /** applyArchiveBatch commits the writes, their occurrences and the checkpoint in one transaction; all or nothing. */
@@ -120,6 +159,20 @@ export interface ArchiveStore extends EventStore {
   enforceRetention(policy: RetentionPolicy): Promise<RetentionResult>;
   /** archiveBytes is the space the data uses (for `maxBytes`), as the backend measures it. */
   archiveBytes(): Promise<number>;
+  /**
+   * countByReason, where a backend offers it, sums by type and reason the
+   * repeats (`occurrenceRepeats`) of the occurrences whose change happened in the
+   * window (`occurrenceTimeMs`), with no need to read the events or decode the
+   * occurrences: what a timeline's summary counts when the archive holds the
+   * history of every event, as it does of every write it recorded. Optional:
+   * callers feature-detect it with `canCountByReason`.
+   */
+  countByReason?(query: ReasonCountQuery): Promise<ReasonCount[]>;
+}
+
+/** canCountByReason tells whether an archive store offers `countByReason`. */
+export function canCountByReason(store: EventStore): store is ArchiveStore & Required<Pick<ArchiveStore, 'countByReason'>> {
+  return isArchiveStore(store) && typeof store.countByReason === 'function';
 }
 
 /** isArchiveStore tells whether a store has the archive capability. */

@@ -7,10 +7,13 @@ import type {
   OccurrenceCursor,
   OccurrencePage,
   OccurrenceQuery,
+  ReasonCount,
+  ReasonCountQuery,
   RetentionPolicy,
   RetentionResult,
   SourceCheckpoint,
 } from '../archive-store.js';
+import { occurrenceRepeats, occurrenceTimeMs } from '../archive-store.js';
 import type {
   EventWatch,
   ListOptions,
@@ -310,6 +313,27 @@ export class MemoryEventStore implements ArchiveStore {
 
   archiveBytes(): Promise<number> {
     return this.run(() => this.bytes());
+  }
+
+  countByReason(query: ReasonCountQuery): Promise<ReasonCount[]> {
+    return this.run(() => {
+      const counts = new Map<string, ReasonCount>();
+      for (const { occurrence: o } of this.occurrences) {
+        if (query.namespace !== undefined && o.event.namespace !== query.namespace) continue;
+        const ms = occurrenceTimeMs(o);
+        if (ms === undefined || ms < query.sinceMs || ms >= query.untilMs) continue;
+        const type = o.type ?? '';
+        const reason = o.reason ?? '';
+        const key = `${type}\u0000${reason}`;
+        const c = counts.get(key);
+        if (c === undefined) counts.set(key, { type, reason, count: occurrenceRepeats(o), firstMs: ms });
+        else {
+          c.count += occurrenceRepeats(o);
+          c.firstMs = Math.min(c.firstMs, ms);
+        }
+      }
+      return [...counts.values()];
+    });
   }
 
   private bytes(): number {

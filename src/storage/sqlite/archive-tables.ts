@@ -1,7 +1,8 @@
 import type Database from 'better-sqlite3';
 import { ARCHIVE_API, occurrenceOf } from '../../api/index.js';
 import type { CoreEvent, Occurrence } from '../../api/index.js';
-import type { OccurrenceCursor, OccurrencePage, OccurrenceQuery, SourceCheckpoint } from '../archive-store.js';
+import { occurrenceRepeats, occurrenceTimeMs } from '../archive-store.js';
+import type { OccurrenceCursor, OccurrencePage, OccurrenceQuery, ReasonCount, ReasonCountQuery, SourceCheckpoint } from '../archive-store.js';
 import { matchesOccurrence } from '../shared/index.js';
 import { CURRENT } from './schema.js';
 
@@ -16,10 +17,26 @@ import { CURRENT } from './schema.js';
  * random page write, and ingest speed is what a mirror is measured by. The row
  * keeps the occurrence without what its columns already say (names, namespace).
  *
+ * Counts by reason over a window read the rows of the time index and sum columns,
+ * decoding nothing: `type`, `reason`, `repeats` (the count the change added) and
+ * `seen_ms` (when it happened: `occurrenceTimeMs`). The index orders by observed
+ * time, which follows the time a change happened by a lag (a mirror's delay, a
+ * relist after an outage, a sender's clock): `occurrence_lag` keeps, per hour of
+ * happening, the least and greatest lag appended, so a window of happening maps
+ * exactly to a range of observed time. It gains a row per hour, and is written
+ * only when an append widens its hour's bounds. Files written before these
+ * columns gain them on open, filled from the rows' bodies.
+ *
  * `write_marks` maps time to revision (one row per second of writing at most), so
  * retention can find the events last written before a time through the primary
  * key of `versions`, with no index of its own.
  */
+/** COUNT_COLUMNS are the columns of `occurrences` that counts by reason read (added after the first layout: all have defaults). */
+const COUNT_COLUMNS = ["type TEXT NOT NULL DEFAULT ''", "reason TEXT NOT NULL DEFAULT ''", 'repeats INTEGER NOT NULL DEFAULT 0', 'seen_ms INTEGER'];
+
+/** HOUR_MS is the span of happening time one `occurrence_lag` row bounds. */
+const HOUR_MS = 3_600_000;
+
 export const ARCHIVE_SCHEMA = `
 CREATE TABLE IF NOT EXISTS occurrences (
   id INTEGER PRIMARY KEY,
@@ -27,12 +44,14 @@ CREATE TABLE IF NOT EXISTS occurrences (
   namespace TEXT NOT NULL,
   event_name TEXT NOT NULL,
   regarding_name TEXT NOT NULL,
-  body TEXT NOT NULL
+  body TEXT NOT NULL,
+  ${COUNT_COLUMNS.join(',\n  ')}
 );
 CREATE INDEX IF NOT EXISTS occ_time ON occurrences(observed_us, id);
 CREATE INDEX IF NOT EXISTS occ_regarding ON occurrences(regarding_name, observed_us, id);
 CREATE TABLE IF NOT EXISTS source_checkpoints (source TEXT PRIMARY KEY, resource_version TEXT NOT NULL, updated_at INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS write_marks (at INTEGER PRIMARY KEY, rv INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS occurrence_lag (hour INTEGER PRIMARY KEY, min_us INTEGER NOT NULL, max_us INTEGER NOT NULL);
 `;
 
 /** MAX_OCCURRENCE_BATCH caps the rows one occurrence page reads per query when a filter drops rows. */
@@ -50,13 +69,18 @@ type Params = Record<string, string | number>;
 
 /** ArchiveTables holds the statements of the archive tables; every method runs synchronously on the store's connection. */
 export class ArchiveTables {
-  private readonly insertOccurrence: Database.Statement<[number, string, string, string, string]>;
+  private readonly insertOccurrence: Database.Statement<[number, string, string, string, string, string, string, number, number | null]>;
+  /** lags mirrors `occurrence_lag`: per hour of happening, the least and greatest observed-minus-happened lag (µs). */
+  private lags = new Map<number, { min: number; max: number }>();
   private readonly pages = new Map<string, Database.Statement<Params, OccurrenceRow>>();
   private readonly stmt;
 
   constructor(private readonly db: Database.Database) {
     db.exec(ARCHIVE_SCHEMA);
-    this.insertOccurrence = db.prepare('INSERT INTO occurrences (observed_us, namespace, event_name, regarding_name, body) VALUES (?, ?, ?, ?, ?)');
+    addCountColumns(db);
+    this.insertOccurrence = db.prepare(
+      'INSERT INTO occurrences (observed_us, namespace, event_name, regarding_name, body, type, reason, repeats, seen_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    );
     this.stmt = {
       getCheckpoint: db.prepare<[string], { resource_version: string; updated_at: number }>(
         'SELECT resource_version, updated_at FROM source_checkpoints WHERE source = ?',
@@ -79,7 +103,25 @@ export class ArchiveTables {
       ),
       countOccurrences: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM occurrences'),
       countEvents: db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM versions INDEXED BY cur_key WHERE ${CURRENT}`),
+      lags: db.prepare<[], { hour: number; min_us: number; max_us: number }>('SELECT hour, min_us, max_us FROM occurrence_lag'),
+      widenLag: db.prepare<[number, number, number]>(
+        'INSERT INTO occurrence_lag (hour, min_us, max_us) VALUES (?, ?, ?) ON CONFLICT(hour) DO UPDATE SET min_us = min(min_us, excluded.min_us), max_us = max(max_us, excluded.max_us)',
+      ),
+      lagOver: db.prepare<[number, number], { lo: number | null; hi: number | null }>(
+        'SELECT min(min_us) AS lo, max(max_us) AS hi FROM occurrence_lag WHERE hour BETWEEN ? AND ?',
+      ),
     };
+    this.loadLags();
+  }
+
+  /** loadLags reads `occurrence_lag` into memory: on open, and after a rolled back transaction may have left the copy ahead of the file. */
+  loadLags(): void {
+    try {
+      this.lags = new Map(this.stmt.lags.all().map((r) => [r.hour, { min: r.min_us, max: r.max_us }]));
+    } catch {
+      // An empty copy only costs writes: every append then widens its hour in the file.
+      this.lags = new Map();
+    }
   }
 
   /** append stores the occurrence of a change that produced `event` (stored at `rv`), seen at `observedTime` (`observedMicros`). */
@@ -97,7 +139,51 @@ export class ArchiveTables {
     delete body.apiVersion;
     delete body.metadata;
     body.event = { uid: ref.uid, resourceVersion: String(rv) };
-    this.insertOccurrence.run(observed.micros, ref.namespace, ref.name, o.regarding.name ?? '', JSON.stringify(body));
+    const seen = occurrenceTimeMs(o);
+    this.insertOccurrence.run(
+      observed.micros,
+      ref.namespace,
+      ref.name,
+      o.regarding.name ?? '',
+      JSON.stringify(body),
+      o.type ?? '',
+      o.reason ?? '',
+      occurrenceRepeats(o),
+      seen ?? null,
+    );
+    if (seen !== undefined) this.noteLag(seen, observed.micros - seen * 1000);
+  }
+
+  /** noteLag widens the lag bounds of the hour `seenMs` falls in; most appends fall within them and write nothing. */
+  private noteLag(seenMs: number, lag: number): void {
+    const hour = Math.floor(seenMs / HOUR_MS);
+    const b = this.lags.get(hour);
+    if (b !== undefined && lag >= b.min && lag <= b.max) return;
+    const next = b === undefined ? { min: lag, max: lag } : { min: Math.min(b.min, lag), max: Math.max(b.max, lag) };
+    this.lags.set(hour, next);
+    this.stmt.widenLag.run(hour, next.min, next.max);
+  }
+
+  /** countByReason sums the repeats of the occurrences that happened in the window, over the observed-time range the lag bounds allow. */
+  countByReason(q: ReasonCountQuery): ReasonCount[] {
+    if (!(q.untilMs > q.sinceMs)) return [];
+    const lag = this.stmt.lagOver.get(Math.floor(q.sinceMs / HOUR_MS), Math.floor((q.untilMs - 1) / HOUR_MS));
+    if (lag?.lo === null || lag?.lo === undefined || lag.hi === null) return [];
+    const params: Params = { lo: q.sinceMs * 1000 + lag.lo, hi: q.untilMs * 1000 + lag.hi, since: q.sinceMs, until: q.untilMs };
+    if (q.namespace !== undefined) params.namespace = q.namespace;
+    const sql = `SELECT type, reason, sum(repeats) AS count, min(seen_ms) AS firstMs FROM occurrences INDEXED BY occ_time
+      WHERE observed_us >= @lo AND observed_us < @hi AND seen_ms >= @since AND seen_ms < @until${q.namespace !== undefined ? ' AND namespace = @namespace' : ''}
+      GROUP BY type, reason`;
+    return this.statement<ReasonCount>(sql).all(params);
+  }
+
+  private statement<R>(sql: string): Database.Statement<Params, R> {
+    let stmt = this.pages.get(sql);
+    if (stmt === undefined) {
+      stmt = this.db.prepare<Params, OccurrenceRow>(sql);
+      this.pages.set(sql, stmt);
+    }
+    return stmt as unknown as Database.Statement<Params, R>;
   }
 
   getCheckpoint(source: string): SourceCheckpoint | undefined {
@@ -152,11 +238,7 @@ export class ArchiveTables {
   list(q: OccurrenceQuery): OccurrencePage {
     const limit = q.limit !== undefined && q.limit > 0 ? q.limit : Infinity;
     const { sql, params } = this.build(q);
-    let stmt = this.pages.get(sql);
-    if (stmt === undefined) {
-      stmt = this.db.prepare<Params, OccurrenceRow>(sql);
-      this.pages.set(sql, stmt);
-    }
+    const stmt = this.statement<OccurrenceRow>(sql);
     let pos: OccurrenceCursor = q.after ?? { observedMicros: q.sinceMicros ?? Number.MIN_SAFE_INTEGER, id: 0 };
     let batch = Math.min(limit + 1, MAX_OCCURRENCE_BATCH);
     const items: Occurrence[] = [];
@@ -215,4 +297,30 @@ function decodeOccurrence(row: OccurrenceRow): Occurrence {
     ...body,
     event,
   };
+}
+
+/**
+ * addCountColumns gives a file written before the count columns those columns,
+ * filled from each row's body with the same rules as an append, and the lag
+ * bounds of its rows: once, on the first open by a build that has them.
+ */
+function addCountColumns(db: Database.Database): void {
+  const columns = db.prepare<[], { name: string }>('PRAGMA table_info(occurrences)').all();
+  if (columns.some((c) => c.name === 'seen_ms')) return;
+  db.function('kevents_occurrence_ms', { deterministic: true }, (lastSeen: unknown, observed: unknown) => {
+    const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+    return occurrenceTimeMs({ lastSeen: str(lastSeen) ?? '', observedTime: str(observed) ?? '' }) ?? null;
+  });
+  db.function('kevents_hour', { deterministic: true }, (ms: unknown) => Math.floor(Number(ms) / HOUR_MS));
+  db.transaction(() => {
+    for (const c of COUNT_COLUMNS) if (!columns.some((x) => x.name === c.split(' ')[0])) db.exec(`ALTER TABLE occurrences ADD COLUMN ${c}`);
+    db.exec(`UPDATE occurrences SET
+      type = coalesce(json_extract(body, '$.type'), ''),
+      reason = coalesce(json_extract(body, '$.reason'), ''),
+      repeats = max(0, coalesce(json_extract(body, '$.countAfter'), 0) - coalesce(json_extract(body, '$.countBefore'), 0)),
+      seen_ms = kevents_occurrence_ms(json_extract(body, '$.lastSeen'), json_extract(body, '$.observedTime'))`);
+    db.exec(`INSERT INTO occurrence_lag (hour, min_us, max_us)
+      SELECT kevents_hour(seen_ms), min(observed_us - seen_ms * 1000), max(observed_us - seen_ms * 1000) FROM occurrences WHERE seen_ms IS NOT NULL GROUP BY 1
+      ON CONFLICT(hour) DO UPDATE SET min_us = min(min_us, excluded.min_us), max_us = max(max_us, excluded.max_us)`);
+  })();
 }

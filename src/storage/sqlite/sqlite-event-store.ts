@@ -7,6 +7,8 @@ import type {
   ArchiveStore,
   OccurrencePage,
   OccurrenceQuery,
+  ReasonCount,
+  ReasonCountQuery,
   RetentionPolicy,
   RetentionResult,
   SourceCheckpoint,
@@ -402,6 +404,10 @@ export class SqliteEventStore implements ArchiveStore {
     return this.read(() => this.archive.list(query));
   }
 
+  countByReason(query: ReasonCountQuery): Promise<ReasonCount[]> {
+    return this.read(() => this.archive.countByReason(query));
+  }
+
   enforceRetention(policy: RetentionPolicy): Promise<RetentionResult> {
     return this.enqueue((changes) => {
       let events = 0;
@@ -567,6 +573,7 @@ export class SqliteEventStore implements ArchiveStore {
     } catch (e) {
       if (db.inTransaction) db.exec('ROLLBACK');
       this.rv = before;
+      this.archive.loadLags();
       const failure = storageFailure(e);
       this.o.logger.error('sqlite write batch failed', { writes: batch.length, error: failure });
       for (const p of batch) p.reject(failure);

@@ -3,8 +3,8 @@ import { describe, it as nodeIt } from 'node:test';
 import { formatMicroTime } from '../../api/index.js';
 import type { CoreEvent, Occurrence } from '../../api/index.js';
 import { FakeClock } from '../../internal/index.js';
-import { isArchiveStore } from '../archive-store.js';
-import type { ArchiveStore, ArchiveWrite, OccurrenceQuery } from '../archive-store.js';
+import { canCountByReason, isArchiveStore } from '../archive-store.js';
+import type { ArchiveStore, ArchiveWrite, OccurrenceQuery, ReasonCount } from '../archive-store.js';
 import type { EventStore, StoreWatchEvent } from '../event-store.js';
 import { CONFORMANCE_ENV_DEFAULTS, sampleEvent } from './conformance.js';
 import type { ConformanceEnv, ConformanceSetup } from './conformance.js';
@@ -24,6 +24,22 @@ function upsert(object: CoreEvent): ArchiveWrite {
       occurrence: { countBefore: current?.count ?? 0, countAfter: object.count ?? 1 },
     }),
   };
+}
+
+const HOUR = 3_600_000;
+const T = Date.UTC(2025, 5, 1, 12);
+
+function at(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+/** timed is an event that last happened at `lastMs` with `count` repeats. */
+function timed(namespace: string, name: string, reason: string, count: number, lastMs: number, type = 'Warning'): CoreEvent {
+  return sampleEvent(namespace, name, { reason, type, count, firstTimestamp: at(T - 10 * HOUR), lastTimestamp: at(lastMs) });
+}
+
+function sortedCounts(counts: ReasonCount[]): string[] {
+  return counts.map((c) => `${c.type}/${c.reason}=${c.count}@${c.firstMs - T}`).sort();
 }
 
 function summary(o: Occurrence): string {
@@ -241,6 +257,44 @@ export function runArchiveStoreConformance(name: string, setup: ConformanceSetup
       }),
     );
 
+    it(
+      'counts repeats by reason over when they happened, however late or early they were observed',
+      withStore(async (store) => {
+        if (!canCountByReason(store)) return;
+        const observed = (ms: number): { observedTime: string } => ({ observedTime: formatMicroTime(ms)! });
+        await store.applyArchiveBatch({
+          writes: [
+            upsert(timed('a', 'e1', 'BackOff', 3, T + 60_000)),
+            upsert(timed('a', 'e2', 'Pulled', 1, T + 120_000, 'Normal')),
+            upsert(timed('b', 'e3', 'BackOff', 2, T - 1)),
+            upsert(timed('b', 'e4', 'BackOff', 1, T + HOUR)),
+          ],
+          stamp: observed(T + 5 * 60_000),
+        });
+        // e1 repeats 3 -> 7 within the hour; seen two days later (a relist after an outage).
+        await store.applyArchiveBatch({ writes: [upsert(timed('a', 'e1', 'BackOff', 7, T + 30 * 60_000))], stamp: observed(T + 48 * HOUR) });
+        // A sender's clock ahead of the archive's: happened (by its own word) after it was observed.
+        await store.applyArchiveBatch({ writes: [upsert(timed('b', 'e5', 'Evicted', 1, T + 50 * 60_000))], stamp: observed(T - 3 * HOUR) });
+        // No time of its own: it happened when it was observed.
+        await store.applyArchiveBatch({
+          writes: [upsert(sampleEvent('b', 'e6', { reason: 'Killing', type: 'Normal' }))],
+          stamp: observed(T + 40 * 60_000),
+        });
+        const hour = { sinceMs: T, untilMs: T + HOUR };
+        assert.deepEqual(sortedCounts(await store.countByReason(hour)), [
+          'Normal/Killing=1@2400000',
+          'Normal/Pulled=1@120000',
+          'Warning/BackOff=7@60000',
+          'Warning/Evicted=1@3000000',
+        ]);
+        assert.deepEqual(sortedCounts(await store.countByReason({ ...hour, namespace: 'b' })), ['Normal/Killing=1@2400000', 'Warning/Evicted=1@3000000']);
+        assert.deepEqual(sortedCounts(await store.countByReason({ sinceMs: T - 1, untilMs: T })), ['Warning/BackOff=2@-1']);
+        assert.deepEqual(sortedCounts(await store.countByReason({ sinceMs: T + HOUR, untilMs: T + 2 * HOUR })), ['Warning/BackOff=1@3600000']);
+        assert.deepEqual(await store.countByReason({ sinceMs: T + 2 * HOUR, untilMs: T + 40 * HOUR }), []);
+        assert.deepEqual(await store.countByReason({ sinceMs: T, untilMs: T }), []);
+      }),
+    );
+
     if (setup.reopen !== undefined) {
       const reopen = (closed: EventStore, env: ConformanceEnv): Promise<EventStore> => setup.reopen!(closed, env);
       it('keeps checkpoints and occurrences across a reopen', async () => {
@@ -256,6 +310,14 @@ export function runArchiveStoreConformance(name: string, setup: ConformanceSetup
           await current.applyArchiveBatch({ writes: [upsert(sampleEvent('ns', 'b'))], stamp: {} });
           const ids = (await allOccurrences(current)).map((o) => o.metadata.name);
           assert.equal(new Set(ids).size, 2, 'occurrence names stay unique after a reopen');
+          if (canCountByReason(current)) {
+            const late = { observedTime: formatMicroTime(T + 24 * HOUR)! };
+            await current.applyArchiveBatch({ writes: [upsert(timed('ns', 'c', 'BackOff', 2, T))], stamp: late });
+            await current.close();
+            current = await reopen(current, env);
+            assert.ok(canCountByReason(current));
+            assert.deepEqual(sortedCounts(await current.countByReason({ sinceMs: T, untilMs: T + 1 })), ['Warning/BackOff=2@0'], 'lag bounds survive a reopen');
+          }
         } finally {
           await setup.destroy(current);
         }

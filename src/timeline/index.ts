@@ -1,6 +1,15 @@
 export type { Timeline, TimelineEventRef, TimelineHint, TimelineRow, TimelineSummary } from './types.js';
 export { buildTimeline, formatTimelineTime, type TimelineInput } from './build-timeline.js';
-export { collectTimeline, type CollectTimelineOptions, type SourceQuery, type TimelineSource } from './timeline-source.js';
+export {
+  collectTimeline,
+  countReasons,
+  type CollectTimelineOptions,
+  type CountReasonsOptions,
+  type ReasonCountsQuery,
+  type SourceQuery,
+  type SourceReasonCount,
+  type TimelineSource,
+} from './timeline-source.js';
 export { eventEntries, eventFirstMs, eventLastMs, MAX_SPREAD_ROWS, spreadEntries, type OccurrenceEntry } from './occurrence-rows.js';
 export { inScope, objectKey, scheduledNode, scopeObjects, type ObjectScope, type OwnerLink } from './scope.js';
 export { BUILTIN_KINDS, ForParseError, isNamespacedKind, parseForArgument, resolveKind, type KindInfo, type ObjectRef } from './kinds.js';

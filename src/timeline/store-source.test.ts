@@ -1,7 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { MemoryEventStore } from '../storage/memory/index.js';
-import { collectTimeline } from './timeline-source.js';
+import { collectTimeline, countReasons } from './timeline-source.js';
+import type { TimelineSource } from './timeline-source.js';
 import { storeTimelineSource } from './store-source.js';
 import { iso, testEvent } from './test-events.js';
 
@@ -20,6 +21,38 @@ describe('storeTimelineSource', () => {
     assert.deepEqual(t.rows.map((r) => [r.time, r.object, r.estimated]), [[iso(0), 'Pod/web-1', false], [iso(50), 'Pod/web-1', false], [iso(70), 'Pod/web-1', false]]);
     assert.equal(t.summary.history, 'occurrences');
     assert.ok(read >= 4);
+    await store.close();
+  });
+
+  it('counts reasons from the archive\'s history as the timeline\'s summary does', async () => {
+    const store = new MemoryEventStore();
+    await store.ready();
+    const writes: [string, string, string, string, [number, number][]][] = [
+      ['crash', 'prod', 'web-1', 'BackOff', [[1, 100], [4, 200], [9, 400]]],
+      ['pull', 'prod', 'web-2', 'Pulled', [[1, 150]]],
+      ['sched', 'dev', 'api-1', 'FailedScheduling', [[1, 50], [3, 300], [6, 900]]],
+      ['late', 'dev', 'api-2', 'BackOff', [[1, 1000]]],
+    ];
+    for (const [name, namespace, object, reason, history] of writes) {
+      const [first, ...rest] = history;
+      const type = reason === 'Pulled' ? 'Normal' : 'Warning';
+      await store.create(testEvent({ name, namespace, object, reason, type, first: first![1] }), { occurrence: {} });
+      for (const [count, at] of rest) {
+        await store.guaranteedUpdate(namespace, name, (cur) => ({ ...cur!, count, lastTimestamp: iso(at) }), { occurrence: {} });
+      }
+    }
+    const source = storeTimelineSource(store);
+    const window = { since: Date.parse(iso(120)), until: Date.parse(iso(901)) };
+    const counted = await countReasons({ source, ...window });
+    assert.deepEqual(counted, [
+      { reason: 'BackOff', type: 'Warning', count: 8 },
+      { reason: 'FailedScheduling', type: 'Warning', count: 5 },
+      { reason: 'Pulled', type: 'Normal', count: 1 },
+    ]);
+    assert.deepEqual(counted, (await collectTimeline({ source, ...window })).summary.reasons);
+    const built: TimelineSource = { listEvents: (q) => source.listEvents(q), listOccurrences: (q) => source.listOccurrences(q) };
+    assert.deepEqual(await countReasons({ source: built, ...window }), counted, 'a source that cannot count builds the timeline');
+    assert.deepEqual(await countReasons({ source, ...window, namespace: 'dev', types: ['warning'] }), [{ reason: 'FailedScheduling', type: 'Warning', count: 5 }]);
     await store.close();
   });
 });

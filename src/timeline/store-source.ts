@@ -1,7 +1,7 @@
 import type { CoreEvent, Occurrence, OccurrenceField } from '../api/index.js';
-import { isArchiveStore } from '../storage/index.js';
+import { canCountByReason, isArchiveStore } from '../storage/index.js';
 import type { EventStore, IndexedField, OccurrenceCursor } from '../storage/index.js';
-import type { SourceQuery, TimelineSource } from './timeline-source.js';
+import type { ReasonCountsQuery, SourceQuery, SourceReasonCount, TimelineSource } from './timeline-source.js';
 
 /** STORE_PAGE is the page size read from a store: large enough to amortise a query, small enough to bound memory per step. */
 const STORE_PAGE = 5000;
@@ -58,6 +58,10 @@ export function storeTimelineSource(store: EventStore, options: { onProgress?: (
         if (page.next === undefined) return out;
         after = page.next;
       }
+    },
+    async countReasons(q: ReasonCountsQuery): Promise<SourceReasonCount[] | undefined> {
+      if (!canCountByReason(store)) return undefined;
+      return store.countByReason({ ...(q.namespace !== undefined ? { namespace: q.namespace } : {}), sinceMs: q.since, untilMs: q.until });
     },
   };
 }

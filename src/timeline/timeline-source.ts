@@ -4,7 +4,7 @@ import type { ObjectRef } from './kinds.js';
 import { isNamespacedKind } from './kinds.js';
 import { scheduledNode, scopeObjects } from './scope.js';
 import type { OwnerLink } from './scope.js';
-import type { Timeline } from './types.js';
+import type { Timeline, TimelineSummary } from './types.js';
 
 /** SourceQuery narrows a read: a namespace (undefined: all), and optionally one involved object. */
 export interface SourceQuery {
@@ -27,6 +27,27 @@ export interface TimelineSource {
   listOccurrences(query: SourceQuery): Promise<Occurrence[] | undefined>;
   /** listOwners reads recorded owner references of a namespace, where the source has them. */
   listOwners?(namespace: string): Promise<OwnerLink[]>;
+  /**
+   * countReasons, where the source can, sums the repeats that happened in a
+   * window by type and reason from its history alone (no events read, nothing
+   * decoded); undefined when it cannot for this query.
+   */
+  countReasons?(query: ReasonCountsQuery): Promise<SourceReasonCount[] | undefined>;
+}
+
+/** ReasonCountsQuery is a window (Unix ms, since inclusive, until exclusive) and a namespace (undefined: all). */
+export interface ReasonCountsQuery {
+  namespace?: string | undefined;
+  since: number;
+  until: number;
+}
+
+/** SourceReasonCount is the repeats of one type and reason in a window, and when the first happened (Unix ms). */
+export interface SourceReasonCount {
+  type: string;
+  reason: string;
+  count: number;
+  firstMs: number;
 }
 
 /** CollectTimelineOptions say what to read and how to cut it. */
@@ -84,4 +105,37 @@ export async function collectTimeline(o: CollectTimelineOptions): Promise<Timeli
     occurrences.push(...got);
   }
   return buildTimeline({ events, occurrences, for: root, owners, since: o.since, until: o.until, types: o.types });
+}
+
+/** CountReasonsOptions say which window's reasons to count. */
+export interface CountReasonsOptions {
+  source: TimelineSource;
+  /** namespace: undefined counts all namespaces. */
+  namespace?: string | undefined;
+  since?: number | undefined;
+  until?: number | undefined;
+  types?: readonly string[] | undefined;
+}
+
+/**
+ * countReasons is the `reasons` of the summary of a timeline with no object:
+ * the repeats in the window by reason, most frequent first. A source whose
+ * history can count them (an archive, which records an occurrence of every
+ * change it writes) answers from that history in one aggregate read, rather than
+ * reading every event to decompress them into rows; the two agree wherever the
+ * archive holds each event's history (repeats it never saw, such as those before
+ * a mirror started, are only in the rows, spread from counts). Any other source,
+ * or an unbounded window, builds the timeline.
+ */
+export async function countReasons(o: CountReasonsOptions): Promise<TimelineSummary['reasons']> {
+  const counted =
+    o.since !== undefined && o.until !== undefined && o.source.countReasons !== undefined
+      ? await o.source.countReasons({ namespace: o.namespace, since: o.since, until: o.until })
+      : undefined;
+  if (counted === undefined) return (await collectTimeline(o)).summary.reasons;
+  const types = o.types?.filter((t) => t !== '').map((t) => t.toLowerCase());
+  return counted
+    .filter((c) => types === undefined || types.length === 0 || types.includes(c.type.toLowerCase()))
+    .sort((a, b) => b.count - a.count || a.firstMs - b.firstMs)
+    .map(({ reason, type, count }) => ({ reason, type, count }));
 }

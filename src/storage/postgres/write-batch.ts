@@ -90,6 +90,14 @@ interface StoredRow extends Fields {
 
 const TYPES = { [Op.ADDED]: 'ADDED', [Op.MODIFIED]: 'MODIFIED', [Op.DELETED]: 'DELETED' } as const;
 
+/**
+ * SEPARATOR joins a batch's stored objects into one text parameter, which the
+ * server splits: an array literal would escape every quote of every object on
+ * the way out and unescape it again on the way in. Stored objects are JSON,
+ * which never holds a raw control character.
+ */
+const SEPARATOR = '\x1e';
+
 /** ARGS are the write function's parameters, in order, with their SQL types. */
 const ARGS = [
   ['check_keys', 'text[]'],
@@ -119,6 +127,8 @@ const ARGS = [
  * every revision below it). Under the lock it checks that each key's current row
  * is still the one the plan was made against (every statement of a function
  * reads a fresh snapshot), and answers -1 if not, so the plan is made again.
+ * With `durable` false the commit does not wait for the disk; without a
+ * `channel` it announces nothing (the caller announces once the batch is durable).
  */
 export function writeFunctionSql(s: string): string {
   const cols = ['rv', 'key', 'op', 'object', 'expires_at', 'prev_rv', 'superseded_rv', ...FIELD_NAMES];
@@ -142,7 +152,7 @@ BEGIN
   INSERT INTO ${s}.versions (${cols.join(', ')})
     SELECT ${vals.join(', ')} FROM unnest(${unnested.join(', ')}) AS u(${alias.join(', ')});
   UPDATE ${s}.meta SET value = base + n WHERE name = 'revision';
-  PERFORM pg_notify(channel, origin || ' ' || (base + n));
+  IF channel IS NOT NULL THEN PERFORM pg_notify(channel, origin || ' ' || (base + n)); END IF;
   RETURN base;
 END
 $fn$;`;
@@ -154,9 +164,19 @@ $fn$;`;
  * write function checks), plans every write against them in order, and calls
  * the write function; a concurrent writer that changed one of the keys makes it
  * read and plan again.
+ *
+ * A durable (`sync`) batch commits in two steps, so that the revision lock is
+ * not held while the WAL goes to disk: the batch's transaction commits without
+ * waiting for the flush and releases the lock, and a second transaction, which
+ * announces the batch on the channel, commits with a flush. WAL is written in
+ * order, so once the second commit answers the batch (and every revision below
+ * it) is on disk; the next batch takes the lock meanwhile and several flushes
+ * share one disk write. Only then is the batch acknowledged and announced.
  */
 export class WriteBatch {
   private readonly call: string;
+  /** announce commits a notification with a WAL record of its own: a transaction that writes no WAL would not wait for the flush. */
+  private readonly announce = "SELECT pg_notify($1, $2), pg_logical_emit_message(true, 'kevents', '')";
 
   constructor(
     private readonly s: string,
@@ -165,7 +185,8 @@ export class WriteBatch {
     private readonly origin: string,
     private readonly durability: Durability,
   ) {
-    this.call = `SELECT ${s}.write_batch(${ARGS.map(([, t], i) => `$${i + 1}::${t}`).join(', ')}) AS base`;
+    const args = ARGS.map(([name, t], i) => (name === 'objects' ? `string_to_array($${i + 1}::text, chr(${SEPARATOR.charCodeAt(0)}))` : `$${i + 1}::${t}`));
+    this.call = `SELECT ${s}.write_batch(${args.join(', ')}) AS base`;
   }
 
   async run(client: Pick<PgClient, 'query'>, ops: readonly WriteOp[]): Promise<BatchResult> {
@@ -186,13 +207,16 @@ export class WriteBatch {
       const plan = new Plan(current);
       const outcomes = ops.map((op) => plan.apply(op));
       if (plan.rows.length === 0) return { base: 0, last: 0, changes: [], outcomes };
-      const { rows } = await client.query<{ base: string }>(this.call, plan.params(keys, checks, this.channel, this.origin, this.durability === 'sync'));
+      const durable = this.durability === 'sync';
+      const { rows } = await client.query<{ base: string }>(this.call, plan.params(keys, checks, durable ? null : this.channel, this.origin, false));
       const base = Number(rows[0]?.base ?? -1);
       if (base < 0) {
         assumeAbsent = false;
         continue;
       }
-      return plan.resolve(base, outcomes);
+      const result = plan.resolve(base, outcomes);
+      if (durable) await client.query(this.announce, [this.channel, `${this.origin} ${result.last}`]);
+      return result;
     }
   }
 }
@@ -234,7 +258,7 @@ class Plan {
     }
   }
 
-  params(keys: string[], checks: number[], channel: string, origin: string, durable: boolean): unknown[] {
+  params(keys: string[], checks: number[], channel: string | null, origin: string, durable: boolean): unknown[] {
     const column = <K extends keyof Row>(k: K): Row[K][] => this.rows.map((r) => r[k]);
     return [
       keys,
@@ -242,7 +266,7 @@ class Plan {
       column('off'),
       column('key'),
       column('op'),
-      column('object'),
+      column('object').join(SEPARATOR),
       column('expires_at'),
       column('prevAbs'),
       column('prevOff'),

@@ -77,10 +77,11 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
   try {
     if (archiving !== undefined && flags.mirror !== undefined && flags.mirror !== '') {
       const isUrl = /^https?:\/\//.test(flags.mirror);
+      const registry = await server.metrics.registry();
       const run = archiving.startMirror(
         store,
         { ...(isUrl ? { source: flags.mirror } : { kubeconfig: flags.mirror, context: flags.mirrorContext }), cluster: flags.cluster, retention: flags.retention, maxSize: flags.maxSize },
-        { logger, registry: server.metrics.registry },
+        { logger, registry },
       );
       readinessChecks.push({ name: 'mirror', check: () => run.mirror.readiness() });
       archive = run;

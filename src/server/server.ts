@@ -91,9 +91,10 @@ export function createEventsServer(options: ServerOptions): KeventsServer {
     res.end(`${lines.join('\n')}\nreadyz check failed`);
   });
   router.on('GET', '/metrics', (_req, res) => {
-    metrics.registry.metrics().then(
-      (text) => {
-        res.writeHead(200, { 'Content-Type': metrics.registry.contentType });
+    metrics.registry().then(
+      async (registry) => {
+        const text = await registry.metrics();
+        res.writeHead(200, { 'Content-Type': registry.contentType });
         res.end(text);
       },
       (e: unknown) => sendError(res, e, logger, '/metrics'),

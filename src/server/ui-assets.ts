@@ -69,11 +69,11 @@ const GZIP_MIN_BYTES = 1024;
  */
 export function registerUiAssets(router: Router<HTTPVersion.V1>, options: UiAssetsOptions): void {
   const dir = options.dir ?? defaultUiDir();
-  const assets = dir === undefined ? new Map<string, Asset>() : loadAssets(dir);
+  const assets = dir === undefined ? new Map<string, () => Asset>() : findAssets(dir);
   if (!assets.has('index.html')) options.logger.info('web UI not built; / answers 404', { dir: dir ?? '' });
 
   const serve = (name: string) => (req: IncomingMessage, res: ServerResponse): void => {
-    const asset = assets.get(name);
+    const asset = assets.get(name)?.();
     if (asset === undefined) {
       res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
       res.end(name === 'index.html' ? 'The kevents web UI is not built (npm run build).\n' : '404 page not found\n');
@@ -118,25 +118,31 @@ function defaultUiDir(): string | undefined {
   return undefined;
 }
 
-function loadAssets(dir: string): Map<string, Asset> {
-  const out = new Map<string, Asset>();
+/** findAssets lists the servable files; each is read, hashed and compressed on its first request, not at start. */
+function findAssets(dir: string): Map<string, () => Asset> {
+  const out = new Map<string, () => Asset>();
   if (!existsSync(dir)) return out;
   for (const file of walk(dir)) {
     const name = relative(dir, file).split(sep).join('/');
     if (name !== 'index.html' && !name.startsWith('assets/')) continue;
     const type = CONTENT_TYPES[extname(name)];
     if (type === undefined) continue;
-    const body = readFileSync(file);
-    const compressible = /^(text\/|application\/json|image\/svg)/.test(type) && body.length >= GZIP_MIN_BYTES;
-    out.set(name, {
-      body,
-      gzip: compressible ? gzipSync(body) : undefined,
-      type,
-      etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`,
-      cacheControl: name === 'index.html' ? REVALIDATE : IMMUTABLE,
-    });
+    let asset: Asset | undefined;
+    out.set(name, () => (asset ??= loadAsset(file, name, type)));
   }
   return out;
+}
+
+function loadAsset(file: string, name: string, type: string): Asset {
+  const body = readFileSync(file);
+  const compressible = /^(text\/|application\/json|image\/svg)/.test(type) && body.length >= GZIP_MIN_BYTES;
+  return {
+    body,
+    gzip: compressible ? gzipSync(body) : undefined,
+    type,
+    etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`,
+    cacheControl: name === 'index.html' ? REVALIDATE : IMMUTABLE,
+  };
 }
 
 function walk(dir: string): string[] {

@@ -16,15 +16,16 @@ export interface LeaseManagerOptions {
  * reuseDurationSeconds), in whole seconds) and has had at most `maxObjectCount`
  * objects attached; otherwise a lease of `ttl + R` is granted. An object thus
  * expires between ttl and ttl + R after its last write, and a burst of writes
- * costs one lease per thousand objects, not one per write. Calls are serialized
- * like upstream's mutex, so concurrent writers wait for one grant instead of
- * each asking for their own.
+ * costs one lease per thousand objects, not one per write. While a grant is
+ * under way further calls wait for it, as behind upstream's mutex, so
+ * concurrent writers wait for one grant instead of each asking for their own.
  */
 export class LeaseManager {
   private prevId = '';
   private prevExpiresAt = 0;
   private attached = 0;
-  private tail: Promise<unknown> = Promise.resolve();
+  /** pending settles when the grant under way does; callers that arrive meanwhile wait for it, as behind upstream's mutex. */
+  private pending: Promise<void> | undefined;
   private readonly now: () => number;
   /** granted counts the leases asked of etcd (for tests and metrics). */
   granted = 0;
@@ -35,18 +36,10 @@ export class LeaseManager {
 
   /** getLease resolves to a lease for an object written now with `ttlSeconds` (a positive whole number). */
   getLease(ttlSeconds: number): Promise<string> {
-    // The time is read once the previous call is done, so writers that waited for a grant see that lease as fresh, not as equally old.
-    const run = this.tail.then(() => this.getLocked(this.now(), ttlSeconds));
-    this.tail = run.catch(() => undefined);
-    return run;
-  }
-
-  /** forget drops a cached lease that etcd no longer knows (revoked, or expired early), so the next write gets a new one. */
-  forget(id: string): void {
-    if (id === this.prevId) this.prevExpiresAt = 0;
-  }
-
-  private async getLocked(now: number, ttl: number): Promise<string> {
+    // The time is read once a grant under way is done, so writers that waited for it see that lease as fresh, not as equally old.
+    if (this.pending !== undefined) return this.pending.then(() => this.getLease(ttlSeconds));
+    const now = this.now();
+    const ttl = ttlSeconds;
     const reuse = Math.min(Math.trunc(this.o.reuseDurationPercent * ttl), this.o.reuseDurationSeconds);
     const valid = now + ttl * 1000 < this.prevExpiresAt;
     // "Does not outlive now + ttl + R": a lease granted at this very instant qualifies (upstream's strict
@@ -54,12 +47,29 @@ export class LeaseManager {
     const sufficient = now + (ttl + reuse) * 1000 >= this.prevExpiresAt;
     // Every call counts, whether or not its write then succeeds, as upstream counts.
     this.attached++;
-    if (valid && sufficient && this.attached <= this.o.maxObjectCount) return this.prevId;
-    const id = await this.o.grant(ttl + reuse);
-    this.granted++;
-    this.prevId = id;
-    this.prevExpiresAt = now + (ttl + reuse) * 1000;
-    this.attached = 1;
-    return id;
+    // The common case answers without waiting on anything: most writes share the cached lease.
+    if (valid && sufficient && this.attached <= this.o.maxObjectCount) return Promise.resolve(this.prevId);
+    const run = this.o.grant(ttl + reuse).then((id) => {
+      this.granted++;
+      this.prevId = id;
+      this.prevExpiresAt = now + (ttl + reuse) * 1000;
+      this.attached = 1;
+      return id;
+    });
+    const settled = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.pending = settled;
+    // Registered before any waiter, so waiters find no grant under way; after a failed grant the first of them asks again.
+    void settled.then(() => {
+      if (this.pending === settled) this.pending = undefined;
+    });
+    return run;
+  }
+
+  /** forget drops a cached lease that etcd no longer knows (revoked, or expired early), so the next write gets a new one. */
+  forget(id: string): void {
+    if (id === this.prevId) this.prevExpiresAt = 0;
   }
 }

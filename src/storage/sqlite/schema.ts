@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import type { IndexedField } from '../event-store.js';
 
 /** SCHEMA_VERSION is stored in `meta` so that a later layout can migrate files written by this one. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /** Op is how a row changed its key; the values are stored. */
 export const Op = { ADDED: 1, MODIFIED: 2, DELETED: 3 } as const;
@@ -37,6 +37,13 @@ export const HISTORY = 'superseded_rv IS NOT NULL AND op <> 3';
 const indexed = INDEX_PRIORITY.map((f) => FIELD_COLUMNS[f]);
 
 /**
+ * KEY_INDEX_COLUMNS follow `key` in the key-order indexes, so that a page filtered
+ * by these low-cardinality fields tests them on the index and reads the table row
+ * (a random page) only of the events it returns, not of every event it steps over.
+ */
+const KEY_INDEX_COLUMNS = ['reason', 'type', 'involved_kind'].join(', ');
+
+/**
  * SCHEMA is one table of versions, MVCC style: every write adds a row at its
  * revision (`rv`), and the row it replaces gets `superseded_rv`. A key's current
  * state is its row with no `superseded_rv` (a DELETED row is a tombstone that only
@@ -64,10 +71,10 @@ CREATE TABLE IF NOT EXISTS versions (
   reason TEXT NOT NULL,
   type TEXT NOT NULL
 );
-CREATE UNIQUE INDEX IF NOT EXISTS cur_key ON versions(key) WHERE ${CURRENT};
+CREATE INDEX IF NOT EXISTS cur_key ON versions(key, ${KEY_INDEX_COLUMNS}) WHERE ${CURRENT};
 ${indexed.map((c) => `CREATE INDEX IF NOT EXISTS cur_${c} ON versions(${c}, key) WHERE ${CURRENT};`).join('\n')}
 CREATE INDEX IF NOT EXISTS cur_expiry ON versions(expires_at) WHERE ${CURRENT} AND expires_at IS NOT NULL;
-CREATE INDEX IF NOT EXISTS hist_key ON versions(key, rv, superseded_rv) WHERE ${HISTORY};
+CREATE INDEX IF NOT EXISTS hist_key ON versions(key, rv, superseded_rv, ${KEY_INDEX_COLUMNS}) WHERE ${HISTORY};
 ${indexed.map((c) => `CREATE INDEX IF NOT EXISTS hist_${c} ON versions(${c}, key, rv, superseded_rv) WHERE ${HISTORY};`).join('\n')}
 CREATE INDEX IF NOT EXISTS superseded ON versions(superseded_rv) WHERE superseded_rv IS NOT NULL;
 CREATE INDEX IF NOT EXISTS tombstones ON versions(rv) WHERE op = 3;
@@ -75,10 +82,22 @@ CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL) 
 CREATE TABLE IF NOT EXISTS checkpoints (at INTEGER PRIMARY KEY, rv INTEGER NOT NULL);
 `;
 
-/** applySchema creates the tables and indexes of a new file and checks the version of an existing one. */
+/**
+ * applySchema creates the tables and indexes of a new file, checks the version of
+ * an existing one and migrates an older layout: version 1 had `cur_key` and
+ * `hist_key` on the key alone (a one-off rebuild of those two indexes).
+ */
 export function applySchema(db: Database.Database): void {
-  db.exec(SCHEMA);
-  const row = db.prepare<[], { value: number }>("SELECT value FROM meta WHERE name = 'schema'").get();
-  if (row === undefined) db.prepare("INSERT INTO meta(name, value) VALUES ('schema', ?)").run(SCHEMA_VERSION);
-  else if (row.value !== SCHEMA_VERSION) throw new Error(`unsupported schema version ${row.value} (this build reads ${SCHEMA_VERSION})`);
+  const hasMeta = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get() !== undefined;
+  const version = hasMeta ? db.prepare<[], { value: number }>("SELECT value FROM meta WHERE name = 'schema'").get()?.value : undefined;
+  if (version !== undefined && version !== 1 && version !== SCHEMA_VERSION) {
+    throw new Error(`unsupported schema version ${version} (this build reads ${SCHEMA_VERSION})`);
+  }
+  db.transaction(() => {
+    if (version === 1) db.exec('DROP INDEX IF EXISTS cur_key; DROP INDEX IF EXISTS hist_key;');
+    db.exec(SCHEMA);
+    if (version !== SCHEMA_VERSION) {
+      db.prepare("INSERT INTO meta(name, value) VALUES ('schema', ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value").run(SCHEMA_VERSION);
+    }
+  })();
 }

@@ -85,6 +85,28 @@ void describe('SqliteEventStore on disk', () => {
     await store.close();
   });
 
+  void it('migrates a version 1 file: its key indexes are rebuilt with the filter columns, its events kept', async () => {
+    const path = join(dir, 'v1.db');
+    let store = new SqliteEventStore({ path });
+    await store.create(sampleEvent('default', 'old'));
+    await store.close();
+    const db = new Database(path);
+    db.exec(`DROP INDEX cur_key; DROP INDEX hist_key;
+      CREATE UNIQUE INDEX cur_key ON versions(key) WHERE superseded_rv IS NULL AND op <> 3;
+      CREATE INDEX hist_key ON versions(key, rv, superseded_rv) WHERE superseded_rv IS NOT NULL AND op <> 3;
+      UPDATE meta SET value = 1 WHERE name = 'schema';`);
+    db.close();
+    store = new SqliteEventStore({ path });
+    assert.equal((await store.get('default', 'old')).metadata.name, 'old');
+    await store.close();
+    const check = new Database(path, { readonly: true });
+    const columns = (index: string): string[] => check.prepare<[], { name: string }>(`PRAGMA index_info(${index})`).all().map((r) => r.name);
+    assert.deepEqual(columns('cur_key'), ['key', 'reason', 'type', 'involved_kind']);
+    assert.deepEqual(columns('hist_key'), ['key', 'rv', 'superseded_rv', 'reason', 'type', 'involved_kind']);
+    assert.equal(check.prepare<[], { value: number }>("SELECT value FROM meta WHERE name = 'schema'").get()?.value, 2);
+    check.close();
+  });
+
   void it('leaves remainingItemCount out when more than maxCountRemaining items follow', async () => {
     const store = new SqliteEventStore({ path: join(dir, 'count.db'), maxCountRemaining: 3 });
     for (let i = 0; i < 10; i++) await store.create(sampleEvent('default', `e${i}`));

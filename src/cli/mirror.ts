@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { createEventsClient, loadKubeConfig } from '../client/index.js';
+import type { EventsClient } from '../client/index.js';
 import { createConsoleLogger, realClock } from '../internal/index.js';
 import type { LogLevel, Logger } from '../internal/index.js';
 import { createMirror, startRetention } from '../mirror/index.js';
@@ -107,10 +108,18 @@ export function startMirror(
   const hasSource = flags.source !== undefined && flags.source !== '';
   const hasKubeconfig = (flags.kubeconfig !== undefined && flags.kubeconfig !== '') || (flags.context !== undefined && flags.context !== '');
   if (hasSource && hasKubeconfig) throw new UsageError('give either --source URL or --kubeconfig/--context, not both');
-  const kubeConfig = loadKubeConfig({ server: flags.source, kubeconfig: flags.kubeconfig, context: flags.context });
-  const server = kubeConfig.getCurrentCluster()?.server ?? '';
+  let client: EventsClient;
+  let server: string;
+  if (hasSource) {
+    // A URL source needs no kubeconfig, so @kubernetes/client-node is never loaded (a third of the process's memory).
+    server = sourceOrigin(flags.source!);
+    client = createEventsClient({ server, userAgent: 'kevents-mirror' });
+  } else {
+    const kubeConfig = loadKubeConfig({ kubeconfig: flags.kubeconfig, context: flags.context });
+    server = kubeConfig.getCurrentCluster()?.server ?? '';
+    client = createEventsClient({ kubeConfig, userAgent: 'kevents-mirror' });
+  }
   const cluster = flags.cluster !== undefined && flags.cluster !== '' ? flags.cluster : undefined;
-  const client = createEventsClient({ kubeConfig, userAgent: 'kevents-mirror' });
   const mirror = createMirror({
     source: client.coreV1,
     sourceId: cluster ?? server,
@@ -132,6 +141,15 @@ export function startMirror(
       await running;
     },
   };
+}
+
+/** sourceOrigin is the origin of `--source` (the checkpoint's id without --cluster, so it must not change between runs). */
+function sourceOrigin(source: string): string {
+  try {
+    return new URL(source).origin;
+  } catch {
+    throw new CliError(`invalid --source ${JSON.stringify(source)}: use a URL such as http://127.0.0.1:8080`);
+  }
 }
 
 /** startStoreRetention runs retention over a store's occurrences and events without a mirror (`kevents serve --retention`). */

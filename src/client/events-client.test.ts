@@ -188,3 +188,23 @@ void test('a watch refused by the server throws its Status', async () => {
     await srv.close();
   }
 });
+
+void test('a client made from a server URL needs no kubeconfig: same requests, no credentials; exactly one of server and kubeConfig', async () => {
+  const srv = await serve((_q, res) => json(res, 200, { kind: 'EventList', metadata: { resourceVersion: '7' }, items: [] }));
+  try {
+    const c = createEventsClient({ server: `${srv.url}/prefix/` });
+    const list = await c.coreV1.list({ limit: 5 });
+    assert.equal((list as { metadata: { resourceVersion: string } }).metadata.resourceVersion, '7');
+    await c.eventsV1.list({ namespace: 'ns' });
+    assert.deepEqual(
+      srv.seen.map((s) => s.url),
+      ['/prefix/api/v1/events?limit=5', '/prefix/apis/events.k8s.io/v1/namespaces/ns/events'],
+    );
+    assert.ok(srv.seen.every((s) => s.headers.authorization === undefined && s.headers.accept === 'application/json'));
+    assert.throws(() => createEventsClient({}), /either a kubeConfig or a server URL/);
+    assert.throws(() => createEventsClient({ server: srv.url, kubeConfig: kubeConfigFor(srv.url) }), /either a kubeConfig or a server URL/);
+    assert.throws(() => createEventsClient({ server: 'ftp://x' }), /use http:\/\/ or https:\/\//);
+  } finally {
+    await srv.close();
+  }
+});

@@ -1,13 +1,18 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { CoreEvent, CoreEventList, EventsV1Event, EventsV1EventList } from '../api/index.js';
+import { UrlConnection } from './connection.js';
+import type { Connection } from './connection.js';
 import { EventResource } from './event-resource.js';
 import { KubeConnection } from './kube-connection.js';
+import { RequestConstructionError } from './request-errors.js';
 import { RestClient } from './rest-client.js';
 
 /** EventsClientOptions configure createEventsClient. */
 export interface EventsClientOptions {
   /** kubeConfig is a client-node KubeConfig: loaded from a file, the default locations, or in-cluster. */
-  kubeConfig: KubeConfig;
+  kubeConfig?: KubeConfig;
+  /** server, instead of kubeConfig, reaches an API server by URL alone, without credentials (like `kubectl --server`). */
+  server?: string | URL;
   /** timeoutMs bounds each non-watch request (default 30 s). */
   timeoutMs?: number;
   userAgent?: string;
@@ -21,7 +26,7 @@ export interface EventsClient {
 
 /** createEventsClient returns a REST client for the events of the kubeconfig's current context. */
 export function createEventsClient(options: EventsClientOptions): EventsClient {
-  const rest = new RestClient(new KubeConnection(options.kubeConfig), {
+  const rest = new RestClient(connectionOf(options), {
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
     ...(options.userAgent !== undefined ? { userAgent: options.userAgent } : {}),
   });
@@ -29,6 +34,13 @@ export function createEventsClient(options: EventsClientOptions): EventsClient {
     coreV1: new EventResource<CoreEvent, CoreEventList>(rest, '/api/v1'),
     eventsV1: new EventResource<EventsV1Event, EventsV1EventList>(rest, '/apis/events.k8s.io/v1'),
   };
+}
+
+/** connectionOf picks the connection of a client's options: exactly one of kubeConfig and server. */
+export function connectionOf(options: { kubeConfig?: KubeConfig | undefined; server?: string | URL | undefined }): Connection {
+  if (options.kubeConfig !== undefined && options.server === undefined) return new KubeConnection(options.kubeConfig);
+  if (options.server !== undefined && options.kubeConfig === undefined) return new UrlConnection(options.server);
+  throw new RequestConstructionError('a client needs either a kubeConfig or a server URL');
 }
 
 /**

@@ -1,14 +1,9 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { requestUrl } from './connection.js';
+import type { Connection, RequestTarget } from './connection.js';
 import { RequestConstructionError } from './request-errors.js';
-
-/** RequestTarget is everything needed to send one request: where, through which agent, with which credentials. */
-export interface RequestTarget {
-  url: URL;
-  options: https.RequestOptions;
-  transport: typeof http | typeof https;
-}
 
 /**
  * KubeConnection turns a client-node `KubeConfig` (file or in-cluster) into
@@ -16,7 +11,7 @@ export interface RequestTarget {
  * request, so rotating tokens (exec plugins, projected service-account
  * tokens) stay fresh, and keeps the first agent so connections carry over.
  */
-export class KubeConnection {
+export class KubeConnection implements Connection {
   private agent: http.Agent | undefined;
   private readonly config: KubeConfig;
   readonly server: URL;
@@ -43,9 +38,7 @@ export class KubeConnection {
     await this.config.applyToHTTPSOptions(options);
     if (this.agent === undefined) this.agent = options.agent as http.Agent | undefined;
     options.agent = this.agent;
-    const url = new URL(this.server.href);
-    url.pathname = url.pathname.replace(/\/$/, '') + path;
-    url.search = query !== undefined && [...query].length > 0 ? `?${query.toString()}` : '';
+    const url = requestUrl(this.server, path, query);
     return { url, options, transport: url.protocol === 'http:' ? http : https };
   }
 }

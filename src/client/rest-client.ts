@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { KubeConnection } from './kube-connection.js';
+import type { Connection } from './connection.js';
 import { statusErrorFromResponse } from './request-errors.js';
 
 /** REQUEST_TIMEOUT_MS bounds one non-watch request, so a hung connection cannot stall a recorder's writer forever. */
@@ -29,7 +29,7 @@ export interface RestClientOptions {
 }
 
 /**
- * RestClient sends JSON requests with node:http(s) over a KubeConnection and
+ * RestClient sends JSON requests with node:http(s) over a Connection and
  * turns every non-2xx answer into a StatusError. Transport failures are
  * rethrown with the request in the message and the socket error as cause.
  */
@@ -38,7 +38,7 @@ export class RestClient {
   private readonly userAgent: string;
 
   constructor(
-    private readonly connection: KubeConnection,
+    private readonly connection: Connection,
     options: RestClientOptions = {},
   ) {
     this.timeoutMs = options.timeoutMs || REQUEST_TIMEOUT_MS;

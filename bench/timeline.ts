@@ -2,22 +2,34 @@
  * Timeline benchmark over a SQLite archive, with baselines measured in the same run:
  *   - the timeline of one object over 24 hours (scope, decompression, summary,
  *     hints) vs the raw indexed SQLite query that fetches the same rows;
- *   - counts by reason for one hour across all namespaces (a timeline with no
- *     object) vs a raw SQL scan computing the same counts;
+ *   - counts by reason for one hour across all namespaces (`countReasons`: the
+ *     summary of a timeline with no object) vs the raw SQL aggregate over the
+ *     occurrences' time index computing the same counts;
  *   - time to the first line of output: `kevents timeline --for` (all of it has to
  *     be computed first) and `kevents get events -A` (first page of 500).
  * Sizes default to 100,000 and 1,000,000 events, to show how each cost scales.
  *
- * Run: node --import tsx bench/timeline.ts   (BENCH_SIZES=100000 for a quick run)
+ * The archive is filled the way the mirror fills it: batches of archive writes,
+ * each event with the occurrence of its change, observed up to a few minutes
+ * after it happened. A filled archive is kept under the system's temp folder,
+ * named by its parameters, and reused by later runs (BENCH_FRESH=1 refills it).
+ * Sizes above 1,000,000 are built from the 1,000,000 archive in SQL, as copies of
+ * its rows under new event names (same times, namespaces, pods and reasons: each
+ * object and each hour with proportionally more events), as filling them one
+ * write at a time would take most of an hour.
+ *
+ * Run: node --import tsx bench/timeline.ts   (BENCH_SIZES=100000 for a quick run;
+ * BENCH_BUILD_TIMELINE=1 also times the summary built from the whole timeline)
  */
 import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CoreEvent } from '../src/api/index.js';
-import { eventTable, printTableAsKubectl } from '../src/api/index.js';
+import { eventTable, formatMicroTime, printTableAsKubectl } from '../src/api/index.js';
+import type { ArchiveWrite } from '../src/storage/index.js';
 import { SqliteEventStore } from '../src/storage/sqlite/index.js';
-import { collectTimeline, formatTimeline, storeTimelineSource } from '../src/timeline/index.js';
+import { collectTimeline, countReasons, formatTimeline, storeTimelineSource } from '../src/timeline/index.js';
 import type { Timeline } from '../src/timeline/index.js';
 
 const SIZES = (process.env.BENCH_SIZES ?? '100000,1000000').split(',').map(Number);
@@ -30,8 +42,10 @@ const SPAN = 7 * DAY;
 const T0 = Date.UTC(2025, 0, 1);
 const TARGET = 'checkout-5f7d8c9b6-m2x4z';
 
-const dir = mkdtempSync(join(tmpdir(), 'kevents-bench-timeline-'));
-process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+/** FILL_BATCH is the writes of one archive batch (one transaction), as a mirror catching up writes them. */
+const FILL_BATCH = 5_000;
+/** LAYOUT names what a cached archive was filled with: change it when makeEvent or the fill changes. */
+const LAYOUT = 'v2';
 
 const iso = (ms: number): string => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
 
@@ -76,17 +90,96 @@ async function sample(n: number, fn: () => unknown): Promise<number[]> {
 
 const f2 = (x: number): string => x.toFixed(2);
 
-async function run(n: number): Promise<Record<string, string | number>[]> {
-  const path = join(dir, `archive-${n}.db`);
-  const store = new SqliteEventStore({ path });
+function archiveWrite(e: CoreEvent): ArchiveWrite {
+  return {
+    namespace: e.metadata.namespace!,
+    name: e.metadata.name!,
+    decide: (current) => (current === undefined ? { action: 'write', object: e, occurrence: { countBefore: 0, countAfter: e.count ?? 1 } } : { action: 'skip' }),
+  };
+}
+
+/** fill writes the archive to a new file and moves it into place once complete, so an interrupted fill is never reused. */
+async function fill(path: string, n: number): Promise<void> {
+  const partial = `${path}.partial`;
+  for (const suffix of ['', '-wal', '-shm']) rmSync(partial + suffix, { force: true });
+  // A page cache that holds the key indexes: a fill inserts in random key order.
+  const store = new SqliteEventStore({ path: partial, cacheSizeMiB: 2048 });
   await store.ready();
   const t0 = performance.now();
-  for (let i = 0; i < n; i += 1000) {
-    const batch: Promise<CoreEvent>[] = [];
-    for (let j = i; j < Math.min(n, i + 1000); j++) batch.push(store.create(makeEvent(j, n)));
-    await Promise.all(batch);
+  for (let i = 0; i < n; i += FILL_BATCH) {
+    const events: CoreEvent[] = [];
+    for (let j = i; j < Math.min(n, i + FILL_BATCH); j++) events.push(makeEvent(j, n));
+    // Observed a minute after the batch's last change happened: a mirror's delay.
+    const seen = Math.max(...events.map((e) => Date.parse(e.lastTimestamp!))) + 60_000;
+    await store.applyArchiveBatch({ writes: events.map(archiveWrite), stamp: { observedTime: formatMicroTime(seen)! } });
+    if ((i / FILL_BATCH) % 50 === 49) console.log(`  ${(i + FILL_BATCH).toLocaleString('en')} events, ${((performance.now() - t0) / 1000).toFixed(0)} s`);
   }
+  await store.close();
+  for (const suffix of ['-wal', '-shm']) rmSync(partial + suffix, { force: true });
+  renameSync(partial, path);
   console.log(`filled ${n.toLocaleString('en')} events in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+}
+
+/** TEMPLATE is the largest size filled through the store; larger ones copy its rows (BENCH_TEMPLATE to change it). */
+const TEMPLATE = Number(process.env.BENCH_TEMPLATE ?? 1_000_000);
+
+function archivePath(n: number): string {
+  return join(tmpdir(), `kevents-bench-timeline-${LAYOUT}-${n}-${NAMESPACES}ns-${PODS}pods-${SPAN / DAY}d.db`);
+}
+
+/**
+ * replicate builds an archive of `copies` times the template's events: copy c
+ * has every row of the template, with event names and revisions made unique
+ * (text replacement, not JSON functions: the copy is a plain scan). Occurrence
+ * bodies are the template's, so their `event.resourceVersion` is the template's. Indexes are dropped during the copy and rebuilt after.
+ */
+function replicate(template: string, copies: number, path: string): void {
+  const t0 = performance.now();
+  const partial = `${path}.partial`;
+  copyFileSync(template, partial);
+  const db = new Database(partial);
+  db.pragma('journal_mode = DELETE');
+  db.pragma('synchronous = OFF');
+  db.pragma('cache_size = -1048576');
+  const indexes = db.prepare<[], { name: string; sql: string }>("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL").all();
+  for (const i of indexes) db.exec(`DROP INDEX ${i.name}`);
+  const maxRv = (db.prepare('SELECT max(rv) AS m FROM versions').get() as { m: number }).m;
+  const maxId = (db.prepare('SELECT max(id) AS m FROM occurrences').get() as { m: number }).m;
+  const copyVersions = db.prepare(`INSERT INTO versions (rv, key, op, object, prev_rv, superseded_rv, expires_at, namespace, name, involved_kind, involved_namespace, involved_name, involved_uid, reason, type)
+    SELECT rv + @rvs, key || @sfx, op,
+      replace(object, '"name":"' || name || '"', '"name":"' || name || @sfx || '"'),
+      prev_rv, superseded_rv, expires_at, namespace, name || @sfx, involved_kind, involved_namespace, involved_name, involved_uid, reason, type
+    FROM versions WHERE rv <= @maxRv ORDER BY rv`);
+  const copyOccurrences = db.prepare(`INSERT INTO occurrences (observed_us, namespace, event_name, regarding_name, body, type, reason, repeats, seen_ms)
+    SELECT observed_us, namespace, event_name || @sfx, regarding_name,
+body, type, reason, repeats, seen_ms
+    FROM occurrences WHERE id <= @maxId ORDER BY id`);
+  for (let c = 1; c < copies; c++) {
+    const p = { rvs: c * maxRv, sfx: `x${c}`, maxRv, maxId };
+    db.transaction(() => {
+      copyVersions.run(p);
+      copyOccurrences.run(p);
+    })();
+    console.log(`  copy ${c + 1} of ${copies}, ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+  }
+  for (const i of indexes) db.exec(i.sql);
+  console.log(`  indexes rebuilt, ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+  db.pragma('journal_mode = WAL');
+  db.close();
+  renameSync(partial, path);
+  console.log(`built ${(copies * TEMPLATE).toLocaleString('en')} events from ${copies} copies in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+}
+
+async function run(n: number): Promise<Record<string, string | number>[]> {
+  const path = archivePath(n);
+  if (process.env.BENCH_FRESH === '1') rmSync(path, { force: true });
+  if (existsSync(path)) console.log(`reusing ${path}`);
+  else if (n > TEMPLATE && n % TEMPLATE === 0) {
+    if (!existsSync(archivePath(TEMPLATE))) await fill(archivePath(TEMPLATE), TEMPLATE);
+    replicate(archivePath(TEMPLATE), n / TEMPLATE, path);
+  } else await fill(path, n);
+  const store = new SqliteEventStore({ path });
+  await store.ready();
   const raw = new Database(path, { readonly: true });
 
   // The object's busiest day: the 24 hours that end at its last event.
@@ -103,16 +196,22 @@ async function run(n: number): Promise<Record<string, string | number>[]> {
   const tOne = await sample(SAMPLES, one);
   const tBaseOne = await sample(SAMPLES, baseOne);
 
-  // Counts by reason for one hour, every namespace: no time index, so both sides scan.
+  // Counts by reason for one hour, every namespace, over the occurrences' time index.
   const hour = { since: mid, until: mid + 3_600_000 };
-  const counts = async (): Promise<unknown> => (await collectTimeline({ source, since: hour.since, until: hour.until })).summary.reasons;
-  const rawCounts = raw.prepare(
-    "SELECT reason, sum(json_extract(object, '$.count')) AS n FROM versions WHERE superseded_rv IS NULL AND op <> 3 AND json_extract(object, '$.lastTimestamp') >= ? AND json_extract(object, '$.firstTimestamp') < ? GROUP BY reason",
+  const counts = (): Promise<unknown> => countReasons({ source, since: hour.since, until: hour.until });
+  // The same two reads in raw SQL: the lag bounds of the window's hours, then the aggregate over the observed times they allow.
+  const rawLag = raw.prepare<[number, number], { lo: number; hi: number }>('SELECT min(min_us) AS lo, max(max_us) AS hi FROM occurrence_lag WHERE hour BETWEEN ? AND ?');
+  const rawCounts = raw.prepare<[number, number, number, number]>(
+    'SELECT type, reason, sum(repeats) AS n, min(seen_ms) AS first FROM occurrences WHERE observed_us >= ? AND observed_us < ? AND seen_ms >= ? AND seen_ms < ? GROUP BY type, reason',
   );
-  const baseCounts = (): unknown => rawCounts.all(iso(hour.since), iso(hour.until));
-  const countSamples = Math.max(3, Math.floor(SAMPLES / 40));
+  const baseCounts = (): unknown => {
+    const lag = rawLag.get(Math.floor(hour.since / 3_600_000), Math.floor((hour.until - 1) / 3_600_000))!;
+    return rawCounts.all(hour.since * 1000 + lag.lo, hour.until * 1000 + lag.hi, hour.since, hour.until);
+  };
+  const countSamples = Math.max(3, Math.floor(SAMPLES / 10));
   const tCounts = await sample(countSamples, counts);
   const tBaseCounts = await sample(countSamples, baseCounts);
+  const built = process.env.BENCH_BUILD_TIMELINE === '1' ? await sample(1, () => collectTimeline({ source, since: hour.since, until: hour.until })) : undefined;
 
   // First line of output.
   const firstTimeline = async (): Promise<unknown> => formatTimeline((await one()) as Timeline, { format: 'table' }).split('\n', 1)[0];
@@ -135,6 +234,7 @@ async function run(n: number): Promise<Record<string, string | number>[]> {
   return [
     row(`timeline of one pod, 24 h (${probe.rows.length} rows)`, tOne, tBaseOne),
     row('counts by reason, 1 h, all namespaces', tCounts, tBaseCounts),
+    ...(built !== undefined ? [row('counts by reason, 1 h, from the whole timeline', built)] : []),
     row('first line: kevents timeline --for', tFirstTimeline),
     row('first line: kevents get events -A (500)', tFirstGet),
   ];

@@ -102,7 +102,8 @@ export async function collectTimeline(o: CollectTimelineOptions): Promise<Timeli
       occurrences = undefined;
       break;
     }
-    occurrences.push(...got);
+    // Not push(...got): a whole cluster's hour of history is more arguments than a call takes.
+    occurrences = occurrences.concat(got);
   }
   return buildTimeline({ events, occurrences, for: root, owners, since: o.since, until: o.until, types: o.types });
 }

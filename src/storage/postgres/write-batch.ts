@@ -172,6 +172,10 @@ $fn$;`;
  * order, so once the second commit answers the batch (and every revision below
  * it) is on disk; the next batch takes the lock meanwhile and several flushes
  * share one disk write. Only then is the batch acknowledged and announced.
+ * Watchers of every replica read only announced revisions (see ChangeFeed);
+ * a list or get may see a batch the few milliseconds before its flush, so a
+ * crash of the database server in that window can take back what a reader
+ * saw, never what a writer was told was written.
  */
 export class WriteBatch {
   private readonly call: string;

@@ -58,6 +58,11 @@ function quoteChar(c: number): string {
   return `'${q.slice(1, -1)}'`;
 }
 
+function isAscii(b: Uint8Array): boolean {
+  for (let k = 0; k < b.length; k++) if (b[k]! >= 0x80) return false;
+  return true;
+}
+
 const isSpace = (c: number): boolean => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
 const isDigit = (c: number | undefined): boolean => c !== undefined && c >= 0x30 && c <= 0x39;
 const isHex = (c: number): boolean => isDigit(c) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46);
@@ -70,6 +75,9 @@ const isHex = (c: number): boolean => isDigit(c) || (c >= 0x61 && c <= 0x66) || 
 function parseJson(b: Uint8Array): JNode {
   let i = 0;
   const n = b.length;
+  // A body of ASCII bytes only (the usual case) is decoded once; its strings are then slices of it.
+  const ascii = isAscii(b) ? utf8Decoder.decode(b) : undefined;
+  const slice = (from: number, to: number): string => (ascii !== undefined ? ascii.slice(from, to) : utf8Decoder.decode(b.subarray(from, to)));
   const syntax = (c: number, context: string): JsonSyntaxError =>
     new JsonSyntaxError(`invalid character ${quoteChar(c)} ${context}`);
   const eof = (): JsonSyntaxError => new JsonSyntaxError('unexpected end of JSON input');
@@ -81,21 +89,22 @@ function parseJson(b: Uint8Array): JNode {
     i++;
     let out = '';
     let segment = i;
+    let unicodeEscape = false;
     for (;;) {
       if (i >= n) throw eof();
       const c = b[i]!;
       if (c === 0x22) {
-        out += utf8Decoder.decode(b.subarray(segment, i));
+        out += slice(segment, i);
         i++;
-        // Go turns an escaped surrogate that is not half of a pair into U+FFFD.
-        return out.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
+        // Go turns an escaped surrogate that is not half of a pair into U+FFFD (only a \u escape can make one).
+        return unicodeEscape ? out.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd') : out;
       }
       if (c < 0x20) throw syntax(c, 'in string literal');
       if (c !== 0x5c) {
         i++;
         continue;
       }
-      out += utf8Decoder.decode(b.subarray(segment, i));
+      out += slice(segment, i);
       i++;
       const e = b[i];
       switch (e) {
@@ -108,6 +117,7 @@ function parseJson(b: Uint8Array): JNode {
         case 0x2f: out += '/'; break;
         case 0x22: out += '"'; break;
         case 0x75: {
+          unicodeEscape = true;
           let code = 0;
           for (let k = 1; k <= 4; k++) {
             const h = b[i + k];
@@ -148,7 +158,7 @@ function parseJson(b: Uint8Array): JNode {
       if (!isDigit(b[i])) throw at(b[i], 'in exponent of numeric literal');
       while (isDigit(b[i])) i++;
     }
-    return String.fromCharCode(...b.subarray(start, i));
+    return ascii !== undefined ? ascii.slice(start, i) : String.fromCharCode(...b.subarray(start, i));
   }
 
   function parseLiteral(word: string): void {
@@ -193,10 +203,10 @@ function parseJson(b: Uint8Array): JNode {
       const from = start();
       const node =
         c === 0x7b
-          ? ({ t: 'object', entries: [], raw: (): unknown => JSON.parse(utf8Decoder.decode(b.subarray(from, nodeEnd.get(node)))) } as JNode & {
+          ? ({ t: 'object', entries: [], raw: (): unknown => JSON.parse(slice(from, nodeEnd.get(node)!)) } as JNode & {
               t: 'object';
             })
-          : ({ t: 'array', items: [], raw: (): unknown => JSON.parse(utf8Decoder.decode(b.subarray(from, nodeEnd.get(node)))) } as JNode & {
+          : ({ t: 'array', items: [], raw: (): unknown => JSON.parse(slice(from, nodeEnd.get(node)!)) } as JNode & {
               t: 'array';
             });
       i++;
@@ -674,6 +684,9 @@ const INTERPRET_STRUCT =
 
 /** foldEquals is encoding/json's case-insensitive key match for the ASCII names apiVersion and kind. */
 function foldEquals(key: string, name: string): boolean {
+  if (key === name) return true;
+  // The two folds below map one UTF-16 unit to one, so a key of another length never matches.
+  if (key.length !== name.length) return false;
   const folded = key.replace(/\u212a/g, 'k').replace(/\u017f/g, 's');
   return folded.length === name.length && folded.toLowerCase() === name.toLowerCase() && /^[\x00-\x7f]*$/.test(folded);
 }

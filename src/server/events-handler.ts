@@ -112,12 +112,13 @@ export class EventsHandler {
     return { api, namespace, fieldValidation: q.fieldValidation, dryRun: q.dryRun };
   }
 
-  private async body(req: IncomingMessage): Promise<string> {
+  /** body reads a create or update body as JSON: the bytes themselves (the decoder reads bytes), or YAML converted to JSON text. */
+  private async body(req: IncomingMessage): Promise<string | Uint8Array> {
     const type = mediaTypeOf(req.headers['content-type']);
     if (type !== '' && !BODY_TYPES.includes(type)) throw newUnsupportedMediaType(type, BODY_TYPES);
     const body = await readBody(req, this.o.maxBodyBytes);
     if (body.length === 0) throw newBadRequest('the body of the request was empty');
-    return bodyText(body, type);
+    return type === 'application/yaml' ? bodyText(body, type) : body;
   }
 
   private async create(req: IncomingMessage, res: ServerResponse, api: EventApi, namespace: string, params: URLSearchParams): Promise<void> {

@@ -85,17 +85,43 @@ export async function readBody(req: IncomingMessage, limit = MAX_REQUEST_BODY_BY
     req.resume();
     throw newRequestEntityTooLarge(limit);
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) {
-      req.resume();
-      throw newRequestEntityTooLarge(limit);
-    }
-    chunks.push(chunk);
-  }
-  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+  if (req.readableEnded) return Buffer.alloc(0);
+  // Plain listeners rather than an async iterator: this runs for every write, and the iterator costs more than the copy.
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > limit) {
+        done();
+        req.resume();
+        reject(newRequestEntityTooLarge(limit));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = (): void => {
+      done();
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    };
+    const onError = (e: Error): void => {
+      done();
+      reject(e);
+    };
+    const onClose = (): void => {
+      if (!req.complete) onError(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
+    };
+    const done = (): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
 }
 
 /** mediaTypeOf returns the bare, lower-cased media type of a Content-Type header. */
@@ -131,10 +157,11 @@ export function sendObject(res: ServerResponse, code: number, body: unknown, for
     res.end(text);
     return;
   }
-  const text = JSON.stringify(body);
+  // Encoded once: Buffer.byteLength and then res.end(text) would each encode the text.
+  const bytes = Buffer.from(JSON.stringify(body));
   const type = format.kind === 'table' ? `application/json;as=Table;v=${format.version};g=meta.k8s.io` : 'application/json';
-  res.writeHead(code, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-cache, private' });
-  res.end(text);
+  res.writeHead(code, { 'Content-Type': type, 'Content-Length': bytes.length, 'Cache-Control': 'no-cache, private' });
+  res.end(bytes);
 }
 
 /** sendRaw writes a pre-rendered JSON text. */

@@ -64,7 +64,7 @@ export class EventRegistry {
   }
 
   /** create decodes, validates and stores a new event (POST). */
-  async create(text: string, ctx: WriteContext): Promise<WriteResult> {
+  async create(text: string | Uint8Array, ctx: WriteContext): Promise<WriteResult> {
     const { event, warnings } = decodeEventJson(text, ctx.api, { fieldValidation: ctx.fieldValidation });
     reconcileNamespace(event, ctx.namespace);
     if (event.metadata.resourceVersion !== undefined && event.metadata.resourceVersion !== '') {
@@ -106,7 +106,7 @@ export class EventRegistry {
   }
 
   /** update replaces an event (PUT), creating it when it does not exist. */
-  async update(text: string, name: string, ctx: WriteContext): Promise<WriteResult> {
+  async update(text: string | Uint8Array, name: string, ctx: WriteContext): Promise<WriteResult> {
     const { event, warnings } = decodeEventJson(text, ctx.api, { fieldValidation: ctx.fieldValidation });
     reconcileNamespace(event, ctx.namespace);
     const bodyName = event.metadata.name ?? '';

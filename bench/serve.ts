@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SqliteEventStore } from '../src/storage/sqlite/index.js';
+import { watchBench } from './watch.js';
 
 const CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 const args = new Map<string, string>();
@@ -160,58 +161,6 @@ function rssOf(pid: number): number {
   } catch {
     return NaN;
   }
-}
-
-async function watchBench(url: string, watchers: number, rate: number, seconds: number): Promise<{ p50: number; p99: number; delivered: number; expected: number }> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: watchers + 16 });
-  const lat: number[] = [];
-  const reqs: http.ClientRequest[] = [];
-  let open = 0;
-  await Promise.all(Array.from({ length: watchers }, () => new Promise<void>((resolve) => {
-    const req = http.get(new URL('/api/v1/namespaces/watched/events?watch=true&resourceVersion=1', url), { agent }, (res) => {
-      open++;
-      resolve();
-      let buf = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => {
-        buf += d;
-        let nl;
-        while ((nl = buf.indexOf('\n')) >= 0) {
-          const line = buf.slice(0, nl);
-          buf = buf.slice(nl + 1);
-          const m = /"message":"sent (\d+(?:\.\d+)?)"/.exec(line);
-          if (m) lat.push(performance.timeOrigin + performance.now() - Number(m[1]));
-        }
-      });
-    });
-    req.on('error', () => resolve());
-    reqs.push(req);
-  })));
-  const writer = new http.Agent({ keepAlive: true, maxSockets: 8 });
-  let sent = 0;
-  let writeErrors = 0;
-  const interval = 1000 / rate;
-  const started = performance.now();
-  while (performance.now() - started < seconds * 1000) {
-    const due = started + sent * interval;
-    const wait = due - performance.now();
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    const i = sent++;
-    const body = JSON.stringify({
-      metadata: { name: `w.${i}`, namespace: 'watched' },
-      involvedObject: { kind: 'Pod', namespace: 'watched', name: 'w' },
-      reason: 'Tick', message: `sent ${performance.timeOrigin + performance.now()}`, type: 'Normal',
-    });
-    const req = http.request(new URL('/api/v1/namespaces/watched/events', url), { method: 'POST', agent: writer, headers: { 'Content-Type': 'application/json' } }, (res) => res.resume());
-    req.on('error', () => writeErrors++);
-    req.end(body);
-  }
-  await new Promise((r) => setTimeout(r, 2000));
-  for (const r of reqs) r.destroy();
-  agent.destroy();
-  writer.destroy();
-  lat.sort((a, b) => a - b);
-  return { p50: pct(lat, 50), p99: pct(lat, 99), delivered: lat.length, expected: (sent - writeErrors) * open };
 }
 
 async function main(): Promise<void> {

@@ -113,6 +113,12 @@ export interface ReasonCountQuery {
   untilMs: number;
 }
 
+/** ObservedRange is a range of observed times, epoch microseconds (since inclusive, until exclusive). */
+export interface ObservedRange {
+  sinceMicros: number;
+  untilMicros: number;
+}
+
 /** ReasonCount is the number of repeats of one type and reason, and when the first of them happened (Unix ms). */
 export interface ReasonCount {
   type: string;
@@ -168,6 +174,14 @@ export interface ArchiveStore extends EventStore {
    * callers feature-detect it with `canCountByReason`.
    */
   countByReason?(query: ReasonCountQuery): Promise<ReasonCount[]>;
+  /**
+   * observedRange, where a backend offers it, is a range of observed time that
+   * holds every occurrence whose change happened in the window
+   * (`occurrenceTimeMs`), null when none did: how a reader bounds an
+   * `OccurrenceQuery` by when things happened, however late they were observed.
+   * Optional: callers feature-detect it.
+   */
+  observedRange?(window: { sinceMs: number; untilMs: number }): Promise<ObservedRange | null>;
 }
 
 /** canCountByReason tells whether an archive store offers `countByReason`. */

@@ -70,12 +70,14 @@ export function buildTimeline(input: TimelineInput): Timeline {
     if (types !== undefined && types.length > 0 && !types.includes((e.type ?? '').toLowerCase())) continue;
     let own = history?.get(historyKey(e.metadata.namespace ?? '', e.metadata.name ?? ''));
     if (own !== undefined && e.metadata.uid) own = own.filter((o) => o.event.uid === undefined || o.event.uid === '' || o.event.uid === e.metadata.uid);
-    if (own !== undefined && own.length > 0) fromHistory = true;
+    const before = entries.length;
     for (const entry of eventEntries(e, own, input.maxSpreadRows ?? MAX_SPREAD_ROWS)) {
       if (input.since !== undefined && entry.ms < input.since) continue;
       if (input.until !== undefined && entry.ms >= input.until) continue;
       entries.push({ entry, seq: seq++ });
     }
+    // Where the rows come from: the history of an event with no row in the window says nothing about them.
+    if (own !== undefined && own.length > 0 && entries.length > before) fromHistory = true;
   }
   entries.sort((a, b) => a.entry.ms - b.entry.ms || a.seq - b.seq);
   const sorted = entries.map((x) => x.entry);

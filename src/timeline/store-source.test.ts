@@ -55,4 +55,29 @@ describe('storeTimelineSource', () => {
     assert.deepEqual(await countReasons({ source, ...window, namespace: 'dev', types: ['warning'] }), [{ reason: 'FailedScheduling', type: 'Warning', count: 5 }]);
     await store.close();
   });
+
+  it('reads only the history that happened in a bounded window, with the same rows as a read to the end', async () => {
+    const store = new MemoryEventStore();
+    await store.ready();
+    // Each event repeats every 100 s from its first time; the windows below cut through some of them.
+    for (const [name, first, repeats] of [['a', 0, 4], ['b', 250, 3], ['c', 900, 2], ['d', 1500, 5]] as const) {
+      await store.create(testEvent({ name, namespace: 'prod', object: 'web-1', reason: 'BackOff', type: 'Warning', first }), { occurrence: {} });
+      for (let i = 1; i < repeats; i++) {
+        await store.guaranteedUpdate('prod', name, (cur) => ({ ...cur!, count: i + 1, lastTimestamp: iso(first + i * 100) }), { occurrence: {} });
+      }
+    }
+    const source = storeTimelineSource(store);
+    const unbounded: typeof source = { ...source, listOccurrences: (q) => source.listOccurrences({ ...q, until: undefined }) };
+    const root = { kind: 'Pod', name: 'web-1', namespace: 'prod' };
+    for (const [since, until] of [[0, 2000], [120, 330], [260, 1000], [1000, 1400], [1100, 1400], [1550, 1650]] as const) {
+      const w = { since: Date.parse(iso(since)), until: Date.parse(iso(until)) };
+      const got = await collectTimeline({ source, for: root, ...w });
+      assert.deepEqual(got, await collectTimeline({ source: unbounded, for: root, ...w }), `window ${since}..${until}`);
+    }
+    let read = 0;
+    const counting = storeTimelineSource(store, { onProgress: (n) => (read = n) });
+    await collectTimeline({ source: counting, for: root, since: Date.parse(iso(1100)), until: Date.parse(iso(1400)) });
+    assert.equal(read, 4, 'a window nothing happened in reads the events and no history');
+    await store.close();
+  });
 });

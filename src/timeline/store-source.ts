@@ -1,6 +1,6 @@
 import type { CoreEvent, Occurrence, OccurrenceField } from '../api/index.js';
 import { canCountByReason, isArchiveStore } from '../storage/index.js';
-import type { EventStore, IndexedField, OccurrenceCursor } from '../storage/index.js';
+import type { EventStore, IndexedField, ObservedRange, OccurrenceCursor } from '../storage/index.js';
 import type { ReasonCountsQuery, SourceQuery, SourceReasonCount, TimelineSource } from './timeline-source.js';
 
 /** STORE_PAGE is the page size read from a store: large enough to amortise a query, small enough to bound memory per step. */
@@ -41,13 +41,18 @@ export function storeTimelineSource(store: EventStore, options: { onProgress?: (
       const fieldEquals: Partial<Record<OccurrenceField, string>> = {};
       if (q.kind !== undefined) fieldEquals['regarding.kind'] = q.kind;
       if (q.name !== undefined) fieldEquals['regarding.name'] = q.name;
+      // A store that maps when things happened to when they were observed bounds both ends;
+      // else changes are seen no earlier than they happened: the window's start bounds the read, its end cannot.
+      const observed: ObservedRange | null | undefined =
+        q.since !== undefined && q.until !== undefined && store.observedRange !== undefined ? await store.observedRange({ sinceMs: q.since, untilMs: q.until }) : undefined;
+      if (observed === null) return [];
       const out: Occurrence[] = [];
       let after: OccurrenceCursor | undefined;
       for (;;) {
         const page = await store.listOccurrences({
           ...(q.namespace !== undefined ? { namespace: q.namespace } : {}),
-          // Seen no earlier than it happened: the window's start bounds the read, its end cannot.
-          ...(q.since !== undefined ? { sinceMicros: q.since * 1000 } : {}),
+          ...(q.since !== undefined ? { sinceMicros: Math.min(q.since * 1000, observed?.sinceMicros ?? Infinity) } : {}),
+          ...(observed !== undefined ? { untilMicros: observed.untilMicros } : {}),
           fieldEquals,
           limit: STORE_PAGE,
           ...(after !== undefined ? { after } : {}),

@@ -1,5 +1,6 @@
 import type { CoreEvent, Occurrence } from '../api/index.js';
 import { buildTimeline } from './build-timeline.js';
+import { eventFirstMs, eventLastMs } from './occurrence-rows.js';
 import type { ObjectRef } from './kinds.js';
 import { isNamespacedKind } from './kinds.js';
 import { scheduledNode, scopeObjects } from './scope.js';
@@ -11,7 +12,12 @@ export interface SourceQuery {
   namespace?: string | undefined;
   kind?: string | undefined;
   name?: string | undefined;
-  /** since and until bound occurrence reads (Unix ms, since inclusive, until exclusive). */
+  /**
+   * since and until bound occurrence reads (Unix ms, since inclusive, until
+   * exclusive): the history of changes that happened in the window. An
+   * occurrence read has `until` only when no event of the query straddles it,
+   * as the later history of such an event decides how its repeats are spread.
+   */
   since?: number | undefined;
   until?: number | undefined;
 }
@@ -96,8 +102,9 @@ export async function collectTimeline(o: CollectTimelineOptions): Promise<Timeli
     }
   }
   let occurrences: Occurrence[] | undefined = [];
+  const straddles = o.until !== undefined && events.some((e) => (eventFirstMs(e) ?? Infinity) < o.until! && (eventLastMs(e) ?? -Infinity) >= o.until!);
   for (const q of queries) {
-    const got = await o.source.listOccurrences(q);
+    const got = await o.source.listOccurrences(straddles ? { ...q, until: undefined } : q);
     if (got === undefined) {
       occurrences = undefined;
       break;

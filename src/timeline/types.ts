@@ -43,7 +43,7 @@ export interface TimelineSummary {
   occurrences: number;
   /** estimatedRows are rows spread from counts because no occurrence history was available. */
   estimatedRows: number;
-  /** history says where the rows come from: `occurrences` when the archive held history for any of them, else `events` (counts only). */
+  /** history says where the rows come from: `occurrences` when the archive held the history of an event with rows, else `events` (counts only). */
   history: 'occurrences' | 'events';
 }
 

@@ -4,6 +4,7 @@ import type {
   ArchiveBatch,
   ArchiveBatchResult,
   ArchiveStore,
+  ObservedRange,
   OccurrenceCursor,
   OccurrencePage,
   OccurrenceQuery,
@@ -313,6 +314,19 @@ export class MemoryEventStore implements ArchiveStore {
 
   archiveBytes(): Promise<number> {
     return this.run(() => this.bytes());
+  }
+
+  observedRange(window: { sinceMs: number; untilMs: number }): Promise<ObservedRange | null> {
+    return this.run(() => {
+      let range: ObservedRange | null = null;
+      for (const { at, occurrence } of this.occurrences) {
+        const ms = occurrenceTimeMs(occurrence);
+        if (ms === undefined || ms < window.sinceMs || ms >= window.untilMs) continue;
+        if (range === null) range = { sinceMicros: at.observedMicros, untilMicros: at.observedMicros + 1 };
+        else range.untilMicros = at.observedMicros + 1;
+      }
+      return range;
+    });
   }
 
   countByReason(query: ReasonCountQuery): Promise<ReasonCount[]> {

@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { ARCHIVE_API, occurrenceOf } from '../../api/index.js';
 import type { CoreEvent, Occurrence } from '../../api/index.js';
 import { occurrenceRepeats, occurrenceTimeMs } from '../archive-store.js';
-import type { OccurrenceCursor, OccurrencePage, OccurrenceQuery, ReasonCount, ReasonCountQuery, SourceCheckpoint } from '../archive-store.js';
+import type { ObservedRange, OccurrenceCursor, OccurrencePage, OccurrenceQuery, ReasonCount, ReasonCountQuery, SourceCheckpoint } from '../archive-store.js';
 import { matchesOccurrence } from '../shared/index.js';
 import { CURRENT } from './schema.js';
 
@@ -164,12 +164,19 @@ export class ArchiveTables {
     this.stmt.widenLag.run(hour, next.min, next.max);
   }
 
+  /** observedRange is the range of observed time the lag bounds of the window's hours allow; null when nothing happened in those hours. */
+  observedRange(sinceMs: number, untilMs: number): ObservedRange | null {
+    if (!(untilMs > sinceMs)) return null;
+    const lag = this.stmt.lagOver.get(Math.floor(sinceMs / HOUR_MS), Math.floor((untilMs - 1) / HOUR_MS));
+    if (lag?.lo === null || lag?.lo === undefined || lag.hi === null) return null;
+    return { sinceMicros: sinceMs * 1000 + lag.lo, untilMicros: untilMs * 1000 + lag.hi };
+  }
+
   /** countByReason sums the repeats of the occurrences that happened in the window, over the observed-time range the lag bounds allow. */
   countByReason(q: ReasonCountQuery): ReasonCount[] {
-    if (!(q.untilMs > q.sinceMs)) return [];
-    const lag = this.stmt.lagOver.get(Math.floor(q.sinceMs / HOUR_MS), Math.floor((q.untilMs - 1) / HOUR_MS));
-    if (lag?.lo === null || lag?.lo === undefined || lag.hi === null) return [];
-    const params: Params = { lo: q.sinceMs * 1000 + lag.lo, hi: q.untilMs * 1000 + lag.hi, since: q.sinceMs, until: q.untilMs };
+    const range = this.observedRange(q.sinceMs, q.untilMs);
+    if (range === null) return [];
+    const params: Params = { lo: range.sinceMicros, hi: range.untilMicros, since: q.sinceMs, until: q.untilMs };
     if (q.namespace !== undefined) params.namespace = q.namespace;
     const sql = `SELECT type, reason, sum(repeats) AS count, min(seen_ms) AS firstMs FROM occurrences INDEXED BY occ_time
       WHERE observed_us >= @lo AND observed_us < @hi AND seen_ms >= @since AND seen_ms < @until${q.namespace !== undefined ? ' AND namespace = @namespace' : ''}

@@ -5,6 +5,7 @@ import type {
   ArchiveBatch,
   ArchiveBatchResult,
   ArchiveStore,
+  ObservedRange,
   OccurrencePage,
   OccurrenceQuery,
   ReasonCount,
@@ -406,6 +407,10 @@ export class SqliteEventStore implements ArchiveStore {
 
   countByReason(query: ReasonCountQuery): Promise<ReasonCount[]> {
     return this.read(() => this.archive.countByReason(query));
+  }
+
+  observedRange(window: { sinceMs: number; untilMs: number }): Promise<ObservedRange | null> {
+    return this.read(() => this.archive.observedRange(window.sinceMs, window.untilMs));
   }
 
   enforceRetention(policy: RetentionPolicy): Promise<RetentionResult> {

@@ -3,7 +3,7 @@ import { describe, it as nodeIt } from 'node:test';
 import { formatMicroTime } from '../../api/index.js';
 import type { CoreEvent, Occurrence } from '../../api/index.js';
 import { FakeClock } from '../../internal/index.js';
-import { canCountByReason, isArchiveStore } from '../archive-store.js';
+import { canCountByReason, isArchiveStore, occurrenceTimeMs } from '../archive-store.js';
 import type { ArchiveStore, ArchiveWrite, OccurrenceQuery, ReasonCount } from '../archive-store.js';
 import type { EventStore, StoreWatchEvent } from '../event-store.js';
 import { CONFORMANCE_ENV_DEFAULTS, sampleEvent } from './conformance.js';
@@ -292,6 +292,19 @@ export function runArchiveStoreConformance(name: string, setup: ConformanceSetup
         assert.deepEqual(sortedCounts(await store.countByReason({ sinceMs: T + HOUR, untilMs: T + 2 * HOUR })), ['Warning/BackOff=1@3600000']);
         assert.deepEqual(await store.countByReason({ sinceMs: T + 2 * HOUR, untilMs: T + 40 * HOUR }), []);
         assert.deepEqual(await store.countByReason({ sinceMs: T, untilMs: T }), []);
+        if (store.observedRange === undefined) return;
+        const all = await allOccurrences(store);
+        for (const w of [hour, { sinceMs: T - 1, untilMs: T }, { sinceMs: T + HOUR, untilMs: T + 2 * HOUR }, { sinceMs: T - 5 * HOUR, untilMs: T + 50 * HOUR }]) {
+          const happened = (o: Occurrence): boolean => {
+            const ms = occurrenceTimeMs(o);
+            return ms !== undefined && ms >= w.sinceMs && ms < w.untilMs;
+          };
+          const range = await store.observedRange(w);
+          assert.ok(range !== null);
+          const within = await allOccurrences(store, { sinceMicros: range.sinceMicros, untilMicros: range.untilMicros });
+          assert.deepEqual(within.filter(happened).map(summary), all.filter(happened).map(summary), 'the range holds whatever happened in the window');
+        }
+        assert.equal(await store.observedRange({ sinceMs: T + 2 * HOUR, untilMs: T + 3 * HOUR }), null);
       }),
     );
 

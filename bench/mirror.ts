@@ -147,15 +147,17 @@ async function rawInserts(base: string): Promise<number> {
   return rate;
 }
 
-function diskBytes(path: string): { file: number; used: number } {
+/** diskBytes measures the archive file, and what each table and index takes of it (SQLite's dbstat). */
+function diskBytes(path: string): { file: number; used: number; byName: { name: string; bytes: number }[] } {
   let file = 0;
   for (const suffix of ['', '-wal']) if (existsSync(path + suffix)) file += statSync(path + suffix).size;
   const db = new Database(path, { readonly: true });
   const pages = db.pragma('page_count', { simple: true }) as number;
   const free = db.pragma('freelist_count', { simple: true }) as number;
   const size = db.pragma('page_size', { simple: true }) as number;
+  const byName = db.prepare<[], { name: string; bytes: number }>('SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name ORDER BY bytes DESC').all();
   db.close();
-  return { file, used: (pages - free) * size };
+  return { file, used: (pages - free) * size, byName };
 }
 
 async function main(): Promise<void> {
@@ -219,6 +221,12 @@ async function main(): Promise<void> {
   console.log(
     `on disk: ${(disk.file / N).toFixed(0)} bytes per event in the files, ${(disk.used / N).toFixed(0)} bytes per event in used pages ` +
       `(each event: its version row, one occurrence, indexes)`,
+  );
+  console.log(
+    `  by table and index: ${disk.byName
+      .filter((r) => r.bytes / N >= 1)
+      .map((r) => `${r.name} ${(r.bytes / N).toFixed(0)}`)
+      .join(', ')} bytes per event`,
   );
   console.log(
     `mirror RSS at ${Math.round(sentRate)} events/s for ${SECONDS} s: ${samples.map((s) => s.toFixed(0)).join(', ')} MiB ` +

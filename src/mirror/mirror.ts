@@ -262,6 +262,7 @@ class SourceMirror implements Mirror {
     let chain: Promise<void> = Promise.resolve();
     let failure: Error | undefined;
     let scheduled = false;
+    let committing = false;
     const flush = (): Promise<void> => {
       if (pendingRv === this.committedRv && pending.length === 0) return chain;
       const writes = pending;
@@ -271,14 +272,28 @@ class SourceMirror implements Mirror {
       pendingLastSeen = 0;
       chain = chain.then(async () => {
         if (failure !== undefined) return;
+        committing = true;
         try {
           await this.commit(writes, upTo, lastSeen);
         } catch (e) {
           failure = e instanceof Error ? e : new Error(String(e));
           local.abort(failure);
+        } finally {
+          committing = false;
         }
+        if (failure === undefined && (pending.length > 0 || pendingRv !== this.committedRv)) schedule();
       });
       return chain;
+    };
+    // One commit at a time: what arrives while one runs goes into the next, so a
+    // busy stream is committed in large groups and a quiet one without delay.
+    const schedule = (): void => {
+      if (scheduled || committing) return;
+      scheduled = true;
+      setImmediate(() => {
+        scheduled = false;
+        void flush();
+      });
     };
     this.watchDelivered = false;
     try {
@@ -304,15 +319,8 @@ class SourceMirror implements Mirror {
           // The archive keeps what the source deletes; the checkpoint still moves past it.
           this.lastEventAt = now;
         }
-        if (pending.length >= this.maxBatch) {
-          await flush();
-        } else if (!scheduled) {
-          scheduled = true;
-          setImmediate(() => {
-            scheduled = false;
-            void flush();
-          });
-        }
+        if (pending.length >= this.maxBatch) await flush();
+        else schedule();
       }
       await flush();
     } catch (e) {

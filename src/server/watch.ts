@@ -67,7 +67,26 @@ function flushAll(): void {
   flushScheduled = false;
   const watchers = [...dirty];
   dirty.clear();
-  for (const w of watchers) w.flush();
+  const joined = new Joined();
+  for (const w of watchers) w.flush(joined);
+}
+
+/** Joined concatenates the frames of one flush once for all watchers that got the same frames (the usual case). */
+class Joined {
+  private readonly byFirst = new Map<Buffer, { frames: Buffer[]; joined: Buffer }[]>();
+
+  of(frames: Buffer[]): Buffer {
+    if (frames.length === 1) return frames[0]!;
+    const first = frames[0]!;
+    let seen = this.byFirst.get(first);
+    if (seen === undefined) this.byFirst.set(first, (seen = []));
+    for (const s of seen) {
+      if (s.frames.length === frames.length && s.frames.every((f, i) => f === frames[i])) return s.joined;
+    }
+    const joined = Buffer.concat(frames);
+    seen.push({ frames, joined });
+    return joined;
+  }
 }
 
 /** HttpWatcher is one watch response: it takes shared changes, applies its own selectors and writes the frames. */
@@ -125,23 +144,18 @@ class HttpWatcher implements FeedMember {
     }
   }
 
-  flush(): void {
+  flush(joined: Joined): void {
     const frames = this.out;
     this.out = [];
     if (this.closed || frames.length === 0) return;
-    if (frames.length === 1) this.res.write(frames[0]);
-    else {
-      this.res.cork();
-      for (const f of frames) this.res.write(f);
-      this.res.uncork();
-    }
+    this.res.write(joined.of(frames));
     this.checkBuffered();
   }
 
   /** end is called by the source: its frames so far are written, then the ERROR frame of `error`, if any. */
   end(error?: unknown): void {
     dirty.delete(this);
-    this.flush();
+    this.flush(new Joined());
     if (error === undefined) this.finish();
     else this.fail(statusOf(this.deps, error));
   }

@@ -180,6 +180,8 @@ export class SqliteEventStore implements ArchiveStore {
   private readonly hub: WatchHub;
   private readonly tickers: Ticker[] = [];
   private checkpointer: Checkpointer | undefined;
+  /** checkpointPath is the file the Checkpointer serves; it starts with the first write (a thread costs ~60 ms to start, and a store only read needs none). */
+  private checkpointPath: string | undefined;
 
   constructor(options: SqliteEventStoreOptions) {
     this.o = resolveCommonOptions(options);
@@ -216,7 +218,7 @@ export class SqliteEventStore implements ArchiveStore {
       this.o.logger.error('sqlite store failed to open', { path: options.path, error: e });
       return;
     }
-    if (options.path !== ':memory:' && options.path !== '') this.checkpointer = new Checkpointer(options.path, (message) => this.o.logger.warn('sqlite checkpoint failed', { error: message }));
+    this.checkpointPath = options.path !== ':memory:' && options.path !== '' ? options.path : undefined;
     this.tickers.push(
       new Ticker(this.o.clock, this.o.expiryIntervalMs, () => this.sweep()),
       new Ticker(this.o.clock, this.o.compactIntervalMs, () => this.compact()),
@@ -555,6 +557,9 @@ export class SqliteEventStore implements ArchiveStore {
       const e = this.openError ?? new StorageError('Unreachable', 'the store is closed');
       for (const p of batch) p.reject(e);
       return;
+    }
+    if (this.checkpointer === undefined && this.checkpointPath !== undefined && !this.closed) {
+      this.checkpointer = new Checkpointer(this.checkpointPath, (message) => this.o.logger.warn('sqlite checkpoint failed', { error: message }));
     }
     const before = this.rv;
     const changes: Change[] = [];

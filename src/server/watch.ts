@@ -114,7 +114,7 @@ class HttpWatcher implements FeedMember {
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
     const q = w.query;
     const timeoutSeconds = q.timeoutSeconds !== undefined && q.timeoutSeconds > 0 ? q.timeoutSeconds : MIN_REQUEST_TIMEOUT_SECONDS * (1 + Math.random());
-    this.timer = setTimeout(() => this.finish(), timeoutSeconds * 1000);
+    this.timer = setTimeout(() => this.end(), timeoutSeconds * 1000);
     res.on('close', () => this.finish());
   }
 
@@ -152,7 +152,7 @@ class HttpWatcher implements FeedMember {
     this.checkBuffered();
   }
 
-  /** end is called by the source: its frames so far are written, then the ERROR frame of `error`, if any. */
+  /** end closes the watch (its source ended, or timeoutSeconds passed): its frames so far are written, then the ERROR frame of `error`, if any. */
   end(error?: unknown): void {
     dirty.delete(this);
     this.flush(new Joined());

@@ -49,13 +49,11 @@ export interface ChangeFeedOptions {
 /**
  * ChangeFeed delivers every committed change, from every replica, to this
  * replica's watchers in revision order. Writers notify the channel with their
- * last revision once the batch is durable (see WriteBatch); on a notification
- * the feed reads the versions table after the last revision it delivered, up to
- * the newest revision announced, so a watcher never sees a change that a crash
- * of the database server could still take back. Revisions become visible in
- * order, so a read after revision N is always the next run of changes, never
- * one with a hole that fills in later. A local batch that directly follows what
- * was delivered is published without a read. The feed keeps the latest
+ * last revision on commit; on a notification the feed reads the versions table
+ * after the last revision it delivered. Revisions become visible in order (see
+ * WriteBatch), so a read after revision N is always the next run of changes,
+ * never one with a hole that fills in later. A local batch that directly follows
+ * what was delivered is published without a read. The feed keeps the latest
  * `cacheSize` changes in memory for watchers that resume close to now; it is the
  * ChangeLog of the replica's WatchHub.
  */
@@ -67,8 +65,6 @@ export class ChangeFeed implements ChangeLog {
   compacted: number;
   /** floor: every change after it, up to `delivered`, is in the cache. */
   floor: number;
-  /** announced is the newest revision a writer has said is durable; the feed reads no further. */
-  private announced: number;
   private cache: Change[] = [];
   private waiters: { rv: number; resolve: () => void }[] = [];
   private readonly watches = new Set<ReplayWatch>();
@@ -77,24 +73,18 @@ export class ChangeFeed implements ChangeLog {
   private listener: PgClient | undefined;
   private closed = false;
   private readonly readSql: string;
-  private readonly durableSql: string;
-  /** resync: the next pump first asks the database how far the log is durable (after a lost notification or a failed batch). */
-  private resync = true;
 
   constructor(private readonly o: ChangeFeedOptions) {
     this.delivered = o.start;
     this.floor = o.start;
-    this.announced = o.start;
     this.compacted = o.compacted;
     this.hub = new WatchHub(this, o.bufferSize);
     const s = o.schema;
     this.readSql =
       `SELECT m.value AS compacted, c.* FROM ${s}.meta m LEFT JOIN LATERAL (` +
       `SELECT v.rv, v.key, v.op, v.object, v.prev_rv, (SELECT p.object FROM ${s}.versions p WHERE p.rv = v.prev_rv) AS prev_object ` +
-      `FROM ${s}.versions v WHERE v.rv > $1 AND v.rv <= $3 ORDER BY v.rv LIMIT $2) c ON true ` +
+      `FROM ${s}.versions v WHERE v.rv > $1 ORDER BY v.rv LIMIT $2) c ON true ` +
       `WHERE m.name = 'compacted' ORDER BY c.rv`;
-    // The revision is read before the transaction's WAL is flushed, so every revision up to it is durable by the answer.
-    this.durableSql = `SELECT value, pg_logical_emit_message(true, 'kevents', '') AS flushed FROM ${s}.meta WHERE name = 'revision'`;
   }
 
   changesAfter(after: number, limit: number): Change[] {
@@ -117,13 +107,9 @@ export class ChangeFeed implements ChangeLog {
     return this.compacted;
   }
 
-  /** read fetches up to `limit` committed changes after `after` and no later than `delivered`, with the compaction point of the same snapshot. */
-  read(after: number, limit: number): Promise<ChangePage> {
-    return this.readUpTo(after, limit, this.delivered);
-  }
-
-  private async readUpTo(after: number, limit: number, upTo: number): Promise<ChangePage> {
-    const { rows } = await this.o.pool.query<ChangeRow>(this.readSql, [after, limit, upTo]);
+  /** read fetches up to `limit` committed changes after `after`, with the compaction point of the same snapshot. */
+  async read(after: number, limit: number): Promise<ChangePage> {
+    const { rows } = await this.o.pool.query<ChangeRow>(this.readSql, [after, limit]);
     const changes: Change[] = [];
     for (const r of rows) {
       if (r.rv === null) continue;
@@ -153,8 +139,7 @@ export class ChangeFeed implements ChangeLog {
       if (m.channel !== this.o.channel || m.payload === undefined) return;
       // The payload is `<origin> <revision>`. This replica's own commits are delivered by `committed`.
       const [origin, rv] = m.payload.split(' ');
-      this.announce(Number(rv));
-      if (origin !== this.o.origin && this.announced > this.delivered) this.pump();
+      if (origin !== this.o.origin && Number(rv) > this.delivered) this.pump();
     });
     client.on('error', (e) => {
       if (this.listener !== client) return;
@@ -174,19 +159,6 @@ export class ChangeFeed implements ChangeLog {
       return;
     }
     this.listener = client;
-    // Commits announced before LISTEN took effect were missed: ask the database how far to read.
-    this.resync = true;
-    this.pump();
-  }
-
-  /** announce notes that every revision up to `rv` is durable. */
-  announce(rv: number): void {
-    if (rv > this.announced) this.announced = rv;
-  }
-
-  /** recover reads on after a batch whose outcome is unknown: it may have committed and become durable. */
-  recover(): void {
-    this.resync = true;
     this.pump();
   }
 
@@ -196,7 +168,6 @@ export class ChangeFeed implements ChangeLog {
    * only when this replica's watchers can see it.
    */
   committed(base: number, last: number, changes: Change[]): Promise<void> {
-    this.announce(last);
     if (last <= this.delivered || this.closed) return Promise.resolve();
     if (base === this.delivered) {
       this.deliver(changes);
@@ -240,17 +211,11 @@ export class ChangeFeed implements ChangeLog {
       this.pumpAgain = false;
       let page: ChangePage;
       try {
-        if (this.resync) {
-          this.resync = false;
-          const { rows } = await this.o.pool.query<{ value: string }>(this.durableSql);
-          this.announce(Number(rows[0]?.value ?? 0));
-        }
-        if (this.announced <= this.delivered) return;
-        page = await this.readUpTo(this.delivered, PUMP_BATCH, this.announced);
+        page = await this.read(this.delivered, PUMP_BATCH);
       } catch (e) {
         if (this.closed) return;
         this.o.logger.warn('postgres change feed read failed', { error: e instanceof Error ? e.message : String(e) });
-        this.retry(() => Promise.resolve(this.recover()));
+        this.retry(() => Promise.resolve(this.pump()));
         return;
       }
       if (this.closed) return;

@@ -53,11 +53,7 @@ interface Started {
 
 /** MAX_LIST_BATCH caps the rows a filtered list reads per query, as upstream caps its etcd pages. */
 const MAX_LIST_BATCH = 10_000;
-/**
- * MAX_IN_FLIGHT: while one batch waits for its WAL flush (or its answer), the
- * next one holds the revision lock. The queue is split between the free slots,
- * so a full queue does not leave the second slot idle.
- */
+/** MAX_IN_FLIGHT: a second batch waits on the revision lock while the first commits, which hides its first round trip. */
 const MAX_IN_FLIGHT = 2;
 
 /**
@@ -355,7 +351,7 @@ export class PostgresEventStore implements EventStore {
   private flush(): void {
     const state = this.state;
     while (state !== undefined && this.inFlight < MAX_IN_FLIGHT && this.queue.length > 0) {
-      const batch = this.queue.splice(0, Math.min(this.maxBatch, Math.ceil(this.queue.length / (MAX_IN_FLIGHT - this.inFlight))));
+      const batch = this.queue.splice(0, this.maxBatch);
       this.inFlight++;
       const commit = this.commit(state, batch).finally(() => {
         this.inFlight--;
@@ -379,7 +375,7 @@ export class PostgresEventStore implements EventStore {
       this.o.logger.error('postgres write batch failed', { writes: batch.length, error: failure.message });
       for (const p of batch) p.reject(failure);
       // The batch may have committed before its answer was lost: a read of the log delivers it if so.
-      state.feed.recover();
+      state.feed.pump();
       return;
     }
     const { base, last, changes, outcomes } = result;

@@ -127,8 +127,6 @@ const ARGS = [
  * every revision below it). Under the lock it checks that each key's current row
  * is still the one the plan was made against (every statement of a function
  * reads a fresh snapshot), and answers -1 if not, so the plan is made again.
- * With `durable` false the commit does not wait for the disk; without a
- * `channel` it announces nothing (the caller announces once the batch is durable).
  */
 export function writeFunctionSql(s: string): string {
   const cols = ['rv', 'key', 'op', 'object', 'expires_at', 'prev_rv', 'superseded_rv', ...FIELD_NAMES];
@@ -152,7 +150,7 @@ BEGIN
   INSERT INTO ${s}.versions (${cols.join(', ')})
     SELECT ${vals.join(', ')} FROM unnest(${unnested.join(', ')}) AS u(${alias.join(', ')});
   UPDATE ${s}.meta SET value = base + n WHERE name = 'revision';
-  IF channel IS NOT NULL THEN PERFORM pg_notify(channel, origin || ' ' || (base + n)); END IF;
+  PERFORM pg_notify(channel, origin || ' ' || (base + n));
   RETURN base;
 END
 $fn$;`;
@@ -164,23 +162,9 @@ $fn$;`;
  * write function checks), plans every write against them in order, and calls
  * the write function; a concurrent writer that changed one of the keys makes it
  * read and plan again.
- *
- * A durable (`sync`) batch commits in two steps, so that the revision lock is
- * not held while the WAL goes to disk: the batch's transaction commits without
- * waiting for the flush and releases the lock, and a second transaction, which
- * announces the batch on the channel, commits with a flush. WAL is written in
- * order, so once the second commit answers the batch (and every revision below
- * it) is on disk; the next batch takes the lock meanwhile and several flushes
- * share one disk write. Only then is the batch acknowledged and announced.
- * Watchers of every replica read only announced revisions (see ChangeFeed);
- * a list or get may see a batch the few milliseconds before its flush, so a
- * crash of the database server in that window can take back what a reader
- * saw, never what a writer was told was written.
  */
 export class WriteBatch {
   private readonly call: string;
-  /** announce commits a notification with a WAL record of its own: a transaction that writes no WAL would not wait for the flush. */
-  private readonly announce = "SELECT pg_notify($1, $2), pg_logical_emit_message(true, 'kevents', '')";
 
   constructor(
     private readonly s: string,
@@ -211,16 +195,13 @@ export class WriteBatch {
       const plan = new Plan(current);
       const outcomes = ops.map((op) => plan.apply(op));
       if (plan.rows.length === 0) return { base: 0, last: 0, changes: [], outcomes };
-      const durable = this.durability === 'sync';
-      const { rows } = await client.query<{ base: string }>(this.call, plan.params(keys, checks, durable ? null : this.channel, this.origin, false));
+      const { rows } = await client.query<{ base: string }>(this.call, plan.params(keys, checks, this.channel, this.origin, this.durability === 'sync'));
       const base = Number(rows[0]?.base ?? -1);
       if (base < 0) {
         assumeAbsent = false;
         continue;
       }
-      const result = plan.resolve(base, outcomes);
-      if (durable) await client.query(this.announce, [this.channel, `${this.origin} ${result.last}`]);
-      return result;
+      return plan.resolve(base, outcomes);
     }
   }
 }
@@ -262,7 +243,7 @@ class Plan {
     }
   }
 
-  params(keys: string[], checks: number[], channel: string | null, origin: string, durable: boolean): unknown[] {
+  params(keys: string[], checks: number[], channel: string, origin: string, durable: boolean): unknown[] {
     const column = <K extends keyof Row>(k: K): Row[K][] => this.rows.map((r) => r[k]);
     return [
       keys,

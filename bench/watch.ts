@@ -15,7 +15,7 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { SqliteEventStore } from '../src/storage/sqlite/index.js';
+import type { SqliteEventStore } from '../src/storage/sqlite/index.js';
 
 const CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 
@@ -182,8 +182,10 @@ function stop(child: ChildProcess): Promise<void> {
   });
 }
 
-async function writeHistory(path: string, n: number): Promise<void> {
-  const store = new SqliteEventStore({ path, synchronous: 'NORMAL' });
+async function writeHistory(cli: string, path: string, n: number): Promise<void> {
+  // The history is written by the build under test, so its SQLite schema is the one that build reads.
+  const { SqliteEventStore: Store } = (await import(new URL('../storage/sqlite/index.js', pathToFileURL(cli)).href)) as { SqliteEventStore: typeof SqliteEventStore };
+  const store = new Store({ path, synchronous: 'NORMAL' });
   await store.ready();
   const t = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
   for (let i = 0; i < n; i += 2000) {
@@ -237,7 +239,7 @@ async function main(): Promise<void> {
     for (const [label, cli] of runs) {
       if (srv !== undefined) await stop(srv.child);
       const db = join(dir, `watch${label === '' ? '' : '-base'}.db`);
-      if (!memory) await writeHistory(db, history);
+      if (!memory) await writeHistory(cli, db, history);
       srv = await startServer(cli, memory ? 'memory:' : `sqlite:${db}`);
       if (memory) await postHistory(srv.url, history);
       const cpu0 = cpuSecondsOf(srv.child.pid!);

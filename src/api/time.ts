@@ -370,12 +370,33 @@ function microsOf(i: Instant): ParsedMicroTime {
   return { epochMicros, epochMs: i.sec * 1000 + Math.floor(i.nsec / 1_000_000) };
 }
 
+const CANONICAL = /^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.\d{6})?Z$/;
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/**
+ * isCanonical tells whether s is already the encoder's own output (UTC, `Z`, seconds or six
+ * fraction digits by length), a valid date in years 1000-9999: stored times are read back on
+ * every list item, and parsing them again through the layout parser is most of that cost.
+ */
+function isCanonical(s: string, length: 20 | 27): boolean {
+  if (s.length !== length) return false;
+  const m = CANONICAL.exec(s);
+  if (m === null) return false;
+  const y = Number(m[1]);
+  const mo = Number(m[2]);
+  const d = Number(m[3]);
+  if (y < 1000 || mo < 1 || mo > 12 || d < 1 || Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6]) > 59) return false;
+  const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+  return d <= (mo === 2 && leap ? 29 : DAYS_IN_MONTH[mo - 1]!);
+}
+
 /**
  * canonicalTime normalises an accepted metav1.Time input to what the apiserver answers after storing
  * it: UTC, truncated to the second (storage keeps seconds only), null for the zero time.
  */
 export function canonicalTime(s: string | null | undefined): Time {
   if (s === null || s === undefined) return null;
+  if (isCanonical(s, 20)) return s;
   const i = goParse(RFC3339_LAYOUT, timeChunks, s);
   const truncated = { sec: i.sec, nsec: 0 };
   return isZero(truncated) ? null : formatInstant(truncated, 0);
@@ -384,6 +405,7 @@ export function canonicalTime(s: string | null | undefined): Time {
 /** canonicalMicroTime normalises an accepted metav1.MicroTime input to the encoder's output: UTC, six digits, null for the zero time. */
 export function canonicalMicroTime(s: string | null | undefined): MicroTime {
   if (s === null || s === undefined) return null;
+  if (isCanonical(s, 27)) return s;
   const i = goParse(RFC3339_MICRO_LAYOUT, microChunks, s);
   return isZero(i) ? null : formatInstant(i, 6);
 }

@@ -110,9 +110,9 @@ export function startMirror(
   if (hasSource && hasKubeconfig) throw new UsageError('give either --source URL or --kubeconfig/--context, not both');
   let client: EventsClient;
   let server: string;
-  if (hasSource) {
+  if (flags.source !== undefined && flags.source !== '') {
     // A URL source needs no kubeconfig, so @kubernetes/client-node is never loaded (a third of the process's memory).
-    server = sourceOrigin(flags.source!);
+    server = sourceOrigin(flags.source);
     client = createEventsClient({ server, userAgent: 'kevents-mirror' });
   } else {
     const kubeConfig = loadKubeConfig({ kubeconfig: flags.kubeconfig, context: flags.context });

@@ -24,7 +24,7 @@ export interface EventsClient {
   eventsV1: EventResource<EventsV1Event, EventsV1EventList>;
 }
 
-/** createEventsClient returns a REST client for the events of the kubeconfig's current context. */
+/** createEventsClient returns a REST client for the events of the kubeconfig's current context, or of the server URL. */
 export function createEventsClient(options: EventsClientOptions): EventsClient {
   const rest = new RestClient(connectionOf(options), {
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
@@ -37,7 +37,7 @@ export function createEventsClient(options: EventsClientOptions): EventsClient {
 }
 
 /** connectionOf picks the connection of a client's options: exactly one of kubeConfig and server. */
-export function connectionOf(options: { kubeConfig?: KubeConfig | undefined; server?: string | URL | undefined }): Connection {
+function connectionOf(options: { kubeConfig?: KubeConfig | undefined; server?: string | URL | undefined }): Connection {
   if (options.kubeConfig !== undefined && options.server === undefined) return new KubeConnection(options.kubeConfig);
   if (options.server !== undefined && options.kubeConfig === undefined) return new UrlConnection(options.server);
   throw new RequestConstructionError('a client needs either a kubeConfig or a server URL');

@@ -6,6 +6,8 @@ import type { KubeConfig } from '@kubernetes/client-node';
  * newKubeConfig loads @kubernetes/client-node on first use: it is most of a
  * client process's memory (~70 MiB resident) and of its start time, and a
  * client given a plain URL (`createEventsClient({ server })`) never needs it.
+ * It is an ES module, loaded synchronously with require(), which Node supports
+ * from 20.19 and 22.12.
  */
 function newKubeConfig(): KubeConfig {
   const clientNode = createRequire(import.meta.url)('@kubernetes/client-node') as typeof ClientNode;

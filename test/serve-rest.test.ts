@@ -259,7 +259,9 @@ describe('kevents serve on SQLite', () => {
         }
       }
     });
-    await new Promise((r) => setTimeout(r, 1500));
+    // Kill once writes are flowing (a count, not a time: a loaded machine is slower), mid-stream.
+    const deadline = Date.now() + 60_000;
+    while (acknowledged.length < 60 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     srv.child.kill('SIGKILL');
     stop = true;
     await Promise.all(writers);

@@ -104,6 +104,26 @@ function fieldsOf(e: CoreEvent): Record<string, string> {
   };
 }
 
+/**
+ * LIST_CACHE_MIB bounds the page cache of the list connection: a page of 500
+ * reads about 500 table pages (2 MiB), and a stream of every event would
+ * otherwise fill the writer's whole cache with pages read once.
+ */
+const LIST_CACHE_MIB = 4;
+
+/**
+ * openListConnection opens a read-only connection for lists on a file. Reads and
+ * commits run on the one thread, never interleaved, so it sees exactly what the
+ * writer has committed. A memory database has no second connection.
+ */
+function openListConnection(path: string): Database.Database | undefined {
+  if (path === ':memory:' || path === '') return undefined;
+  const db = new Database(path, { readonly: true });
+  db.pragma(`cache_size = -${LIST_CACHE_MIB * 1024}`);
+  db.pragma('busy_timeout = 5000');
+  return db;
+}
+
 /** storageFailure wraps a driver error in the storage vocabulary: the file being unusable is Unreachable, anything else Internal. */
 function storageFailure(e: unknown): StorageError {
   if (isStorageError(e)) return e;
@@ -161,6 +181,8 @@ export class SqliteEventStore implements ArchiveStore {
   private readonly maxBatch: number;
   private readonly maxCount: number;
   private db: Database.Database | undefined;
+  /** listDb reads lists (a file's second connection), so that paging through every event churns its small cache, not the writer's. */
+  private listDb: Database.Database | undefined;
   private stmt!: Statements;
   private lists!: ListQueries;
   private archive!: ArchiveTables;
@@ -207,7 +229,8 @@ export class SqliteEventStore implements ArchiveStore {
       db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);
       applySchema(db);
       this.stmt = prepareStatements(db);
-      this.lists = new ListQueries(db);
+      this.listDb = openListConnection(options.path);
+      this.lists = new ListQueries(this.listDb ?? db);
       this.archive = new ArchiveTables(db);
       this.compacted = this.stmt.getMeta.get('compacted')?.value ?? 0;
       // A file whose newest rows were all compacted away still remembers its revision through `compacted`.
@@ -485,6 +508,8 @@ export class SqliteEventStore implements ArchiveStore {
     await this.checkpointer?.stop();
     this.checkpointer = undefined;
     try {
+      this.listDb?.close();
+      this.listDb = undefined;
       this.db?.close();
     } catch (e) {
       throw storageFailure(e);

@@ -287,8 +287,9 @@ class SourceMirror implements Mirror {
     };
     // One commit at a time: what arrives while one runs goes into the next, so a
     // busy stream is committed in large groups and a quiet one without delay.
+    let ended = false;
     const schedule = (): void => {
-      if (scheduled || committing) return;
+      if (scheduled || committing || ended) return;
       scheduled = true;
       setImmediate(() => {
         scheduled = false;
@@ -331,7 +332,10 @@ class SourceMirror implements Mirror {
     } finally {
       this.clock.clearTimeout(hung);
       this.abort.signal.removeEventListener('abort', onStop);
-      await chain;
+      // What arrived before the stream ended (an ERROR frame, a stop) is committed here, not by a
+      // flush that would run after this watch, beside the next one.
+      ended = true;
+      await flush();
     }
     if (failure !== undefined) throw failure;
     return this.committedRv ?? rv;

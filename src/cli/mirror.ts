@@ -1,8 +1,10 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Registry, collectDefaultMetrics } from 'prom-client';
-import { createEventsClient, loadKubeConfig } from '../client/index.js';
-import type { EventsClient } from '../client/index.js';
+// Not ../client/index.js: that re-exports loadKubeConfig, which loads
+// @kubernetes/client-node; a URL source must not pay for it.
+import { createEventsClient } from '../client/events-client.js';
+import type { EventsClient } from '../client/events-client.js';
 import { createConsoleLogger, realClock } from '../internal/index.js';
 import type { LogLevel, Logger } from '../internal/index.js';
 import { createMirror, startRetention } from '../mirror/index.js';
@@ -98,11 +100,11 @@ export interface MirrorRun {
  * startMirror composes a mirror from command-line flags: the source client, the
  * checkpoint id (the cluster name, else the source URL) and the retention loop.
  */
-export function startMirror(
+export async function startMirror(
   store: EventStore,
   flags: SourceFlags & RetentionFlags & { cluster?: string | undefined },
   deps: { logger: Logger; registry?: Registry },
-): MirrorRun {
+): Promise<MirrorRun> {
   if (!isArchiveStore(store)) throw new CliError('this storage backend cannot hold an archive (occurrences and checkpoints): use sqlite: or memory:');
   const archive: ArchiveStore = store;
   const hasSource = flags.source !== undefined && flags.source !== '';
@@ -115,6 +117,7 @@ export function startMirror(
     server = sourceOrigin(flags.source);
     client = createEventsClient({ server, userAgent: 'kevents-mirror' });
   } else {
+    const { loadKubeConfig } = await import('../client/load-kube-config.js');
     const kubeConfig = loadKubeConfig({ kubeconfig: flags.kubeconfig, context: flags.context });
     server = kubeConfig.getCurrentCluster()?.server ?? '';
     client = createEventsClient({ kubeConfig, userAgent: 'kevents-mirror' });
@@ -175,7 +178,7 @@ export async function runMirror(flags: MirrorFlags, io: CliIO): Promise<void> {
   let run: MirrorRun;
   try {
     await store.ready();
-    run = startMirror(store, flags, { logger, registry });
+    run = await startMirror(store, flags, { logger, registry });
   } catch (e) {
     await store.close();
     throw e;

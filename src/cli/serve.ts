@@ -78,7 +78,7 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
     if (archiving !== undefined && flags.mirror !== undefined && flags.mirror !== '') {
       const isUrl = /^https?:\/\//.test(flags.mirror);
       const registry = await server.metrics.registry();
-      const run = archiving.startMirror(
+      const run = await archiving.startMirror(
         store,
         { ...(isUrl ? { source: flags.mirror } : { kubeconfig: flags.mirror, context: flags.mirrorContext }), cluster: flags.cluster, retention: flags.retention, maxSize: flags.maxSize },
         { logger, registry },

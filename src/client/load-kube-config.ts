@@ -1,18 +1,8 @@
-import { createRequire } from 'node:module';
-import type * as ClientNode from '@kubernetes/client-node';
-import type { KubeConfig } from '@kubernetes/client-node';
-
-/**
- * newKubeConfig loads @kubernetes/client-node on first use: it is most of a
- * client process's memory (~70 MiB resident) and of its start time, and a
- * client given a plain URL (`createEventsClient({ server })`) never needs it.
- * It is an ES module, loaded synchronously with require(), which Node supports
- * from 20.19 and 22.12.
- */
-function newKubeConfig(): KubeConfig {
-  const clientNode = createRequire(import.meta.url)('@kubernetes/client-node') as typeof ClientNode;
-  return new clientNode.KubeConfig();
-}
+// @kubernetes/client-node is most of a client process's memory (~70 MiB
+// resident) and of its start time. This module is the only one of src/client that
+// loads it at run time, so a program that connects by URL alone
+// (`createEventsClient({ server })`) and never imports this module never pays for it.
+import { KubeConfig } from '@kubernetes/client-node';
 
 /** ConnectionFlags are the flags every kevents client command takes to find its API server. */
 export interface ConnectionFlags {
@@ -30,7 +20,7 @@ export interface ConnectionFlags {
  * service account) with an optional context. Errors are one-line and say what to fix.
  */
 export function loadKubeConfig(flags: ConnectionFlags): KubeConfig {
-  const kc = newKubeConfig();
+  const kc = new KubeConfig();
   if (flags.server !== undefined && flags.server !== '') {
     let url: URL;
     try {

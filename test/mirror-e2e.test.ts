@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -361,5 +361,15 @@ void describe('kevents serve --mirror', { timeout: 120_000 }, () => {
     assert.match(metrics, /^kevents_mirror_ready 1$/m);
     const occ = await allOccurrences(both.url);
     assert.ok(occ.every((o) => o.cluster === 'east'));
+  });
+});
+
+describe('kevents mirror flags', () => {
+  it('refuses a --cache-size that is not a whole number of MiB, with a one-line usage error', () => {
+    for (const bad of ['0', 'x', '1.5']) {
+      const r = spawnSync(process.execPath, [CLI, 'mirror', '--source', 'http://127.0.0.1:9', '--to', 'memory:', '--cache-size', bad], { encoding: 'utf8' });
+      assert.equal(r.status, 2, r.stderr);
+      assert.match(r.stderr, /^error: --cache-size must be a whole number of MiB from 1 to 65536/);
+    }
   });
 });

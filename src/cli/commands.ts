@@ -4,7 +4,7 @@ import type { MirrorFlags } from './mirror.js';
 import type { RecordFlags } from './record.js';
 import type { CliIO } from './run.js';
 import type { ServeFlags } from './serve.js';
-import { DEFAULT_STORAGE } from './storage-spec.js';
+import { DEFAULT_STORAGE, MIRROR_CACHE_MIB } from './storage-spec.js';
 
 /** DEFAULT_SERVER is where the client commands look for a kevents server by default. */
 export const DEFAULT_SERVER = 'http://127.0.0.1:8080';
@@ -39,6 +39,7 @@ export function register(program: Command, io: CliIO): void {
     .option('--cluster <name>', 'label everything this mirror writes with a cluster name (several clusters can share one archive)')
     .option('--retention <duration>', 'drop archived events and occurrences older than this, e.g. 30d')
     .option('--max-size <size>', 'drop the oldest archived data while the archive is larger than this, e.g. 10GB')
+    .option('--cache-size <MiB>', "SQLite page cache of the archive, in MiB (a mirror mostly appends, so a small cache keeps memory low)", String(MIRROR_CACHE_MIB))
     .option('--listen <host:port>', 'address of /metrics and /readyz', '127.0.0.1:9464')
     .addOption(new Option('--log-level <level>', 'log verbosity').choices(['error', 'warn', 'info', 'debug']).default('info'))
     .action(async (flags: MirrorFlags) => {

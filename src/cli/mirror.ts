@@ -27,6 +27,8 @@ export interface MirrorFlags {
   cluster?: string;
   retention?: string;
   maxSize?: string;
+  /** cacheSize is the SQLite page cache in MiB. */
+  cacheSize: string;
   listen: string;
   logLevel: string;
 }
@@ -172,7 +174,9 @@ export async function runMirror(flags: MirrorFlags, io: CliIO): Promise<void> {
   const level = flags.logLevel as LogLevel;
   if (!['error', 'warn', 'info', 'debug'].includes(level)) throw new UsageError('--log-level must be error, warn, info or debug');
   const logger = createConsoleLogger({ level, stream: io.stderr });
-  const store = await openStore(spec, { clock: realClock, logger });
+  const cacheMiB = Number(flags.cacheSize);
+  if (!Number.isInteger(cacheMiB) || cacheMiB < 1 || cacheMiB > 65536) throw new UsageError(`--cache-size must be a whole number of MiB from 1 to 65536, not ${JSON.stringify(flags.cacheSize)}`);
+  const store = await openStore(spec, { clock: realClock, logger, sqliteCacheMiB: cacheMiB });
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'kevents_' });
   let run: MirrorRun;

@@ -14,6 +14,13 @@ export type StorageSpec =
 /** DEFAULT_STORAGE is where `kevents serve` keeps events when not told otherwise. */
 export const DEFAULT_STORAGE = 'sqlite:.kevents/events.db';
 
+/**
+ * MIRROR_CACHE_MIB is the SQLite page cache of `kevents mirror`: its writes go
+ * mostly to the ends of its indexes and it serves no lists, so 8 MiB holds what
+ * it rereads, where `serve` keeps the store's default for its lists.
+ */
+export const MIRROR_CACHE_MIB = 8;
+
 /** parseStorageSpec reads `memory:`, `sqlite:PATH`, `postgres://…` or `etcd://HOST:PORT[,HOST:PORT…]`. */
 export function parseStorageSpec(text: string): StorageSpec {
   if (text === 'memory:' || text === 'memory') return { kind: 'memory' };
@@ -54,7 +61,7 @@ export function describeStorage(spec: StorageSpec): string {
  */
 export async function openStore(
   spec: StorageSpec,
-  deps: { clock: Clock; logger: Logger; historyWindowSeconds?: number; compactIntervalMs?: number },
+  deps: { clock: Clock; logger: Logger; historyWindowSeconds?: number; compactIntervalMs?: number; sqliteCacheMiB?: number },
 ): Promise<EventStore> {
   switch (spec.kind) {
     case 'memory': {
@@ -65,7 +72,13 @@ export async function openStore(
       const path = resolve(spec.path);
       mkdirSync(dirname(path), { recursive: true });
       const { SqliteEventStore } = await import('../storage/sqlite/index.js');
-      return new SqliteEventStore({ path, clock: deps.clock, logger: deps.logger, ...window(deps) });
+      return new SqliteEventStore({
+        path,
+        clock: deps.clock,
+        logger: deps.logger,
+        ...window(deps),
+        ...(deps.sqliteCacheMiB !== undefined ? { cacheSizeMiB: deps.sqliteCacheMiB } : {}),
+      });
     }
     case 'postgres': {
       const { PostgresEventStore } = await import('../storage/postgres/index.js');

@@ -1,7 +1,7 @@
 /**
  * Storage benchmark for the PostgreSQL backend, with its baselines measured in
  * the same run against the same server:
- *   - ingest: PostgresEventStore.create from 64 concurrent callers vs raw
+ *   - ingest: PostgresEventStore.create from 64 (BENCH_CLIENTS) concurrent callers vs raw
  *     INSERTs of the same rows (64 concurrent single-row INSERTs over a pool, and
  *     64-row multi-row INSERTs one after another), with synchronous commit (the
  *     store's default: acknowledged writes survive a crash of the database
@@ -21,7 +21,7 @@ import { PostgresEventStore } from '../src/storage/postgres/index.js';
 
 const URL = process.env.KEVENTS_BENCH_POSTGRES ?? 'postgres://postgres@127.0.0.1:5432/test';
 const CREATES = Number(process.env.BENCH_CREATES ?? 30_000);
-const CLIENTS = 64;
+const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 64);
 const RAW_POOL = 16;
 const RATE = Number(process.env.BENCH_RATE ?? 2_000);
 const RATE_SECONDS = 5;

@@ -233,3 +233,42 @@ describe('index.html', () => {
     assert.equal(m[1], FIRST_PAGE_URL);
   });
 });
+
+describe('EventCache status', () => {
+  it('says it is still listing until the last page is read, also when the server leaves remainingItemCount out', async () => {
+    const { EventCache } = await import('../src/ui/app/event-cache.js');
+    const item = (i: number): unknown => ({
+      metadata: { name: `e${i}`, namespace: 'ns', uid: `u${i}`, resourceVersion: String(i) },
+      involvedObject: { kind: 'Pod', namespace: 'ns', name: 'p' },
+      reason: 'R', message: 'm', type: 'Normal', count: 1, lastTimestamp: '2025-01-01T00:00:00Z',
+    });
+    let releaseSecond: () => void = () => {};
+    const secondAsked = new Promise<void>((r) => (releaseSecond = r));
+    let answerSecond: (() => void) | undefined;
+    const realFetch = globalThis.fetch;
+    globalThis.fetch = ((url: string) => {
+      const json = (body: unknown): Response => new Response(JSON.stringify(body), { status: 200, headers: { 'Content-Type': 'application/json' } });
+      if (url.includes('watch=')) return new Promise<Response>(() => {});
+      if (!url.includes('continue=')) return Promise.resolve(json({ items: [item(1)], metadata: { resourceVersion: '10', continue: 'next' } }));
+      return new Promise<Response>((resolve) => {
+        answerSecond = () => resolve(json({ items: [item(2)], metadata: { resourceVersion: '10' } }));
+        releaseSecond();
+      });
+    }) as typeof fetch;
+    const cache = new EventCache();
+    try {
+      cache.start();
+      await secondAsked;
+      assert.equal(cache.status.listing, true);
+      assert.equal(cache.status.expected, undefined);
+      assert.equal(cache.status.loaded, 1);
+      const done = new Promise<void>((r) => cache.subscribe(() => !cache.status.listing && r()));
+      answerSecond!();
+      await done;
+      assert.equal(cache.status.loaded, 2);
+    } finally {
+      cache.stop();
+      globalThis.fetch = realFetch;
+    }
+  });
+});

@@ -56,8 +56,8 @@ export function App() {
     s.phase === 'loading'
       ? 'Loading…'
       : s.phase === 'live'
-        ? s.expected !== undefined
-          ? `Live · loading ${s.loaded.toLocaleString()} of ${s.expected.toLocaleString()}`
+        ? s.listing
+          ? `Live · loading ${s.loaded.toLocaleString()}${s.expected !== undefined ? ` of ${s.expected.toLocaleString()}` : ''}`
           : `Live · ${cache.rows.length.toLocaleString()} events`
         : s.phase === 'reconnecting'
           ? `Reconnecting… (${s.error})`

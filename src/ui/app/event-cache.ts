@@ -8,7 +8,12 @@ import type { EventRow } from './model.js';
 export interface CacheStatus {
   phase: 'loading' | 'live' | 'reconnecting' | 'error';
   loaded: number;
-  /** expected is loaded plus what the server said remains, while the initial list runs. */
+  /** listing is true while the pages after the first are still being read. */
+  listing: boolean;
+  /**
+   * expected is loaded plus what the server said remains, while the list runs;
+   * undefined when the server does not say (it may leave remainingItemCount out).
+   */
   expected: number | undefined;
   error: string;
 }
@@ -44,7 +49,7 @@ export class EventCache {
   rows: readonly EventRow[] = [];
   /** changes counts applied changes since start, so a paused view can say how many it holds back. */
   changes = 0;
-  status: CacheStatus = { phase: 'loading', loaded: 0, expected: undefined, error: '' };
+  status: CacheStatus = { phase: 'loading', loaded: 0, listing: true, expected: undefined, error: '' };
 
   /** subscribe calls `fn` after every change of rows or status; returns the unsubscribe. */
   subscribe(fn: () => void): () => void {
@@ -100,7 +105,7 @@ export class EventCache {
     this.deleted.clear();
     this.pending.clear();
     this.rows = [];
-    this.status = { ...this.status, loaded: 0 };
+    this.status = { ...this.status, loaded: 0, listing: first.continue !== undefined };
     this.rv = first.resourceVersion;
     const generation = ++this.generation;
     this.take(first.items, first.remainingItemCount);
@@ -120,9 +125,9 @@ export class EventCache {
         this.schedule();
         token = page.continue;
       }
-      this.setStatus({ expected: undefined });
+      if (generation === this.generation) this.setStatus({ listing: false, expected: undefined });
     } catch (e) {
-      if (!signal.aborted) this.setStatus({ error: `incomplete list: ${e instanceof Error ? e.message : String(e)}` });
+      if (!signal.aborted) this.setStatus({ listing: false, error: `incomplete list: ${e instanceof Error ? e.message : String(e)}` });
     }
   }
 

@@ -60,7 +60,7 @@ export async function runEvents(flags: EventsFlags, io: CliIO): Promise<void> {
     if (e instanceof ForParseError) throw new CliError(e.message);
     throw e;
   }
-  const c = connectRead(flags, io);
+  const c = await connectRead(flags, io);
   const allNamespaces = flags.allNamespaces === true;
   const keep = keepTypes(types);
   try {

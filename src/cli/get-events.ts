@@ -31,14 +31,14 @@ export interface ReadConnection {
  * ($KEVENTS_SERVER standing in for --server); with no kubeconfig at all it
  * reads from a local `kevents serve`.
  */
-export function connectRead(flags: ReadConnectionFlags, io: CliIO): ReadConnection {
+export async function connectRead(flags: ReadConnectionFlags, io: CliIO): Promise<ReadConnection> {
   const server = flags.server ?? io.env.KEVENTS_SERVER;
   let kubeConfig;
   try {
-    kubeConfig = loadKubeConfig({ server, kubeconfig: flags.kubeconfig, context: flags.context });
+    kubeConfig = await loadKubeConfig({ server, kubeconfig: flags.kubeconfig, context: flags.context });
   } catch (e) {
     if (flags.kubeconfig !== undefined || flags.context !== undefined) throw e;
-    kubeConfig = loadKubeConfig({ server: DEFAULT_SERVER });
+    kubeConfig = await loadKubeConfig({ server: DEFAULT_SERVER });
   }
   const namespace = flags.namespace ?? namespaceOf(kubeConfig);
   return { client: createReadClient({ kubeConfig }), namespace, listNamespace: flags.allNamespaces ? undefined : namespace };
@@ -142,7 +142,7 @@ export async function runGetEvents(resource: string, names: string[], flags: Get
   const output = parseOutput(flags.output);
   const limit = chunkSize(flags);
   if (flags.allNamespaces && names.length > 0) throw new UsageError('a resource cannot be retrieved by name across all namespaces');
-  const c = connectRead(flags, io);
+  const c = await connectRead(flags, io);
   try {
     if (output === 'json' || output === 'yaml' || output === 'name') return await printObjects(c, names, flags, output, io, limit);
     const wide = output === 'wide';

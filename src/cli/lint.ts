@@ -16,7 +16,7 @@ export interface LintFlags extends ReadConnectionFlags {
 export async function runLint(flags: LintFlags, io: CliIO): Promise<void> {
   const output = flags.output ?? 'table';
   if (output !== 'table' && output !== 'json') throw new CliError('-o must be table or json');
-  const c = connectRead(flags, io);
+  const c = await connectRead(flags, io);
   const progress = createProgress({ stream: io.stderr, env: io.env, label: 'reading events' });
   let items;
   try {

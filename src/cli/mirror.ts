@@ -1,10 +1,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Registry, collectDefaultMetrics } from 'prom-client';
-// Not ../client/index.js: that re-exports loadKubeConfig, which loads
-// @kubernetes/client-node; a URL source must not pay for it.
-import { createEventsClient } from '../client/events-client.js';
-import type { EventsClient } from '../client/events-client.js';
+import { createEventsClient, loadKubeConfig } from '../client/index.js';
+import type { EventsClient } from '../client/index.js';
 import { createConsoleLogger, realClock } from '../internal/index.js';
 import type { LogLevel, Logger } from '../internal/index.js';
 import { createMirror, startRetention } from '../mirror/index.js';
@@ -119,8 +117,7 @@ export async function startMirror(
     server = sourceOrigin(flags.source);
     client = createEventsClient({ server, userAgent: 'kevents-mirror' });
   } else {
-    const { loadKubeConfig } = await import('../client/load-kube-config.js');
-    const kubeConfig = loadKubeConfig({ kubeconfig: flags.kubeconfig, context: flags.context });
+    const kubeConfig = await loadKubeConfig({ kubeconfig: flags.kubeconfig, context: flags.context });
     server = kubeConfig.getCurrentCluster()?.server ?? '';
     client = createEventsClient({ kubeConfig, userAgent: 'kevents-mirror' });
   }

@@ -56,7 +56,7 @@ export async function runRecord(flags: RecordFlags, io: CliIO): Promise<void> {
   if (flags.api === 'events.k8s.io/v1' && (flags.action === undefined || flags.action === '')) {
     throw new UsageError('--action is required for events.k8s.io/v1 events (e.g. --action Reconcile), or use --api v1');
   }
-  const kc = loadKubeConfig(flags);
+  const kc = await loadKubeConfig(flags);
   const namespace = flags.namespace ?? namespaceOf(kc);
   const regarding = resolveObject(flags.for, namespace, flags.objectApiVersion, flags.uid);
   const logger = createCliLogger(io.stderr);

@@ -135,7 +135,7 @@ export async function runTimeline(flags: TimelineFlags, io: CliIO): Promise<void
     throw e;
   }
   if (root !== undefined && flags.allNamespaces && isNamespacedKind(root.kind)) throw new UsageError(`--for ${flags.for} names an object of one namespace: use -n, not -A`);
-  const c = connectRead(flags, io);
+  const c = await connectRead(flags, io);
   if (root !== undefined && isNamespacedKind(root.kind)) root.namespace = c.namespace;
   const progress = createProgress({ stream: io.stderr, env: io.env, label: 'reading events and occurrences' });
   let timeline;

@@ -1,8 +1,4 @@
-// @kubernetes/client-node is most of a client process's memory (~70 MiB
-// resident) and of its start time. This module is the only one of src/client that
-// loads it at run time, so a program that connects by URL alone
-// (`createEventsClient({ server })`) and never imports this module never pays for it.
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 
 /** ConnectionFlags are the flags every kevents client command takes to find its API server. */
 export interface ConnectionFlags {
@@ -19,7 +15,11 @@ export interface ConnectionFlags {
  * `--server` alone needs no file; otherwise the kubeconfig (or the in-cluster
  * service account) with an optional context. Errors are one-line and say what to fix.
  */
-export function loadKubeConfig(flags: ConnectionFlags): KubeConfig {
+export async function loadKubeConfig(flags: ConnectionFlags): Promise<KubeConfig> {
+  // @kubernetes/client-node is most of a client process's memory (~70 MiB resident)
+  // and of its start time: it is loaded here, on first use, so a program that
+  // connects by URL alone (`createEventsClient({ server })`) never pays for it.
+  const { KubeConfig } = await import('@kubernetes/client-node');
   const kc = new KubeConfig();
   if (flags.server !== undefined && flags.server !== '') {
     let url: URL;

@@ -35,8 +35,8 @@ async function startSource(historyWindowSeconds = 3600): Promise<Source> {
   return s;
 }
 
-function clientOf(url: string): MirrorSource {
-  return createEventsClient({ kubeConfig: loadKubeConfig({ server: url }) }).coreV1;
+async function clientOf(url: string): Promise<MirrorSource> {
+  return createEventsClient({ kubeConfig: await loadKubeConfig({ server: url }) }).coreV1;
 }
 
 async function send(url: string, method: string, path: string, body: unknown, contentType = 'application/json'): Promise<any> {
@@ -101,7 +101,7 @@ void describe('mirror (in process, against kevents serve)', () => {
       type: 'Normal',
     });
     const archive = new MemoryEventStore();
-    let mirror: Mirror = createMirror({ source: clientOf(src.url), sourceId: 'test', store: archive, cluster: 'lab' });
+    let mirror: Mirror = createMirror({ source: await clientOf(src.url), sourceId: 'test', store: archive, cluster: 'lab' });
     void mirror.run();
     await until('the three events are archived', async () => (await archived(archive)).length === 3);
     await until('the mirror is ready', () => Promise.resolve(mirror.readiness().ready));
@@ -115,7 +115,7 @@ void describe('mirror (in process, against kevents serve)', () => {
     await bump(src.url, 'a', 3);
     await bump(src.url, 'b', 5);
     await send(src.url, 'DELETE', '/api/v1/namespaces/default/events/d', {});
-    mirror = createMirror({ source: clientOf(src.url), sourceId: 'test', store: archive, cluster: 'lab' });
+    mirror = createMirror({ source: await clientOf(src.url), sourceId: 'test', store: archive, cluster: 'lab' });
     void mirror.run();
     await until('the changes made while stopped are archived', async () => (await occurrencesOf(archive)).length === 7);
     await mirror.stop();
@@ -136,7 +136,7 @@ void describe('mirror (in process, against kevents serve)', () => {
     const src = await startSource(1);
     for (const n of ['a', 'b']) await send(src.url, 'POST', '/api/v1/namespaces/default/events', coreEvent(n));
     const archive = new MemoryEventStore();
-    let mirror = createMirror({ source: clientOf(src.url), sourceId: 'test', store: archive });
+    let mirror = createMirror({ source: await clientOf(src.url), sourceId: 'test', store: archive });
     void mirror.run();
     await until('both events are archived', async () => (await archived(archive)).length === 2);
     await mirror.stop();
@@ -148,7 +148,7 @@ void describe('mirror (in process, against kevents serve)', () => {
     const checkpoint = await archive.getCheckpoint('test');
     assert.ok(Number(checkpoint?.resourceVersion) < (await src.store.oldestResourceVersion()));
 
-    mirror = createMirror({ source: clientOf(src.url), sourceId: 'test', store: archive });
+    mirror = createMirror({ source: await clientOf(src.url), sourceId: 'test', store: archive });
     void mirror.run();
     await until('the relist archived the new event', async () => (await archived(archive)).length === 3);
     await until('the checkpoint moved to the relist', async () => (await archive.getCheckpoint('test'))?.resourceVersion !== checkpoint?.resourceVersion);

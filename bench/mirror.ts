@@ -23,6 +23,7 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { kubeletFields } from './support/events.js';
 
 const N = Number(process.env.BENCH_EVENTS ?? 100_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
@@ -68,15 +69,7 @@ function event(i: number, now: number): Record<string, unknown> {
   return {
     metadata: { name: `${pod}.${(0x17a2b3c4d5e6f7an + BigInt(i)).toString(16)}`, namespace: ns },
     involvedObject: { kind: 'Pod', namespace: ns, name: pod, uid: `7c3a${String(i % 5000).padStart(8, '0')}-1111-4222-8333-444455556666`, apiVersion: 'v1', fieldPath: 'spec.containers{app}' },
-    reason: i % 5 === 0 ? 'BackOff' : 'Pulled',
-    message: i % 5 === 0 ? 'Back-off restarting failed container app in pod' : 'Container image "registry.example/app:1.2.3" already present on machine',
-    source: { component: 'kubelet', host: `node-${i % 50}` },
-    firstTimestamp: t,
-    lastTimestamp: t,
-    count: 1,
-    type: i % 5 === 0 ? 'Warning' : 'Normal',
-    reportingComponent: 'kubelet',
-    reportingInstance: `node-${i % 50}`,
+    ...kubeletFields(i, t),
   };
 }
 

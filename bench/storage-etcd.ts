@@ -18,6 +18,7 @@ import { Etcd3 } from 'etcd3';
 import type { CoreEvent } from '../src/api/index.js';
 import { EtcdEventStore } from '../src/storage/etcd/index.js';
 import { startEtcd } from '../test/support/etcd.js';
+import { kubeletFields } from './support/events.js';
 
 const CREATES = Number(process.env.BENCH_CREATES ?? 10_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -37,15 +38,7 @@ function makeEvent(round: string, i: number): CoreEvent {
     apiVersion: 'v1',
     metadata: { namespace: ns, name: `${pod}.${round}${i.toString(16)}`, uid: `6f1c${String(i).padStart(8, '0')}-1111-4222-8333-444455556666`, creationTimestamp: t },
     involvedObject: { kind: 'Pod', namespace: ns, name: pod, uid: `uid-${pod}`, apiVersion: 'v1', resourceVersion: '4242', fieldPath: 'spec.containers{app}' },
-    reason: i % 5 === 0 ? 'BackOff' : 'Pulled',
-    message: i % 5 === 0 ? 'Back-off restarting failed container app in pod' : 'Container image "registry.example/app:1.2.3" already present on machine',
-    source: { component: 'kubelet', host: `node-${i % 50}` },
-    firstTimestamp: t,
-    lastTimestamp: t,
-    count: 1,
-    type: i % 5 === 0 ? 'Warning' : 'Normal',
-    reportingComponent: 'kubelet',
-    reportingInstance: `node-${i % 50}`,
+    ...kubeletFields(i, t),
   };
 }
 

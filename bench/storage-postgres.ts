@@ -18,6 +18,7 @@ import pg from 'pg';
 import type { CoreEvent } from '../src/api/index.js';
 import type { EventStore } from '../src/storage/index.js';
 import { PostgresEventStore } from '../src/storage/postgres/index.js';
+import { kubeletFields } from './support/events.js';
 
 const URL = process.env.KEVENTS_BENCH_POSTGRES ?? 'postgres://postgres@127.0.0.1:5432/test';
 const CREATES = Number(process.env.BENCH_CREATES ?? 30_000);
@@ -41,15 +42,8 @@ function makeEvent(i: number, note = ''): CoreEvent {
     apiVersion: 'v1',
     metadata: { namespace: ns, name: `${pod}.${(0x17a2b3c4d5e6f7an + BigInt(i) * 7919n).toString(16)}`, uid: `6f1c${String(seq++).padStart(8, '0')}-1111-4222-8333-444455556666`, creationTimestamp: t },
     involvedObject: { kind: 'Pod', namespace: ns, name: pod, uid: `uid-${pod}`, apiVersion: 'v1', resourceVersion: '4242', fieldPath: 'spec.containers{app}' },
-    reason: i % 5 === 0 ? 'BackOff' : 'Pulled',
-    message: note !== '' ? note : i % 5 === 0 ? 'Back-off restarting failed container app in pod' : 'Container image "registry.example/app:1.2.3" already present on machine',
-    source: { component: 'kubelet', host: `node-${i % 50}` },
-    firstTimestamp: t,
-    lastTimestamp: t,
-    count: 1,
-    type: i % 5 === 0 ? 'Warning' : 'Normal',
-    reportingComponent: 'kubelet',
-    reportingInstance: `node-${i % 50}`,
+    ...kubeletFields(i, t),
+    ...(note !== '' ? { message: note } : {}),
   };
 }
 

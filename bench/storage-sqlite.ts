@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import type { CoreEvent } from '../src/api/index.js';
 import type { ListOptions } from '../src/storage/index.js';
 import { SqliteEventStore } from '../src/storage/sqlite/index.js';
+import { kubeletFields } from './support/events.js';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const CREATES = Number(process.env.BENCH_CREATES ?? 60_000);
@@ -39,15 +40,7 @@ function makeEvent(i: number): CoreEvent {
     apiVersion: 'v1',
     metadata: { namespace: ns, name: `${pod}.${(0x17a2b3c4d5e6f7an + BigInt(i) * 7919n).toString(16)}`, uid: `6f1c${String(seq++).padStart(8, '0')}-1111-4222-8333-444455556666`, creationTimestamp: t },
     involvedObject: { kind: 'Pod', namespace: ns, name: pod, uid: `uid-${pod}`, apiVersion: 'v1', resourceVersion: '4242', fieldPath: 'spec.containers{app}' },
-    reason: i % 5 === 0 ? 'BackOff' : 'Pulled',
-    message: i % 5 === 0 ? 'Back-off restarting failed container app in pod' : 'Container image "registry.example/app:1.2.3" already present on machine',
-    source: { component: 'kubelet', host: `node-${i % 50}` },
-    firstTimestamp: t,
-    lastTimestamp: t,
-    count: 1,
-    type: i % 5 === 0 ? 'Warning' : 'Normal',
-    reportingComponent: 'kubelet',
-    reportingInstance: `node-${i % 50}`,
+    ...kubeletFields(i, t),
   };
 }
 

@@ -1,10 +1,13 @@
-import { Option } from 'commander';
+import type * as Commander from 'commander';
 import type { Command } from 'commander';
 import type { MirrorFlags } from './mirror.js';
 import type { RecordFlags } from './record.js';
 import type { CliIO } from './run.js';
 import type { ServeFlags } from './serve.js';
 import { DEFAULT_STORAGE, MIRROR_CACHE_MIB } from './storage-spec.js';
+import { requireCjs } from '../internal/index.js';
+
+const { Option } = requireCjs('commander') as typeof Commander;
 
 /** DEFAULT_SERVER is where the client commands look for a kevents server by default. */
 export const DEFAULT_SERVER = 'http://127.0.0.1:8080';

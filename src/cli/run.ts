@@ -1,7 +1,10 @@
-import { Command, CommanderError } from 'commander';
+import type * as Commander from 'commander';
 import { isStatusError } from '../api/index.js';
 import { UsageError } from './errors.js';
 import { version } from './version.js';
+import { requireCjs } from '../internal/index.js';
+
+const { Command, CommanderError } = requireCjs('commander') as typeof Commander;
 
 /** CliIO carries the streams and environment a command uses (injected for tests). */
 export interface CliIO {

@@ -4,3 +4,4 @@ export * from './token-bucket.js';
 export * from './bounded-queue.js';
 export * from './backoff.js';
 export * from './logger.js';
+export * from './cjs.js';

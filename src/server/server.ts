@@ -1,11 +1,11 @@
 import { createServer as createHttpServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import FindMyWay from 'find-my-way';
+import type FindMyWayModule from 'find-my-way';
 import type { HTTPVersion, Instance as Router } from 'find-my-way';
 import { CORE_API, EVENTS_API, newPathNotFound } from '../api/index.js';
 import type { EventApi } from '../api/index.js';
-import { noopLogger, realClock } from '../internal/index.js';
+import { noopLogger, realClock, requireCjs } from '../internal/index.js';
 import type { Clock, Logger } from '../internal/index.js';
 import type { EventStore } from '../storage/index.js';
 import { registerArchiveRoutes } from './archive-routes.js';
@@ -17,6 +17,8 @@ import { createServerMetrics } from './metrics.js';
 import type { ServerMetrics } from './metrics.js';
 import { EventRegistry } from './registry.js';
 import { registerUiAssets } from './ui-assets.js';
+
+const FindMyWay = requireCjs('find-my-way') as typeof FindMyWayModule;
 
 /** ServerOptions configure an events API server. */
 export interface ServerOptions {

@@ -4,7 +4,8 @@ import pg from 'pg';
 import type { CoreEvent } from '../../api/index.js';
 import { isStorageError } from '../errors.js';
 import type { EventStore } from '../event-store.js';
-import { runEventStoreConformance, sampleEvent } from '../testing/index.js';
+import type { ConformanceSetup } from '../testing/index.js';
+import { runArchiveStoreConformance, runEventStoreConformance, sampleEvent } from '../testing/index.js';
 import { PostgresEventStore } from './index.js';
 import type { PgPool } from './index.js';
 
@@ -29,7 +30,7 @@ after(async () => {
   await admin.end();
 });
 
-runEventStoreConformance('postgres', {
+const setup: ConformanceSetup = {
   create: (env) => {
     const schema = fresh();
     const store = new PostgresEventStore({ connectionString: POSTGRES_URL, schema, poolSize: 4, ...env.options });
@@ -46,7 +47,9 @@ runEventStoreConformance('postgres', {
     schemas.set(store, schema);
     return Promise.resolve(store);
   },
-});
+};
+runEventStoreConformance('postgres', setup);
+runArchiveStoreConformance('postgres', setup);
 
 void describe('PostgresEventStore', () => {
   void it('accepts a pg Pool the caller owns, and leaves it open on close', async () => {

@@ -1,7 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import type { CoreEvent } from '../../api/index.js';
+import { nowMicroTime, occurrenceChange } from '../../api/index.js';
+import type { CoreEvent, OccurrenceStamp } from '../../api/index.js';
 import type {
-  EventStore,
+  ArchiveBatch,
+  ArchiveBatchResult,
+  ArchiveStore,
+  ObservedRange,
+  OccurrencePage,
+  OccurrenceQuery,
+  ReasonCount,
+  ReasonCountQuery,
+  RetentionPolicy,
+  RetentionResult,
+  SourceCheckpoint,
+} from '../archive-store.js';
+import type {
   EventWatch,
   ListOptions,
   ListResult,
@@ -23,11 +36,14 @@ import {
   keyOfEvent,
   listRevision,
   matchesFilter,
+  readOccurrencePage,
   namespaceRange,
   resolveCommonOptions,
   sameContent,
 } from '../shared/index.js';
 import type { ResolvedCommonOptions } from '../shared/index.js';
+import { ArchiveQueries, LagBounds, cursorOf, decodeOccurrence, observedStamp, occurrenceRow } from './archive-tables.js';
+import type { OccurrenceRow, StoredOccurrence } from './archive-tables.js';
 import { ChangeFeed } from './change-feed.js';
 import { createPool, pgFailure } from './driver.js';
 import { ListQueries } from './list-query.js';
@@ -55,6 +71,12 @@ interface Started {
 const MAX_LIST_BATCH = 10_000;
 /** MAX_IN_FLIGHT: a second batch waits on the revision lock while the first commits, which hides its first round trip. */
 const MAX_IN_FLIGHT = 2;
+/** MAX_OCCURRENCE_BATCH caps the rows one occurrence page reads per query when a filter drops rows. */
+const MAX_OCCURRENCE_BATCH = 5_000;
+/** RETENTION_STEP bounds the objects one retention step removes. */
+const RETENTION_STEP = 5_000;
+/** MARK_INTERVAL_MS is the resolution of the time-to-revision marks retention reads. */
+const MARK_INTERVAL_MS = 1_000;
 
 /**
  * PostgresEventStore keeps events in PostgreSQL, for archives and for several
@@ -63,11 +85,17 @@ const MAX_IN_FLIGHT = 2;
  * replica's watchers see every change in revision order through LISTEN/NOTIFY
  * and the versions table (see ChangeFeed). Versions are kept MVCC style, so
  * exact lists and watches resume from any revision inside the history window.
+ * It is an archive too (`ArchiveStore`): occurrences, source checkpoints and
+ * archive batches are written by the same write function, in the transaction of
+ * the writes they go with.
  */
-export class PostgresEventStore implements EventStore {
+export class PostgresEventStore implements ArchiveStore {
   private readonly o: ResolvedCommonOptions;
   private readonly s: string;
   private readonly lists: ListQueries;
+  private readonly archive: ArchiveQueries;
+  private readonly lags = new LagBounds();
+  private lastMark = 0;
   private readonly writer: WriteBatch;
   private readonly maxBatch: number;
   private readonly started: Promise<Started>;
@@ -89,6 +117,7 @@ export class PostgresEventStore implements EventStore {
     this.s = options.schema ?? fromUrl.schema ?? DEFAULT_SCHEMA;
     this.connectionString = fromUrl.connectionString;
     this.lists = new ListQueries(this.s);
+    this.archive = new ArchiveQueries(this.s);
     this.writer = new WriteBatch(this.s, `${this.s}_changes`, this.origin, options.synchronousCommit === false ? 'async' : 'sync');
     this.started = this.start();
     // Every method awaits `started` and reports its failure; this keeps an unused store from an unhandled rejection.
@@ -98,7 +127,8 @@ export class PostgresEventStore implements EventStore {
   async create(event: CoreEvent, options: WriteOptions = {}): Promise<CoreEvent> {
     const key = keyOfEvent(event);
     const json = encodeEvent(event);
-    const out = await this.write({ kind: 'create', key, json, fields: fieldsOf(event), expiresAt: this.expiry(options.ttlSeconds) });
+    const occurrence = options.occurrence === undefined ? undefined : this.occurrence(event, occurrenceChange(undefined, event), options.occurrence);
+    const out = await this.write({ kind: 'create', key, json, fields: fieldsOf(event), expiresAt: this.expiry(options.ttlSeconds), occurrence });
     return decodeEvent(json, rvOf(out));
   }
 
@@ -180,7 +210,8 @@ export class PostgresEventStore implements EventStore {
         continue;
       }
       // Compare-and-swap on the revision read before tryUpdate, as etcd does; a lost race reads again and retries.
-      const out = await this.write({ kind: 'put', key, expect: cur?.rv ?? 0, json, fields: fieldsOf(next), expiresAt: this.expiry(options.ttlSeconds) });
+      const occurrence = options.occurrence === undefined ? undefined : this.occurrence(next, occurrenceChange(current, next), options.occurrence);
+      const out = await this.write({ kind: 'put', key, expect: cur?.rv ?? 0, json, fields: fieldsOf(next), expiresAt: this.expiry(options.ttlSeconds), occurrence });
       if ('conflict' in out) continue;
       return { object: decodeEvent(json, rvOf(out)), created: cur === undefined };
     }
@@ -195,6 +226,96 @@ export class PostgresEventStore implements EventStore {
   watch(options: WatchOptions): EventWatch {
     if (this.state !== undefined && !this.closed) return this.state.feed.watch(options);
     return deferredWatch(this.open().then((s) => s.feed.watch(options)));
+  }
+
+  async applyArchiveBatch(batch: ArchiveBatch): Promise<ArchiveBatchResult> {
+    const stamp = observedStamp(batch.stamp, () => nowMicroTime(this.o.clock));
+    const out = await this.write({ kind: 'archive', writes: batch.writes, stamp, checkpoint: batch.checkpoint });
+    if (!('archived' in out)) throw new StorageError('Internal', 'an archive batch was neither written nor refused');
+    return out.archived;
+  }
+
+  async getCheckpoint(source: string): Promise<SourceCheckpoint | undefined> {
+    const { pool } = await this.open();
+    const [row] = await this.query<{ resource_version: string; updated_at: string }>(pool, this.archive.checkpoint(source));
+    if (row === undefined) return undefined;
+    return { source, resourceVersion: row.resource_version, updatedAt: new Date(Number(row.updated_at)).toISOString().replace(/\.\d{3}Z$/, 'Z') };
+  }
+
+  async listOccurrences(q: OccurrenceQuery): Promise<OccurrencePage> {
+    const { pool } = await this.open();
+    return readOccurrencePage(q, MAX_OCCURRENCE_BATCH, async (after, batch) =>
+      (await this.query<StoredOccurrence>(pool, this.archive.page(q, after, batch))).map((row) => ({ occurrence: decodeOccurrence(row), at: cursorOf(row) })),
+    );
+  }
+
+  async countByReason(q: ReasonCountQuery): Promise<ReasonCount[]> {
+    const range = await this.observedRange(q);
+    if (range === null) return [];
+    const { pool } = await this.open();
+    const rows = await this.query<{ type: string; reason: string; count: string; first_ms: string }>(pool, this.archive.countByReason(q, range));
+    return rows.map((r) => ({ type: r.type, reason: r.reason, count: Number(r.count), firstMs: Number(r.first_ms) }));
+  }
+
+  async observedRange(window: { sinceMs: number; untilMs: number }): Promise<ObservedRange | null> {
+    const { pool } = await this.open();
+    if (!(window.untilMs > window.sinceMs)) return null;
+    const [lag] = await this.query<{ lo: string | null; hi: string | null }>(pool, this.archive.lagOver(window.sinceMs, window.untilMs));
+    if (lag === undefined || lag.lo === null || lag.hi === null) return null;
+    return { sinceMicros: window.sinceMs * 1000 + Number(lag.lo), untilMicros: window.untilMs * 1000 + Number(lag.hi) };
+  }
+
+  /**
+   * enforceRetention removes one bounded step: occurrences by observed time, and
+   * events last written before the cutoff (found through the write marks and the
+   * primary key of `versions`), each deleted through the write path only if it
+   * is still the version retention saw. For the size cap it removes the oldest
+   * share of the excess of the `bytes` counter, which a removal lowers at once.
+   */
+  async enforceRetention(policy: RetentionPolicy): Promise<RetentionResult> {
+    const { pool } = await this.open();
+    let events = 0;
+    let occurrences = 0;
+    let more = false;
+    const dropOccurrences = async (before: number | undefined, limit: number): Promise<number> => {
+      const [row] = await this.query<{ n: string }>(pool, this.archive.dropOccurrences(before, limit));
+      return Number(row?.n ?? 0);
+    };
+    const dropEvents = async (rows: { rv: string; key: string }[]): Promise<void> => {
+      const outs = await Promise.all(rows.map((r) => this.write({ kind: 'retire', key: r.key, expect: Number(r.rv) })));
+      events += outs.filter((o) => 'rv' in o).length;
+    };
+    if (policy.olderThanMs !== undefined) {
+      occurrences += await dropOccurrences(policy.olderThanMs * 1000, RETENTION_STEP);
+      const [mark] = await this.query<{ at: string; rv: string }>(pool, this.archive.markBefore(policy.olderThanMs));
+      let rows: { rv: string; key: string }[] = [];
+      if (mark !== undefined) {
+        await this.query(pool, this.archive.dropMarks(Number(mark.at)));
+        rows = await this.query<{ rv: string; key: string }>(pool, this.archive.oldestEvents(Number(mark.rv), RETENTION_STEP));
+        await dropEvents(rows);
+      }
+      more = occurrences >= RETENTION_STEP || rows.length >= RETENTION_STEP;
+    }
+    if (policy.maxBytes !== undefined && policy.maxBytes > 0) {
+      const [c] = await this.query<{ occurrences: string; events: string; bytes: string }>(pool, this.archive.counts());
+      const used = Number(c?.bytes ?? 0);
+      if (used > policy.maxBytes) {
+        const share = (used - policy.maxBytes) / used;
+        const nOcc = Math.min(Math.ceil(share * Number(c?.occurrences ?? 0)), RETENTION_STEP);
+        const nEv = Math.min(Math.ceil(share * Number(c?.events ?? 0)), RETENTION_STEP);
+        if (nOcc > 0) occurrences += await dropOccurrences(undefined, nOcc);
+        if (nEv > 0) await dropEvents(await this.query<{ rv: string; key: string }>(pool, this.archive.oldestEvents(undefined, nEv)));
+        more ||= nOcc >= RETENTION_STEP || nEv >= RETENTION_STEP;
+      }
+    }
+    return { events, occurrences, more };
+  }
+
+  /** archiveBytes is the `bytes` counter: the stored text of live events and of occurrences (the tables on disk are larger by their indexes and history). */
+  async archiveBytes(): Promise<number> {
+    const { pool } = await this.open();
+    const [row] = await this.query<{ value: string }>(pool, this.archive.bytes());
+    return Number(row?.value ?? 0);
   }
 
   async currentResourceVersion(): Promise<number> {
@@ -251,6 +372,7 @@ export class PostgresEventStore implements EventStore {
         await applySchema(client, this.s, writeFunctionSql(this.s));
         const { rows } = await client.query<{ name: string; value: string }>(`SELECT name, value FROM ${this.s}.meta`);
         meta = new Map(rows.map((r) => [r.name, Number(r.value)]));
+        this.lags.load((await client.query<{ hour: string; min_us: string; max_us: string }>(this.archive.lags().text)).rows);
         client.release();
       } catch (e) {
         client.release(e instanceof Error ? e : true);
@@ -323,6 +445,12 @@ export class PostgresEventStore implements EventStore {
     return row === undefined ? undefined : { rv: Number(row.rv), object: row.object };
   }
 
+  /** occurrence is the stored form of a local write's occurrence, when the write is an observed change. */
+  private occurrence(event: CoreEvent, change: { countBefore: number; countAfter: number } | undefined, stamp: OccurrenceStamp): OccurrenceRow | undefined {
+    if (change === undefined) return undefined;
+    return occurrenceRow(event, change, observedStamp(stamp, () => nowMicroTime(this.o.clock)));
+  }
+
   private expiry(ttlSeconds: number | undefined): number | null {
     return ttlSeconds !== undefined && ttlSeconds > 0 ? this.o.clock.now() + ttlSeconds * 1000 : null;
   }
@@ -365,11 +493,15 @@ export class PostgresEventStore implements EventStore {
   /** commit runs one batch; its promise settles when the transaction has ended, and the writers are answered once their changes are delivered here. */
   private async commit(state: Started, batch: Pending[]): Promise<void> {
     let result;
+    const now = this.o.clock.now();
+    const markAt = now - this.lastMark >= MARK_INTERVAL_MS ? now : null;
     try {
       result = await this.writer.run(
         state.pool,
         batch.map((p) => p.op),
+        { lags: this.lags, now, markAt },
       );
+      if (markAt !== null && result.last > 0) this.lastMark = Math.max(this.lastMark, markAt);
     } catch (e) {
       const failure = pgFailure(e);
       this.o.logger.error('postgres write batch failed', { writes: batch.length, error: failure.message });

@@ -1,8 +1,12 @@
 import type { IndexedField } from '../event-store.js';
 import type { PgClient } from './options.js';
 
-/** SCHEMA_VERSION is stored in `meta` so that a later layout can migrate databases written by this one. */
-export const SCHEMA_VERSION = 1;
+/**
+ * SCHEMA_VERSION is stored in `meta` so that a later layout can migrate databases
+ * written by this one. 2 added the archive (occurrences, source checkpoints,
+ * write marks, lag bounds and the `bytes` counter); `migrate` brings a 1 up to it.
+ */
+export const SCHEMA_VERSION = 2;
 
 /** Op is how a row changed its key; the values are stored. */
 export const Op = { ADDED: 1, MODIFIED: 2, DELETED: 3 } as const;
@@ -91,20 +95,72 @@ CREATE TABLE IF NOT EXISTS ${s}.checkpoints (at bigint PRIMARY KEY, rv bigint NO
 }
 
 /**
+ * archiveSql is the archive's part of the layout.
+ *
+ * `occurrences` is append-only and read in (observed_us, id) order, its primary
+ * key: a keyset scan of it, or of `occ_regarding` for one regarding name (the
+ * object a timeline asks for). A namespace is a condition on the rows of the
+ * time scan and the other selectable fields are checked on decoded rows, as in
+ * the SQLite backend: each index costs every append. An occurrence's id is the
+ * revision of the write it records (a write records at most one), so ids grow in
+ * commit order and the body need not carry the event's resourceVersion. `type`,
+ * `reason`, `repeats` and `seen_ms` (when the change happened) let counts by
+ * reason sum columns; `occurrence_lag` keeps, per hour of happening, the least
+ * and greatest lag from happening to observing, so a window of happening maps
+ * to a range of observed time. `size` is what the row adds to the `bytes`
+ * counter in `meta`, which sums the stored text of live events and of
+ * occurrences: what `--max-size` bounds.
+ *
+ * `source_checkpoints` holds each mirrored source's checkpoint; `write_marks`
+ * maps time to revision (one row per second of writing at most per replica), so
+ * retention finds the events last written before a time through the primary key
+ * of `versions`.
+ */
+export function archiveSql(s: string): string {
+  const text = 'text COLLATE "C" NOT NULL';
+  return `
+CREATE TABLE IF NOT EXISTS ${s}.occurrences (
+  observed_us bigint NOT NULL,
+  id bigint NOT NULL,
+  namespace ${text},
+  event_name ${text},
+  regarding_name ${text},
+  body text NOT NULL,
+  type text NOT NULL,
+  reason text NOT NULL,
+  repeats integer NOT NULL,
+  seen_ms bigint,
+  size integer NOT NULL,
+  PRIMARY KEY (observed_us, id)
+);
+CREATE INDEX IF NOT EXISTS occ_regarding ON ${s}.occurrences (regarding_name, observed_us, id);
+CREATE TABLE IF NOT EXISTS ${s}.source_checkpoints (source text PRIMARY KEY, resource_version text NOT NULL, updated_at bigint NOT NULL);
+CREATE TABLE IF NOT EXISTS ${s}.write_marks (at bigint PRIMARY KEY, rv bigint NOT NULL);
+CREATE TABLE IF NOT EXISTS ${s}.occurrence_lag (hour bigint PRIMARY KEY, min_us bigint NOT NULL, max_us bigint NOT NULL);
+INSERT INTO ${s}.meta (name, value) SELECT 'bytes', coalesce(sum(char_length(object)), 0) FROM ${s}.versions WHERE ${CURRENT}
+  ON CONFLICT (name) DO NOTHING;
+`;
+}
+
+/**
  * applySchema creates the schema of a new database (with `functions`, the
- * definitions of the stored functions) and checks the version of an existing one. Replicas starting together take turns on an advisory lock, so
- * the `IF NOT EXISTS` statements never race.
+ * definitions of the stored functions), migrates one of an earlier version and
+ * refuses one of a later version. Replicas starting together take turns on an
+ * advisory lock, so the `IF NOT EXISTS` statements never race. Version 1 lacks
+ * only the archive's tables and the `bytes` counter, which `archiveSql` adds
+ * (counting the live events a version 1 database holds).
  */
 export async function applySchema(client: PgClient, s: string, functions: string): Promise<void> {
   await client.query('BEGIN');
   try {
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1), $2)', [s, LockId.SETUP]);
     await client.query(schemaSql(s));
-    await client.query(functions);
     const { rows } = await client.query<{ value: string }>(`SELECT value FROM ${s}.meta WHERE name = 'schema'`);
     const found = rows[0] === undefined ? undefined : Number(rows[0].value);
-    if (found === undefined) await client.query(`INSERT INTO ${s}.meta (name, value) VALUES ('schema', $1)`, [SCHEMA_VERSION]);
-    else if (found !== SCHEMA_VERSION) throw new Error(`unsupported schema version ${found} in ${s} (this build reads ${SCHEMA_VERSION})`);
+    if (found !== undefined && found > SCHEMA_VERSION) throw new Error(`unsupported schema version ${found} in ${s} (this build reads ${SCHEMA_VERSION})`);
+    await client.query(archiveSql(s));
+    await client.query(functions);
+    await client.query(`INSERT INTO ${s}.meta (name, value) VALUES ('schema', $1) ON CONFLICT (name) DO UPDATE SET value = excluded.value`, [SCHEMA_VERSION]);
     await client.query('COMMIT');
   } catch (e) {
     await client.query('ROLLBACK').catch(() => undefined);

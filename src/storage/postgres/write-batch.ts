@@ -1,8 +1,11 @@
 import type { CoreEvent } from '../../api/index.js';
+import type { ArchiveBatchResult, ArchiveWrite, SourceCheckpoint } from '../archive-store.js';
 import type { Preconditions } from '../event-store.js';
 import { StorageError, isStorageError } from '../errors.js';
-import { checkPreconditions, decodeEvent, fieldValue } from '../shared/index.js';
+import { checkPreconditions, decodeEvent, encodeEvent, eventKey, fieldValue, planArchiveWrites, sameContent } from '../shared/index.js';
 import type { Change } from '../shared/index.js';
+import { occurrenceRow } from './archive-tables.js';
+import type { LagBounds, ObservedStamp, OccurrenceRow } from './archive-tables.js';
 import type { PgClient } from './options.js';
 import { CURRENT, Op } from './schema.js';
 
@@ -36,16 +39,25 @@ export function fieldsOf(e: CoreEvent): Fields {
  * WriteOp is one write of a batch, decided against the key's current row inside
  * the batch's transaction: `put` is a compare-and-swap on the current row's
  * revision (0 for a missing key), `expire` deletes only the version the sweep
- * saw, and only if it is still expired.
+ * saw, and only if it is still expired, `retire` (retention) only the version
+ * it saw. A create or put may carry the occurrence it records. `archive` is a
+ * whole archive batch: its writes are decided against the current rows (and
+ * each other), and all of it is written, with its checkpoint, or none.
  */
 export type WriteOp =
-  | { kind: 'create'; key: string; json: string; fields: Fields; expiresAt: number | null }
-  | { kind: 'put'; key: string; expect: number; json: string; fields: Fields; expiresAt: number | null }
+  | { kind: 'create'; key: string; json: string; fields: Fields; expiresAt: number | null; occurrence?: OccurrenceRow | undefined }
+  | { kind: 'put'; key: string; expect: number; json: string; fields: Fields; expiresAt: number | null; occurrence?: OccurrenceRow | undefined }
   | { kind: 'delete'; key: string; preconditions: Preconditions | undefined }
-  | { kind: 'expire'; key: string; expect: number; now: number };
+  | { kind: 'expire'; key: string; expect: number; now: number }
+  | { kind: 'retire'; key: string; expect: number }
+  | { kind: 'archive'; writes: ArchiveWrite[]; stamp: ObservedStamp; checkpoint: SourceCheckpoint | undefined };
 
-/** Outcome is what became of one WriteOp: written at `rv` (with the stored text; a delete's is the last state), lost a compare-and-swap, failed, or had nothing to do. */
-export type Outcome = { rv: number; json: string } | { conflict: true } | { error: StorageError } | { skipped: true };
+/**
+ * Outcome is what became of one WriteOp: written at `rv` (with the stored text;
+ * a delete's is the last state), lost a compare-and-swap, failed, had nothing to
+ * do, or (an archive batch) what it wrote.
+ */
+export type Outcome = { rv: number; json: string } | { conflict: true } | { error: StorageError } | { skipped: true } | { archived: ArchiveBatchResult };
 
 /** BatchResult is a committed batch: revisions base+1..last, and the changes to publish. */
 export interface BatchResult {
@@ -71,6 +83,7 @@ interface Row extends Fields {
   supersededOff: number | null;
   /** prevObject is the stored text of the replaced row (not a column: the watch change carries it). */
   prevObject: string | null;
+  occurrence: OccurrenceRow | undefined;
 }
 
 /** Current is a key's current row as the batch sees it. */
@@ -79,6 +92,8 @@ interface Current extends Fields {
   off: number | null;
   object: string;
   expires_at: number | null;
+  /** event is the decoded object, for archive decisions (kept for rows of this batch). */
+  event?: CoreEvent;
 }
 
 interface StoredRow extends Fields {
@@ -97,6 +112,24 @@ const TYPES = { [Op.ADDED]: 'ADDED', [Op.MODIFIED]: 'MODIFIED', [Op.DELETED]: 'D
  * which never holds a raw control character.
  */
 const SEPARATOR = '\x1e';
+
+/** OCC_ARGS are the columns of a batch's occurrences: the offset of the row each records (its id is that row's revision), then its columns. */
+const OCC_ARGS = [
+  ['occ_offs', 'int[]'],
+  ['occ_observed', 'bigint[]'],
+  ['occ_ns', 'text[]'],
+  ['occ_event', 'text[]'],
+  ['occ_regarding', 'text[]'],
+  ['occ_bodies', 'text[]'],
+  ['occ_types', 'text[]'],
+  ['occ_reasons', 'text[]'],
+  ['occ_repeats', 'int[]'],
+  ['occ_seen', 'bigint[]'],
+  ['occ_sizes', 'int[]'],
+] as const;
+
+/** JOINED are the text parameters sent as one string joined by SEPARATOR (see there). */
+const JOINED = new Set(['objects', 'occ_bodies']);
 
 /** ARGS are the write function's parameters, in order, with their SQL types. */
 const ARGS = [
@@ -117,6 +150,15 @@ const ARGS = [
   ['channel', 'text'],
   ['origin', 'text'],
   ['durable', 'boolean'],
+  ...OCC_ARGS,
+  ['lag_hours', 'bigint[]'],
+  ['lag_min', 'bigint[]'],
+  ['lag_max', 'bigint[]'],
+  ['cp_sources', 'text[]'],
+  ['cp_rvs', 'text[]'],
+  ['cp_at', 'bigint'],
+  ['mark_at', 'bigint'],
+  ['bytes_delta', 'bigint'],
 ] as const;
 
 /**
@@ -134,6 +176,9 @@ export function writeFunctionSql(s: string): string {
   // The row alias names differ from the parameter names, which PL/pgSQL would find ambiguous.
   const alias = unnested.map((_, i) => `c${i}`);
   const vals = ['base + u.c0', 'u.c1', 'u.c2', 'u.c3', 'u.c4', 'coalesce(u.c5, base + u.c6)', 'base + u.c7', ...FIELD_NAMES.map((_, i) => `u.c${8 + i}`)];
+  const occCols = ['id', 'observed_us', 'namespace', 'event_name', 'regarding_name', 'body', 'type', 'reason', 'repeats', 'seen_ms', 'size'];
+  const occAlias = OCC_ARGS.map((_, i) => `o${i}`);
+  const occVals = ['base + u.o0', ...occAlias.slice(1).map((a) => `u.${a}`)];
   return `
 CREATE OR REPLACE FUNCTION ${s}.write_batch(${ARGS.map(([n, t]) => `${n} ${t}`).join(', ')}) RETURNS bigint LANGUAGE plpgsql AS $fn$
 DECLARE base bigint;
@@ -146,14 +191,41 @@ BEGIN
     RETURN -1;
   END IF;
   -- Replaced rows leave the current-key index before their successors enter it.
-  UPDATE ${s}.versions SET superseded_rv = base + old_sup_off[array_position(old_rvs, rv)] WHERE rv = ANY(old_rvs);
-  INSERT INTO ${s}.versions (${cols.join(', ')})
-    SELECT ${vals.join(', ')} FROM unnest(${unnested.join(', ')}) AS u(${alias.join(', ')});
-  UPDATE ${s}.meta SET value = base + n WHERE name = 'revision';
-  PERFORM pg_notify(channel, origin || ' ' || (base + n));
+  IF n > 0 THEN
+    UPDATE ${s}.versions SET superseded_rv = base + old_sup_off[array_position(old_rvs, rv)] WHERE rv = ANY(old_rvs);
+    INSERT INTO ${s}.versions (${cols.join(', ')})
+      SELECT ${vals.join(', ')} FROM unnest(${unnested.join(', ')}) AS u(${alias.join(', ')});
+    UPDATE ${s}.meta SET value = base + n WHERE name = 'revision';
+    PERFORM pg_notify(channel, origin || ' ' || (base + n));
+  END IF;
+  IF cardinality(occ_offs) > 0 THEN
+    INSERT INTO ${s}.occurrences (${occCols.join(', ')})
+      SELECT ${occVals.join(', ')} FROM unnest(${OCC_ARGS.map(([a]) => a).join(', ')}) AS u(${occAlias.join(', ')});
+  END IF;
+  IF cardinality(lag_hours) > 0 THEN
+    INSERT INTO ${s}.occurrence_lag (hour, min_us, max_us) SELECT * FROM unnest(lag_hours, lag_min, lag_max)
+      ON CONFLICT (hour) DO UPDATE SET min_us = least(${s}.occurrence_lag.min_us, excluded.min_us), max_us = greatest(${s}.occurrence_lag.max_us, excluded.max_us);
+  END IF;
+  IF cardinality(cp_sources) > 0 THEN
+    INSERT INTO ${s}.source_checkpoints (source, resource_version, updated_at) SELECT u.a, u.b, cp_at FROM unnest(cp_sources, cp_rvs) AS u(a, b)
+      ON CONFLICT (source) DO UPDATE SET resource_version = excluded.resource_version, updated_at = excluded.updated_at;
+  END IF;
+  IF mark_at IS NOT NULL AND n > 0 THEN
+    INSERT INTO ${s}.write_marks (at, rv) VALUES (mark_at, base + n) ON CONFLICT (at) DO UPDATE SET rv = greatest(${s}.write_marks.rv, excluded.rv);
+  END IF;
+  IF bytes_delta <> 0 THEN
+    UPDATE ${s}.meta SET value = value + bytes_delta WHERE name = 'bytes';
+  END IF;
   RETURN base;
 END
 $fn$;`;
+}
+
+/** BatchContext is what a batch needs from its store besides the writes: the lag bounds copy, and the time to mark (null when no mark is due). */
+export interface BatchContext {
+  lags: LagBounds;
+  now: number;
+  markAt: number | null;
 }
 
 /**
@@ -161,7 +233,8 @@ $fn$;`;
  * rows of the batch's keys (a batch of creates assumes none exist, which the
  * write function checks), plans every write against them in order, and calls
  * the write function; a concurrent writer that changed one of the keys makes it
- * read and plan again.
+ * read and plan again. An archive write that redirects to a key not read yet
+ * makes it read that key too and plan again.
  */
 export class WriteBatch {
   private readonly call: string;
@@ -173,34 +246,45 @@ export class WriteBatch {
     private readonly origin: string,
     private readonly durability: Durability,
   ) {
-    const args = ARGS.map(([name, t], i) => (name === 'objects' ? `string_to_array($${i + 1}::text, chr(${SEPARATOR.charCodeAt(0)}))` : `$${i + 1}::${t}`));
+    const args = ARGS.map(([name, t], i) => (JOINED.has(name) ? `string_to_array($${i + 1}::text, chr(${SEPARATOR.charCodeAt(0)}))` : `$${i + 1}::${t}`));
     this.call = `SELECT ${s}.write_batch(${args.join(', ')}) AS base`;
   }
 
-  async run(client: Pick<PgClient, 'query'>, ops: readonly WriteOp[]): Promise<BatchResult> {
+  async run(client: Pick<PgClient, 'query'>, ops: readonly WriteOp[], ctx: BatchContext): Promise<BatchResult> {
     let assumeAbsent = ops.every((o) => o.kind === 'create');
+    const keys = new Set<string>();
+    for (const op of ops) {
+      if (op.kind !== 'archive') keys.add(op.key);
+      else for (const w of op.writes) keys.add(eventKey(w.namespace, w.name));
+    }
     for (;;) {
       const current = new Map<string, Current | undefined>();
-      const keys = [...new Set(ops.map((o) => o.key))];
       if (!assumeAbsent) {
         const stored = await client.query<StoredRow>(
           `SELECT rv, key, object, expires_at, ${FIELD_NAMES.join(', ')} FROM ${this.s}.versions WHERE key = ANY($1::text[]) AND ${CURRENT}`,
-          [keys],
+          [[...keys]],
         );
+        for (const k of keys) current.set(k, undefined);
         for (const r of stored.rows) {
           current.set(r.key, { ...pickFields(r), rv: Number(r.rv), off: null, object: r.object, expires_at: r.expires_at === null ? null : Number(r.expires_at) });
         }
       }
-      const checks = keys.map((k) => current.get(k)?.rv ?? 0);
-      const plan = new Plan(current);
+      const checked = [...keys];
+      const checks = checked.map((k) => current.get(k)?.rv ?? 0);
+      const plan = new Plan(current, ctx.lags);
       const outcomes = ops.map((op) => plan.apply(op));
-      if (plan.rows.length === 0) return { base: 0, last: 0, changes: [], outcomes };
-      const { rows } = await client.query<{ base: string }>(this.call, plan.params(keys, checks, this.channel, this.origin, this.durability === 'sync'));
+      if (plan.missing.size > 0) {
+        for (const k of plan.missing) keys.add(k);
+        continue;
+      }
+      if (plan.rows.length === 0 && plan.checkpoints.size === 0) return { base: 0, last: 0, changes: [], outcomes };
+      const { rows } = await client.query<{ base: string }>(this.call, plan.params(checked, checks, this.channel, this.origin, this.durability === 'sync', ctx));
       const base = Number(rows[0]?.base ?? -1);
       if (base < 0) {
         assumeAbsent = false;
         continue;
       }
+      ctx.lags.committed(plan.lags);
       return plan.resolve(base, outcomes);
     }
   }
@@ -209,33 +293,46 @@ export class WriteBatch {
 /** Plan applies a batch's writes, in order, to the current rows of its keys, and collects the rows to store. */
 class Plan {
   readonly rows: Row[] = [];
+  /** missing are keys an archive write asked about that the batch did not read. */
+  readonly missing = new Set<string>();
+  readonly checkpoints = new Map<string, string>();
+  /** lags are the widenings of the lag bounds this batch's occurrences need. */
+  readonly lags = new Map<number, { min: number; max: number }>();
   private readonly supersede: [number, number][] = [];
   private last = 0;
+  private bytes = 0;
 
-  constructor(private readonly current: Map<string, Current | undefined>) {}
+  constructor(
+    private readonly current: Map<string, Current | undefined>,
+    private readonly lagBounds: LagBounds,
+  ) {}
 
   apply(op: WriteOp): Outcome {
+    if (op.kind === 'archive') return this.archive(op);
     const cur = this.current.get(op.key);
     try {
       switch (op.kind) {
         case 'create':
           if (cur !== undefined) throw new StorageError('KeyExists', `${op.key} already exists`, { key: op.key });
-          return this.write(op.key, Op.ADDED, op.json, op.fields, op.expiresAt, undefined);
+          return this.write(op.key, Op.ADDED, op.json, op.fields, op.expiresAt, undefined, op.occurrence);
         case 'put':
           // A key written earlier in this batch has no revision yet, so a compare-and-swap against it always loses.
           if (cur === undefined ? op.expect !== 0 : cur.rv !== op.expect) return { conflict: true };
-          return this.write(op.key, cur === undefined ? Op.ADDED : Op.MODIFIED, op.json, op.fields, op.expiresAt, cur);
+          return this.write(op.key, cur === undefined ? Op.ADDED : Op.MODIFIED, op.json, op.fields, op.expiresAt, cur, op.occurrence);
         case 'delete':
           if (cur === undefined) throw new StorageError('KeyNotFound', `${op.key} not found`, { key: op.key });
           if (op.preconditions !== undefined) {
             // A version written earlier in this batch is checked against the revision it will get: none yet, so a resourceVersion precondition fails.
             checkPreconditions(op.key, decodeEvent(cur.object, cur.rv ?? 0), op.preconditions, 0);
           }
-          return this.write(op.key, Op.DELETED, cur.object, cur, null, cur);
+          return this.write(op.key, Op.DELETED, cur.object, cur, null, cur, undefined);
         case 'expire':
           // The event may have been renewed or deleted since the sweep read it.
           if (cur === undefined || cur.rv !== op.expect || cur.expires_at === null || cur.expires_at > op.now) return { skipped: true };
-          return this.write(op.key, Op.DELETED, cur.object, cur, null, cur);
+          return this.write(op.key, Op.DELETED, cur.object, cur, null, cur, undefined);
+        case 'retire':
+          if (cur === undefined || cur.rv !== op.expect) return { skipped: true };
+          return this.write(op.key, Op.DELETED, cur.object, cur, null, cur, undefined);
       }
     } catch (e) {
       if (isStorageError(e)) return { error: e };
@@ -243,8 +340,51 @@ class Plan {
     }
   }
 
-  params(keys: string[], checks: number[], channel: string, origin: string, durable: boolean): unknown[] {
+  /** archive decides every write of an archive batch before planning any, so a decision that throws leaves nothing of the batch. */
+  private archive(op: Extract<WriteOp, { kind: 'archive' }>): Outcome {
+    let missing = false;
+    let decided;
+    try {
+      decided = planArchiveWrites(op.writes, (key) => {
+        if (!this.current.has(key)) {
+          this.missing.add(key);
+          missing = true;
+          return undefined;
+        }
+        const cur = this.current.get(key);
+        if (cur === undefined) return undefined;
+        cur.event ??= decodeEvent(cur.object, cur.rv ?? 0);
+        return cur.event;
+      });
+    } catch (e) {
+      if (missing) return { skipped: true };
+      if (isStorageError(e)) return { error: e };
+      throw e;
+    }
+    // The batch is planned again once the keys it lacks are read.
+    if (missing) return { skipped: true };
+    const { planned, skipped } = decided;
+    let events = 0;
+    let occurrences = 0;
+    for (const p of planned) {
+      const json = encodeEvent(p.object);
+      const cur = this.current.get(p.key);
+      if (cur !== undefined && sameContent(json, cur.object)) continue;
+      const occurrence = p.occurrence === undefined ? undefined : occurrenceRow(p.object, p.occurrence, op.stamp);
+      this.write(p.key, cur === undefined ? Op.ADDED : Op.MODIFIED, json, fieldsOf(p.object), null, cur, occurrence);
+      this.current.get(p.key)!.event = p.object;
+      events++;
+      if (occurrence !== undefined) occurrences++;
+    }
+    if (op.checkpoint !== undefined) this.checkpoints.set(op.checkpoint.source, op.checkpoint.resourceVersion);
+    return { archived: { events, occurrences, skipped: skipped + planned.length - events } };
+  }
+
+  params(keys: string[], checks: number[], channel: string, origin: string, durable: boolean, ctx: BatchContext): unknown[] {
     const column = <K extends keyof Row>(k: K): Row[K][] => this.rows.map((r) => r[k]);
+    const occ = this.rows.filter((r): r is Row & { occurrence: OccurrenceRow } => r.occurrence !== undefined);
+    const occColumn = <K extends keyof OccurrenceRow>(k: K): OccurrenceRow[K][] => occ.map((r) => r.occurrence[k]);
+    const lags = [...this.lags];
     return [
       keys,
       checks,
@@ -263,6 +403,25 @@ class Plan {
       channel,
       origin,
       durable,
+      occ.map((r) => r.off),
+      occColumn('observedMicros'),
+      occColumn('namespace'),
+      occColumn('eventName'),
+      occColumn('regardingName'),
+      occColumn('body').join(SEPARATOR),
+      occColumn('type'),
+      occColumn('reason'),
+      occColumn('repeats'),
+      occColumn('seenMs'),
+      occColumn('size'),
+      lags.map((l) => l[0]),
+      lags.map((l) => l[1].min),
+      lags.map((l) => l[1].max),
+      [...this.checkpoints.keys()],
+      [...this.checkpoints.values()],
+      ctx.now,
+      ctx.markAt,
+      this.bytes,
     ];
   }
 
@@ -281,12 +440,38 @@ class Plan {
     return { base, last: base + this.last, changes, outcomes: resolved };
   }
 
-  private write(key: string, op: 1 | 2 | 3, object: string, fields: Fields, expiresAt: number | null, prev: Current | undefined): { rv: number; json: string } {
+  private write(
+    key: string,
+    op: 1 | 2 | 3,
+    object: string,
+    fields: Fields,
+    expiresAt: number | null,
+    prev: Current | undefined,
+    occurrence: OccurrenceRow | undefined,
+  ): { rv: number; json: string } {
     const off = ++this.last;
-    const row: Row = { off, key, op, object, expires_at: expiresAt, prevAbs: prev?.rv ?? null, prevOff: prev?.off ?? null, supersededOff: null, prevObject: prev?.object ?? null, ...pickFields(fields) };
+    const row: Row = {
+      off,
+      key,
+      op,
+      object,
+      expires_at: expiresAt,
+      prevAbs: prev?.rv ?? null,
+      prevOff: prev?.off ?? null,
+      supersededOff: null,
+      prevObject: prev?.object ?? null,
+      occurrence,
+      ...pickFields(fields),
+    };
     if (prev !== undefined) {
       if (prev.rv !== null) this.supersede.push([prev.rv, off]);
       else this.rows[prev.off! - 1]!.supersededOff = off;
+      this.bytes -= prev.object.length;
+    }
+    if (op !== Op.DELETED) this.bytes += object.length;
+    if (occurrence !== undefined) {
+      this.bytes += occurrence.size;
+      if (occurrence.seenMs !== null) this.lagBounds.note(this.lags, occurrence.seenMs, occurrence.observedMicros);
     }
     this.rows.push(row);
     this.current.set(key, op === Op.DELETED ? undefined : { ...pickFields(fields), rv: null, off, object, expires_at: expiresAt });

@@ -1,9 +1,9 @@
 import { eventKey } from './event-json.js';
 import { occurrenceFieldValue, parseMicroTime } from '../../api/index.js';
 import type { CoreEvent, Occurrence, OccurrenceField } from '../../api/index.js';
-import type { ArchiveDecision, ArchiveWrite, OccurrenceCursor, OccurrenceQuery } from '../archive-store.js';
+import type { ArchiveDecision, ArchiveWrite, OccurrenceCursor, OccurrencePage, OccurrenceQuery } from '../archive-store.js';
 import { MAX_REDIRECTS } from '../archive-store.js';
-import { StorageError } from '../errors.js';
+import { StorageError, isStorageError } from '../errors.js';
 
 /** microsOf reads a MicroTime (or Time) as epoch microseconds; an unreadable one is 0, so it sorts first instead of failing a write. */
 export function microsOf(time: string | null | undefined): number {
@@ -60,4 +60,67 @@ export function resolveArchiveWrite(
     name = decision.name;
   }
   throw new StorageError('InvalidObject', `an archive write for ${w.namespace}/${w.name} redirected more than ${MAX_REDIRECTS} times`);
+}
+
+/** PlannedArchiveWrite is one write an archive batch decided to make. */
+export interface PlannedArchiveWrite {
+  key: string;
+  object: CoreEvent;
+  occurrence: { countBefore: number; countAfter: number } | undefined;
+}
+
+/**
+ * planArchiveWrites decides every write of an archive batch, in order, before
+ * any is made: each sees `current` overlaid with the batch's own earlier
+ * writes. A decide function that throws makes the batch InvalidObject.
+ */
+export function planArchiveWrites(writes: readonly ArchiveWrite[], current: (key: string) => CoreEvent | undefined): { planned: PlannedArchiveWrite[]; skipped: number } {
+  const overlay = new Map<string, CoreEvent>();
+  const planned: PlannedArchiveWrite[] = [];
+  let skipped = 0;
+  try {
+    for (const w of writes) {
+      const r = resolveArchiveWrite(w, (key) => overlay.get(key) ?? current(key));
+      if (r.decision.action === 'skip') {
+        skipped++;
+        continue;
+      }
+      overlay.set(r.key, r.decision.object);
+      planned.push({ key: r.key, object: r.decision.object, occurrence: r.decision.occurrence });
+    }
+  } catch (e) {
+    if (isStorageError(e)) throw e;
+    throw new StorageError('InvalidObject', `an archive write failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+  }
+  return { planned, skipped };
+}
+
+/**
+ * readOccurrencePage reads one page of an OccurrenceQuery through keyset reads:
+ * `read` returns up to `batch` occurrences after a position, in (observed time,
+ * id) order, with their positions; reads grow while the query's filters drop
+ * rows, up to `maxBatch`.
+ */
+export async function readOccurrencePage(
+  q: OccurrenceQuery,
+  maxBatch: number,
+  read: (after: OccurrenceCursor, batch: number) => Promise<{ occurrence: Occurrence; at: OccurrenceCursor }[]>,
+): Promise<OccurrencePage> {
+  const limit = q.limit !== undefined && q.limit > 0 ? q.limit : Infinity;
+  let pos: OccurrenceCursor = q.after ?? { observedMicros: q.sinceMicros ?? Number.MIN_SAFE_INTEGER, id: 0 };
+  let batch = Math.min(limit + 1, maxBatch);
+  const items: Occurrence[] = [];
+  let last: OccurrenceCursor | undefined;
+  for (;;) {
+    const rows = await read(pos, batch);
+    for (const { occurrence, at } of rows) {
+      pos = at;
+      if (!matchesOccurrence(occurrence, at, q)) continue;
+      if (items.length >= limit) return { items, next: last! };
+      items.push(occurrence);
+      last = at;
+    }
+    if (rows.length < batch) return { items };
+    batch = Math.min(batch * 2, maxBatch);
+  }
 }

@@ -1,0 +1,235 @@
+import { ARCHIVE_API, occurrenceOf } from '../../api/index.js';
+import type { CoreEvent, Occurrence } from '../../api/index.js';
+import { occurrenceRepeats, occurrenceTimeMs } from '../archive-store.js';
+import type { ObservedRange, OccurrenceCursor, OccurrenceQuery, ReasonCountQuery } from '../archive-store.js';
+import { microsOf } from '../shared/index.js';
+import type { Query } from './list-query.js';
+import { CURRENT } from './schema.js';
+
+/** HOUR_MS is the span of happening time one `occurrence_lag` row bounds. */
+const HOUR_MS = 3_600_000;
+
+/** ObservedStamp is a batch's occurrence stamp, its time parsed once. */
+export interface ObservedStamp {
+  time: string;
+  micros: number;
+  cluster: string | undefined;
+}
+
+/** observedStamp reads an OccurrenceStamp's time (the store's clock when it has none). */
+export function observedStamp(stamp: { observedTime?: string; cluster?: string }, now: () => string): ObservedStamp {
+  const time = stamp.observedTime ?? now();
+  return { time, micros: microsOf(time), cluster: stamp.cluster };
+}
+
+/** OccurrenceRow is an occurrence as the write function stores it; its id is the revision of the write it records, known only at commit. */
+export interface OccurrenceRow {
+  observedMicros: number;
+  namespace: string;
+  eventName: string;
+  regardingName: string;
+  body: string;
+  type: string;
+  reason: string;
+  repeats: number;
+  seenMs: number | null;
+  /** size is what the row adds to the store's `bytes` counter. */
+  size: number;
+}
+
+/**
+ * occurrenceRow builds the stored form of the occurrence of a change that
+ * produced `event`: the Occurrence without what its columns say (names,
+ * namespace) or what its id says (the event's resourceVersion).
+ */
+export function occurrenceRow(event: CoreEvent, change: { countBefore: number; countAfter: number }, stamp: ObservedStamp): OccurrenceRow {
+  const o = occurrenceOf(event, change, { observedTime: stamp.time, cluster: stamp.cluster }, 0);
+  const seen = occurrenceTimeMs(o);
+  const { kind: _k, apiVersion: _a, metadata: _m, event: ref, ...rest } = o;
+  const body = JSON.stringify(ref.uid === undefined ? { ...rest, event: {} } : { ...rest, event: { uid: ref.uid } });
+  const regardingName = o.regarding.name ?? '';
+  return {
+    observedMicros: stamp.micros,
+    namespace: ref.namespace,
+    eventName: ref.name,
+    regardingName,
+    body,
+    type: o.type ?? '',
+    reason: o.reason ?? '',
+    repeats: occurrenceRepeats(o),
+    seenMs: seen ?? null,
+    size: body.length + ref.namespace.length + ref.name.length + regardingName.length,
+  };
+}
+
+/** StoredOccurrence is a row of an occurrence page. */
+export interface StoredOccurrence {
+  id: string;
+  observed_us: string;
+  namespace: string;
+  event_name: string;
+  body: string;
+}
+
+/** decodeOccurrence rebuilds an Occurrence from its row; the name's sequence and the event's resourceVersion are the row's id. */
+export function decodeOccurrence(row: StoredOccurrence): Occurrence {
+  const body = JSON.parse(row.body) as Omit<Occurrence, 'metadata' | 'event'> & { event: { uid?: string } };
+  const event: Occurrence['event'] = { name: row.event_name, namespace: row.namespace };
+  if (body.event.uid !== undefined) event.uid = body.event.uid;
+  event.resourceVersion = row.id;
+  return {
+    kind: 'Occurrence',
+    apiVersion: ARCHIVE_API,
+    metadata: { name: `${row.event_name}.${row.id}`, namespace: row.namespace, creationTimestamp: (body.observedTime ?? '').replace(/\.\d+Z$/, 'Z') },
+    ...body,
+    event,
+  };
+}
+
+/** cursorOf is the keyset position of an occurrence row. */
+export function cursorOf(row: StoredOccurrence): OccurrenceCursor {
+  return { observedMicros: Number(row.observed_us), id: Number(row.id) };
+}
+
+/**
+ * LagBounds is this replica's copy of `occurrence_lag`: per hour of happening,
+ * the least and greatest observed-minus-happened lag (µs). Most appends fall
+ * within their hour's bounds and write nothing; the table only ever widens, so
+ * a copy that is behind another replica's widening costs a redundant upsert.
+ */
+export class LagBounds {
+  private known = new Map<number, { min: number; max: number }>();
+
+  /** load replaces the copy with the table's rows. */
+  load(rows: { hour: string; min_us: string; max_us: string }[]): void {
+    this.known = new Map(rows.map((r) => [Number(r.hour), { min: Number(r.min_us), max: Number(r.max_us) }]));
+  }
+
+  /** note widens `pending` (a batch's widenings) when an occurrence at `seenMs`, observed at `observedMicros`, falls outside the known bounds. */
+  note(pending: Map<number, { min: number; max: number }>, seenMs: number, observedMicros: number): void {
+    const hour = Math.floor(seenMs / HOUR_MS);
+    const lag = observedMicros - seenMs * 1000;
+    const b = pending.get(hour) ?? this.known.get(hour);
+    if (b !== undefined && lag >= b.min && lag <= b.max) return;
+    pending.set(hour, b === undefined ? { min: lag, max: lag } : { min: Math.min(b.min, lag), max: Math.max(b.max, lag) });
+  }
+
+  /** committed merges a committed batch's widenings into the copy. */
+  committed(pending: Map<number, { min: number; max: number }>): void {
+    for (const [hour, b] of pending) {
+      const k = this.known.get(hour);
+      this.known.set(hour, k === undefined ? b : { min: Math.min(k.min, b.min), max: Math.max(k.max, b.max) });
+    }
+  }
+}
+
+/** ArchiveQueries builds the archive's SQL in schema `s`. */
+export class ArchiveQueries {
+  constructor(private readonly s: string) {}
+
+  /** page selects up to `batch` occurrence rows after a position, in (observed_us, id) order, on the primary key or `occ_regarding`. */
+  page(q: OccurrenceQuery, after: OccurrenceCursor, batch: number): Query {
+    const values: unknown[] = [after.observedMicros, after.id, batch];
+    const conds: string[] = [];
+    const regarding = q.fieldEquals?.['regarding.name'];
+    if (regarding !== undefined) {
+      values.push(regarding);
+      // The whole index key in one row comparison, so the scan starts at the position.
+      conds.push(`regarding_name = $4`, `(regarding_name, observed_us, id) > ($4, $1, $2)`);
+    } else {
+      conds.push('(observed_us, id) > ($1, $2)');
+    }
+    if (q.namespace !== undefined) {
+      values.push(q.namespace);
+      conds.push(`namespace = $${values.length}`);
+    }
+    if (q.untilMicros !== undefined) {
+      values.push(q.untilMicros);
+      conds.push(`observed_us < $${values.length}`);
+    }
+    const order = regarding !== undefined ? 'regarding_name, observed_us, id' : 'observed_us, id';
+    return {
+      text: `SELECT id, observed_us, namespace, event_name, body FROM ${this.s}.occurrences WHERE ${conds.join(' AND ')} ORDER BY ${order} LIMIT $3`,
+      values,
+    };
+  }
+
+  /** countByReason sums the repeats of the occurrences that happened in the window, over an observed-time range that holds them all. */
+  countByReason(q: ReasonCountQuery, range: ObservedRange): Query {
+    const values: unknown[] = [range.sinceMicros, range.untilMicros, q.sinceMs, q.untilMs];
+    let ns = '';
+    if (q.namespace !== undefined) {
+      values.push(q.namespace);
+      ns = ' AND namespace = $5';
+    }
+    return {
+      text:
+        `SELECT type, reason, sum(repeats) AS count, min(seen_ms) AS first_ms FROM ${this.s}.occurrences ` +
+        `WHERE observed_us >= $1 AND observed_us < $2 AND seen_ms >= $3 AND seen_ms < $4${ns} GROUP BY type, reason`,
+      values,
+    };
+  }
+
+  /** lagOver is the widest lag bounds of the hours of happening from `sinceMs` to `untilMs` (exclusive). */
+  lagOver(sinceMs: number, untilMs: number): Query {
+    return {
+      text: `SELECT min(min_us) AS lo, max(max_us) AS hi FROM ${this.s}.occurrence_lag WHERE hour BETWEEN $1 AND $2`,
+      values: [Math.floor(sinceMs / HOUR_MS), Math.floor((untilMs - 1) / HOUR_MS)],
+    };
+  }
+
+  lags(): Query {
+    return { text: `SELECT hour, min_us, max_us FROM ${this.s}.occurrence_lag`, values: [] };
+  }
+
+  checkpoint(source: string): Query {
+    return { text: `SELECT resource_version, updated_at FROM ${this.s}.source_checkpoints WHERE source = $1`, values: [source] };
+  }
+
+  /**
+   * dropOccurrences deletes up to `limit` of the oldest occurrences (those
+   * observed before `beforeMicros` when set) and takes their size off the
+   * `bytes` counter, in one statement.
+   */
+  dropOccurrences(beforeMicros: number | undefined, limit: number): Query {
+    const where = beforeMicros === undefined ? '' : 'WHERE observed_us < $2 ';
+    return {
+      text:
+        `WITH d AS (DELETE FROM ${this.s}.occurrences WHERE (observed_us, id) IN ` +
+        `(SELECT observed_us, id FROM ${this.s}.occurrences ${where}ORDER BY observed_us, id LIMIT $1) RETURNING size), ` +
+        `u AS (UPDATE ${this.s}.meta SET value = value - (SELECT coalesce(sum(size), 0) FROM d) WHERE name = 'bytes') ` +
+        `SELECT count(*) AS n FROM d`,
+      values: beforeMicros === undefined ? [limit] : [limit, beforeMicros],
+    };
+  }
+
+  /** markBefore is the newest write mark at or before a time: every revision up to its `rv` was written by then. */
+  markBefore(cutoffMs: number): Query {
+    return { text: `SELECT at, rv FROM ${this.s}.write_marks WHERE at <= $1 ORDER BY at DESC LIMIT 1`, values: [cutoffMs] };
+  }
+
+  /** dropMarks deletes the marks older than one no cutoff will pass again. */
+  dropMarks(beforeMs: number): Query {
+    return { text: `DELETE FROM ${this.s}.write_marks WHERE at < $1`, values: [beforeMs] };
+  }
+
+  /** oldestEvents lists up to `limit` live keys in the order they were last written, up to revision `upTo` when set (a walk of the primary key). */
+  oldestEvents(upTo: number | undefined, limit: number): Query {
+    if (upTo === undefined) return { text: `SELECT rv, key FROM ${this.s}.versions WHERE ${CURRENT} ORDER BY rv LIMIT $1`, values: [limit] };
+    return { text: `SELECT rv, key FROM ${this.s}.versions WHERE rv <= $2 AND ${CURRENT} ORDER BY rv LIMIT $1`, values: [limit, upTo] };
+  }
+
+  /** counts are the numbers of occurrences and live events, and the `bytes` counter (for the size cap). */
+  counts(): Query {
+    return {
+      text:
+        `SELECT (SELECT count(*) FROM ${this.s}.occurrences) AS occurrences, (SELECT count(*) FROM ${this.s}.versions WHERE ${CURRENT}) AS events, ` +
+        `(SELECT value FROM ${this.s}.meta WHERE name = 'bytes') AS bytes`,
+      values: [],
+    };
+  }
+
+  bytes(): Query {
+    return { text: `SELECT value FROM ${this.s}.meta WHERE name = 'bytes'`, values: [] };
+  }
+}

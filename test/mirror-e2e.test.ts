@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { request } from './support/http.js';
 import { findKubectls, hasKubectl, runKubectl } from './support/kubectl.js';
+import { mirrorMetric, startMirror as startMirrorProcess, stopMirror } from './support/mirror-process.js';
+import type { MirrorProcess } from './support/mirror-process.js';
 import { CLI, startServer } from './support/server-process.js';
 import type { ServerProcess } from './support/server-process.js';
 
@@ -26,49 +27,9 @@ const CORE = '/api/v1/namespaces/load/events';
 const V1 = '/apis/events.k8s.io/v1/namespaces/load/events';
 const OCCURRENCES = '/apis/archive.kevents.io/v1alpha1/occurrences';
 
-interface MirrorProcess {
-  child: ChildProcess;
-  metricsUrl: string;
-  output: () => string;
-  exited: Promise<void>;
-}
-
-function startMirror(source: string, archive: string): Promise<MirrorProcess> {
-  const child = spawn(
-    process.execPath,
-    ['--enable-source-maps', CLI, 'mirror', '--source', source, '--to', `sqlite:${archive}`, '--cluster', 'lab', '--listen', '127.0.0.1:0', '--log-level', 'info'],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let out = '';
-  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`kevents mirror did not start: ${out}`)), 30_000);
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /readiness on (http:\/\/\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ child, metricsUrl: m[1]!, output: () => out, exited });
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`kevents mirror exited with ${code}: ${out}`));
-    });
-  });
-}
-
-async function kill(m: MirrorProcess, signal: NodeJS.Signals): Promise<void> {
-  if (m.child.exitCode === null && m.child.signalCode === null) m.child.kill(signal);
-  await m.exited;
-}
-
-async function metric(m: MirrorProcess, name: string): Promise<number> {
-  const text = await (await fetch(`${m.metricsUrl}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
-  return line === undefined ? Number.NaN : Number(line.split(' ')[1]);
-}
+const kill = stopMirror;
+const metric = mirrorMetric;
+const startMirror = (source: string, archive: string): Promise<MirrorProcess> => startMirrorProcess(source, `sqlite:${archive}`);
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 

@@ -38,7 +38,7 @@ export function register(program: Command, io: CliIO): void {
     .option('--kubeconfig <path>', 'kubeconfig of the source cluster (default $KUBECONFIG or ~/.kube/config)')
     .option('--context <name>', 'kubeconfig context of the source cluster')
     .option('--source <url>', 'source API server URL (no kubeconfig needed)')
-    .requiredOption('--to <spec>', 'the archive: sqlite:PATH or memory:')
+    .requiredOption('--to <spec>', 'the archive: sqlite:PATH, postgres://USER@HOST:PORT/DB or memory:')
     .option('--cluster <name>', 'label everything this mirror writes with a cluster name (several clusters can share one archive)')
     .option('--retention <duration>', 'drop archived events and occurrences older than this, e.g. 30d')
     .option('--max-size <size>', 'drop the oldest archived data while the archive is larger than this, e.g. 10GB')

@@ -105,7 +105,7 @@ export async function startMirror(
   flags: SourceFlags & RetentionFlags & { cluster?: string | undefined },
   deps: { logger: Logger; registry?: Registry },
 ): Promise<MirrorRun> {
-  if (!isArchiveStore(store)) throw new CliError('this storage backend cannot hold an archive (occurrences and checkpoints): use sqlite: or memory:');
+  if (!isArchiveStore(store)) throw new CliError('this storage backend cannot hold an archive (occurrences and checkpoints): use sqlite:, postgres:// or memory:');
   const archive: ArchiveStore = store;
   const hasSource = flags.source !== undefined && flags.source !== '';
   const hasKubeconfig = (flags.kubeconfig !== undefined && flags.kubeconfig !== '') || (flags.context !== undefined && flags.context !== '');
@@ -156,7 +156,7 @@ function sourceOrigin(source: string): string {
 
 /** startStoreRetention runs retention over a store's occurrences and events without a mirror (`kevents serve --retention`). */
 export function startStoreRetention(store: EventStore, flags: RetentionFlags, logger: Logger): Retention {
-  if (!isArchiveStore(store)) throw new CliError('--retention and --max-size need a storage backend with an archive: use sqlite: or memory:');
+  if (!isArchiveStore(store)) throw new CliError('--retention and --max-size need a storage backend with an archive: use sqlite:, postgres:// or memory:');
   return startRetention(store, { ...parseRetention(flags), clock: realClock, logger });
 }
 

@@ -1,0 +1,51 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { CLI } from './server-process.js';
+
+/** MirrorProcess is a running `kevents mirror` child process. */
+export interface MirrorProcess {
+  child: ChildProcess;
+  metricsUrl: string;
+  output: () => string;
+  exited: Promise<void>;
+}
+
+/** startMirror runs `kevents mirror --source SOURCE --to TO --cluster lab` with its metrics on a free loopback port, and waits until it serves them. */
+export function startMirror(source: string, to: string): Promise<MirrorProcess> {
+  const child = spawn(
+    process.execPath,
+    ['--enable-source-maps', CLI, 'mirror', '--source', source, '--to', to, '--cluster', 'lab', '--listen', '127.0.0.1:0', '--log-level', 'info'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let out = '';
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`kevents mirror did not start: ${out}`)), 30_000);
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /readiness on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ child, metricsUrl: m[1]!, output: () => out, exited });
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`kevents mirror exited with ${code}: ${out}`));
+    });
+  });
+}
+
+/** stopMirror sends a signal to a mirror process (if it still runs) and waits for it to exit. */
+export async function stopMirror(m: MirrorProcess, signal: NodeJS.Signals): Promise<void> {
+  if (m.child.exitCode === null && m.child.signalCode === null) m.child.kill(signal);
+  await m.exited;
+}
+
+/** mirrorMetric reads one unlabelled metric of a mirror process. */
+export async function mirrorMetric(m: MirrorProcess, name: string): Promise<number> {
+  const text = await (await fetch(`${m.metricsUrl}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+  return line === undefined ? Number.NaN : Number(line.split(' ')[1]);
+}

@@ -1,7 +1,7 @@
 import type { CoreEvent } from '../../api/index.js';
 import type { EventFilter, EventWatch, StoreWatchEvent } from '../event-store.js';
 import { StorageError } from '../errors.js';
-import { decodeEvent, deepFreeze, matchesFilter, selectsAll } from '../shared/index.js';
+import { WatchQueue, decodeEvent, deepFreeze, projectChange, selectsAll } from '../shared/index.js';
 import type { EtcdClient, EtcdEvent, EtcdWatchResponse, EtcdWatcher } from './options.js';
 
 /** WatchSource is what an EtcdWatch needs from its store. */
@@ -23,8 +23,6 @@ export interface WatchSource {
   ended(w: EtcdWatch): void;
 }
 
-type Waiter = { resolve: (r: IteratorResult<StoreWatchEvent>) => void; reject: (e: unknown) => void };
-
 /** toStoreEvent turns one etcd change into a store change; a create is a put whose key was born at this revision. */
 function toStoreEvent(ev: EtcdEvent, rv: number): StoreWatchEvent {
   const prev = ev.prev_kv ?? undefined;
@@ -39,20 +37,11 @@ function toStoreEvent(ev: EtcdEvent, rv: number): StoreWatchEvent {
   return deepFreeze({ type: 'MODIFIED', object, prevObject });
 }
 
-/**
- * project decides what a filtered watcher sees of one change: an object that
- * starts matching arrives as ADDED, one that stops matching as DELETED carrying
- * its old state at the new revision, as upstream's etcd3 watcher sends them.
- */
-function project(e: StoreWatchEvent, filter: EventFilter, all: boolean): StoreWatchEvent | undefined {
-  if (all) return e;
-  const now = matchesFilter(e.object, filter);
-  if (e.type !== 'MODIFIED' || e.prevObject === undefined) return now ? e : undefined;
-  const before = matchesFilter(e.prevObject, filter);
-  if (now) return before ? e : { type: 'ADDED', object: e.object, prevObject: e.prevObject };
-  if (!before) return undefined;
-  const left: CoreEvent = deepFreeze({ ...e.prevObject, metadata: { ...e.prevObject.metadata, resourceVersion: e.object.metadata.resourceVersion } });
-  return { type: 'DELETED', object: left, prevObject: e.prevObject };
+/** leavingView is the DELETED a filtered watcher sees when an object stops matching: its old state at the new revision. */
+function leavingView(e: StoreWatchEvent): StoreWatchEvent {
+  const prev = e.prevObject!;
+  const left: CoreEvent = deepFreeze({ ...prev, metadata: { ...prev.metadata, resourceVersion: e.object.metadata.resourceVersion } });
+  return { type: 'DELETED', object: left, prevObject: prev };
 }
 
 /**
@@ -69,10 +58,7 @@ function project(e: StoreWatchEvent, filter: EventFilter, all: boolean): StoreWa
 export class EtcdWatch implements EventWatch, AsyncIterator<StoreWatchEvent> {
   private state: 'idle' | 'opening' | 'open' | 'paused' | 'done' = 'idle';
   private mode: 'catchup' | 'live';
-  private queue: StoreWatchEvent[] = [];
-  private head = 0;
-  private error: Error | undefined;
-  private waiter: Waiter | undefined;
+  private readonly queue = new WatchQueue();
   private etcd: EtcdWatcher | undefined;
   /** target is the store's revision when the watch (re)opened: reaching it ends the catch-up. */
   private target = 0;
@@ -97,26 +83,13 @@ export class EtcdWatch implements EventWatch, AsyncIterator<StoreWatchEvent> {
   }
 
   async next(): Promise<IteratorResult<StoreWatchEvent>> {
-    if (this.head < this.queue.length) {
-      const value = this.queue[this.head++]!;
-      if (this.head === this.queue.length) {
-        this.queue = [];
-        this.head = 0;
-      }
-      return { done: false, value };
-    }
-    if (this.error !== undefined) {
-      const e = this.error;
-      this.error = undefined;
-      throw e;
-    }
+    const taken = this.queue.take();
+    if (taken !== undefined) return taken;
     if (this.state === 'done') return { done: true, value: undefined };
     if (this.mode === 'catchup' && this.cursor >= this.target && this.state === 'open') this.mode = 'live';
     if (this.state === 'idle') this.open(true);
     else if (this.state === 'paused') this.open(false);
-    return new Promise((resolve, reject) => {
-      this.waiter = { resolve, reject };
-    });
+    return this.queue.wait();
   }
 
   return(): Promise<IteratorResult<StoreWatchEvent>> {
@@ -125,28 +98,21 @@ export class EtcdWatch implements EventWatch, AsyncIterator<StoreWatchEvent> {
   }
 
   stop(): void {
-    if (this.state === 'done' && this.waiter === undefined) return;
+    if (this.state === 'done' && !this.queue.waiting) return;
     this.finish();
-    const w = this.waiter;
-    this.waiter = undefined;
-    w?.resolve({ done: true, value: undefined });
+    this.queue.end();
   }
 
   /** fail ends the watch with an error, delivered after the changes already queued. */
   fail(cause: unknown): void {
     if (this.state === 'done') return;
     this.finish();
-    const error = cause instanceof StorageError ? cause : this.src.failure(cause);
-    const w = this.waiter;
-    this.waiter = undefined;
-    if (w !== undefined) w.reject(error);
-    else this.error = error;
+    this.queue.fail(cause instanceof StorageError ? cause : this.src.failure(cause));
   }
 
   private finish(): void {
     this.state = 'done';
-    this.queue = [];
-    this.head = 0;
+    this.queue.clear();
     this.closeEtcd();
     this.src.ended(this);
   }
@@ -200,7 +166,7 @@ export class EtcdWatch implements EventWatch, AsyncIterator<StoreWatchEvent> {
     let backlog = this.burstBacklog;
     if (backlog === undefined) {
       // Responses that arrive in one turn are one delivery: the reader had no chance to run between them.
-      backlog = this.burstBacklog = this.queue.length - this.head;
+      backlog = this.burstBacklog = this.queue.length;
       queueMicrotask(() => (this.burstBacklog = undefined));
     }
     try {
@@ -208,22 +174,15 @@ export class EtcdWatch implements EventWatch, AsyncIterator<StoreWatchEvent> {
         const rv = Number(ev.kv.mod_revision);
         if (rv <= this.cursor) continue;
         this.cursor = rv;
-        const e = project(toStoreEvent(ev, rv), this.filter, this.all);
-        if (e === undefined) continue;
-        if (this.waiter !== undefined) {
-          const w = this.waiter;
-          this.waiter = undefined;
-          w.resolve({ done: false, value: e });
-        } else {
-          this.queue.push(e);
-        }
+        const change = toStoreEvent(ev, rv);
+        const e = projectChange(change, this.filter, this.all, () => leavingView(change));
+        if (e !== undefined) this.queue.push(e);
       }
     } catch (e) {
       this.fail(e);
       return;
     }
-    const waiting = this.queue.length - this.head;
-    if (waiting <= this.src.bufferSize) return;
+    if (this.queue.length <= this.src.bufferSize) return;
     if (this.mode === 'catchup') {
       this.state = 'paused';
       this.closeEtcd();

@@ -6,3 +6,4 @@ export * from './watch-hub.js';
 export * from './ticker.js';
 export * from './list-revision.js';
 export * from './archive.js';
+export * from './watch-queue.js';

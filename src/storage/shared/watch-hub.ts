@@ -2,7 +2,8 @@ import type { CoreEvent } from '../../api/index.js';
 import type { EventFilter, EventWatch, StoreWatchEvent, WatchOptions } from '../event-store.js';
 import { StorageError } from '../errors.js';
 import { decodeEvent, deepFreeze } from './event-json.js';
-import { matchesFilter, selectsAll } from './filter.js';
+import { selectsAll } from './filter.js';
+import { WatchQueue, projectChange } from './watch-queue.js';
 
 /** Change is one committed write as a backend records it. */
 export interface Change {
@@ -57,31 +58,16 @@ class Decoded {
   }
 }
 
-/**
- * project decides what a watcher with `filter` sees of one change. Like the
- * etcd3 watcher upstream, an object that starts matching arrives as ADDED and
- * one that stops matching as DELETED.
- */
+/** project decides what a watcher with `filter` sees of one change, decoding it only when its namespace matches. */
 function project(d: Decoded, filter: EventFilter, all: boolean): StoreWatchEvent | undefined {
   if (filter.namespace !== undefined && d.namespace !== filter.namespace) return undefined;
-  const e = d.get();
-  if (all) return e;
-  const now = matchesFilter(e.object, filter);
-  if (e.type !== 'MODIFIED' || e.prevObject === undefined) return now ? e : undefined;
-  const before = matchesFilter(e.prevObject, filter);
-  if (now) return before ? e : { type: 'ADDED', object: e.object, prevObject: e.prevObject };
-  return before ? d.leaving() : undefined;
+  return projectChange(d.get(), filter, all, () => d.leaving());
 }
-
-type Waiter = { resolve: (r: IteratorResult<StoreWatchEvent>) => void; reject: (e: unknown) => void };
 
 /** HubWatcher is one watch: it reads history until it is current, then takes live changes from the hub. */
 class HubWatcher implements EventWatch, AsyncIterator<StoreWatchEvent> {
   private state: 'catchup' | 'live' | 'done';
-  private queue: StoreWatchEvent[] = [];
-  private head = 0;
-  private error: Error | undefined;
-  private waiter: Waiter | undefined;
+  private readonly queue = new WatchQueue();
   private readonly all: boolean;
 
   constructor(
@@ -101,27 +87,14 @@ class HubWatcher implements EventWatch, AsyncIterator<StoreWatchEvent> {
 
   async next(): Promise<IteratorResult<StoreWatchEvent>> {
     for (;;) {
-      if (this.head < this.queue.length) {
-        const value = this.queue[this.head++]!;
-        if (this.head === this.queue.length) {
-          this.queue = [];
-          this.head = 0;
-        }
-        return { done: false, value };
-      }
-      if (this.error !== undefined) {
-        const e = this.error;
-        this.error = undefined;
-        throw e;
-      }
+      const taken = this.queue.take();
+      if (taken !== undefined) return taken;
       if (this.state === 'done') return { done: true, value: undefined };
       if (this.state === 'catchup') {
         this.catchUp();
         continue;
       }
-      return new Promise((resolve, reject) => {
-        this.waiter = { resolve, reject };
-      });
+      return this.queue.wait();
     }
   }
 
@@ -131,14 +104,10 @@ class HubWatcher implements EventWatch, AsyncIterator<StoreWatchEvent> {
   }
 
   stop(): void {
-    if (this.state === 'done' && this.waiter === undefined) return;
+    if (this.state === 'done' && !this.queue.waiting) return;
     this.state = 'done';
-    this.queue = [];
-    this.head = 0;
     this.hub.remove(this);
-    const w = this.waiter;
-    this.waiter = undefined;
-    w?.resolve({ done: true, value: undefined });
+    this.queue.end();
   }
 
   /**
@@ -149,21 +118,14 @@ class HubWatcher implements EventWatch, AsyncIterator<StoreWatchEvent> {
    */
   offer(commit: readonly Decoded[]): void {
     if (this.state !== 'live') return;
-    const backlog = this.queue.length - this.head;
+    const backlog = this.queue.length;
     for (const d of commit) {
       if (d.change.rv <= this.cursor) continue;
       this.cursor = d.change.rv;
       const e = project(d, this.filter, this.all);
-      if (e === undefined) continue;
-      if (this.waiter !== undefined) {
-        const w = this.waiter;
-        this.waiter = undefined;
-        w.resolve({ done: false, value: e });
-      } else {
-        this.queue.push(e);
-      }
+      if (e !== undefined) this.queue.push(e);
     }
-    if (backlog > 0 && this.queue.length - this.head > this.hub.bufferSize) {
+    if (backlog > 0 && this.queue.length > this.hub.bufferSize) {
       this.fail(
         new StorageError('WatcherTooSlow', `the watcher fell more than ${this.hub.bufferSize} changes behind`, {
           resourceVersion: this.cursor,
@@ -176,13 +138,8 @@ class HubWatcher implements EventWatch, AsyncIterator<StoreWatchEvent> {
     if (this.state === 'done') return;
     const error = cause instanceof Error ? cause : new StorageError('Internal', String(cause), { cause });
     this.state = 'done';
-    this.queue = [];
-    this.head = 0;
     this.hub.remove(this);
-    const w = this.waiter;
-    this.waiter = undefined;
-    if (w !== undefined) w.reject(error);
-    else this.error = error;
+    this.queue.fail(error);
   }
 
   private catchUp(): void {

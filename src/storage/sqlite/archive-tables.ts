@@ -1,9 +1,10 @@
 import type Database from 'better-sqlite3';
-import { ARCHIVE_API, occurrenceOf } from '../../api/index.js';
+import { ARCHIVE_API, eventLastSeen, formatMicroTime, occurrenceOf } from '../../api/index.js';
 import type { CoreEvent, Occurrence } from '../../api/index.js';
-import { occurrenceRepeats, occurrenceTimeMs } from '../archive-store.js';
+import { occurrenceTimeMs } from '../archive-store.js';
 import type { ObservedRange, OccurrenceCursor, OccurrencePage, OccurrenceQuery, ReasonCount, ReasonCountQuery, SourceCheckpoint } from '../archive-store.js';
-import { matchesOccurrence } from '../shared/index.js';
+import { decodeEvent, matchesOccurrence } from '../shared/index.js';
+import { decodeObject } from './object-codec.js';
 import { CURRENT } from './schema.js';
 
 /**
@@ -14,38 +15,44 @@ import { CURRENT } from './schema.js';
  * one of two indexes (all, or one regarding name: the object a timeline asks
  * for). A namespace is a condition on the rows of the time scan, and the other
  * selectable fields are checked on decoded rows: each index costs every append a
- * random page write, and ingest speed is what a mirror is measured by. The row
- * keeps the occurrence without what its columns already say (names, namespace).
+ * random page write, and ingest speed is what a mirror is measured by.
+ *
+ * An occurrence's id is the revision of the event version written with it, and
+ * the row holds only what that version does not say: when it was observed
+ * (`observed_time` only when `observed_us` does not format back to it), the
+ * counts around the change, the cluster. The rest (event, regarding, reason,
+ * message, last-seen time) is read from the version: in `versions` while it is
+ * live or in the history window, then in `past_versions`, where compaction moves
+ * the object of every version an occurrence describes. Rows of files written
+ * before schema 3 keep the whole occurrence in `body` (JSON) instead.
  *
  * Counts by reason over a window read the rows of the time index and sum columns,
- * decoding nothing: `type`, `reason`, `repeats` (the count the change added) and
- * `seen_ms` (when it happened: `occurrenceTimeMs`). The index orders by observed
- * time, which follows the time a change happened by a lag (a mirror's delay, a
- * relist after an outage, a sender's clock): `occurrence_lag` keeps, per hour of
- * happening, the least and greatest lag appended, so a window of happening maps
- * exactly to a range of observed time. It gains a row per hour, and is written
- * only when an append widens its hour's bounds. Files written before these
- * columns gain them on open, filled from the rows' bodies.
+ * decoding nothing: `type`, `reason`, the counts and `seen_ms` (when the change
+ * happened: `occurrenceTimeMs`). The index orders by observed time, which
+ * follows the time a change happened by a lag (a mirror's delay, a relist after
+ * an outage, a sender's clock): `occurrence_lag` keeps, per hour of happening,
+ * the least and greatest lag appended, so a window of happening maps exactly to
+ * a range of observed time. It gains a row per hour, and is written only when an
+ * append widens its hour's bounds.
  *
  * `write_marks` maps time to revision (one row per second of writing at most), so
  * retention can find the events last written before a time through the primary
  * key of `versions`, with no index of its own.
  */
-/** COUNT_COLUMNS are the columns of `occurrences` that counts by reason read (added after the first layout: all have defaults). */
-const COUNT_COLUMNS = ["type TEXT NOT NULL DEFAULT ''", "reason TEXT NOT NULL DEFAULT ''", 'repeats INTEGER NOT NULL DEFAULT 0', 'seen_ms INTEGER'];
-
-/** HOUR_MS is the span of happening time one `occurrence_lag` row bounds. */
-const HOUR_MS = 3_600_000;
-
 export const ARCHIVE_SCHEMA = `
 CREATE TABLE IF NOT EXISTS occurrences (
   id INTEGER PRIMARY KEY,
   observed_us INTEGER NOT NULL,
   namespace TEXT NOT NULL,
-  event_name TEXT NOT NULL,
   regarding_name TEXT NOT NULL,
-  body TEXT NOT NULL,
-  ${COUNT_COLUMNS.join(',\n  ')}
+  type TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  count_before INTEGER NOT NULL,
+  count_after INTEGER NOT NULL,
+  seen_ms INTEGER,
+  cluster TEXT,
+  observed_time TEXT,
+  body TEXT
 );
 CREATE INDEX IF NOT EXISTS occ_time ON occurrences(observed_us, id);
 CREATE INDEX IF NOT EXISTS occ_regarding ON occurrences(regarding_name, observed_us, id);
@@ -54,32 +61,39 @@ CREATE TABLE IF NOT EXISTS write_marks (at INTEGER PRIMARY KEY, rv INTEGER NOT N
 CREATE TABLE IF NOT EXISTS occurrence_lag (hour INTEGER PRIMARY KEY, min_us INTEGER NOT NULL, max_us INTEGER NOT NULL);
 `;
 
+/** HOUR_MS is the span of happening time one `occurrence_lag` row bounds. */
+const HOUR_MS = 3_600_000;
+
 /** MAX_OCCURRENCE_BATCH caps the rows one occurrence page reads per query when a filter drops rows. */
 const MAX_OCCURRENCE_BATCH = 5_000;
 
 interface OccurrenceRow {
   id: number;
   observed_us: number;
-  namespace: string;
-  event_name: string;
-  body: string;
+  count_before: number;
+  count_after: number;
+  cluster: string | null;
+  observed_time: string | null;
+  body: string | null;
+  /** object is the encoded version the occurrence describes (null for a row with a body). */
+  object: Buffer | null;
 }
 
 type Params = Record<string, string | number>;
 
 /** ArchiveTables holds the statements of the archive tables; every method runs synchronously on the store's connection. */
 export class ArchiveTables {
-  private readonly insertOccurrence: Database.Statement<[number, string, string, string, string, string, string, number, number | null]>;
+  private readonly insertOccurrence: Database.Statement<[number, number, string, string, string, string, number, number, number | null, string | null, string | null]>;
   /** lags mirrors `occurrence_lag`: per hour of happening, the least and greatest observed-minus-happened lag (µs). */
   private lags = new Map<number, { min: number; max: number }>();
   private readonly pages = new Map<string, Database.Statement<Params, OccurrenceRow>>();
   private readonly stmt;
 
   constructor(private readonly db: Database.Database) {
+    migrateOccurrences(db);
     db.exec(ARCHIVE_SCHEMA);
-    addCountColumns(db);
     this.insertOccurrence = db.prepare(
-      'INSERT INTO occurrences (observed_us, namespace, event_name, regarding_name, body, type, reason, repeats, seen_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      'INSERT INTO occurrences (id, observed_us, namespace, regarding_name, type, reason, count_before, count_after, seen_ms, cluster, observed_time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     );
     this.stmt = {
       getCheckpoint: db.prepare<[string], { resource_version: string; updated_at: number }>(
@@ -95,12 +109,12 @@ export class ArchiveTables {
         `SELECT rv, key FROM versions WHERE rv <= ? AND ${CURRENT} ORDER BY rv LIMIT ?`,
       ),
       oldestEvents: db.prepare<[number], { rv: number; key: string }>(`SELECT rv, key FROM versions WHERE ${CURRENT} ORDER BY rv LIMIT ?`),
-      dropOccurrencesBefore: db.prepare<[number, number]>(
-        'DELETE FROM occurrences WHERE id IN (SELECT id FROM occurrences INDEXED BY occ_time WHERE observed_us < ? ORDER BY observed_us, id LIMIT ?)',
+      occurrencesBefore: db.prepare<[number, number], { id: number }>(
+        'SELECT id FROM occurrences INDEXED BY occ_time WHERE observed_us < ? ORDER BY observed_us, id LIMIT ?',
       ),
-      dropOldestOccurrences: db.prepare<[number]>(
-        'DELETE FROM occurrences WHERE id IN (SELECT id FROM occurrences INDEXED BY occ_time ORDER BY observed_us, id LIMIT ?)',
-      ),
+      oldestOccurrences: db.prepare<[number], { id: number }>('SELECT id FROM occurrences INDEXED BY occ_time ORDER BY observed_us, id LIMIT ?'),
+      dropOccurrence: db.prepare<[number]>('DELETE FROM occurrences WHERE id = ?'),
+      dropPastVersion: db.prepare<[number]>('DELETE FROM past_versions WHERE rv = ?'),
       countOccurrences: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM occurrences'),
       countEvents: db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM versions INDEXED BY cur_key WHERE ${CURRENT}`),
       lags: db.prepare<[], { hour: number; min_us: number; max_us: number }>('SELECT hour, min_us, max_us FROM occurrence_lag'),
@@ -132,24 +146,19 @@ export class ArchiveTables {
     observed: { time: string; micros: number },
     cluster: string | undefined,
   ): void {
-    const o = occurrenceOf(event, change, { observedTime: observed.time, cluster }, 0);
-    const ref = o.event;
-    const body = o as unknown as Record<string, unknown>;
-    delete body.kind;
-    delete body.apiVersion;
-    delete body.metadata;
-    body.event = { uid: ref.uid, resourceVersion: String(rv) };
-    const seen = occurrenceTimeMs(o);
+    const seen = occurrenceTimeMs({ lastSeen: eventLastSeen(event), observedTime: observed.time });
     this.insertOccurrence.run(
+      rv,
       observed.micros,
-      ref.namespace,
-      ref.name,
-      o.regarding.name ?? '',
-      JSON.stringify(body),
-      o.type ?? '',
-      o.reason ?? '',
-      occurrenceRepeats(o),
+      event.metadata.namespace ?? '',
+      event.involvedObject?.name ?? '',
+      event.type ?? '',
+      event.reason ?? '',
+      change.countBefore,
+      change.countAfter,
       seen ?? null,
+      cluster !== undefined && cluster !== '' ? cluster : null,
+      formatMicroTime({ epochMicros: BigInt(observed.micros) }) === observed.time ? null : observed.time,
     );
     if (seen !== undefined) this.noteLag(seen, observed.micros - seen * 1000);
   }
@@ -178,7 +187,7 @@ export class ArchiveTables {
     if (range === null) return [];
     const params: Params = { lo: range.sinceMicros, hi: range.untilMicros, since: q.sinceMs, until: q.untilMs };
     if (q.namespace !== undefined) params.namespace = q.namespace;
-    const sql = `SELECT type, reason, sum(repeats) AS count, min(seen_ms) AS firstMs FROM occurrences INDEXED BY occ_time
+    const sql = `SELECT type, reason, sum(max(0, count_after - count_before)) AS count, min(seen_ms) AS firstMs FROM occurrences INDEXED BY occ_time
       WHERE observed_us >= @lo AND observed_us < @hi AND seen_ms >= @since AND seen_ms < @until${q.namespace !== undefined ? ' AND namespace = @namespace' : ''}
       GROUP BY type, reason`;
     return this.statement<ReasonCount>(sql).all(params);
@@ -221,11 +230,20 @@ export class ArchiveTables {
   }
 
   dropOccurrencesBefore(cutoffMicros: number, limit: number): number {
-    return this.stmt.dropOccurrencesBefore.run(cutoffMicros, limit).changes;
+    return this.drop(this.stmt.occurrencesBefore.all(cutoffMicros, limit));
   }
 
   dropOldestOccurrences(limit: number): number {
-    return this.stmt.dropOldestOccurrences.run(limit).changes;
+    return this.drop(this.stmt.oldestOccurrences.all(limit));
+  }
+
+  /** drop deletes occurrences, and the past versions only they kept. */
+  private drop(rows: { id: number }[]): number {
+    for (const { id } of rows) {
+      this.stmt.dropOccurrence.run(id);
+      this.stmt.dropPastVersion.run(id);
+    }
+    return rows.length;
   }
 
   /** counts are the numbers of occurrences and live events (index scans: for the size cap only). */
@@ -283,49 +301,65 @@ export class ArchiveTables {
       conds.push('observed_us < @until');
       params.until = q.untilMicros;
     }
-    const sql = `SELECT id, observed_us, namespace, event_name, body FROM occurrences INDEXED BY ${index} WHERE ${conds.join(' AND ')} ORDER BY observed_us, id LIMIT @batch`;
+    const sql = `SELECT o.id, o.observed_us, o.count_before, o.count_after, o.cluster, o.observed_time, o.body, coalesce(v.object, p.object) AS object
+      FROM occurrences o INDEXED BY ${index}
+      LEFT JOIN versions v ON o.body IS NULL AND v.rv = o.id
+      LEFT JOIN past_versions p ON o.body IS NULL AND v.rv IS NULL AND p.rv = o.id
+      WHERE ${conds.join(' AND ')} ORDER BY o.observed_us, o.id LIMIT @batch`;
     return { sql, params };
   }
 }
 
+/** decodeOccurrence rebuilds an occurrence from its row and the version it describes (or, for rows of earlier layouts, its body). */
 function decodeOccurrence(row: OccurrenceRow): Occurrence {
-  const body = JSON.parse(row.body) as Omit<Occurrence, 'metadata' | 'event'> & { event: { uid?: string; resourceVersion?: string } };
-  const event: Occurrence['event'] = { name: row.event_name, namespace: row.namespace };
-  if (body.event.uid !== undefined) event.uid = body.event.uid;
-  if (body.event.resourceVersion !== undefined) event.resourceVersion = body.event.resourceVersion;
+  if (row.body !== null) return decodeBody(row.id, row.body);
+  if (row.object === null) throw new Error(`occurrence ${row.id}: the event version it describes is missing`);
+  const event = decodeEvent(decodeObject(row.object), row.id);
+  const observedTime = row.observed_time ?? formatMicroTime({ epochMicros: BigInt(row.observed_us) })!;
+  const change = { countBefore: row.count_before, countAfter: row.count_after };
+  return occurrenceOf(event, change, { observedTime, cluster: row.cluster ?? undefined }, row.id);
+}
+
+/** decodeBody reads an occurrence stored whole (files written before schema 3: the event's name and namespace were added to `event` by the migration). */
+function decodeBody(id: number, text: string): Occurrence {
+  const body = JSON.parse(text) as Omit<Occurrence, 'metadata'>;
+  const event = body.event;
   return {
     kind: 'Occurrence',
     apiVersion: ARCHIVE_API,
-    metadata: {
-      name: `${row.event_name}.${row.id}`,
-      namespace: row.namespace,
-      creationTimestamp: (body.observedTime ?? '').replace(/\.\d+Z$/, 'Z'),
-    },
+    metadata: { name: `${event.name}.${id}`, namespace: event.namespace, creationTimestamp: (body.observedTime ?? '').replace(/\.\d+Z$/, 'Z') },
     ...body,
     event,
   };
 }
 
 /**
- * addCountColumns gives a file written before the count columns those columns,
- * filled from each row's body with the same rules as an append, and the lag
- * bounds of its rows: once, on the first open by a build that has them.
+ * migrateOccurrences moves the rows of an `occurrences` table written before
+ * schema 3 (a JSON body per row, with or without the count columns) into the
+ * new table, once, in one transaction: each keeps its body, with the event's
+ * name and namespace written into it, and its id; the count columns and the lag
+ * bounds are filled from the bodies with the same rules as an append.
  */
-function addCountColumns(db: Database.Database): void {
+function migrateOccurrences(db: Database.Database): void {
   const columns = db.prepare<[], { name: string }>('PRAGMA table_info(occurrences)').all();
-  if (columns.some((c) => c.name === 'seen_ms')) return;
+  if (!columns.some((c) => c.name === 'event_name')) return;
   db.function('kevents_occurrence_ms', { deterministic: true }, (lastSeen: unknown, observed: unknown) => {
     const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
     return occurrenceTimeMs({ lastSeen: str(lastSeen) ?? '', observedTime: str(observed) ?? '' }) ?? null;
   });
   db.function('kevents_hour', { deterministic: true }, (ms: unknown) => Math.floor(Number(ms) / HOUR_MS));
   db.transaction(() => {
-    for (const c of COUNT_COLUMNS) if (!columns.some((x) => x.name === c.split(' ')[0])) db.exec(`ALTER TABLE occurrences ADD COLUMN ${c}`);
-    db.exec(`UPDATE occurrences SET
-      type = coalesce(json_extract(body, '$.type'), ''),
-      reason = coalesce(json_extract(body, '$.reason'), ''),
-      repeats = max(0, coalesce(json_extract(body, '$.countAfter'), 0) - coalesce(json_extract(body, '$.countBefore'), 0)),
-      seen_ms = kevents_occurrence_ms(json_extract(body, '$.lastSeen'), json_extract(body, '$.observedTime'))`);
+    db.exec('DROP INDEX IF EXISTS occ_time; DROP INDEX IF EXISTS occ_regarding; ALTER TABLE occurrences RENAME TO occurrences_v2;');
+    db.exec(ARCHIVE_SCHEMA);
+    db.exec(`INSERT INTO occurrences (id, observed_us, namespace, regarding_name, type, reason, count_before, count_after, seen_ms, cluster, body)
+      SELECT id, observed_us, namespace, regarding_name,
+        coalesce(json_extract(body, '$.type'), ''), coalesce(json_extract(body, '$.reason'), ''),
+        coalesce(json_extract(body, '$.countBefore'), 0), coalesce(json_extract(body, '$.countAfter'), 0),
+        kevents_occurrence_ms(json_extract(body, '$.lastSeen'), json_extract(body, '$.observedTime')),
+        json_extract(body, '$.cluster'),
+        json_set(body, '$.event.name', event_name, '$.event.namespace', namespace)
+      FROM occurrences_v2 ORDER BY id`);
+    db.exec('DROP TABLE occurrences_v2');
     db.exec(`INSERT INTO occurrence_lag (hour, min_us, max_us)
       SELECT kevents_hour(seen_ms), min(observed_us - seen_ms * 1000), max(observed_us - seen_ms * 1000) FROM occurrences WHERE seen_ms IS NOT NULL GROUP BY 1
       ON CONFLICT(hour) DO UPDATE SET min_us = min(min_us, excluded.min_us), max_us = max(max_us, excluded.max_us)`);

@@ -1,12 +1,13 @@
 import type Database from 'better-sqlite3';
 import type { IndexedField } from '../event-store.js';
-import { CURRENT, FIELD_COLUMNS, HISTORY, INDEX_PRIORITY } from './schema.js';
+import { CURRENT, FIELD_COLUMNS, HISTORY, INDEX_COLUMNS, INDEX_PRIORITY } from './schema.js';
 
 /** ListRow is one version row a list reads. */
 export interface ListRow {
   rv: number;
   key: string;
-  object: string;
+  /** object is the encoded event (`decodeObject`). */
+  object: Buffer;
 }
 
 /** ListScope is what one list query selects, apart from where it starts. */
@@ -85,13 +86,13 @@ export class ListQueries {
       lead = INDEX_PRIORITY.find((f) => scope.fieldEquals![f] !== undefined);
       let i = 0;
       for (const [field, value] of Object.entries(scope.fieldEquals)) {
-        const column = FIELD_COLUMNS[field as IndexedField] as string | undefined;
+        const column = FIELD_COLUMNS[field as IndexedField];
         if (value === undefined || column === undefined) continue;
         conds.push(`${column} = @f${i}`);
         params[`f${i++}`] = value;
       }
     }
-    const suffix = lead === undefined ? 'key' : FIELD_COLUMNS[lead];
+    const suffix = lead === undefined ? 'key' : INDEX_COLUMNS[lead]!;
     const where = conds.join(' AND ');
     if (scope.latest) {
       return { sql: `SELECT rv, key, object FROM versions INDEXED BY cur_${suffix} WHERE ${CURRENT} AND ${where} ORDER BY key LIMIT @limit`, params };

@@ -1,22 +1,31 @@
 import type Database from 'better-sqlite3';
 import type { IndexedField } from '../event-store.js';
+import { encodeObject } from './object-codec.js';
 
 /** SCHEMA_VERSION is stored in `meta` so that a later layout can migrate files written by this one. */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /** Op is how a row changed its key; the values are stored. */
 export const Op = { ADDED: 1, MODIFIED: 2, DELETED: 3 } as const;
 
-/** FIELD_COLUMNS maps each indexed field to the column that holds it on every version row. */
-export const FIELD_COLUMNS: Record<IndexedField, string> = {
-  'metadata.name': 'name',
+/**
+ * FIELD_COLUMNS maps the indexed fields a version row holds to the SQL that reads
+ * them: a column, or for metadata.name the part of the key after the namespace.
+ * involvedObject.namespace and involvedObject.uid have no column (each would
+ * add ~40 bytes to every row): a list checks them on the decoded events, as it
+ * checks every field, and they are only ever asked for with involvedObject.name,
+ * whose index narrows the rows first.
+ */
+export const FIELD_COLUMNS: Partial<Record<IndexedField, string>> = {
+  'metadata.name': "substr(key, instr(key, '/') + 1)",
   'involvedObject.kind': 'involved_kind',
-  'involvedObject.namespace': 'involved_namespace',
   'involvedObject.name': 'involved_name',
-  'involvedObject.uid': 'involved_uid',
   reason: 'reason',
   type: 'type',
 };
+
+/** INDEX_COLUMNS names the index suffix of each field in INDEX_PRIORITY. */
+export const INDEX_COLUMNS: Partial<Record<IndexedField, string>> = { 'involvedObject.name': 'involved_name' };
 
 /**
  * INDEX_PRIORITY lists the fields that have their own indexes, most selective
@@ -34,7 +43,7 @@ export const CURRENT = 'superseded_rv IS NULL AND op <> 3';
 /** HISTORY selects replaced versions (tombstones excepted), the rows of the `hist_*` partial indexes. */
 export const HISTORY = 'superseded_rv IS NOT NULL AND op <> 3';
 
-const indexed = INDEX_PRIORITY.map((f) => FIELD_COLUMNS[f]);
+const indexed = INDEX_PRIORITY.map((f) => INDEX_COLUMNS[f]!);
 
 /**
  * KEY_INDEX_COLUMNS follow `key` in the key-order indexes, so that a page filtered
@@ -52,22 +61,25 @@ const KEY_INDEX_COLUMNS = ['reason', 'type', 'involved_kind'].join(', ');
  * over current rows (latest reads, no history to step over), `hist_*` over
  * superseded rows (snapshot reads). Every index ends in `key`, so a page is a
  * keyset range scan in key order whatever its filter.
+ *
+ * `object` is the event's JSON compressed by `encodeObject` (a quarter of its
+ * size). The row holds no column the key already gives (namespace, name).
+ * `past_versions` keeps the object of a version compaction removes while an
+ * occurrence still describes it (an occurrence's id is the revision of the
+ * version it describes, see `ARCHIVE_SCHEMA`): the archive's history, outside
+ * the tables and indexes lists and watches read.
  */
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS versions (
   rv INTEGER PRIMARY KEY,
   key TEXT NOT NULL,
   op INTEGER NOT NULL,
-  object TEXT NOT NULL,
+  object BLOB NOT NULL,
   prev_rv INTEGER,
   superseded_rv INTEGER,
   expires_at INTEGER,
-  namespace TEXT NOT NULL,
-  name TEXT NOT NULL,
   involved_kind TEXT NOT NULL,
-  involved_namespace TEXT NOT NULL,
   involved_name TEXT NOT NULL,
-  involved_uid TEXT NOT NULL,
   reason TEXT NOT NULL,
   type TEXT NOT NULL
 );
@@ -78,24 +90,42 @@ CREATE INDEX IF NOT EXISTS hist_key ON versions(key, rv, superseded_rv, ${KEY_IN
 ${indexed.map((c) => `CREATE INDEX IF NOT EXISTS hist_${c} ON versions(${c}, key, rv, superseded_rv) WHERE ${HISTORY};`).join('\n')}
 CREATE INDEX IF NOT EXISTS superseded ON versions(superseded_rv) WHERE superseded_rv IS NOT NULL;
 CREATE INDEX IF NOT EXISTS tombstones ON versions(rv) WHERE op = 3;
+CREATE TABLE IF NOT EXISTS past_versions (rv INTEGER PRIMARY KEY, object BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS checkpoints (at INTEGER PRIMARY KEY, rv INTEGER NOT NULL);
 `;
 
+/** VERSIONS_INDEXES are the indexes of `versions` in every layout so far, dropped before a migration rebuilds them. */
+const VERSIONS_INDEXES = ['cur_key', 'cur_involved_name', 'cur_expiry', 'hist_key', 'hist_involved_name', 'superseded', 'tombstones'];
+
 /**
  * applySchema creates the tables and indexes of a new file, checks the version of
- * an existing one and migrates an older layout: version 1 had `cur_key` and
- * `hist_key` on the key alone (a one-off rebuild of those two indexes).
+ * an existing one and migrates an older layout, once, in one transaction:
+ * versions 1 and 2 stored the object as JSON text beside eight derived columns
+ * (version 1 also had `cur_key` and `hist_key` on the key alone), so their rows
+ * are copied into the version 3 table with the object encoded. The space the old
+ * rows took is left free in the file for new rows (`VACUUM` returns it).
  */
 export function applySchema(db: Database.Database): void {
   const hasMeta = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get() !== undefined;
   const version = hasMeta ? db.prepare<[], { value: number }>("SELECT value FROM meta WHERE name = 'schema'").get()?.value : undefined;
-  if (version !== undefined && version !== 1 && version !== SCHEMA_VERSION) {
+  if (version !== undefined && version !== 1 && version !== 2 && version !== SCHEMA_VERSION) {
     throw new Error(`unsupported schema version ${version} (this build reads ${SCHEMA_VERSION})`);
   }
   db.transaction(() => {
-    if (version === 1) db.exec('DROP INDEX IF EXISTS cur_key; DROP INDEX IF EXISTS hist_key;');
+    const legacy = version === 1 || version === 2;
+    if (legacy) {
+      for (const index of VERSIONS_INDEXES) db.exec(`DROP INDEX IF EXISTS ${index}`);
+      db.exec('ALTER TABLE versions RENAME TO versions_v2');
+    }
     db.exec(SCHEMA);
+    if (legacy) {
+      db.function('kevents_encode_object', { deterministic: true }, (json: unknown) => encodeObject(String(json)));
+      db.exec(`INSERT INTO versions (rv, key, op, object, prev_rv, superseded_rv, expires_at, involved_kind, involved_name, reason, type)
+        SELECT rv, key, op, kevents_encode_object(object), prev_rv, superseded_rv, expires_at, involved_kind, involved_name, reason, type
+        FROM versions_v2 ORDER BY rv`);
+      db.exec('DROP TABLE versions_v2');
+    }
     if (version !== SCHEMA_VERSION) {
       db.prepare("INSERT INTO meta(name, value) VALUES ('schema', ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value").run(SCHEMA_VERSION);
     }

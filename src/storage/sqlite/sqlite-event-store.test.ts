@@ -85,26 +85,65 @@ void describe('SqliteEventStore on disk', () => {
     await store.close();
   });
 
-  void it('migrates a version 1 file: its key indexes are rebuilt with the filter columns, its events kept', async () => {
-    const path = join(dir, 'v1.db');
-    let store = new SqliteEventStore({ path });
-    await store.create(sampleEvent('default', 'old'));
-    await store.close();
-    const db = new Database(path);
-    db.exec(`DROP INDEX cur_key; DROP INDEX hist_key;
-      CREATE UNIQUE INDEX cur_key ON versions(key) WHERE superseded_rv IS NULL AND op <> 3;
-      CREATE INDEX hist_key ON versions(key, rv, superseded_rv) WHERE superseded_rv IS NOT NULL AND op <> 3;
-      UPDATE meta SET value = 1 WHERE name = 'schema';`);
+  for (const version of [1, 2] as const) {
+    void it(`migrates a version ${version} file written with its own layout: events, history, occurrences and filters read as before`, async () => {
+      const path = join(dir, `v${version}.db`);
+      writeLegacyFile(path, version);
+      const clock = new FakeClock(Date.UTC(2025, 0, 1, 1));
+      let store = open(path, clock);
+      const old = await store.get('default', 'old');
+      assert.equal(old.count, 2);
+      assert.equal(old.metadata.resourceVersion, '2');
+      assert.deepEqual((await store.list({ fieldEquals: { 'involvedObject.name': 'pod-old' } })).items.map((e) => e.metadata.name), ['old']);
+      assert.deepEqual((await store.list({ fieldEquals: { 'metadata.name': 'other' } })).items.map((e) => e.metadata.name), ['other']);
+      assert.deepEqual((await store.list({ fieldEquals: { 'involvedObject.uid': 'uid-pod-other' } })).items.map((e) => e.metadata.name), ['other']);
+      assert.equal((await store.list({ resourceVersion: '1', match: 'Exact' })).items[0]?.count, 1, 'the superseded version is still history');
+      const legacy = (await store.listOccurrences({})).items;
+      assert.deepEqual(legacy.map((o) => `${o.metadata.name} ${o.event.namespace}/${o.event.name} ${o.countBefore}->${o.countAfter} ${o.regarding.name}`), [
+        'old.1 default/old 0->1 pod-old',
+        'old.2 default/old 1->2 pod-old',
+      ]);
+      assert.equal(legacy[1]!.message, 'event old');
+      const counts = await store.countByReason({ sinceMs: Date.UTC(2025, 0, 1), untilMs: Date.UTC(2025, 0, 1, 1) });
+      assert.deepEqual(counts.map((c) => `${c.reason}=${c.count}`), ['Started=2']);
+      // New writes get revisions (and occurrence ids) after everything the file holds.
+      await store.guaranteedUpdate('default', 'old', (e) => ({ ...e!, count: 3, lastTimestamp: '2025-01-01T00:50:00Z' }), { occurrence: {} });
+      const all = (await store.listOccurrences({})).items;
+      assert.deepEqual(all.map((o) => `${o.metadata.name} ${o.countBefore}->${o.countAfter}`), ['old.1 0->1', 'old.2 1->2', 'old.4 2->3']);
+      await store.close();
+      const check = new Database(path, { readonly: true });
+      const columns = (index: string): string[] => check.prepare<[], { name: string }>(`PRAGMA index_info(${index})`).all().map((r) => r.name);
+      assert.deepEqual(columns('cur_key'), ['key', 'reason', 'type', 'involved_kind']);
+      assert.deepEqual(columns('hist_key'), ['key', 'rv', 'superseded_rv', 'reason', 'type', 'involved_kind']);
+      assert.equal(check.prepare<[], { value: number }>("SELECT value FROM meta WHERE name = 'schema'").get()?.value, 3);
+      assert.deepEqual(check.prepare<[], { t: string }>('SELECT DISTINCT typeof(object) AS t FROM versions').all(), [{ t: 'blob' }]);
+      assert.equal(check.prepare<[], { n: number }>("SELECT count(*) AS n FROM sqlite_master WHERE name LIKE '%_v2'").get()?.n, 0);
+      check.close();
+      // And the migrated file opens again as it is.
+      store = open(path, clock);
+      assert.equal((await store.get('default', 'old')).count, 3);
+      await store.close();
+    });
+  }
+
+  void it('keeps the object of a version an occurrence describes when compaction removes the version, until retention drops the occurrence', async () => {
+    const path = join(dir, 'past.db');
+    const clock = new FakeClock();
+    const store = open(path, clock);
+    await store.create(sampleEvent('default', 'a', { count: 1, message: 'first' }), { occurrence: {} });
+    await store.guaranteedUpdate('default', 'a', (e) => ({ ...e!, count: 2, message: 'second' }), { occurrence: {} });
+    await store.delete('default', 'a');
+    await clock.advance((CONFORMANCE_ENV_DEFAULTS.historyWindowSeconds + 5) * 1000);
+    await new Promise((r) => setImmediate(r));
+    assert.equal(rowCount(path), 0, 'compaction removed every version');
+    const items = (await store.listOccurrences({})).items;
+    assert.deepEqual(items.map((o) => `${o.event.name} ${o.countBefore}->${o.countAfter} ${o.message}`), ['a 0->1 first', 'a 1->2 second']);
+    const r = await store.enforceRetention({ olderThanMs: clock.now() + 1 });
+    assert.equal(r.occurrences, 2);
+    const db = new Database(path, { readonly: true });
+    assert.equal(db.prepare<[], { n: number }>('SELECT count(*) AS n FROM past_versions').get()?.n, 0, 'their past versions went with them');
     db.close();
-    store = new SqliteEventStore({ path });
-    assert.equal((await store.get('default', 'old')).metadata.name, 'old');
     await store.close();
-    const check = new Database(path, { readonly: true });
-    const columns = (index: string): string[] => check.prepare<[], { name: string }>(`PRAGMA index_info(${index})`).all().map((r) => r.name);
-    assert.deepEqual(columns('cur_key'), ['key', 'reason', 'type', 'involved_kind']);
-    assert.deepEqual(columns('hist_key'), ['key', 'rv', 'superseded_rv', 'reason', 'type', 'involved_kind']);
-    assert.equal(check.prepare<[], { value: number }>("SELECT value FROM meta WHERE name = 'schema'").get()?.value, 2);
-    check.close();
   });
 
   void it('leaves remainingItemCount out when more than maxCountRemaining items follow', async () => {
@@ -126,6 +165,71 @@ void describe('SqliteEventStore on disk', () => {
     await assert.rejects(store.list({}), (e) => isStorageError(e, 'Unreachable'));
   });
 });
+
+/**
+ * LEGACY_SCHEMA is the layout of schema versions 1 and 2 (version 1 had the key
+ * indexes on the key alone), as those builds created it.
+ */
+function legacySchema(version: 1 | 2): string {
+  const cur = 'superseded_rv IS NULL AND op <> 3';
+  const hist = 'superseded_rv IS NOT NULL AND op <> 3';
+  const keyColumns = version === 1 ? '' : ', reason, type, involved_kind';
+  return `
+CREATE TABLE versions (rv INTEGER PRIMARY KEY, key TEXT NOT NULL, op INTEGER NOT NULL, object TEXT NOT NULL, prev_rv INTEGER, superseded_rv INTEGER,
+  expires_at INTEGER, namespace TEXT NOT NULL, name TEXT NOT NULL, involved_kind TEXT NOT NULL, involved_namespace TEXT NOT NULL,
+  involved_name TEXT NOT NULL, involved_uid TEXT NOT NULL, reason TEXT NOT NULL, type TEXT NOT NULL);
+CREATE ${version === 1 ? 'UNIQUE ' : ''}INDEX cur_key ON versions(key${keyColumns}) WHERE ${cur};
+CREATE INDEX cur_involved_name ON versions(involved_name, key) WHERE ${cur};
+CREATE INDEX cur_expiry ON versions(expires_at) WHERE ${cur} AND expires_at IS NOT NULL;
+CREATE INDEX hist_key ON versions(key, rv, superseded_rv${keyColumns}) WHERE ${hist};
+CREATE INDEX hist_involved_name ON versions(involved_name, key, rv, superseded_rv) WHERE ${hist};
+CREATE INDEX superseded ON versions(superseded_rv) WHERE superseded_rv IS NOT NULL;
+CREATE INDEX tombstones ON versions(rv) WHERE op = 3;
+CREATE TABLE meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE checkpoints (at INTEGER PRIMARY KEY, rv INTEGER NOT NULL);
+CREATE TABLE occurrences (id INTEGER PRIMARY KEY, observed_us INTEGER NOT NULL, namespace TEXT NOT NULL, event_name TEXT NOT NULL,
+  regarding_name TEXT NOT NULL, body TEXT NOT NULL${version === 1 ? '' : ", type TEXT NOT NULL DEFAULT '', reason TEXT NOT NULL DEFAULT '', repeats INTEGER NOT NULL DEFAULT 0, seen_ms INTEGER"});
+CREATE INDEX occ_time ON occurrences(observed_us, id);
+CREATE INDEX occ_regarding ON occurrences(regarding_name, observed_us, id);
+CREATE TABLE source_checkpoints (source TEXT PRIMARY KEY, resource_version TEXT NOT NULL, updated_at INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE write_marks (at INTEGER PRIMARY KEY, rv INTEGER NOT NULL);
+${version === 1 ? '' : 'CREATE TABLE occurrence_lag (hour INTEGER PRIMARY KEY, min_us INTEGER NOT NULL, max_us INTEGER NOT NULL);'}
+`;
+}
+
+/**
+ * writeLegacyFile writes a store file as schema `version` builds wrote it:
+ * default/old at revision 1 (count 1) replaced at revision 2 (count 2), with an
+ * occurrence of each change, and default/other at revision 3 with none.
+ */
+function writeLegacyFile(path: string, version: 1 | 2): void {
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  db.exec(legacySchema(version));
+  db.prepare("INSERT INTO meta (name, value) VALUES ('schema', ?)").run(version);
+  const insert = db.prepare(`INSERT INTO versions (rv, key, op, object, prev_rv, superseded_rv, namespace, name, involved_kind, involved_namespace, involved_name, involved_uid, reason, type)
+    VALUES (?, ?, ?, ?, ?, ?, 'default', ?, 'Pod', 'default', ?, ?, 'Started', 'Normal')`);
+  const at = (minute: number): string => `2025-01-01T00:${String(minute).padStart(2, '0')}:00Z`;
+  const event = (name: string, count: number): CoreEvent =>
+    sampleEvent('default', name, { count, lastTimestamp: at(10 * count), involvedObject: { kind: 'Pod', namespace: 'default', name: `pod-${name}`, uid: `uid-pod-${name}` } });
+  insert.run(1, 'default/old', 1, JSON.stringify(event('old', 1)), null, 2, 'old', 'pod-old', 'uid-pod-old');
+  insert.run(2, 'default/old', 2, JSON.stringify(event('old', 2)), 1, null, 'old', 'pod-old', 'uid-pod-old');
+  insert.run(3, 'default/other', 1, JSON.stringify(event('other', 1)), null, null, 'other', 'pod-other', 'uid-pod-other');
+  for (const [id, before, after] of [[1, 0, 1], [2, 1, 2]] as const) {
+    // The body as those builds wrote it: the Occurrence without kind, apiVersion and metadata, and the event as uid and revision.
+    const observedTime = `2025-01-01T00:${String(10 * after + 1).padStart(2, '0')}:00.000000Z`;
+    const body = { event: { uid: 'uid-default-old', resourceVersion: String(id) }, observedTime, lastSeen: at(10 * after), countBefore: before, countAfter: after,
+      regarding: { kind: 'Pod', namespace: 'default', name: 'pod-old', uid: 'uid-pod-old' }, type: 'Normal', reason: 'Started', message: 'event old' };
+    const observedUs = Date.parse(observedTime) * 1000;
+    if (version === 1) {
+      db.prepare('INSERT INTO occurrences (id, observed_us, namespace, event_name, regarding_name, body) VALUES (?, ?, ?, ?, ?, ?)').run(id, observedUs, 'default', 'old', 'pod-old', JSON.stringify(body));
+    } else {
+      db.prepare('INSERT INTO occurrences (id, observed_us, namespace, event_name, regarding_name, body, type, reason, repeats, seen_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
+        .run(id, observedUs, 'default', 'old', 'pod-old', JSON.stringify(body), 'Normal', 'Started', after - before, Date.parse(at(10 * after)));
+    }
+  }
+  db.close();
+}
 
 function rvOf(e: CoreEvent): number {
   return Number(e.metadata.resourceVersion);

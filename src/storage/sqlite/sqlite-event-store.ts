@@ -39,7 +39,7 @@ import {
   matchesFilter,
   microsOf,
   namespaceRange,
-  resolveArchiveWrite,
+  planArchiveWrites,
   resolveCommonOptions,
   sameContent,
 } from '../shared/index.js';
@@ -47,6 +47,7 @@ import type { Change, ResolvedCommonOptions } from '../shared/index.js';
 import { ArchiveTables } from './archive-tables.js';
 import { Checkpointer } from './checkpointer.js';
 import { ListQueries } from './list-query.js';
+import { decodeObject, encodeObject } from './object-codec.js';
 import type { ListScope } from './list-query.js';
 import { DEFAULT_CACHE_SIZE_MIB, DEFAULT_MAX_BATCH, DEFAULT_MAX_COUNT_REMAINING } from './options.js';
 import type { SqliteEventStoreOptions } from './options.js';
@@ -54,7 +55,8 @@ import { CURRENT, Op, applySchema } from './schema.js';
 
 interface CurrentRow {
   rv: number;
-  object: string;
+  /** object is the encoded event (`decodeObject`). */
+  object: Buffer;
   expires_at: number | null;
 }
 
@@ -62,9 +64,9 @@ interface ChangeRow {
   rv: number;
   key: string;
   op: number;
-  object: string;
+  object: Buffer;
   prev_rv: number | null;
-  prev_object: string | null;
+  prev_object: Buffer | null;
 }
 
 interface Pending {
@@ -91,14 +93,11 @@ const WAL_SIZE_LIMIT = 64 * 1024 * 1024;
 
 const TYPES = { [Op.ADDED]: 'ADDED', [Op.MODIFIED]: 'MODIFIED', [Op.DELETED]: 'DELETED' } as const;
 
+/** fieldsOf are the derived columns of an event's version row (see `FIELD_COLUMNS`). */
 function fieldsOf(e: CoreEvent): Record<string, string> {
   return {
-    namespace: e.metadata.namespace ?? '',
-    name: e.metadata.name ?? '',
     involved_kind: fieldValue(e, 'involvedObject.kind'),
-    involved_namespace: fieldValue(e, 'involvedObject.namespace'),
     involved_name: fieldValue(e, 'involvedObject.name'),
-    involved_uid: fieldValue(e, 'involvedObject.uid'),
     reason: fieldValue(e, 'reason'),
     type: fieldValue(e, 'type'),
   };
@@ -137,13 +136,13 @@ function prepareStatements(db: Database.Database) {
   return {
     current: db.prepare<[string], CurrentRow>(`SELECT rv, object, expires_at FROM versions INDEXED BY cur_key WHERE key = ? AND ${CURRENT}`),
     insert: db.prepare(
-      `INSERT INTO versions (rv, key, op, object, prev_rv, expires_at, namespace, name, involved_kind, involved_namespace, involved_name, involved_uid, reason, type)
-       VALUES (@rv, @key, @op, @object, @prev_rv, @expires_at, @namespace, @name, @involved_kind, @involved_namespace, @involved_name, @involved_uid, @reason, @type)`,
+      `INSERT INTO versions (rv, key, op, object, prev_rv, expires_at, involved_kind, involved_name, reason, type)
+       VALUES (@rv, @key, @op, @object, @prev_rv, @expires_at, @involved_kind, @involved_name, @reason, @type)`,
     ),
     supersede: db.prepare<[number, number]>('UPDATE versions SET superseded_rv = ? WHERE rv = ?'),
     tombstone: db.prepare<[number, number]>(
-      `INSERT INTO versions (rv, key, op, object, prev_rv, namespace, name, involved_kind, involved_namespace, involved_name, involved_uid, reason, type)
-       SELECT ?, key, ${Op.DELETED}, object, rv, namespace, name, involved_kind, involved_namespace, involved_name, involved_uid, reason, type FROM versions WHERE rv = ?`,
+      `INSERT INTO versions (rv, key, op, object, prev_rv, involved_kind, involved_name, reason, type)
+       SELECT ?, key, ${Op.DELETED}, object, rv, involved_kind, involved_name, reason, type FROM versions WHERE rv = ?`,
     ),
     changesAfter: db.prepare<[number, number], ChangeRow>(
       `SELECT v.rv, v.key, v.op, v.object, v.prev_rv, p.object AS prev_object
@@ -153,14 +152,21 @@ function prepareStatements(db: Database.Database) {
       `SELECT rv, key FROM versions INDEXED BY cur_expiry WHERE ${CURRENT} AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT ?`,
     ),
     maxRv: db.prepare<[], { rv: number | null }>('SELECT max(rv) AS rv FROM versions'),
+    // Occurrence ids are revisions; those of files written before schema 3 were a sequence of their own, never ahead of the revisions.
+    maxOccurrenceId: db.prepare<[], { id: number | null }>('SELECT max(id) AS id FROM occurrences'),
     getMeta: db.prepare<[string], { value: number }>('SELECT value FROM meta WHERE name = ?'),
     setMeta: db.prepare<[string, number]>('INSERT INTO meta(name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value'),
     checkpoint: db.prepare<[number, number]>('INSERT OR REPLACE INTO checkpoints(at, rv) VALUES (?, ?)'),
     horizon: db.prepare<[number], { at: number; rv: number }>('SELECT at, rv FROM checkpoints WHERE at <= ? ORDER BY at DESC LIMIT 1'),
     dropCheckpoints: db.prepare<[number]>('DELETE FROM checkpoints WHERE at < ?'),
-    purgeSuperseded: db.prepare<[number, number]>(
-      'DELETE FROM versions WHERE rv IN (SELECT rv FROM versions INDEXED BY superseded WHERE superseded_rv IS NOT NULL AND superseded_rv <= ? LIMIT ?)',
+    supersededUpTo: db.prepare<[number, number], { rv: number }>(
+      'SELECT rv FROM versions INDEXED BY superseded WHERE superseded_rv IS NOT NULL AND superseded_rv <= ? LIMIT ?',
     ),
+    // A superseded version an occurrence describes keeps its object in past_versions.
+    keepPast: db.prepare<{ rv: number }>(
+      'INSERT OR IGNORE INTO past_versions (rv, object) SELECT rv, object FROM versions WHERE rv = @rv AND EXISTS (SELECT 1 FROM occurrences WHERE id = @rv AND body IS NULL)',
+    ),
+    dropVersion: db.prepare<[number]>('DELETE FROM versions WHERE rv = ?'),
     purgeTombstones: db.prepare<[number, number]>(
       `DELETE FROM versions WHERE rv IN (SELECT rv FROM versions INDEXED BY tombstones WHERE op = ${Op.DELETED} AND rv <= ? LIMIT ?)`,
     ),
@@ -228,13 +234,13 @@ export class SqliteEventStore implements ArchiveStore {
       db.pragma(`wal_autocheckpoint = ${SAFETY_CHECKPOINT_PAGES}`);
       db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);
       applySchema(db);
+      this.archive = new ArchiveTables(db);
       this.stmt = prepareStatements(db);
       this.listDb = openListConnection(options.path);
       this.lists = new ListQueries(this.listDb ?? db);
-      this.archive = new ArchiveTables(db);
       this.compacted = this.stmt.getMeta.get('compacted')?.value ?? 0;
       // A file whose newest rows were all compacted away still remembers its revision through `compacted`.
-      this.rv = Math.max(this.stmt.maxRv.get()?.rv ?? 0, this.compacted);
+      this.rv = Math.max(this.stmt.maxRv.get()?.rv ?? 0, this.compacted, this.stmt.maxOccurrenceId.get()?.id ?? 0);
       this.db = db;
     } catch (e) {
       this.openError = new StorageError('Unreachable', `cannot open ${options.path}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
@@ -251,6 +257,7 @@ export class SqliteEventStore implements ArchiveStore {
   async create(event: CoreEvent, options: WriteOptions = {}): Promise<CoreEvent> {
     const key = keyOfEvent(event);
     const json = encodeEvent(event);
+    const object = encodeObject(json);
     const fields = fieldsOf(event);
     const expiresAt = this.expiry(options.ttlSeconds);
     const rv = await this.enqueue((changes) => {
@@ -258,7 +265,7 @@ export class SqliteEventStore implements ArchiveStore {
         throw new StorageError('KeyExists', `${key} already exists`, { key, currentResourceVersion: this.rv });
       }
       const rv = ++this.rv;
-      this.stmt.insert.run({ rv, key, op: Op.ADDED, object: json, prev_rv: null, expires_at: expiresAt, ...fields });
+      this.stmt.insert.run({ rv, key, op: Op.ADDED, object, prev_rv: null, expires_at: expiresAt, ...fields });
       changes.push({ rv, type: 'ADDED', key, json });
       if (options.occurrence !== undefined) this.appendOccurrence(event, rv, occurrenceChange(undefined, event), options.occurrence);
       return rv;
@@ -271,7 +278,7 @@ export class SqliteEventStore implements ArchiveStore {
       const key = eventKey(namespace, name);
       const row = this.stmt.current.get(key);
       if (row === undefined) throw new StorageError('KeyNotFound', `${key} not found`, { key, currentResourceVersion: this.rv });
-      return decodeEvent(row.object, row.rv);
+      return decodeEvent(decodeObject(row.object), row.rv);
     });
   }
 
@@ -293,7 +300,7 @@ export class SqliteEventStore implements ArchiveStore {
             break;
           }
           start = row.key;
-          const event = decodeEvent(row.object, row.rv);
+          const event = decodeEvent(decodeObject(row.object), row.rv);
           if (matchesFilter(event, options)) items.push(event);
         }
         if (more || rows.length < batch) break;
@@ -321,16 +328,18 @@ export class SqliteEventStore implements ArchiveStore {
       if (cur === undefined && options.allowCreate !== true) {
         throw new StorageError('KeyNotFound', `${key} not found`, { key, currentResourceVersion: this.rv });
       }
-      const current = cur === undefined ? undefined : decodeEvent(cur.object, cur.rv);
+      const curJson = cur === undefined ? undefined : decodeObject(cur.object);
+      const current = cur === undefined ? undefined : decodeEvent(curJson!, cur.rv);
       checkPreconditions(key, current, options.preconditions, this.rv);
       const next = await tryUpdate(current);
       if (keyOfEvent(next) !== key) throw new StorageError('InvalidObject', `the updated object is not ${key}`, { key });
       const json = encodeEvent(next);
-      if (cur !== undefined && sameContent(json, cur.object)) {
+      if (curJson !== undefined && sameContent(json, curJson)) {
         const still = await this.read(() => this.stmt.current.get(key));
-        if (still?.rv === cur.rv) return { object: decodeEvent(cur.object, cur.rv), created: false };
+        if (still?.rv === cur!.rv) return { object: decodeEvent(curJson, cur!.rv), created: false };
         continue;
       }
+      const object = encodeObject(json);
       const fields = fieldsOf(next);
       const expiresAt = this.expiry(options.ttlSeconds);
       const rv = await this.enqueue((changes) => {
@@ -340,10 +349,10 @@ export class SqliteEventStore implements ArchiveStore {
         const rv = ++this.rv;
         if (now !== undefined) this.stmt.supersede.run(rv, now.rv);
         const op = now === undefined ? Op.ADDED : Op.MODIFIED;
-        this.stmt.insert.run({ rv, key, op, object: json, prev_rv: now?.rv ?? null, expires_at: expiresAt, ...fields });
+        this.stmt.insert.run({ rv, key, op, object, prev_rv: now?.rv ?? null, expires_at: expiresAt, ...fields });
         const change: Change = { rv, type: TYPES[op], key, json };
         if (now !== undefined) {
-          change.prevJson = now.object;
+          change.prevJson = decodeObject(now.object);
           change.prevRv = now.rv;
         }
         changes.push(change);
@@ -360,8 +369,9 @@ export class SqliteEventStore implements ArchiveStore {
     const { rv, json } = await this.enqueue((changes) => {
       const cur = this.stmt.current.get(key);
       if (cur === undefined) throw new StorageError('KeyNotFound', `${key} not found`, { key, currentResourceVersion: this.rv });
-      checkPreconditions(key, decodeEvent(cur.object, cur.rv), options.preconditions, this.rv);
-      return { rv: this.tombstone(key, cur, changes), json: cur.object };
+      const json = decodeObject(cur.object);
+      checkPreconditions(key, decodeEvent(json, cur.rv), options.preconditions, this.rv);
+      return { rv: this.tombstone(key, cur, changes, json), json };
     });
     return decodeEvent(json, rv);
   }
@@ -373,42 +383,35 @@ export class SqliteEventStore implements ArchiveStore {
   applyArchiveBatch(batch: ArchiveBatch): Promise<ArchiveBatchResult> {
     return this.enqueue((changes) => {
       // Decide everything before writing: a run may throw only before it writes (it shares its transaction with other writers).
-      const overlay = new Map<string, CoreEvent>();
-      const planned: { key: string; object: CoreEvent; occurrence: { countBefore: number; countAfter: number } | undefined }[] = [];
-      let skipped = 0;
-      try {
-        for (const w of batch.writes) {
-          const r = resolveArchiveWrite(w, (key) => {
-            const o = overlay.get(key);
-            if (o !== undefined) return o;
-            const row = this.stmt.current.get(key);
-            return row === undefined ? undefined : decodeEvent(row.object, row.rv);
-          });
-          if (r.decision.action === 'skip') {
-            skipped++;
-            continue;
-          }
-          overlay.set(r.key, r.decision.object);
-          planned.push({ key: r.key, object: r.decision.object, occurrence: r.decision.occurrence });
-        }
-      } catch (e) {
-        if (isStorageError(e)) throw e;
-        throw new StorageError('InvalidObject', `an archive write failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
-      }
+      // Each key is read once: the plan and the writes share what was found.
+      const found = new Map<string, { row: CurrentRow; json: string } | undefined>();
+      const lookup = (key: string): { row: CurrentRow; json: string } | undefined => {
+        if (found.has(key)) return found.get(key);
+        const row = this.stmt.current.get(key);
+        const entry = row === undefined ? undefined : { row, json: decodeObject(row.object) };
+        found.set(key, entry);
+        return entry;
+      };
+      const { planned, skipped } = planArchiveWrites(batch.writes, (key) => {
+        const entry = lookup(key);
+        return entry === undefined ? undefined : decodeEvent(entry.json, entry.row.rv);
+      });
       let events = 0;
       let occurrences = 0;
       for (const p of planned) {
         const json = encodeEvent(p.object);
-        const now = this.stmt.current.get(p.key);
-        if (now !== undefined && sameContent(json, now.object)) continue;
+        const now = lookup(p.key);
+        if (now !== undefined && sameContent(json, now.json)) continue;
         const rv = ++this.rv;
-        if (now !== undefined) this.stmt.supersede.run(rv, now.rv);
+        if (now !== undefined) this.stmt.supersede.run(rv, now.row.rv);
         const op = now === undefined ? Op.ADDED : Op.MODIFIED;
-        this.stmt.insert.run({ rv, key: p.key, op, object: json, prev_rv: now?.rv ?? null, expires_at: null, ...fieldsOf(p.object) });
+        const object = encodeObject(json);
+        this.stmt.insert.run({ rv, key: p.key, op, object, prev_rv: now?.row.rv ?? null, expires_at: null, ...fieldsOf(p.object) });
+        found.set(p.key, { row: { rv, object, expires_at: null }, json });
         const change: Change = { rv, type: TYPES[op], key: p.key, json };
         if (now !== undefined) {
-          change.prevJson = now.object;
-          change.prevRv = now.rv;
+          change.prevJson = now.json;
+          change.prevRv = now.row.rv;
         }
         changes.push(change);
         events++;
@@ -537,11 +540,11 @@ export class SqliteEventStore implements ArchiveStore {
     return ttlSeconds !== undefined && ttlSeconds > 0 ? this.o.clock.now() + ttlSeconds * 1000 : null;
   }
 
-  private tombstone(key: string, cur: CurrentRow, changes: Change[]): number {
+  private tombstone(key: string, cur: CurrentRow, changes: Change[], json = decodeObject(cur.object)): number {
     const rv = ++this.rv;
     this.stmt.supersede.run(rv, cur.rv);
     this.stmt.tombstone.run(rv, cur.rv);
-    changes.push({ rv, type: 'DELETED', key, json: cur.object, prevJson: cur.object, prevRv: cur.rv });
+    changes.push({ rv, type: 'DELETED', key, json, prevJson: json, prevRv: cur.rv });
     return rv;
   }
 
@@ -625,9 +628,9 @@ export class SqliteEventStore implements ArchiveStore {
   private changesAfter(after: number, limit: number): Change[] {
     this.checkOpen();
     return this.stmt.changesAfter.all(after, limit).map((r) => {
-      const change: Change = { rv: r.rv, type: TYPES[r.op as 1 | 2 | 3], key: r.key, json: r.object };
+      const change: Change = { rv: r.rv, type: TYPES[r.op as 1 | 2 | 3], key: r.key, json: decodeObject(r.object) };
       if (r.prev_rv !== null && r.prev_object !== null) {
-        change.prevJson = r.prev_object;
+        change.prevJson = decodeObject(r.prev_object);
         change.prevRv = r.prev_rv;
       }
       return change;
@@ -689,7 +692,14 @@ export class SqliteEventStore implements ArchiveStore {
 
   private purge(): void {
     if (this.purging || this.db === undefined) return;
-    const a = this.stmt.purgeSuperseded.run(this.compacted, PURGE_BATCH).changes;
+    const superseded = this.stmt.supersededUpTo.all(this.compacted, PURGE_BATCH);
+    this.db.transaction(() => {
+      for (const { rv } of superseded) {
+        this.stmt.keepPast.run({ rv });
+        this.stmt.dropVersion.run(rv);
+      }
+    })();
+    const a = superseded.length;
     const b = this.stmt.purgeTombstones.run(this.compacted, PURGE_BATCH).changes;
     if (a + b === 0) return;
     this.purging = true;

@@ -71,21 +71,38 @@ function flushAll(): void {
   for (const w of watchers) w.flush(joined);
 }
 
-/** Joined concatenates the frames of one flush once for all watchers that got the same frames (the usual case). */
-class Joined {
-  private readonly byFirst = new Map<Buffer, { frames: Buffer[]; joined: Buffer }[]>();
+const CRLF = Buffer.from('\r\n', 'latin1');
 
-  of(frames: Buffer[]): Buffer {
-    if (frames.length === 1) return frames[0]!;
+/** Batch is the frames of one flush for one or more watchers: joined once, and framed as one HTTP/1.1 chunk once. */
+class Batch {
+  private framed: Buffer | undefined;
+
+  constructor(
+    readonly frames: Buffer[],
+    readonly data: Buffer,
+  ) {}
+
+  /** chunk is `data` as one chunk of a chunked response body. */
+  chunk(): Buffer {
+    this.framed ??= Buffer.concat([Buffer.from(`${this.data.length.toString(16)}\r\n`, 'latin1'), this.data, CRLF]);
+    return this.framed;
+  }
+}
+
+/** Joined finds the Batch of a watcher's frames in one flush, shared by all watchers that got the same frames (the usual case). */
+class Joined {
+  private readonly byFirst = new Map<Buffer, Batch[]>();
+
+  of(frames: Buffer[]): Batch {
     const first = frames[0]!;
     let seen = this.byFirst.get(first);
     if (seen === undefined) this.byFirst.set(first, (seen = []));
-    for (const s of seen) {
-      if (s.frames.length === frames.length && s.frames.every((f, i) => f === frames[i])) return s.joined;
+    for (const b of seen) {
+      if (b.frames.length === frames.length && b.frames.every((f, i) => f === frames[i])) return b;
     }
-    const joined = Buffer.concat(frames);
-    seen.push({ frames, joined });
-    return joined;
+    const batch = new Batch(frames, frames.length === 1 ? first : Buffer.concat(frames));
+    seen.push(batch);
+    return batch;
   }
 }
 
@@ -148,7 +165,13 @@ class HttpWatcher implements FeedMember {
     const frames = this.out;
     this.out = [];
     if (this.closed || frames.length === 0) return;
-    this.res.write(joined.of(frames));
+    const batch = joined.of(frames);
+    // A chunked body after its headers: one pre-framed chunk per flush, shared by every watcher
+    // that got the same frames, goes straight to the socket (one write, no per-response framing);
+    // the response's own writes (replay, ERROR, the final chunk) share that socket in order.
+    const socket = this.res.socket;
+    if (this.res.chunkedEncoding && this.res.headersSent && socket !== null && !socket.destroyed) socket.write(batch.chunk());
+    else this.res.write(batch.data);
     this.checkBuffered();
   }
 

@@ -69,7 +69,7 @@ interface Started {
 
 /** MAX_LIST_BATCH caps the rows a filtered list reads per query, as upstream caps its etcd pages. */
 const MAX_LIST_BATCH = 10_000;
-/** MAX_IN_FLIGHT: a second batch waits on the revision lock while the first commits, which hides its first round trip. */
+/** MAX_IN_FLIGHT: a second batch works while the first flushes its WAL (see WriteBatch), and waits at the revision lock while the first works. */
 const MAX_IN_FLIGHT = 2;
 /** MAX_OCCURRENCE_BATCH caps the rows one occurrence page reads per query when a filter drops rows. */
 const MAX_OCCURRENCE_BATCH = 5_000;
@@ -465,14 +465,17 @@ export class PostgresEventStore implements ArchiveStore {
   private enqueue(op: WriteOp): Promise<Outcome> {
     return new Promise<Outcome>((resolve, reject) => {
       this.queue.push({ op, resolve, reject });
-      if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        // setImmediate runs after the I/O of this loop turn, so requests read together commit together.
-        setImmediate(() => {
-          this.flushScheduled = false;
-          this.flush();
-        });
-      }
+      this.scheduleFlush();
+    });
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushScheduled || this.queue.length === 0) return;
+    this.flushScheduled = true;
+    // setImmediate runs after the I/O of this loop turn, so requests read together commit together.
+    setImmediate(() => {
+      this.flushScheduled = false;
+      this.flush();
     });
   }
 
@@ -484,7 +487,8 @@ export class PostgresEventStore implements ArchiveStore {
       const commit = this.commit(state, batch).finally(() => {
         this.inFlight--;
         this.commits.delete(commit);
-        this.flush();
+        // The writers this batch answered write again in the next turns: wait for them, as enqueue does.
+        this.scheduleFlush();
       });
       this.commits.add(commit);
     }

@@ -4,7 +4,8 @@ import type { PgClient } from './options.js';
 /**
  * SCHEMA_VERSION is stored in `meta` so that a later layout can migrate databases
  * written by this one. 2 added the archive (occurrences, source checkpoints,
- * write marks, lag bounds and the `bytes` counter); `migrate` brings a 1 up to it.
+ * write marks, lag bounds and the `bytes` counter) and dropped the indexes of
+ * low-cardinality fields; `applySchema` brings a 1 up to it.
  */
 export const SCHEMA_VERSION = 2;
 
@@ -24,11 +25,16 @@ export const FIELD_COLUMNS: Record<IndexedField, string> = {
 
 /**
  * CURRENT_INDEXED lists the fields with an index over current rows, `(field, key)`,
- * so that a filtered page is a keyset range scan in key order: the selectors of
- * `kubectl describe` and `kubectl events --for` (involvedObject name, uid, kind)
- * and of the usual triage lists (reason, type).
+ * so that a page filtered by one is a keyset range scan in key order: only
+ * involvedObject.name, which the selectors of `kubectl describe` and `kubectl
+ * events --for` carry and which is selective. Every index adds a random page
+ * write to each create (the main cost of a write batch), so, as in the SQLite
+ * backend, the low-cardinality fields (type, reason, kind) and the uid (never
+ * asked for without the name) are filtered on the rows of a key-order scan,
+ * which still fills a page quickly. Version 1 had indexes on those too;
+ * `archiveSql` drops them.
  */
-export const CURRENT_INDEXED: readonly IndexedField[] = ['involvedObject.uid', 'involvedObject.name', 'involvedObject.kind', 'reason', 'type'];
+export const CURRENT_INDEXED: readonly IndexedField[] = ['involvedObject.name'];
 
 /** HISTORY_INDEXED lists the fields with an index over superseded rows too; snapshot reads by other fields walk `hist_key`. */
 export const HISTORY_INDEXED: readonly IndexedField[] = ['involvedObject.name'];
@@ -109,7 +115,8 @@ CREATE TABLE IF NOT EXISTS ${s}.checkpoints (at bigint PRIMARY KEY, rv bigint NO
  * and greatest lag from happening to observing, so a window of happening maps
  * to a range of observed time. `size` is what the row adds to the `bytes`
  * counter in `meta`, which sums the stored text of live events and of
- * occurrences: what `--max-size` bounds.
+ * occurrences: what `--max-size` bounds. It also drops the field indexes of
+ * version 1 that CURRENT_INDEXED no longer lists.
  *
  * `source_checkpoints` holds each mirrored source's checkpoint; `write_marks`
  * maps time to revision (one row per second of writing at most per replica), so
@@ -137,6 +144,7 @@ CREATE INDEX IF NOT EXISTS occ_regarding ON ${s}.occurrences (regarding_name, ob
 CREATE TABLE IF NOT EXISTS ${s}.source_checkpoints (source text PRIMARY KEY, resource_version text NOT NULL, updated_at bigint NOT NULL);
 CREATE TABLE IF NOT EXISTS ${s}.write_marks (at bigint PRIMARY KEY, rv bigint NOT NULL);
 CREATE TABLE IF NOT EXISTS ${s}.occurrence_lag (hour bigint PRIMARY KEY, min_us bigint NOT NULL, max_us bigint NOT NULL);
+DROP INDEX IF EXISTS ${s}.cur_involved_uid, ${s}.cur_involved_kind, ${s}.cur_reason, ${s}.cur_type;
 INSERT INTO ${s}.meta (name, value) SELECT 'bytes', coalesce(sum(char_length(object)), 0) FROM ${s}.versions WHERE ${CURRENT}
   ON CONFLICT (name) DO NOTHING;
 `;

@@ -67,7 +67,7 @@ export interface BatchResult {
   outcomes: Outcome[];
 }
 
-/** Durability says when PostgreSQL answers a commit: `sync` after the WAL is on disk, `async` once it is in the server's memory. */
+/** Durability says when a batch is acknowledged: `sync` once its WAL is on disk, `async` once it is committed in the server's memory. */
 export type Durability = 'sync' | 'async';
 
 /** Row is a version row planned with revisions relative to the batch's base (1..n). */
@@ -149,7 +149,7 @@ const ARGS = [
   ['n', 'int'],
   ['channel', 'text'],
   ['origin', 'text'],
-  ['durable', 'boolean'],
+  ['notify', 'boolean'],
   ...OCC_ARGS,
   ['lag_hours', 'bigint[]'],
   ['lag_min', 'bigint[]'],
@@ -183,7 +183,8 @@ export function writeFunctionSql(s: string): string {
 CREATE OR REPLACE FUNCTION ${s}.write_batch(${ARGS.map(([n, t]) => `${n} ${t}`).join(', ')}) RETURNS bigint LANGUAGE plpgsql AS $fn$
 DECLARE base bigint;
 BEGIN
-  IF NOT durable THEN PERFORM set_config('synchronous_commit', 'off', true); END IF;
+  -- The commit does not wait for the disk while the revision lock is held; WriteBatch flushes after it (see there).
+  PERFORM set_config('synchronous_commit', 'off', true);
   SELECT value INTO base FROM ${s}.meta WHERE name = 'revision' FOR UPDATE;
   -- Correlated lookups and = ANY keep every statement on its index whatever the table's statistics say.
   IF EXISTS (SELECT 1 FROM unnest(check_keys, check_rvs) AS c(k, r)
@@ -196,7 +197,7 @@ BEGIN
     INSERT INTO ${s}.versions (${cols.join(', ')})
       SELECT ${vals.join(', ')} FROM unnest(${unnested.join(', ')}) AS u(${alias.join(', ')});
     UPDATE ${s}.meta SET value = base + n WHERE name = 'revision';
-    PERFORM pg_notify(channel, origin || ' ' || (base + n));
+    IF notify THEN PERFORM pg_notify(channel, origin || ' ' || (base + n)); END IF;
   END IF;
   IF cardinality(occ_offs) > 0 THEN
     INSERT INTO ${s}.occurrences (${occCols.join(', ')})
@@ -235,6 +236,16 @@ export interface BatchContext {
  * the write function; a concurrent writer that changed one of the keys makes it
  * read and plan again. An archive write that redirects to a key not read yet
  * makes it read that key too and plan again.
+ *
+ * The write function commits without waiting for its WAL to reach the disk, so
+ * the revision lock, which every writer of every replica queues on, is held for
+ * the work of the batch only, not for a disk flush. With `sync` durability the
+ * batch then commits a one-record transaction synchronously: its flush covers
+ * every earlier WAL record, the batch's commit among them, so the batch is on
+ * disk when it returns, and the flushes of batches in flight overlap with the
+ * next batch's work. Other replicas are notified by that transaction, once the
+ * batch is durable. (A reader that happens to read in between can see a batch
+ * up to one flush before it is durable; nothing is acknowledged before.)
  */
 export class WriteBatch {
   private readonly call: string;
@@ -248,6 +259,20 @@ export class WriteBatch {
   ) {
     const args = ARGS.map(([name, t], i) => (JOINED.has(name) ? `string_to_array($${i + 1}::text, chr(${SEPARATOR.charCodeAt(0)}))` : `$${i + 1}::${t}`));
     this.call = `SELECT ${s}.write_batch(${args.join(', ')}) AS base`;
+  }
+
+  /**
+   * flush makes the batch that ended at revision `last` durable and notifies the
+   * other replicas of it. A transactional logical message is the smallest write
+   * that makes a commit wait for the WAL flush (it needs no table, and any
+   * wal_level takes it).
+   */
+  private async flush(client: Pick<PgClient, 'query'>, last: number, wrote: boolean): Promise<void> {
+    if (!wrote) {
+      await client.query(`SELECT pg_logical_emit_message(true, 'kevents', '')`);
+      return;
+    }
+    await client.query(`SELECT pg_logical_emit_message(true, 'kevents', ''), pg_notify($1, $2)`, [this.channel, `${this.origin} ${last}`]);
   }
 
   async run(client: Pick<PgClient, 'query'>, ops: readonly WriteOp[], ctx: BatchContext): Promise<BatchResult> {
@@ -278,14 +303,17 @@ export class WriteBatch {
         continue;
       }
       if (plan.rows.length === 0 && plan.checkpoints.size === 0) return { base: 0, last: 0, changes: [], outcomes };
-      const { rows } = await client.query<{ base: string }>(this.call, plan.params(checked, checks, this.channel, this.origin, this.durability === 'sync', ctx));
+      const sync = this.durability === 'sync';
+      const { rows } = await client.query<{ base: string }>(this.call, plan.params(checked, checks, this.channel, this.origin, !sync, ctx));
       const base = Number(rows[0]?.base ?? -1);
       if (base < 0) {
         assumeAbsent = false;
         continue;
       }
       ctx.lags.committed(plan.lags);
-      return plan.resolve(base, outcomes);
+      const result = plan.resolve(base, outcomes);
+      if (sync) await this.flush(client, result.last, plan.rows.length > 0);
+      return result;
     }
   }
 }
@@ -380,7 +408,7 @@ class Plan {
     return { archived: { events, occurrences, skipped: skipped + planned.length - events } };
   }
 
-  params(keys: string[], checks: number[], channel: string, origin: string, durable: boolean, ctx: BatchContext): unknown[] {
+  params(keys: string[], checks: number[], channel: string, origin: string, notify: boolean, ctx: BatchContext): unknown[] {
     const column = <K extends keyof Row>(k: K): Row[K][] => this.rows.map((r) => r[k]);
     const occ = this.rows.filter((r): r is Row & { occurrence: OccurrenceRow } => r.occurrence !== undefined);
     const occColumn = <K extends keyof OccurrenceRow>(k: K): OccurrenceRow[K][] => occ.map((r) => r.occurrence[k]);
@@ -402,7 +430,7 @@ class Plan {
       this.last,
       channel,
       origin,
-      durable,
+      notify,
       occ.map((r) => r.off),
       occColumn('observedMicros'),
       occColumn('namespace'),

@@ -29,6 +29,7 @@ import type { CoreEvent } from '../src/api/index.js';
 import { eventTable, formatMicroTime, printTableAsKubectl } from '../src/api/index.js';
 import type { ArchiveWrite } from '../src/storage/index.js';
 import { SqliteEventStore } from '../src/storage/sqlite/index.js';
+import { decodeObject, encodeObject } from '../src/storage/sqlite/object-codec.js';
 import { collectTimeline, countReasons, formatTimeline, storeTimelineSource } from '../src/timeline/index.js';
 import type { Timeline } from '../src/timeline/index.js';
 
@@ -45,7 +46,7 @@ const TARGET = 'checkout-5f7d8c9b6-m2x4z';
 /** FILL_BATCH is the writes of one archive batch (one transaction), as a mirror catching up writes them. */
 const FILL_BATCH = 5_000;
 /** LAYOUT names what a cached archive was filled with: change it when makeEvent or the fill changes. */
-const LAYOUT = 'v2';
+const LAYOUT = 'v3';
 
 const iso = (ms: number): string => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
 
@@ -130,8 +131,8 @@ function archivePath(n: number): string {
 /**
  * replicate builds an archive of `copies` times the template's events: copy c
  * has every row of the template, with event names and revisions made unique
- * (text replacement, not JSON functions: the copy is a plain scan). Occurrence
- * bodies are the template's, so their `event.resourceVersion` is the template's. Indexes are dropped during the copy and rebuilt after.
+ * (a text replacement in each decoded object), and every occurrence row with the
+ * id of its copied version. Indexes are dropped during the copy and rebuilt after.
  */
 function replicate(template: string, copies: number, path: string): void {
   const t0 = performance.now();
@@ -144,18 +145,18 @@ function replicate(template: string, copies: number, path: string): void {
   const indexes = db.prepare<[], { name: string; sql: string }>("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL").all();
   for (const i of indexes) db.exec(`DROP INDEX ${i.name}`);
   const maxRv = (db.prepare('SELECT max(rv) AS m FROM versions').get() as { m: number }).m;
-  const maxId = (db.prepare('SELECT max(id) AS m FROM occurrences').get() as { m: number }).m;
-  const copyVersions = db.prepare(`INSERT INTO versions (rv, key, op, object, prev_rv, superseded_rv, expires_at, namespace, name, involved_kind, involved_namespace, involved_name, involved_uid, reason, type)
-    SELECT rv + @rvs, key || @sfx, op,
-      replace(object, '"name":"' || name || '"', '"name":"' || name || @sfx || '"'),
-      prev_rv, superseded_rv, expires_at, namespace, name || @sfx, involved_kind, involved_namespace, involved_name, involved_uid, reason, type
+  db.function('kevents_rename', { deterministic: true }, (object: unknown, name: unknown, sfx: unknown) =>
+    encodeObject(decodeObject(object as Buffer).replace(`"name":"${String(name)}"`, `"name":"${String(name)}${String(sfx)}"`)),
+  );
+  const copyVersions = db.prepare(`INSERT INTO versions (rv, key, op, object, prev_rv, superseded_rv, expires_at, involved_kind, involved_name, reason, type)
+    SELECT rv + @rvs, key || @sfx, op, kevents_rename(object, substr(key, instr(key, '/') + 1), @sfx),
+      prev_rv, superseded_rv, expires_at, involved_kind, involved_name, reason, type
     FROM versions WHERE rv <= @maxRv ORDER BY rv`);
-  const copyOccurrences = db.prepare(`INSERT INTO occurrences (observed_us, namespace, event_name, regarding_name, body, type, reason, repeats, seen_ms)
-    SELECT observed_us, namespace, event_name || @sfx, regarding_name,
-body, type, reason, repeats, seen_ms
-    FROM occurrences WHERE id <= @maxId ORDER BY id`);
+  const copyOccurrences = db.prepare(`INSERT INTO occurrences (id, observed_us, namespace, regarding_name, type, reason, count_before, count_after, seen_ms, cluster, observed_time)
+    SELECT id + @rvs, observed_us, namespace, regarding_name, type, reason, count_before, count_after, seen_ms, cluster, observed_time
+    FROM occurrences WHERE id <= @maxRv ORDER BY id`);
   for (let c = 1; c < copies; c++) {
-    const p = { rvs: c * maxRv, sfx: `x${c}`, maxRv, maxId };
+    const p = { rvs: c * maxRv, sfx: `x${c}`, maxRv };
     db.transaction(() => {
       copyVersions.run(p);
       copyOccurrences.run(p);
@@ -190,7 +191,7 @@ async function run(n: number): Promise<Record<string, string | number>[]> {
   const one = (): Promise<unknown> => collectTimeline({ source, for: { kind: 'Pod', name: TARGET, namespace: 'payments' }, since, until });
   const probe = await collectTimeline({ source, for: { kind: 'Pod', name: TARGET, namespace: 'payments' }, since, until });
   const rawOne = raw.prepare('SELECT object FROM versions WHERE involved_name = ? AND superseded_rv IS NULL AND op <> 3');
-  const baseOne = (): unknown => (rawOne.all(TARGET) as { object: string }[]).map((r) => JSON.parse(r.object) as CoreEvent);
+  const baseOne = (): unknown => (rawOne.all(TARGET) as { object: Buffer }[]).map((r) => JSON.parse(decodeObject(r.object)) as CoreEvent);
   await one();
   baseOne();
   const tOne = await sample(SAMPLES, one);
@@ -202,7 +203,7 @@ async function run(n: number): Promise<Record<string, string | number>[]> {
   // The same two reads in raw SQL: the lag bounds of the window's hours, then the aggregate over the observed times they allow.
   const rawLag = raw.prepare<[number, number], { lo: number; hi: number }>('SELECT min(min_us) AS lo, max(max_us) AS hi FROM occurrence_lag WHERE hour BETWEEN ? AND ?');
   const rawCounts = raw.prepare<[number, number, number, number]>(
-    'SELECT type, reason, sum(repeats) AS n, min(seen_ms) AS first FROM occurrences WHERE observed_us >= ? AND observed_us < ? AND seen_ms >= ? AND seen_ms < ? GROUP BY type, reason',
+    'SELECT type, reason, sum(max(0, count_after - count_before)) AS n, min(seen_ms) AS first FROM occurrences WHERE observed_us >= ? AND observed_us < ? AND seen_ms >= ? AND seen_ms < ? GROUP BY type, reason',
   );
   const baseCounts = (): unknown => {
     const lag = rawLag.get(Math.floor(hour.since / 3_600_000), Math.floor((hour.until - 1) / 3_600_000))!;

@@ -87,6 +87,7 @@ export class ArchiveTables {
   /** lags mirrors `occurrence_lag`: per hour of happening, the least and greatest observed-minus-happened lag (µs). */
   private lags = new Map<number, { min: number; max: number }>();
   private readonly pages = new Map<string, Database.Statement<Params, OccurrenceRow>>();
+  private lastObserved: { time: string; canonical: boolean } | undefined;
   private readonly stmt;
 
   constructor(private readonly db: Database.Database) {
@@ -158,9 +159,17 @@ export class ArchiveTables {
       change.countAfter,
       seen ?? null,
       cluster !== undefined && cluster !== '' ? cluster : null,
-      formatMicroTime({ epochMicros: BigInt(observed.micros) }) === observed.time ? null : observed.time,
+      this.observedText(observed),
     );
     if (seen !== undefined) this.noteLag(seen, observed.micros - seen * 1000);
+  }
+
+  /** observedText is what `observed_time` keeps of an observed time: nothing when `observed_us` formats back to it. Batches share one time, checked once. */
+  private observedText(observed: { time: string; micros: number }): string | null {
+    if (this.lastObserved?.time !== observed.time) {
+      this.lastObserved = { time: observed.time, canonical: formatMicroTime({ epochMicros: BigInt(observed.micros) }) === observed.time };
+    }
+    return this.lastObserved.canonical ? null : observed.time;
   }
 
   /** noteLag widens the lag bounds of the hour `seenMs` falls in; most appends fall within them and write nothing. */

@@ -130,6 +130,64 @@ function isUuidAt(s: Uint8Array, q: number, to: number): boolean {
   return true;
 }
 
+/** op is the write position in `out` of the encoding under way. */
+let op = 0;
+
+function plain(s: Buffer, from: number, to: number): void {
+  while (from < to) {
+    const len = Math.min(MAX_LITERALS, to - from);
+    out[op++] = len - 1;
+    s.copy(out, op, from, from + len);
+    op += len;
+    from += len;
+  }
+}
+
+function hex(s: Buffer, from: number, to: number): void {
+  while (from < to) {
+    const bytes = Math.min(MAX_HEX_BYTES, (to - from) >> 1);
+    out[op++] = HEX_TOKEN | (bytes - 1);
+    for (let k = 0; k < bytes; k++, from += 2) out[op++] = (HEX_VALUE[s[from]!]! << 4) | HEX_VALUE[s[from + 1]!]!;
+  }
+}
+
+function uuid(s: Buffer, from: number): void {
+  out[op++] = UUID_TOKEN;
+  for (let k = 0; k < UUID_LENGTH; k += 2) {
+    if (s[from + k] === DASH) k++;
+    out[op++] = (HEX_VALUE[s[from + k]!]! << 4) | HEX_VALUE[s[from + k + 1]!]!;
+  }
+}
+
+/** literals writes bytes no match covers: runs of plain bytes, with UUIDs and runs of MIN_HEX_RUN or more hex digits packed. */
+function literals(s: Buffer, from: number, to: number): void {
+  let start = from;
+  let q = from;
+  while (q < to) {
+    if (HEX_VALUE[s[q]!]! < 0) {
+      q++;
+      continue;
+    }
+    if (isUuidAt(s, q, to)) {
+      plain(s, start, q);
+      uuid(s, q);
+      q += UUID_LENGTH;
+      start = q;
+      continue;
+    }
+    let r = q;
+    while (r < to && HEX_VALUE[s[r]!]! >= 0) r++;
+    const even = (r - q) & ~1;
+    if (even >= MIN_HEX_RUN) {
+      plain(s, start, q);
+      hex(s, q, q + even);
+      start = q + even;
+    }
+    q = r;
+  }
+  plain(s, start, to);
+}
+
 /** encodeObject compresses JSON text for a BLOB column. */
 export function encodeObject(json: string): Buffer {
   const maxBytes = json.length * 3;
@@ -138,65 +196,13 @@ export function encodeObject(json: string): Buffer {
   const n = s.write(json, D, 'utf8');
   const end = D + n;
   out = grow(out, n + Math.ceil(n / MAX_LITERALS) + 16);
-  const o = out;
-  o[0] = VERSION;
-  let op = writeVarint(o, 1, n);
+  out[0] = VERSION;
+  op = writeVarint(out, 1, n);
   stamp = (stamp + 1) >>> 0;
   if (stamp === 0) {
     inputStamp.fill(0);
     stamp = 1;
   }
-  const plain = (from: number, to: number): void => {
-    while (from < to) {
-      const len = Math.min(MAX_LITERALS, to - from);
-      o[op++] = len - 1;
-      s.copy(o, op, from, from + len);
-      op += len;
-      from += len;
-    }
-  };
-  const hex = (from: number, to: number): void => {
-    while (from < to) {
-      const bytes = Math.min(MAX_HEX_BYTES, (to - from) >> 1);
-      o[op++] = HEX_TOKEN | (bytes - 1);
-      for (let k = 0; k < bytes; k++, from += 2) o[op++] = (HEX_VALUE[s[from]!]! << 4) | HEX_VALUE[s[from + 1]!]!;
-    }
-  };
-  const uuid = (from: number): void => {
-    o[op++] = UUID_TOKEN;
-    for (let k = 0; k < UUID_LENGTH; k += 2) {
-      if (s[from + k] === DASH) k++;
-      o[op++] = (HEX_VALUE[s[from + k]!]! << 4) | HEX_VALUE[s[from + k + 1]!]!;
-    }
-  };
-  // Literals go out as runs of plain bytes, with UUIDs and runs of MIN_HEX_RUN or more hex digits packed.
-  const literals = (from: number, to: number): void => {
-    let start = from;
-    let q = from;
-    while (q < to) {
-      if (HEX_VALUE[s[q]!]! < 0) {
-        q++;
-        continue;
-      }
-      if (isUuidAt(s, q, to)) {
-        plain(start, q);
-        uuid(q);
-        q += UUID_LENGTH;
-        start = q;
-        continue;
-      }
-      let r = q;
-      while (r < to && HEX_VALUE[s[r]!]! >= 0) r++;
-      const even = (r - q) & ~1;
-      if (even >= MIN_HEX_RUN) {
-        plain(start, q);
-        hex(q, q + even);
-        start = q + even;
-      }
-      q = r;
-    }
-    plain(start, to);
-  };
   let lit = D;
   let p = D;
   const last = end - MIN_MATCH;
@@ -232,13 +238,13 @@ export function encodeObject(json: string): Buffer {
       p++;
       continue;
     }
-    literals(lit, p);
+    literals(s, lit, p);
     const distance = p - bestFrom;
     let left = bestLen;
     while (left >= MIN_MATCH) {
       const len = Math.min(left, MAX_TOKEN_MATCH);
-      o[op++] = 0x80 | (len - MIN_MATCH);
-      op = writeVarint(o, op, distance);
+      out[op++] = 0x80 | (len - MIN_MATCH);
+      op = writeVarint(out, op, distance);
       left -= len;
     }
     // A remainder under MIN_MATCH bytes stays for the next token (literals or a match).
@@ -251,8 +257,8 @@ export function encodeObject(json: string): Buffer {
     }
     lit = p;
   }
-  literals(lit, end);
-  return Buffer.from(o.subarray(0, op));
+  literals(s, lit, end);
+  return Buffer.from(out.subarray(0, op));
 }
 
 /** decodeObject restores the JSON text of `encodeObject`; a malformed value is an error naming what is wrong. */

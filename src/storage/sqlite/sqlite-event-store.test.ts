@@ -97,7 +97,7 @@ void describe('SqliteEventStore on disk', () => {
       assert.deepEqual((await store.list({ fieldEquals: { 'involvedObject.name': 'pod-old' } })).items.map((e) => e.metadata.name), ['old']);
       assert.deepEqual((await store.list({ fieldEquals: { 'metadata.name': 'other' } })).items.map((e) => e.metadata.name), ['other']);
       assert.deepEqual((await store.list({ fieldEquals: { 'involvedObject.uid': 'uid-pod-other' } })).items.map((e) => e.metadata.name), ['other']);
-      assert.equal((await store.list({ resourceVersion: '1', match: 'Exact' })).items[0]?.count, 1, 'the superseded version is still history');
+      assert.equal((await store.list({ resourceVersion: 1, match: 'Exact' })).items[0]?.count, 1, 'the superseded version is still history');
       const legacy = (await store.listOccurrences({})).items;
       assert.deepEqual(legacy.map((o) => `${o.metadata.name} ${o.event.namespace}/${o.event.name} ${o.countBefore}->${o.countAfter} ${o.regarding.name}`), [
         'old.1 default/old 0->1 pod-old',

@@ -257,7 +257,12 @@ export class WriteBatch {
     private readonly origin: string,
     private readonly durability: Durability,
   ) {
-    const args = ARGS.map(([name, t], i) => (JOINED.has(name) ? `string_to_array($${i + 1}::text, chr(${SEPARATOR.charCodeAt(0)}))` : `$${i + 1}::${t}`));
+    const args = ARGS.map(([name, t], i) => {
+      if (JOINED.has(name)) return `string_to_array($${i + 1}::text, chr(${SEPARATOR.charCodeAt(0)}))`;
+      // Arrays travel as JSON, which the driver sends as it is; its array literals escape every element.
+      if (t.endsWith('[]')) return `ARRAY(SELECT json_array_elements_text($${i + 1}::json))::${t}`;
+      return `$${i + 1}::${t}`;
+    });
     this.call = `SELECT ${s}.write_batch(${args.join(', ')}) AS base`;
   }
 
@@ -304,7 +309,7 @@ export class WriteBatch {
       }
       if (plan.rows.length === 0 && plan.checkpoints.size === 0) return { base: 0, last: 0, changes: [], outcomes };
       const sync = this.durability === 'sync';
-      const { rows } = await client.query<{ base: string }>(this.call, plan.params(checked, checks, this.channel, this.origin, !sync, ctx));
+      const { rows } = await client.query<{ base: string }>(this.call, jsonArrays(plan.params(checked, checks, this.channel, this.origin, !sync, ctx)));
       const base = Number(rows[0]?.base ?? -1);
       if (base < 0) {
         assumeAbsent = false;
@@ -505,6 +510,11 @@ class Plan {
     this.current.set(key, op === Op.DELETED ? undefined : { ...pickFields(fields), rv: null, off, object, expires_at: expiresAt });
     return { rv: off, json: object };
   }
+}
+
+/** jsonArrays encodes the array parameters as JSON text (see the call's SQL). */
+function jsonArrays(params: unknown[]): unknown[] {
+  return params.map((p) => (Array.isArray(p) ? JSON.stringify(p) : p));
 }
 
 function pickFields(f: Fields): Fields {

@@ -30,6 +30,7 @@ import { eventTable, formatMicroTime, printTableAsKubectl } from '../src/api/ind
 import type { ArchiveWrite } from '../src/storage/index.js';
 import { SqliteEventStore } from '../src/storage/sqlite/index.js';
 import { decodeObject, encodeObject } from '../src/storage/sqlite/object-codec.js';
+import { nameHash } from '../src/storage/sqlite/schema.js';
 import { collectTimeline, countReasons, formatTimeline, storeTimelineSource } from '../src/timeline/index.js';
 import type { Timeline } from '../src/timeline/index.js';
 
@@ -148,12 +149,12 @@ function replicate(template: string, copies: number, path: string): void {
   db.function('kevents_rename', { deterministic: true }, (object: unknown, name: unknown, sfx: unknown) =>
     encodeObject(decodeObject(object as Buffer).replace(`"name":"${String(name)}"`, `"name":"${String(name)}${String(sfx)}"`)),
   );
-  const copyVersions = db.prepare(`INSERT INTO versions (rv, key, op, object, prev_rv, superseded_rv, expires_at, involved_kind, involved_name, reason, type)
+  const copyVersions = db.prepare(`INSERT INTO versions (rv, key, op, object, prev_rv, superseded_rv, expires_at, involved_kind, involved_hash, reason, type)
     SELECT rv + @rvs, key || @sfx, op, kevents_rename(object, substr(key, instr(key, '/') + 1), @sfx),
-      prev_rv, superseded_rv, expires_at, involved_kind, involved_name, reason, type
+      prev_rv, superseded_rv, expires_at, involved_kind, involved_hash, reason, type
     FROM versions WHERE rv <= @maxRv ORDER BY rv`);
-  const copyOccurrences = db.prepare(`INSERT INTO occurrences (id, observed_us, namespace, regarding_name, type, reason, count_before, count_after, seen_ms, cluster, observed_time)
-    SELECT id + @rvs, observed_us, namespace, regarding_name, type, reason, count_before, count_after, seen_ms, cluster, observed_time
+  const copyOccurrences = db.prepare(`INSERT INTO occurrences (id, observed_us, namespace, regarding_hash, type, reason, count_before, count_after, seen_ms, cluster, observed_time)
+    SELECT id + @rvs, observed_us, namespace, regarding_hash, type, reason, count_before, count_after, seen_ms, cluster, observed_time
     FROM occurrences WHERE id <= @maxRv ORDER BY id`);
   for (let c = 1; c < copies; c++) {
     const p = { rvs: c * maxRv, sfx: `x${c}`, maxRv };
@@ -190,8 +191,9 @@ async function run(n: number): Promise<Record<string, string | number>[]> {
   const source = storeTimelineSource(store);
   const one = (): Promise<unknown> => collectTimeline({ source, for: { kind: 'Pod', name: TARGET, namespace: 'payments' }, since, until });
   const probe = await collectTimeline({ source, for: { kind: 'Pod', name: TARGET, namespace: 'payments' }, since, until });
-  const rawOne = raw.prepare('SELECT object FROM versions WHERE involved_name = ? AND superseded_rv IS NULL AND op <> 3');
-  const baseOne = (): unknown => (rawOne.all(TARGET) as { object: Buffer }[]).map((r) => JSON.parse(decodeObject(r.object)) as CoreEvent);
+  const rawOne = raw.prepare('SELECT object FROM versions WHERE involved_hash = ? AND superseded_rv IS NULL AND op <> 3');
+  const baseOne = (): unknown =>
+    (rawOne.all(nameHash(TARGET)) as { object: Buffer }[]).map((r) => JSON.parse(decodeObject(r.object)) as CoreEvent).filter((e) => e.involvedObject.name === TARGET);
   await one();
   baseOne();
   const tOne = await sample(SAMPLES, one);

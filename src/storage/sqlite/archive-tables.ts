@@ -5,15 +5,15 @@ import { occurrenceTimeMs } from '../archive-store.js';
 import type { ObservedRange, OccurrenceCursor, OccurrencePage, OccurrenceQuery, ReasonCount, ReasonCountQuery, SourceCheckpoint } from '../archive-store.js';
 import { decodeEvent, matchesOccurrence } from '../shared/index.js';
 import { decodeObject } from './object-codec.js';
-import { CURRENT } from './schema.js';
+import { CURRENT, addMigrationFunctions, nameHash } from './schema.js';
 
 /**
  * ARCHIVE_SCHEMA adds the archive's tables to a store file; they are created on
  * open, so files written before them gain them without a migration.
  *
  * `occurrences` is append-only, read in (observed_us, id) order: a keyset scan of
- * one of two indexes (all, or one regarding name: the object a timeline asks
- * for). A namespace is a condition on the rows of the time scan, and the other
+ * one of two indexes (all, or one regarding name, as its `nameHash`: the object
+ * a timeline asks for). A namespace is a condition on the rows of the time scan, and the other
  * selectable fields are checked on decoded rows: each index costs every append a
  * random page write, and ingest speed is what a mirror is measured by.
  *
@@ -44,7 +44,7 @@ CREATE TABLE IF NOT EXISTS occurrences (
   id INTEGER PRIMARY KEY,
   observed_us INTEGER NOT NULL,
   namespace TEXT NOT NULL,
-  regarding_name TEXT NOT NULL,
+  regarding_hash INTEGER NOT NULL,
   type TEXT NOT NULL,
   reason TEXT NOT NULL,
   count_before INTEGER NOT NULL,
@@ -55,7 +55,7 @@ CREATE TABLE IF NOT EXISTS occurrences (
   body TEXT
 );
 CREATE INDEX IF NOT EXISTS occ_time ON occurrences(observed_us, id);
-CREATE INDEX IF NOT EXISTS occ_regarding ON occurrences(regarding_name, observed_us, id);
+CREATE INDEX IF NOT EXISTS occ_regarding ON occurrences(regarding_hash, observed_us, id);
 CREATE TABLE IF NOT EXISTS source_checkpoints (source TEXT PRIMARY KEY, resource_version TEXT NOT NULL, updated_at INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS write_marks (at INTEGER PRIMARY KEY, rv INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS occurrence_lag (hour INTEGER PRIMARY KEY, min_us INTEGER NOT NULL, max_us INTEGER NOT NULL);
@@ -83,7 +83,7 @@ type Params = Record<string, string | number>;
 
 /** ArchiveTables holds the statements of the archive tables; every method runs synchronously on the store's connection. */
 export class ArchiveTables {
-  private readonly insertOccurrence: Database.Statement<[number, number, string, string, string, string, number, number, number | null, string | null, string | null]>;
+  private readonly insertOccurrence: Database.Statement<[number, number, string, number, string, string, number, number, number | null, string | null, string | null]>;
   /** lags mirrors `occurrence_lag`: per hour of happening, the least and greatest observed-minus-happened lag (µs). */
   private lags = new Map<number, { min: number; max: number }>();
   private readonly pages = new Map<string, Database.Statement<Params, OccurrenceRow>>();
@@ -94,7 +94,7 @@ export class ArchiveTables {
     migrateOccurrences(db);
     db.exec(ARCHIVE_SCHEMA);
     this.insertOccurrence = db.prepare(
-      'INSERT INTO occurrences (id, observed_us, namespace, regarding_name, type, reason, count_before, count_after, seen_ms, cluster, observed_time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      'INSERT INTO occurrences (id, observed_us, namespace, regarding_hash, type, reason, count_before, count_after, seen_ms, cluster, observed_time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     );
     this.stmt = {
       getCheckpoint: db.prepare<[string], { resource_version: string; updated_at: number }>(
@@ -152,7 +152,7 @@ export class ArchiveTables {
       rv,
       observed.micros,
       event.metadata.namespace ?? '',
-      event.involvedObject?.name ?? '',
+      nameHash(event.involvedObject?.name ?? ''),
       event.type ?? '',
       event.reason ?? '',
       change.countBefore,
@@ -299,8 +299,9 @@ export class ArchiveTables {
     const regarding = q.fieldEquals?.['regarding.name'];
     if (regarding !== undefined) {
       index = 'occ_regarding';
-      conds.unshift('regarding_name = @regarding');
-      params.regarding = regarding;
+      // The hash narrows the rows; each decoded row is checked for the name itself.
+      conds.unshift('regarding_hash = @regarding');
+      params.regarding = nameHash(regarding);
     }
     if (q.namespace !== undefined) {
       conds.push('namespace = @namespace');
@@ -357,11 +358,12 @@ function migrateOccurrences(db: Database.Database): void {
     return occurrenceTimeMs({ lastSeen: str(lastSeen) ?? '', observedTime: str(observed) ?? '' }) ?? null;
   });
   db.function('kevents_hour', { deterministic: true }, (ms: unknown) => Math.floor(Number(ms) / HOUR_MS));
+  addMigrationFunctions(db);
   db.transaction(() => {
     db.exec('DROP INDEX IF EXISTS occ_time; DROP INDEX IF EXISTS occ_regarding; ALTER TABLE occurrences RENAME TO occurrences_v2;');
     db.exec(ARCHIVE_SCHEMA);
-    db.exec(`INSERT INTO occurrences (id, observed_us, namespace, regarding_name, type, reason, count_before, count_after, seen_ms, cluster, body)
-      SELECT id, observed_us, namespace, regarding_name,
+    db.exec(`INSERT INTO occurrences (id, observed_us, namespace, regarding_hash, type, reason, count_before, count_after, seen_ms, cluster, body)
+      SELECT id, observed_us, namespace, kevents_name_hash(regarding_name),
         coalesce(json_extract(body, '$.type'), ''), coalesce(json_extract(body, '$.reason'), ''),
         coalesce(json_extract(body, '$.countBefore'), 0), coalesce(json_extract(body, '$.countAfter'), 0),
         kevents_occurrence_ms(json_extract(body, '$.lastSeen'), json_extract(body, '$.observedTime')),

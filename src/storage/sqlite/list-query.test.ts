@@ -13,9 +13,9 @@ const queries = new ListQueries(db);
 const cases: { name: string; fieldEquals?: Partial<Record<IndexedField, string>>; namespace?: boolean; index: string }[] = [
   { name: 'all namespaces', index: 'key' },
   { name: 'one namespace', namespace: true, index: 'key' },
-  { name: 'involvedObject.name', fieldEquals: { 'involvedObject.name': 'web' }, index: 'involved_name' },
-  { name: 'namespace + involvedObject.name', namespace: true, fieldEquals: { 'involvedObject.name': 'web' }, index: 'involved_name' },
-  { name: 'involvedObject.kind + involvedObject.name', fieldEquals: { 'involvedObject.kind': 'Pod', 'involvedObject.name': 'web' }, index: 'involved_name' },
+  { name: 'involvedObject.name', fieldEquals: { 'involvedObject.name': 'web' }, index: 'involved_hash' },
+  { name: 'namespace + involvedObject.name', namespace: true, fieldEquals: { 'involvedObject.name': 'web' }, index: 'involved_hash' },
+  { name: 'involvedObject.kind + involvedObject.name', fieldEquals: { 'involvedObject.kind': 'Pod', 'involvedObject.name': 'web' }, index: 'involved_hash' },
   { name: 'type (few values, read in key order)', namespace: true, fieldEquals: { type: 'Warning' }, index: 'key' },
   { name: 'reason', fieldEquals: { reason: 'BackOff' }, index: 'key' },
   { name: 'involvedObject.namespace alone uses the key order', fieldEquals: { 'involvedObject.namespace': 'x' }, index: 'key' },

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { IndexedField } from '../event-store.js';
-import { CURRENT, FIELD_COLUMNS, HISTORY, INDEX_COLUMNS, INDEX_PRIORITY } from './schema.js';
+import { CURRENT, FIELD_COLUMNS, HASHED_FIELDS, HISTORY, INDEX_COLUMNS, INDEX_PRIORITY, nameHash } from './schema.js';
 
 /** ListRow is one version row a list reads. */
 export interface ListRow {
@@ -89,7 +89,7 @@ export class ListQueries {
         const column = FIELD_COLUMNS[field as IndexedField];
         if (value === undefined || column === undefined) continue;
         conds.push(`${column} = @f${i}`);
-        params[`f${i++}`] = value;
+        params[`f${i++}`] = HASHED_FIELDS.has(field as IndexedField) ? nameHash(value) : value;
       }
     }
     const suffix = lead === undefined ? 'key' : INDEX_COLUMNS[lead]!;

@@ -9,8 +9,21 @@ export const SCHEMA_VERSION = 3;
 export const Op = { ADDED: 1, MODIFIED: 2, DELETED: 3 } as const;
 
 /**
+ * nameHash is the 32-bit FNV-1a hash of a name's UTF-16 code units: what the
+ * name indexes (`cur_involved_hash`, `occ_regarding`) hold instead of the name, a
+ * quarter of its size. Two names may share a hash, so a read through one checks
+ * the name itself on the rows it decodes. Stored: it must never change.
+ */
+export function nameHash(name: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 0x01000193);
+  return h | 0;
+}
+
+/**
  * FIELD_COLUMNS maps the indexed fields a version row holds to the SQL that reads
  * them: a column, or for metadata.name the part of the key after the namespace.
+ * involvedObject.name is held as its `nameHash` (see HASHED_FIELDS).
  * involvedObject.namespace and involvedObject.uid have no column (each would
  * add ~40 bytes to every row): a list checks them on the decoded events, as it
  * checks every field, and they are only ever asked for with involvedObject.name,
@@ -19,13 +32,16 @@ export const Op = { ADDED: 1, MODIFIED: 2, DELETED: 3 } as const;
 export const FIELD_COLUMNS: Partial<Record<IndexedField, string>> = {
   'metadata.name': "substr(key, instr(key, '/') + 1)",
   'involvedObject.kind': 'involved_kind',
-  'involvedObject.name': 'involved_name',
+  'involvedObject.name': 'involved_hash',
   reason: 'reason',
   type: 'type',
 };
 
 /** INDEX_COLUMNS names the index suffix of each field in INDEX_PRIORITY. */
-export const INDEX_COLUMNS: Partial<Record<IndexedField, string>> = { 'involvedObject.name': 'involved_name' };
+export const INDEX_COLUMNS: Partial<Record<IndexedField, string>> = { 'involvedObject.name': 'involved_hash' };
+
+/** HASHED_FIELDS are the fields whose column holds `nameHash` of the value: a condition on one compares hashes, and the rows are checked after decoding. */
+export const HASHED_FIELDS: ReadonlySet<IndexedField> = new Set(['involvedObject.name']);
 
 /**
  * INDEX_PRIORITY lists the fields that have their own indexes, most selective
@@ -63,7 +79,8 @@ const KEY_INDEX_COLUMNS = ['reason', 'type', 'involved_kind'].join(', ');
  * keyset range scan in key order whatever its filter.
  *
  * `object` is the event's JSON compressed by `encodeObject` (a quarter of its
- * size). The row holds no column the key already gives (namespace, name).
+ * size). The row holds no column the key already gives (namespace, name), and
+ * the involved object's name as its hash.
  * `past_versions` keeps the object of a version compaction removes while an
  * occurrence still describes it (an occurrence's id is the revision of the
  * version it describes, see `ARCHIVE_SCHEMA`): the archive's history, outside
@@ -79,7 +96,7 @@ CREATE TABLE IF NOT EXISTS versions (
   superseded_rv INTEGER,
   expires_at INTEGER,
   involved_kind TEXT NOT NULL,
-  involved_name TEXT NOT NULL,
+  involved_hash INTEGER NOT NULL,
   reason TEXT NOT NULL,
   type TEXT NOT NULL
 );
@@ -97,6 +114,12 @@ CREATE TABLE IF NOT EXISTS checkpoints (at INTEGER PRIMARY KEY, rv INTEGER NOT N
 
 /** VERSIONS_INDEXES are the indexes of `versions` in every layout so far, dropped before a migration rebuilds them. */
 const VERSIONS_INDEXES = ['cur_key', 'cur_involved_name', 'cur_expiry', 'hist_key', 'hist_involved_name', 'superseded', 'tombstones'];
+
+/** addMigrationFunctions registers the SQL functions a migration of an older layout uses. */
+export function addMigrationFunctions(db: Database.Database): void {
+  db.function('kevents_encode_object', { deterministic: true }, (json: unknown) => encodeObject(String(json)));
+  db.function('kevents_name_hash', { deterministic: true }, (name: unknown) => nameHash(String(name)));
+}
 
 /**
  * applySchema creates the tables and indexes of a new file, checks the version of
@@ -120,9 +143,9 @@ export function applySchema(db: Database.Database): void {
     }
     db.exec(SCHEMA);
     if (legacy) {
-      db.function('kevents_encode_object', { deterministic: true }, (json: unknown) => encodeObject(String(json)));
-      db.exec(`INSERT INTO versions (rv, key, op, object, prev_rv, superseded_rv, expires_at, involved_kind, involved_name, reason, type)
-        SELECT rv, key, op, kevents_encode_object(object), prev_rv, superseded_rv, expires_at, involved_kind, involved_name, reason, type
+      addMigrationFunctions(db);
+      db.exec(`INSERT INTO versions (rv, key, op, object, prev_rv, superseded_rv, expires_at, involved_kind, involved_hash, reason, type)
+        SELECT rv, key, op, kevents_encode_object(object), prev_rv, superseded_rv, expires_at, involved_kind, kevents_name_hash(involved_name), reason, type
         FROM versions_v2 ORDER BY rv`);
       db.exec('DROP TABLE versions_v2');
     }

@@ -10,6 +10,7 @@ import { isStorageError } from '../errors.js';
 import type { EventStore } from '../event-store.js';
 import { CONFORMANCE_ENV_DEFAULTS, runArchiveStoreConformance, runEventStoreConformance, sampleEvent } from '../testing/index.js';
 import { SqliteEventStore } from './index.js';
+import { nameHash } from './schema.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kevents-sqlite-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -125,6 +126,21 @@ void describe('SqliteEventStore on disk', () => {
       await store.close();
     });
   }
+
+  void it('reads by involved object and regarding name through their hashes, and returns only the name asked for when two names share one', async () => {
+    // Two names with the same nameHash.
+    const [a, b] = ['pod-250176', 'pod-1254140'];
+    assert.equal(nameHash(a), nameHash(b));
+    const store = open(join(dir, 'hash.db'), new FakeClock());
+    for (const name of [a, b]) {
+      await store.create(sampleEvent('default', `e-${name}`, { involvedObject: { kind: 'Pod', namespace: 'default', name } }), { occurrence: {} });
+    }
+    for (const name of [a, b]) {
+      assert.deepEqual((await store.list({ fieldEquals: { 'involvedObject.name': name } })).items.map((e) => e.involvedObject.name), [name]);
+      assert.deepEqual((await store.listOccurrences({ fieldEquals: { 'regarding.name': name } })).items.map((o) => o.regarding.name), [name]);
+    }
+    await store.close();
+  });
 
   void it('keeps the object of a version an occurrence describes when compaction removes the version, until retention drops the occurrence', async () => {
     const path = join(dir, 'past.db');

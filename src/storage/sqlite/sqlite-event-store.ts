@@ -51,7 +51,7 @@ import { decodeObject, encodeObject } from './object-codec.js';
 import type { ListScope } from './list-query.js';
 import { DEFAULT_CACHE_SIZE_MIB, DEFAULT_MAX_BATCH, DEFAULT_MAX_COUNT_REMAINING } from './options.js';
 import type { SqliteEventStoreOptions } from './options.js';
-import { CURRENT, Op, applySchema } from './schema.js';
+import { CURRENT, Op, applySchema, nameHash } from './schema.js';
 
 interface CurrentRow {
   rv: number;
@@ -94,10 +94,10 @@ const WAL_SIZE_LIMIT = 64 * 1024 * 1024;
 const TYPES = { [Op.ADDED]: 'ADDED', [Op.MODIFIED]: 'MODIFIED', [Op.DELETED]: 'DELETED' } as const;
 
 /** fieldsOf are the derived columns of an event's version row (see `FIELD_COLUMNS`). */
-function fieldsOf(e: CoreEvent): Record<string, string> {
+function fieldsOf(e: CoreEvent): Record<string, string | number> {
   return {
     involved_kind: fieldValue(e, 'involvedObject.kind'),
-    involved_name: fieldValue(e, 'involvedObject.name'),
+    involved_hash: nameHash(fieldValue(e, 'involvedObject.name')),
     reason: fieldValue(e, 'reason'),
     type: fieldValue(e, 'type'),
   };
@@ -136,13 +136,13 @@ function prepareStatements(db: Database.Database) {
   return {
     current: db.prepare<[string], CurrentRow>(`SELECT rv, object, expires_at FROM versions INDEXED BY cur_key WHERE key = ? AND ${CURRENT}`),
     insert: db.prepare(
-      `INSERT INTO versions (rv, key, op, object, prev_rv, expires_at, involved_kind, involved_name, reason, type)
-       VALUES (@rv, @key, @op, @object, @prev_rv, @expires_at, @involved_kind, @involved_name, @reason, @type)`,
+      `INSERT INTO versions (rv, key, op, object, prev_rv, expires_at, involved_kind, involved_hash, reason, type)
+       VALUES (@rv, @key, @op, @object, @prev_rv, @expires_at, @involved_kind, @involved_hash, @reason, @type)`,
     ),
     supersede: db.prepare<[number, number]>('UPDATE versions SET superseded_rv = ? WHERE rv = ?'),
     tombstone: db.prepare<[number, number]>(
-      `INSERT INTO versions (rv, key, op, object, prev_rv, involved_kind, involved_name, reason, type)
-       SELECT ?, key, ${Op.DELETED}, object, rv, involved_kind, involved_name, reason, type FROM versions WHERE rv = ?`,
+      `INSERT INTO versions (rv, key, op, object, prev_rv, involved_kind, involved_hash, reason, type)
+       SELECT ?, key, ${Op.DELETED}, object, rv, involved_kind, involved_hash, reason, type FROM versions WHERE rv = ?`,
     ),
     changesAfter: db.prepare<[number, number], ChangeRow>(
       `SELECT v.rv, v.key, v.op, v.object, v.prev_rv, p.object AS prev_object

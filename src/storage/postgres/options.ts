@@ -19,15 +19,25 @@ export interface PgNotification {
  */
 export interface PgClient {
   query<R = Record<string, unknown>>(text: string, values?: unknown[]): Promise<PgQueryResult<R>>;
+  /** query with a `name` prepares the statement once per connection and reuses its plan. */
+  query<R = Record<string, unknown>>(config: PgQueryConfig): Promise<PgQueryResult<R>>;
   release(err?: Error | boolean): void;
   on(event: 'notification', listener: (message: PgNotification) => void): unknown;
   on(event: 'error', listener: (err: Error) => void): unknown;
+}
+
+/** PgQueryConfig is a statement with its parameters, named to be prepared once per connection. */
+export interface PgQueryConfig {
+  name: string;
+  text: string;
+  values: unknown[];
 }
 
 /** PgPool is the structural subset of `pg`'s Pool the store uses. */
 export interface PgPool {
   connect(): Promise<PgClient>;
   query<R = Record<string, unknown>>(text: string, values?: unknown[]): Promise<PgQueryResult<R>>;
+  query<R = Record<string, unknown>>(config: PgQueryConfig): Promise<PgQueryResult<R>>;
   end(): Promise<void>;
 }
 

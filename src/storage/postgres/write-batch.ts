@@ -290,10 +290,11 @@ export class WriteBatch {
     for (;;) {
       const current = new Map<string, Current | undefined>();
       if (!assumeAbsent) {
-        const stored = await client.query<StoredRow>(
-          `SELECT rv, key, object, expires_at, ${FIELD_NAMES.join(', ')} FROM ${this.s}.versions WHERE key = ANY($1::text[]) AND ${CURRENT}`,
-          [[...keys]],
-        );
+        const stored = await client.query<StoredRow>({
+          name: `${this.s}_current_rows`,
+          text: `SELECT rv, key, object, expires_at, ${FIELD_NAMES.join(', ')} FROM ${this.s}.versions WHERE key = ANY(ARRAY(SELECT json_array_elements_text($1::json))) AND ${CURRENT}`,
+          values: [JSON.stringify([...keys])],
+        });
         for (const k of keys) current.set(k, undefined);
         for (const r of stored.rows) {
           current.set(r.key, { ...pickFields(r), rv: Number(r.rv), off: null, object: r.object, expires_at: r.expires_at === null ? null : Number(r.expires_at) });
@@ -309,7 +310,11 @@ export class WriteBatch {
       }
       if (plan.rows.length === 0 && plan.checkpoints.size === 0) return { base: 0, last: 0, changes: [], outcomes };
       const sync = this.durability === 'sync';
-      const { rows } = await client.query<{ base: string }>(this.call, jsonArrays(plan.params(checked, checks, this.channel, this.origin, !sync, ctx)));
+      const { rows } = await client.query<{ base: string }>({
+        name: `${this.s}_write_batch`,
+        text: this.call,
+        values: jsonArrays(plan.params(checked, checks, this.channel, this.origin, !sync, ctx)),
+      });
       const base = Number(rows[0]?.base ?? -1);
       if (base < 0) {
         assumeAbsent = false;

@@ -186,7 +186,8 @@ async function main(): Promise<void> {
   const countLive = (extra: string, ...args: string[]): number =>
     (ro.prepare(`SELECT count(*) AS n FROM versions WHERE superseded_rv IS NULL AND op <> 3 ${extra}`).get(...args) as { n: number }).n;
   const live = countLive('');
-  const nsLive = countLive('AND namespace = ?', 'ns-042');
+  // A namespace is a key range: `<ns>/` up to `<ns>0`.
+  const nsLive = countLive('AND key > ? AND key < ?', 'ns-042/', 'ns-0420');
   ro.close();
   const farPage = Math.min(2000, Math.floor(live / 500));
   const nsOptions: ListOptions = { namespace: 'ns-042' };

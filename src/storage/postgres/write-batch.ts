@@ -183,7 +183,7 @@ export function writeFunctionSql(s: string): string {
 CREATE OR REPLACE FUNCTION ${s}.write_batch(${ARGS.map(([n, t]) => `${n} ${t}`).join(', ')}) RETURNS bigint LANGUAGE plpgsql AS $fn$
 DECLARE base bigint;
 BEGIN
-  -- The commit does not wait for the disk while the revision lock is held; WriteBatch flushes after it (see there).
+  -- The commit does not wait for the disk while the revision lock is held; write_batch_durably flushes after it.
   PERFORM set_config('synchronous_commit', 'off', true);
   SELECT value INTO base FROM ${s}.meta WHERE name = 'revision' FOR UPDATE;
   -- Correlated lookups and = ANY keep every statement on its index whatever the table's statistics say.
@@ -219,6 +219,18 @@ BEGIN
   END IF;
   RETURN base;
 END
+$fn$;
+-- write_batch_durably takes the parameters as they travel (see wireType); CALL takes no subqueries in its arguments.
+-- A transactional logical message is the smallest write that makes a commit wait for the WAL flush (no table, any wal_level).
+CREATE OR REPLACE PROCEDURE ${s}.write_batch_durably(${ARGS.map(([n, t]) => `${n} ${wireType(n, t)}`).join(', ')}, INOUT base bigint DEFAULT NULL) LANGUAGE plpgsql AS $fn$
+BEGIN
+  base := ${s}.write_batch(${ARGS.map(([n, t]) => fromWire(n, n, t)).join(', ')});
+  COMMIT;
+  IF base >= 0 THEN
+    PERFORM pg_logical_emit_message(true, 'kevents', '');
+    IF n > 0 THEN PERFORM pg_notify(channel, origin || ' ' || (base + n)); END IF;
+  END IF;
+END
 $fn$;`;
 }
 
@@ -240,15 +252,17 @@ export interface BatchContext {
  * The write function commits without waiting for its WAL to reach the disk, so
  * the revision lock, which every writer of every replica queues on, is held for
  * the work of the batch only, not for a disk flush. With `sync` durability the
- * batch then commits a one-record transaction synchronously: its flush covers
+ * batch is called through the procedure `write_batch_durably`, which commits
+ * it, then commits a transaction of one record synchronously: that flush covers
  * every earlier WAL record, the batch's commit among them, so the batch is on
- * disk when it returns, and the flushes of batches in flight overlap with the
- * next batch's work. Other replicas are notified by that transaction, once the
+ * disk when the call returns, and it overlaps with the next batch's work under
+ * the lock. Other replicas are notified by that second transaction, once the
  * batch is durable. (A reader that happens to read in between can see a batch
  * up to one flush before it is durable; nothing is acknowledged before.)
  */
 export class WriteBatch {
   private readonly call: string;
+  private readonly callDurably: string;
 
   constructor(
     private readonly s: string,
@@ -257,27 +271,9 @@ export class WriteBatch {
     private readonly origin: string,
     private readonly durability: Durability,
   ) {
-    const args = ARGS.map(([name, t], i) => {
-      if (JOINED.has(name)) return `string_to_array($${i + 1}::text, chr(${SEPARATOR.charCodeAt(0)}))`;
-      // Arrays travel as JSON, which the driver sends as it is; its array literals escape every element.
-      if (t.endsWith('[]')) return `ARRAY(SELECT json_array_elements_text($${i + 1}::json))::${t}`;
-      return `$${i + 1}::${t}`;
-    });
+    const args = ARGS.map(([name, t], i) => fromWire(name, `$${i + 1}`, t));
     this.call = `SELECT ${s}.write_batch(${args.join(', ')}) AS base`;
-  }
-
-  /**
-   * flush makes the batch that ended at revision `last` durable and notifies the
-   * other replicas of it. A transactional logical message is the smallest write
-   * that makes a commit wait for the WAL flush (it needs no table, and any
-   * wal_level takes it).
-   */
-  private async flush(client: Pick<PgClient, 'query'>, last: number, wrote: boolean): Promise<void> {
-    if (!wrote) {
-      await client.query(`SELECT pg_logical_emit_message(true, 'kevents', '')`);
-      return;
-    }
-    await client.query(`SELECT pg_logical_emit_message(true, 'kevents', ''), pg_notify($1, $2)`, [this.channel, `${this.origin} ${last}`]);
+    this.callDurably = `CALL ${s}.write_batch_durably(${ARGS.map(([name, t], i) => `$${i + 1}::${wireType(name, t)}`).join(', ')}, NULL)`;
   }
 
   async run(client: Pick<PgClient, 'query'>, ops: readonly WriteOp[], ctx: BatchContext): Promise<BatchResult> {
@@ -311,8 +307,8 @@ export class WriteBatch {
       if (plan.rows.length === 0 && plan.checkpoints.size === 0) return { base: 0, last: 0, changes: [], outcomes };
       const sync = this.durability === 'sync';
       const { rows } = await client.query<{ base: string }>({
-        name: `${this.s}_write_batch`,
-        text: this.call,
+        name: `${this.s}_write_batch${sync ? '_durably' : ''}`,
+        text: sync ? this.callDurably : this.call,
         values: jsonArrays(plan.params(checked, checks, this.channel, this.origin, !sync, ctx)),
       });
       const base = Number(rows[0]?.base ?? -1);
@@ -322,7 +318,6 @@ export class WriteBatch {
       }
       ctx.lags.committed(plan.lags);
       const result = plan.resolve(base, outcomes);
-      if (sync) await this.flush(client, result.last, plan.rows.length > 0);
       return result;
     }
   }
@@ -515,6 +510,19 @@ class Plan {
     this.current.set(key, op === Op.DELETED ? undefined : { ...pickFields(fields), rv: null, off, object, expires_at: expiresAt });
     return { rv: off, json: object };
   }
+}
+
+/** wireType is how a write function parameter travels: arrays as JSON (the driver's array literals escape every element), JOINED ones as one text. */
+function wireType(name: string, t: string): string {
+  if (JOINED.has(name)) return 'text';
+  return t.endsWith('[]') ? 'json' : t;
+}
+
+/** fromWire is the SQL that turns a parameter from its wire type into the write function's type. */
+function fromWire(name: string, ref: string, t: string): string {
+  if (JOINED.has(name)) return `string_to_array(${ref}::text, chr(${SEPARATOR.charCodeAt(0)}))`;
+  if (t.endsWith('[]')) return `ARRAY(SELECT json_array_elements_text(${ref}::json))::${t}`;
+  return `${ref}::${t}`;
 }
 
 /** jsonArrays encodes the array parameters as JSON text (see the call's SQL). */

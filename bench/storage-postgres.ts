@@ -6,6 +6,11 @@
  *     64-row multi-row INSERTs one after another), with synchronous commit (the
  *     store's default: acknowledged writes survive a crash of the database
  *     server) and without it (`synchronousCommit: false`);
+ *   - archive ingest: PostgresEventStore.applyArchiveBatch in batches of 500
+ *     (BENCH_ARCHIVE_BATCH) one after another, with the mirror's own archive
+ *     writes, an occurrence for each and a checkpoint for each batch: once for
+ *     new events, once for a repeat (count bump) of each; against raw
+ *     500-row INSERTs of the same rows;
  *   - cross-replica delivery: two stores over one schema (two replicas); a
  *     watcher on replica B, writes through replica A, at a steady rate and at
  *     full ingest load; latency from the start of the create on A to the event
@@ -15,7 +20,9 @@
  *   KEVENTS_BENCH_POSTGRES=postgres://user@host:port/db  BENCH_CREATES=30000
  */
 import pg from 'pg';
+import { nowMicroTime } from '../src/api/index.js';
 import type { CoreEvent } from '../src/api/index.js';
+import { archiveWrite } from '../src/mirror/index.js';
 import type { EventStore } from '../src/storage/index.js';
 import { PostgresEventStore } from '../src/storage/postgres/index.js';
 import { kubeletFields } from './support/events.js';
@@ -24,6 +31,7 @@ const URL = process.env.KEVENTS_BENCH_POSTGRES ?? 'postgres://postgres@127.0.0.1
 const CREATES = Number(process.env.BENCH_CREATES ?? 30_000);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 64);
 const RAW_POOL = 16;
+const ARCHIVE_BATCH = Number(process.env.BENCH_ARCHIVE_BATCH ?? 500);
 const RATE = Number(process.env.BENCH_RATE ?? 2_000);
 const RATE_SECONDS = 5;
 const NAMESPACES = 100;
@@ -81,8 +89,8 @@ async function rawConcurrent(n: number, sync: boolean): Promise<number> {
   });
 }
 
-/** rawBatched: 64-row INSERT statements (unnest), one after another on one connection. */
-async function rawBatched(n: number, sync: boolean): Promise<number> {
+/** rawBatched: `per`-row INSERT statements (unnest), one after another on one connection. */
+async function rawBatched(n: number, sync: boolean, per = CLIENTS): Promise<number> {
   const table = `${SCHEMA}.raw_b`;
   await admin.query(`DROP TABLE IF EXISTS ${table}; CREATE TABLE ${table} (key text COLLATE "C" PRIMARY KEY, object text NOT NULL)`);
   const rows = Array.from({ length: n }, (_, i) => makeEvent(i + 20_000_000)).map((e) => [`${e.metadata.namespace}/${e.metadata.name}`, JSON.stringify(e)] as const);
@@ -90,8 +98,8 @@ async function rawBatched(n: number, sync: boolean): Promise<number> {
     const c = await pool.connect();
     try {
       const t0 = performance.now();
-      for (let i = 0; i < n; i += CLIENTS) {
-        const chunk = rows.slice(i, i + CLIENTS);
+      for (let i = 0; i < n; i += per) {
+        const chunk = rows.slice(i, i + per);
         await c.query(`INSERT INTO ${table} (key, object) SELECT * FROM unnest($1::text[], $2::text[])`, [chunk.map((r) => r[0]), chunk.map((r) => r[1])]);
       }
       return n / ((performance.now() - t0) / 1000);
@@ -127,6 +135,41 @@ async function storeCreates(n: number, sync: boolean): Promise<{ rate: number; p
   await store.close();
   await admin.query(`DROP SCHEMA ${schema} CASCADE`);
   return { rate, p50: pct(lat, 50), p99: pct(lat, 99) };
+}
+
+/**
+ * archiveIngest writes `n` events as the mirror does (its archive writes, one
+ * occurrence each, a checkpoint per batch), then a repeat of each (count + 1,
+ * a later lastTimestamp, a newer source resourceVersion).
+ */
+async function archiveIngest(n: number, sync: boolean): Promise<{ created: number; repeated: number }> {
+  const schema = `${SCHEMA}_a${sync ? 's' : 'a'}`;
+  const store = openStore(schema, sync);
+  await store.ready();
+  const version = (i: number, count: number): CoreEvent => {
+    const e = makeEvent(i + 50_000_000);
+    const last = new Date(Date.parse(e.lastTimestamp ?? '') + count * 60_000).toISOString().replace(/\.\d+Z$/, 'Z');
+    return { ...e, count, lastTimestamp: last, metadata: { ...e.metadata, uid: `uid-archive-${i}`, resourceVersion: String(count * n + i + 1) } };
+  };
+  const pass = async (count: number): Promise<number> => {
+    const events = Array.from({ length: n }, (_, i) => version(i, count));
+    const t0 = performance.now();
+    for (let i = 0; i < n; i += ARCHIVE_BATCH) {
+      const chunk = events.slice(i, i + ARCHIVE_BATCH);
+      const r = await store.applyArchiveBatch({
+        writes: chunk.map((e) => archiveWrite(e, 'bench')),
+        checkpoint: { source: 'bench', resourceVersion: chunk.at(-1)!.metadata.resourceVersion! },
+        stamp: { observedTime: nowMicroTime(), cluster: 'bench' },
+      });
+      if (r.occurrences !== chunk.length) throw new Error(`a batch of ${chunk.length} wrote ${r.occurrences} occurrences`);
+    }
+    return n / ((performance.now() - t0) / 1000);
+  };
+  const created = await pass(1);
+  const repeated = await pass(2);
+  await store.close();
+  await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+  return { created, repeated };
 }
 
 /** delivery measures, on replica B's watcher, the time from the start of each create on replica A. */
@@ -182,14 +225,22 @@ async function main(): Promise<void> {
       const concurrent = await rawConcurrent(CREATES, sync);
       const batched = await rawBatched(CREATES, sync);
       const store = await storeCreates(CREATES, sync);
+      const rawArchive = await rawBatched(CREATES, sync, ARCHIVE_BATCH);
+      const archive = await archiveIngest(CREATES, sync);
       rows.push(
         { synchronous_commit: label, what: `raw INSERT (key, object), ${CLIENTS} concurrent callers, pool of ${RAW_POOL}`, 'per s': Math.round(concurrent), 'p50 ms': '', 'p99 ms': '' },
         { synchronous_commit: label, what: `raw INSERT (key, object), ${CLIENTS} rows per statement`, 'per s': Math.round(batched), 'p50 ms': '', 'p99 ms': '' },
         { synchronous_commit: label, what: `PostgresEventStore.create, ${CLIENTS} concurrent callers`, 'per s': Math.round(store.rate), 'p50 ms': f2(store.p50), 'p99 ms': f2(store.p99) },
         { synchronous_commit: label, what: 'store / best raw', 'per s': f2(store.rate / Math.max(concurrent, batched)), 'p50 ms': '', 'p99 ms': '' },
+        { synchronous_commit: label, what: `raw INSERT (key, object), ${ARCHIVE_BATCH} rows per statement`, 'per s': Math.round(rawArchive), 'p50 ms': '', 'p99 ms': '' },
+        { synchronous_commit: label, what: `applyArchiveBatch of ${ARCHIVE_BATCH}, new events (+ occurrence each)`, 'per s': Math.round(archive.created), 'p50 ms': '', 'p99 ms': '' },
+        { synchronous_commit: label, what: `applyArchiveBatch of ${ARCHIVE_BATCH}, repeats (+ occurrence each)`, 'per s': Math.round(archive.repeated), 'p50 ms': '', 'p99 ms': '' },
+        { synchronous_commit: label, what: `archive new / raw ${ARCHIVE_BATCH}-row`, 'per s': f2(archive.created / rawArchive), 'p50 ms': '', 'p99 ms': '' },
       );
     }
-    console.log(`\ningest (${CREATES.toLocaleString('en')} events each; the store writes 1 row + 7 indexes per event, raw 1 row + 1 index)`);
+    console.log(
+      `\ningest (${CREATES.toLocaleString('en')} events each; a create writes 1 row + 4 indexes, an archived event 1 more row + 2 indexes for its occurrence, raw 1 row + 1 index)`,
+    );
     console.table(rows);
 
     const deliveryRows: Record<string, string | number>[] = [];

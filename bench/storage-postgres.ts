@@ -239,7 +239,7 @@ async function main(): Promise<void> {
       );
     }
     console.log(
-      `\ningest (${CREATES.toLocaleString('en')} events each; a create writes 1 row + 4 indexes, an archived event 1 more row + 2 indexes for its occurrence, raw 1 row + 1 index)`,
+      `\ningest (${CREATES.toLocaleString('en')} events each; a create writes 1 row + 5 indexes, an archived event 1 more row + 2 indexes for its occurrence, raw 1 row + 1 index)`,
     );
     console.table(rows);
 

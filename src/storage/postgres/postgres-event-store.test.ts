@@ -101,7 +101,7 @@ void describe('PostgresEventStore', () => {
     await admin.query(
       `DROP TABLE ${schema}.occurrences, ${schema}.source_checkpoints, ${schema}.write_marks, ${schema}.occurrence_lag; ` +
         `DELETE FROM ${schema}.meta WHERE name = 'bytes'; UPDATE ${schema}.meta SET value = 1 WHERE name = 'schema'; ` +
-        `CREATE INDEX cur_reason ON ${schema}.versions (reason, key) WHERE superseded_rv IS NULL AND op <> 3`,
+        `CREATE INDEX cur_type ON ${schema}.versions (type, key) WHERE superseded_rv IS NULL AND op <> 3`,
     );
     const store = new PostgresEventStore({ connectionString: POSTGRES_URL, schema });
     const { rows } = await admin.query<{ n: string }>(`SELECT sum(char_length(object)) AS n FROM ${schema}.versions WHERE superseded_rv IS NULL AND op <> 3`);
@@ -116,7 +116,7 @@ void describe('PostgresEventStore', () => {
     assert.deepEqual((await store.listOccurrences({})).items.map((o) => o.event.name), ['c']);
     const [v] = (await admin.query<{ value: string }>(`SELECT value FROM ${schema}.meta WHERE name = 'schema'`)).rows;
     assert.equal(v!.value, '2');
-    const idx = await admin.query(`SELECT 1 FROM pg_indexes WHERE schemaname = $1 AND indexname = 'cur_reason'`, [schema]);
+    const idx = await admin.query(`SELECT 1 FROM pg_indexes WHERE schemaname = $1 AND indexname = 'cur_type'`, [schema]);
     assert.equal(idx.rows.length, 0, 'the field indexes of version 1 are dropped');
     await store.close();
     await drop(schema);

@@ -25,16 +25,17 @@ export const FIELD_COLUMNS: Record<IndexedField, string> = {
 
 /**
  * CURRENT_INDEXED lists the fields with an index over current rows, `(field, key)`,
- * so that a page filtered by one is a keyset range scan in key order: only
+ * so that a page filtered by one is a keyset range scan in key order:
  * involvedObject.name, which the selectors of `kubectl describe` and `kubectl
- * events --for` carry and which is selective. Every index adds a random page
- * write to each create (the main cost of a write batch), so, as in the SQLite
- * backend, the low-cardinality fields (type, reason, kind) and the uid (never
- * asked for without the name) are filtered on the rows of a key-order scan,
- * which still fills a page quickly. Version 1 had indexes on those too;
- * `archiveSql` drops them.
+ * events --for` carry, and reason, which selects the rare events one looks for
+ * in a large archive (`reason=FailedMount`). Every index adds a random page
+ * write to each create (the main cost of a write batch), so the other fields
+ * (type and kind, common values mostly; the uid, never asked for without the
+ * name) are filtered on the rows of a key-order scan, which fills a page
+ * quickly for a common value. Version 1 had indexes on those too; `archiveSql`
+ * drops them.
  */
-export const CURRENT_INDEXED: readonly IndexedField[] = ['involvedObject.name'];
+export const CURRENT_INDEXED: readonly IndexedField[] = ['involvedObject.name', 'reason'];
 
 /** HISTORY_INDEXED lists the fields with an index over superseded rows too; snapshot reads by other fields walk `hist_key`. */
 export const HISTORY_INDEXED: readonly IndexedField[] = ['involvedObject.name'];
@@ -144,7 +145,7 @@ CREATE INDEX IF NOT EXISTS occ_regarding ON ${s}.occurrences (regarding_name, ob
 CREATE TABLE IF NOT EXISTS ${s}.source_checkpoints (source text PRIMARY KEY, resource_version text NOT NULL, updated_at bigint NOT NULL);
 CREATE TABLE IF NOT EXISTS ${s}.write_marks (at bigint PRIMARY KEY, rv bigint NOT NULL);
 CREATE TABLE IF NOT EXISTS ${s}.occurrence_lag (hour bigint PRIMARY KEY, min_us bigint NOT NULL, max_us bigint NOT NULL);
-DROP INDEX IF EXISTS ${s}.cur_involved_uid, ${s}.cur_involved_kind, ${s}.cur_reason, ${s}.cur_type;
+DROP INDEX IF EXISTS ${s}.cur_involved_uid, ${s}.cur_involved_kind, ${s}.cur_type;
 INSERT INTO ${s}.meta (name, value) SELECT 'bytes', coalesce(sum(char_length(object)), 0) FROM ${s}.versions WHERE ${CURRENT}
   ON CONFLICT (name) DO NOTHING;
 `;

@@ -193,7 +193,7 @@ BEGIN
   END IF;
   -- Replaced rows leave the current-key index before their successors enter it.
   IF n > 0 THEN
-    UPDATE ${s}.versions SET superseded_rv = base + old_sup_off[array_position(old_rvs, rv)] WHERE rv = ANY(old_rvs);
+    UPDATE ${s}.versions v SET superseded_rv = base + o.off FROM unnest(old_rvs, old_sup_off) AS o(rv, off) WHERE v.rv = ANY(old_rvs) AND v.rv = o.rv;
     INSERT INTO ${s}.versions (${cols.join(', ')})
       SELECT ${vals.join(', ')} FROM unnest(${unnested.join(', ')}) AS u(${alias.join(', ')});
     UPDATE ${s}.meta SET value = base + n WHERE name = 'revision';

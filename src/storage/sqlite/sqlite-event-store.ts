@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { nowMicroTime, occurrenceChange } from '../../api/index.js';
 import type { CoreEvent, OccurrenceStamp } from '../../api/index.js';
 import type {
@@ -48,10 +48,14 @@ import { ArchiveTables } from './archive-tables.js';
 import { Checkpointer } from './checkpointer.js';
 import { ListQueries } from './list-query.js';
 import { decodeObject, encodeObject } from './object-codec.js';
+import { requireCjs } from '../../internal/index.js';
 import type { ListScope } from './list-query.js';
 import { DEFAULT_CACHE_SIZE_MIB, DEFAULT_MAX_BATCH, DEFAULT_MAX_COUNT_REMAINING } from './options.js';
 import type { SqliteEventStoreOptions } from './options.js';
 import { CURRENT, Op, applySchema, nameHash } from './schema.js';
+
+/** SqliteDatabase is better-sqlite3's constructor, loaded through `require` (see `requireCjs`). */
+const SqliteDatabase = requireCjs('better-sqlite3') as typeof Database;
 
 interface CurrentRow {
   rv: number;
@@ -117,7 +121,7 @@ const LIST_CACHE_MIB = 4;
  */
 function openListConnection(path: string): Database.Database | undefined {
   if (path === ':memory:' || path === '') return undefined;
-  const db = new Database(path, { readonly: true });
+  const db = new SqliteDatabase(path, { readonly: true });
   db.pragma(`cache_size = -${LIST_CACHE_MIB * 1024}`);
   db.pragma('busy_timeout = 5000');
   return db;
@@ -224,7 +228,7 @@ export class SqliteEventStore implements ArchiveStore {
       this.o.watchBufferSize,
     );
     try {
-      const db = new Database(options.path);
+      const db = new SqliteDatabase(options.path);
       db.pragma('journal_mode = WAL');
       db.pragma(`synchronous = ${options.synchronous === 'FULL' ? 'FULL' : 'NORMAL'}`);
       db.pragma(`cache_size = -${(options.cacheSizeMiB ?? DEFAULT_CACHE_SIZE_MIB) * 1024}`);

@@ -65,6 +65,8 @@ const UUID_DASHES = [8, 13, 18, 23];
 const HEX_VALUE = new Int8Array(256).fill(-1);
 for (let i = 0; i < 16; i++) HEX_VALUE['0123456789abcdef'.charCodeAt(i)] = i;
 const HEX_CHAR = Buffer.from('0123456789abcdef', 'latin1');
+/** NATIVE_COPY is the length from which the decoder copies with a native call rather than byte by byte. */
+const NATIVE_COPY = 16;
 /** DICTIONARY_CHAIN is how many earlier dictionary positions of a hash a match search tries. */
 const DICTIONARY_CHAIN = 16;
 /** MAX_DISTANCE bounds how far back a match may reach (three varint bytes). */
@@ -281,7 +283,13 @@ export function decodeObject(blob: Uint8Array): string {
     if (t < HEX_TOKEN) {
       const len = t + 1;
       if (o + len > end || i + len > blob.length) throw new Error('stored object: literals past the end');
-      for (let k = 0; k < len; k++) w[o++] = blob[i++]!;
+      if (len >= NATIVE_COPY) {
+        w.set(blob.subarray(i, i + len), o);
+        i += len;
+        o += len;
+      } else {
+        for (let k = 0; k < len; k++) w[o++] = blob[i++]!;
+      }
       continue;
     }
     if (t === UUID_TOKEN) {
@@ -314,7 +322,13 @@ export function decodeObject(blob: Uint8Array): string {
     }
     let from = o - distance;
     if (distance === 0 || from < 0 || o + len > end) throw new Error('stored object: a copy out of bounds');
-    for (let k = 0; k < len; k++) w[o++] = w[from++]!;
+    if (distance >= len && len >= NATIVE_COPY) {
+      // Most copies are long runs from the dictionary: a native copy when source and target do not overlap.
+      w.copyWithin(o, from, from + len);
+      o += len;
+    } else {
+      for (let k = 0; k < len; k++) w[o++] = w[from++]!;
+    }
   }
   if (o !== end) throw new Error('stored object: shorter than its length');
   return w.toString('utf8', D, end);

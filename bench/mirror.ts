@@ -28,7 +28,7 @@ import { kubeletFields } from './support/events.js';
 const N = Number(process.env.BENCH_EVENTS ?? 100_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
 const RATE = 1_000;
-const CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../dist/bin/kevents.js', import.meta.url));
 
 const dir = mkdtempSync(join(tmpdir(), 'kevents-bench-mirror-'));
 const children: ChildProcess[] = [];

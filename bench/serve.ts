@@ -19,7 +19,7 @@ import { SqliteEventStore } from '../src/storage/sqlite/index.js';
 import { hasWrk, runWrk } from './support/wrk.js';
 import { watchBench } from './watch.js';
 
-const CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../dist/bin/kevents.js', import.meta.url));
 const args = new Map<string, string>();
 for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i]!.replace(/^--/, ''), process.argv[i + 1] ?? '');
 const EVENTS = Number(args.get('events') ?? 1_000_000);

@@ -6,7 +6,7 @@
  * figure follows one stalled watcher (it never reads) and the server's memory.
  * bench/serve.ts runs watchBench on the server it has just loaded with creates;
  * run alone, this script writes `--history` events first.
- * Run: npx tsx bench/watch.ts [--watchers 1000] [--seconds 10] [--history 60000] [--storage sqlite|memory] [--baseline other/dist/cli/main.js]
+ * Run: npx tsx bench/watch.ts [--watchers 1000] [--seconds 10] [--history 60000] [--storage sqlite|memory] [--baseline other/dist/bin/kevents.js]
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { SqliteEventStore } from '../src/storage/sqlite/index.js';
 
-const CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../dist/bin/kevents.js', import.meta.url));
 
 function pct(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
@@ -263,7 +263,7 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'kevents-watch-bench-'));
   try {
     const runs: [string, string][] = [['', CLI]];
-    // --baseline another/dist/cli/main.js measures a second build in the same run, first.
+    // --baseline another/dist/bin/kevents.js measures a second build in the same run, first.
     const baseline = args.get('baseline');
     if (baseline !== undefined) runs.unshift([' [baseline]', baseline]);
     let srv: { child: ChildProcess; url: string } | undefined;

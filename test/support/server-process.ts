@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /** CLI is the built kevents command the end-to-end tests run, as users do. */
-export const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+export const CLI = fileURLToPath(new URL('../../dist/bin/kevents.js', import.meta.url));
 
 /** ServerProcess is a `kevents serve` child process. */
 export interface ServerProcess {

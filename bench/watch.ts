@@ -37,6 +37,7 @@ function tickBody(i: number, message: string): string {
 /** SENT marks the send time in a tick's message; a watcher finds it in the raw bytes it reads. */
 const SENT = Buffer.from('"message":"sent ');
 const QUOTE = 0x22;
+const NEWLINE = 0x0a;
 
 /**
  * openRawWatch opens one watch on its own socket and records, for each tick it
@@ -62,19 +63,17 @@ function openRawWatch(target: URL, lat: number[]): Promise<Socket | undefined> {
       const now = performance.timeOrigin + performance.now();
       const buf = carry === undefined ? d : Buffer.concat([carry, d]);
       let pos = 0;
-      let keepFrom = Math.max(0, buf.length - (SENT.length - 1));
       for (;;) {
         const at = buf.indexOf(SENT, pos);
         if (at < 0) break;
         const end = buf.indexOf(QUOTE, at + SENT.length);
-        if (end < 0) {
-          keepFrom = at;
-          break;
-        }
+        if (end < 0) break;
         lat.push(now - Number(buf.toString('latin1', at + SENT.length, end)));
         pos = end + 1;
-        keepFrom = Math.max(pos, buf.length - (SENT.length - 1));
       }
+      // Frames end in a newline: only a frame cut by a TCP segment leaves bytes to join to the next read.
+      const lastNewline = buf.lastIndexOf(NEWLINE);
+      const keepFrom = Math.max(pos, lastNewline + 1);
       carry = keepFrom < buf.length ? Buffer.from(buf.subarray(keepFrom)) : undefined;
     });
     sock.on('error', () => {

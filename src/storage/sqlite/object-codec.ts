@@ -251,8 +251,9 @@ export function encodeObject(json: string): Buffer {
     }
     // A remainder under MIN_MATCH bytes stays for the next token (literals or a match).
     p += bestLen - left;
-    // Positions inside the match join the table, so later repeats of them are found.
-    for (let q = p - (bestLen - left) + 1; q < p && q <= last; q++) {
+    // Positions inside a match from the text join the table, so later repeats of them are found; a
+    // repeat of dictionary text is found in the dictionary again.
+    for (let q = bestFrom < D ? p : p - (bestLen - left) + 1; q < p && q <= last; q++) {
       const hq = hashAt(s, q);
       inputTable[hq] = q;
       inputStamp[hq] = stamp;

@@ -8,16 +8,15 @@ import {
   newBadRequest,
 } from '../api/index.js';
 import type { Status } from '../api/index.js';
-import { createRequire } from 'node:module';
 import type * as Yaml from 'yaml';
+import { requireCjs } from '../internal/index.js';
 import type { Logger } from '../internal/index.js';
 
 // YAML is rare on the wire (kubectl sends JSON), so its parser loads on first use
 // rather than slowing every start.
-const requireLazily = createRequire(import.meta.url);
 let yamlModule: typeof Yaml | undefined;
 function yaml(): typeof Yaml {
-  yamlModule ??= requireLazily('yaml') as typeof Yaml;
+  yamlModule ??= requireCjs('yaml') as typeof Yaml;
   return yamlModule;
 }
 

@@ -1,13 +1,12 @@
-import { createRequire } from 'node:module';
 import type * as FastJsonPatch from 'fast-json-patch';
 import type { Operation } from 'fast-json-patch';
 import { failureStatus, newBadRequest, newUnsupportedMediaType, StatusError } from '../api/index.js';
+import { requireCjs } from '../internal/index.js';
 
 // JSON patch is the rarest patch type; its library loads on first use.
-const requireLazily = createRequire(import.meta.url);
 let jsonPatchModule: typeof FastJsonPatch | undefined;
 function jsonPatch(): typeof FastJsonPatch {
-  jsonPatchModule ??= requireLazily('fast-json-patch') as typeof FastJsonPatch;
+  jsonPatchModule ??= requireCjs('fast-json-patch') as typeof FastJsonPatch;
   return jsonPatchModule;
 }
 

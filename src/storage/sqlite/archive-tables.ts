@@ -2,8 +2,8 @@ import type Database from 'better-sqlite3';
 import { ARCHIVE_API, eventLastSeen, formatMicroTime, occurrenceOf } from '../../api/index.js';
 import type { CoreEvent, Occurrence } from '../../api/index.js';
 import { occurrenceTimeMs } from '../archive-store.js';
-import type { ObservedRange, OccurrenceCursor, OccurrencePage, OccurrenceQuery, ReasonCount, ReasonCountQuery, SourceCheckpoint } from '../archive-store.js';
-import { decodeEvent, matchesOccurrence } from '../shared/index.js';
+import type { ObservedRange, OccurrencePage, OccurrenceQuery, ReasonCount, ReasonCountQuery, SourceCheckpoint } from '../archive-store.js';
+import { decodeEvent, readOccurrencePage } from '../shared/index.js';
 import { decodeObject } from './object-codec.js';
 import { CURRENT, addMigrationFunctions, nameHash } from './schema.js';
 
@@ -268,28 +268,15 @@ export class ArchiveTables {
     return (pages - free) * pageSize;
   }
 
-  /** list reads one page of occurrences with keyset scans, in growing batches while a filter drops rows. */
-  list(q: OccurrenceQuery): OccurrencePage {
-    const limit = q.limit !== undefined && q.limit > 0 ? q.limit : Infinity;
+  /** list reads one page of occurrences with keyset scans, in growing batches while a filter drops rows (`readOccurrencePage`). */
+  list(q: OccurrenceQuery): Promise<OccurrencePage> {
     const { sql, params } = this.build(q);
     const stmt = this.statement<OccurrenceRow>(sql);
-    let pos: OccurrenceCursor = q.after ?? { observedMicros: q.sinceMicros ?? Number.MIN_SAFE_INTEGER, id: 0 };
-    let batch = Math.min(limit + 1, MAX_OCCURRENCE_BATCH);
-    const items: Occurrence[] = [];
-    let last: OccurrenceCursor | undefined;
-    for (;;) {
-      const rows = stmt.all({ ...params, t: pos.observedMicros, id: pos.id, batch });
-      for (const row of rows) {
-        pos = { observedMicros: row.observed_us, id: row.id };
-        const o = decodeOccurrence(row);
-        if (!matchesOccurrence(o, pos, q)) continue;
-        if (items.length >= limit) return { items, next: last! };
-        items.push(o);
-        last = pos;
-      }
-      if (rows.length < batch) return { items };
-      batch = Math.min(batch * 2, MAX_OCCURRENCE_BATCH);
-    }
+    return readOccurrencePage(q, MAX_OCCURRENCE_BATCH, (pos, batch) =>
+      Promise.resolve(
+        stmt.all({ ...params, t: pos.observedMicros, id: pos.id, batch }).map((row) => ({ occurrence: decodeOccurrence(row), at: { observedMicros: row.observed_us, id: row.id } })),
+      ),
+    );
   }
 
   private build(q: OccurrenceQuery): { sql: string; params: Params } {

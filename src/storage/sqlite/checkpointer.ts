@@ -1,5 +1,5 @@
-import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { requireCjs } from '../../internal/index.js';
 
 /**
  * CHECKPOINT_INTERVAL_MS: how often the WAL is copied back into the database
@@ -45,7 +45,7 @@ export class Checkpointer {
   private readonly worker: Worker;
 
   constructor(path: string, onError: (message: string) => void) {
-    const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+    const driver = requireCjs.resolve('better-sqlite3');
     this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { path, driver, intervalMs: CHECKPOINT_INTERVAL_MS } });
     this.worker.on('message', (m: { error?: string }) => {
       if (m.error !== undefined) onError(m.error);

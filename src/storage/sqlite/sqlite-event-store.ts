@@ -433,8 +433,13 @@ export class SqliteEventStore implements ArchiveStore {
     return this.read(() => this.archive.getCheckpoint(source));
   }
 
-  listOccurrences(query: OccurrenceQuery): Promise<OccurrencePage> {
-    return this.read(() => this.archive.list(query));
+  async listOccurrences(query: OccurrenceQuery): Promise<OccurrencePage> {
+    try {
+      this.checkOpen();
+      return await this.archive.list(query);
+    } catch (e) {
+      throw storageFailure(e);
+    }
   }
 
   countByReason(query: ReasonCountQuery): Promise<ReasonCount[]> {

@@ -47,6 +47,11 @@ import {
 } from '../shared/index.js';
 import type { Change, ChangeLog, ResolvedCommonOptions } from '../shared/index.js';
 import type { MemoryEventStoreOptions } from './options.js';
+import { requireCjs } from '../../internal/index.js';
+import type BTreeModule from 'sorted-btree';
+
+const BTree = (requireCjs('sorted-btree') as typeof BTreeModule).default;
+const compareKeys = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 interface Version {
   rv: number;
@@ -78,8 +83,10 @@ export class MemoryEventStore implements ArchiveStore {
   private readonly o: ResolvedCommonOptions;
   /** versions holds every kept version of each key, oldest first. */
   private readonly versions = new Map<string, Version[]>();
-  /** keys is every key with a kept version, sorted in key order. */
-  private readonly keys: string[] = [];
+  /** keys is every key with a kept version, in key order (a B+ tree: inserting is O(log n), where a sorted array moves half of itself). */
+  private readonly keys = new BTree<string, true>(undefined, compareKeys);
+  /** expiring is when each live key with a TTL expires. */
+  private readonly expiring = new Map<string, number>();
   private readonly log: LogEntry[] = [];
   /** occurrences are kept in (observed time, id) order. */
   private readonly occurrences: StoredOccurrence[] = [];
@@ -136,9 +143,12 @@ export class MemoryEventStore implements ArchiveStore {
       const from = options.startKey !== undefined && options.startKey > low ? options.startKey : low;
       const limit = options.limit !== undefined && options.limit > 0 ? options.limit : Infinity;
       const items: CoreEvent[] = [];
-      let i = this.upperBound(from);
-      for (; i < this.keys.length && items.length < limit; i++) {
-        const key = this.keys[i]!;
+      const keys = this.keys.keys(from);
+      while (items.length < limit) {
+        const next = keys.next();
+        if (next.done === true) break;
+        const key = next.value;
+        if (key === from) continue;
         if (high !== undefined && key >= high) break;
         const v = this.visible(key, at);
         if (v === undefined) continue;
@@ -148,8 +158,7 @@ export class MemoryEventStore implements ArchiveStore {
       const result: ListResult = { items, resourceVersion: at };
       if (items.length >= limit) {
         let remaining = 0;
-        for (; i < this.keys.length; i++) {
-          const key = this.keys[i]!;
+        for (const key of keys) {
           if (high !== undefined && key >= high) break;
           if (this.visible(key, at) === undefined) continue;
           remaining++;
@@ -457,8 +466,10 @@ export class MemoryEventStore implements ArchiveStore {
     if (vs === undefined) {
       vs = [];
       this.versions.set(key, vs);
-      this.keys.splice(this.upperBound(key), 0, key);
+      this.keys.set(key, true);
     }
+    if (expiresAt !== undefined && type !== 'DELETED') this.expiring.set(key, expiresAt);
+    else this.expiring.delete(key);
     vs.push({ rv, json, deleted: type === 'DELETED', expiresAt });
     if (type === 'DELETED') this.writtenAt.delete(key);
     else this.writtenAt.set(key, this.o.clock.now());
@@ -470,18 +481,6 @@ export class MemoryEventStore implements ArchiveStore {
     this.log.push({ change, at: this.o.clock.now() });
     this.hub.publish([change]);
     return rv;
-  }
-
-  /** upperBound is the index of the first key greater than `key`. */
-  private upperBound(key: string): number {
-    let lo = 0;
-    let hi = this.keys.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.keys[mid]! <= key) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
   }
 
   private changesAfter(after: number, limit: number): Change[] {
@@ -498,9 +497,11 @@ export class MemoryEventStore implements ArchiveStore {
   private expire(): void {
     if (this.closed) return;
     const now = this.o.clock.now();
-    for (const key of [...this.keys]) {
+    const due: string[] = [];
+    for (const [key, expiresAt] of this.expiring) if (expiresAt <= now) due.push(key);
+    for (const key of due.sort(compareKeys)) {
       const v = this.live(key);
-      if (v?.expiresAt !== undefined && v.expiresAt <= now) this.write(key, 'DELETED', v.json, v, undefined);
+      if (v !== undefined) this.write(key, 'DELETED', v.json, v, undefined);
     }
   }
 
@@ -513,17 +514,19 @@ export class MemoryEventStore implements ArchiveStore {
     const upTo = this.log[n - 1]!.change.rv;
     this.log.splice(0, n);
     this.compacted = Math.max(this.compacted, upTo);
-    for (let i = this.keys.length - 1; i >= 0; i--) {
-      const key = this.keys[i]!;
-      const vs = this.versions.get(key)!;
+    const gone: string[] = [];
+    for (const [key, vs] of this.versions) {
       // A version is needed while it may be visible at a revision after the compaction point.
       let drop = 0;
       while (drop + 1 < vs.length && vs[drop + 1]!.rv <= upTo) drop++;
       if (drop > 0) vs.splice(0, drop);
       if (vs.length === 1 && vs[0]!.deleted && vs[0]!.rv <= upTo) {
-        this.versions.delete(key);
-        this.keys.splice(i, 1);
+        gone.push(key);
       }
+    }
+    for (const key of gone) {
+      this.versions.delete(key);
+      this.keys.delete(key);
     }
   }
 }

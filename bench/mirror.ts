@@ -28,6 +28,8 @@ import { kubeletFields } from './support/events.js';
 const N = Number(process.env.BENCH_EVENTS ?? 100_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
 const RATE = 1_000;
+/** MIRROR_NODE_ARGS are node options for the mirror processes only (BENCH_MIRROR_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"). */
+const MIRROR_NODE_ARGS = (process.env.BENCH_MIRROR_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
 const CLI = fileURLToPath(new URL('../dist/bin/kevents.js', import.meta.url));
 
 const dir = mkdtempSync(join(tmpdir(), 'kevents-bench-mirror-'));
@@ -41,7 +43,8 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 
 function start(args: string[], banner: RegExp): Promise<{ child: ChildProcess; url: string; startedAt: number }> {
   const startedAt = performance.now();
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const nodeArgs = args[0] === 'mirror' ? MIRROR_NODE_ARGS : [];
+  const child = spawn(process.execPath, [...nodeArgs, CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let out = '';
   child.stderr.on('data', (d: Buffer) => (out += d.toString()));

@@ -28,6 +28,7 @@ import type {
 } from '../event-store.js';
 import { StorageError } from '../errors.js';
 import {
+  DEFAULT_MAX_COUNT_REMAINING,
   Ticker,
   WatchHub,
   checkPreconditions,
@@ -158,16 +159,17 @@ export class MemoryEventStore implements ArchiveStore {
       const result: ListResult = { items, resourceVersion: at };
       if (items.length >= limit) {
         let remaining = 0;
+        // Counting stops past the cap, as in the persistent backends: beyond it the count is left out.
         for (const key of keys) {
           if (high !== undefined && key >= high) break;
           if (this.visible(key, at) === undefined) continue;
           remaining++;
-          if (options.countRemaining !== true) break;
+          if (options.countRemaining !== true || remaining > DEFAULT_MAX_COUNT_REMAINING) break;
         }
         if (remaining > 0) {
           const last = items[items.length - 1]!;
           result.lastKey = eventKey(last.metadata.namespace!, last.metadata.name!);
-          if (options.countRemaining === true) result.remainingItemCount = remaining;
+          if (options.countRemaining === true && remaining <= DEFAULT_MAX_COUNT_REMAINING) result.remainingItemCount = remaining;
         }
       }
       return result;

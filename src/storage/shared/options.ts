@@ -10,6 +10,14 @@ export const DEFAULT_EXPIRY_INTERVAL_MS = 1_000;
 /** DEFAULT_WATCH_BUFFER_SIZE: a watcher may lag 1,000 changes (5 s at 200 events/s) before it is ended. */
 export const DEFAULT_WATCH_BUFFER_SIZE = 1_000;
 
+/**
+ * DEFAULT_MAX_COUNT_REMAINING bounds the work of counting what a page leaves
+ * (`remainingItemCount`): with more left than this it is left out. Counting is a
+ * scan of the rest; in SQLite it steps over index entries at about 150 ms per
+ * million, so the cap keeps it to a few milliseconds, a small share of a page of 500.
+ */
+export const DEFAULT_MAX_COUNT_REMAINING = 10_000;
+
 /** CommonStoreOptions are the options every backend takes; a zero or missing value means the default. */
 export interface CommonStoreOptions {
   /** clock drives TTL expiry, history compaction and their timers. */

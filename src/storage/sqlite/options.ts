@@ -27,8 +27,3 @@ export interface SqliteEventStoreOptions extends CommonStoreOptions {
 export const DEFAULT_CACHE_SIZE_MIB = 32;
 /** DEFAULT_MAX_BATCH is large enough that 64 concurrent writers share one commit. */
 export const DEFAULT_MAX_BATCH = 1_000;
-/**
- * DEFAULT_MAX_COUNT_REMAINING keeps counting to a few milliseconds (it steps over
- * index entries at about 150 ms per million), a small share of a page of 500.
- */
-export const DEFAULT_MAX_COUNT_REMAINING = 10_000;

@@ -27,6 +27,7 @@ import type {
 } from '../event-store.js';
 import { StorageError, isStorageError } from '../errors.js';
 import {
+  DEFAULT_MAX_COUNT_REMAINING,
   Ticker,
   WatchHub,
   checkPreconditions,
@@ -50,7 +51,7 @@ import { ListQueries } from './list-query.js';
 import { decodeObject, encodeObject } from './object-codec.js';
 import { requireCjs } from '../../internal/index.js';
 import type { ListScope } from './list-query.js';
-import { DEFAULT_CACHE_SIZE_MIB, DEFAULT_MAX_BATCH, DEFAULT_MAX_COUNT_REMAINING } from './options.js';
+import { DEFAULT_CACHE_SIZE_MIB, DEFAULT_MAX_BATCH } from './options.js';
 import type { SqliteEventStoreOptions } from './options.js';
 import { CURRENT, Op, applySchema, nameHash } from './schema.js';
 

@@ -225,11 +225,14 @@ export function encodeObject(json: string): Buffer {
       tries = 1;
     }
     while (c >= 0 && tries <= DICTIONARY_CHAIN && p - c <= MAX_DISTANCE) {
-      let len = 0;
-      while (p + len < end && s[c + len] === s[p + len]) len++;
-      if (len > bestLen) {
-        bestLen = len;
-        bestFrom = c;
+      // A candidate that differs at the byte just past the best match so far cannot beat it.
+      if (bestLen === 0 || (p + bestLen < end && s[c + bestLen] === s[p + bestLen])) {
+        let len = 0;
+        while (p + len < end && s[c + len] === s[p + len]) len++;
+        if (len > bestLen) {
+          bestLen = len;
+          bestFrom = c;
+        }
       }
       c = tries === 0 ? dictionaryTable[h]! : dictionaryPrev[c]!;
       tries++;

@@ -5,3 +5,4 @@ export * from './bounded-queue.js';
 export * from './backoff.js';
 export * from './logger.js';
 export * from './cjs.js';
+export * from './read-ahead.js';

@@ -1,7 +1,7 @@
 import type { Registry } from 'prom-client';
 import { StatusError, eventLastSeen, nowMicroTime, reasonOf } from '../api/index.js';
 import type { CoreEvent, Status, WatchEvent } from '../api/index.js';
-import { ExponentialBackoff, noopLogger, realClock } from '../internal/index.js';
+import { ExponentialBackoff, noopLogger, readAhead, realClock } from '../internal/index.js';
 import type { Clock, Logger } from '../internal/index.js';
 import type { ArchiveStore, ArchiveWrite } from '../storage/index.js';
 import { archiveWrite } from './archived-event.js';
@@ -72,6 +72,14 @@ export const DEFAULT_WATCH_TIMEOUT_SECONDS = 60;
 export const DEFAULT_MAX_BATCH = 1_000;
 /** CLIENT_GRACE_SECONDS: a watch the server does not end within its timeout plus this is abandoned (a hung connection). */
 const CLIENT_GRACE_SECONDS = 30;
+
+/** LIST_READ_AHEAD is how many pages of a list are read ahead of the one being committed. */
+const LIST_READ_AHEAD = 2;
+
+function continueOf(page: { metadata: { continue?: string } }): string | undefined {
+  const c = page.metadata.continue;
+  return c !== undefined && c !== '' ? c : undefined;
+}
 
 /** isExpiredError tells a 410 (Expired or Gone): the resourceVersion or continue token is no longer served. */
 export function isExpiredError(e: unknown): boolean {
@@ -216,27 +224,25 @@ class SourceMirror implements Mirror {
       let cont: string | undefined;
       const fetchPage = (token: string | undefined): Promise<Awaited<ReturnType<MirrorSource['list']>>> =>
         this.o.source.list({ limit: this.pageSize, ...(token !== undefined ? { continue: token } : {}), signal: this.abort.signal });
+      // Pages are read ahead of the commits (up to LIST_READ_AHEAD): the source and the archive work at once.
+      const pages = readAhead(fetchPage, (page) => continueOf(page), LIST_READ_AHEAD);
       try {
-        let next = fetchPage(undefined);
-        do {
-          const page = await next;
+        for (;;) {
+          const page = await pages.next();
+          if (page === undefined) break;
           listRv ??= page.metadata.resourceVersion;
-          cont = page.metadata.continue !== undefined && page.metadata.continue !== '' ? page.metadata.continue : undefined;
+          cont = continueOf(page);
           this.lastProgressAt = this.clock.now();
-          // The next page is read while this one is written: the source and the archive work at once.
-          if (cont !== undefined) {
-            next = fetchPage(cont);
-            next.catch(() => undefined);
-          }
           await this.commit(
             page.items.map((e) => archiveWrite(e, this.o.cluster)),
             cont === undefined ? (listRv ?? '') : undefined,
             undefined,
           );
-        } while (cont !== undefined);
+        }
         if (listRv === undefined || listRv === '') throw new Error('the source answered a list without a resourceVersion');
         return listRv;
       } catch (e) {
+        pages.stop();
         // A continue token that expired mid-list: start the list again (what is written is deduplicated).
         if (!isExpiredError(e) || cont === undefined || attempt >= 3) {
           if (!this.stopped) this.metrics.errors.inc({ stage: 'list' });

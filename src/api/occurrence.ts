@@ -178,3 +178,21 @@ export function occurrenceFieldValue(o: Occurrence, field: OccurrenceField): str
       return o.cluster ?? '';
   }
 }
+
+/** parseTimeMs reads an event time (RFC 3339) as ms since the epoch; a missing, malformed or zero time is undefined. */
+export function parseTimeMs(t: string | null | undefined): number | undefined {
+  if (t === null || t === undefined || t === '') return undefined;
+  const ms = Date.parse(t);
+  // Go's zero time (0001-01-01) is how a missing time looks on the wire of some servers.
+  return Number.isNaN(ms) || ms < -62135596800000 + 1000 ? undefined : ms;
+}
+
+/** eventFirstMs is when an event first happened: firstTimestamp, else eventTime, else its creation. */
+export function eventFirstMs(e: CoreEvent): number | undefined {
+  return parseTimeMs(e.firstTimestamp) ?? parseTimeMs(e.eventTime) ?? parseTimeMs(e.metadata.creationTimestamp);
+}
+
+/** eventLastMs is when an event last happened (series, lastTimestamp, eventTime, firstTimestamp). */
+export function eventLastMs(e: CoreEvent): number | undefined {
+  return parseTimeMs(eventLastSeen(e)) ?? eventFirstMs(e);
+}

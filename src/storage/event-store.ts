@@ -34,6 +34,21 @@ export interface EventFilter {
   namespace?: string;
   fieldEquals?: Partial<Record<IndexedField, string>>;
   predicate?: (event: CoreEvent) => boolean;
+  /** activeIn keeps the events that happened within a window (see ActiveWindow). */
+  activeIn?: ActiveWindow;
+}
+
+/**
+ * ActiveWindow selects the events whose span, from when they first happened to
+ * when they last did (`eventFirstMs`, `eventLastMs`), meets [sinceMs, untilMs):
+ * an event that last happened before `sinceMs`, or first at or after `untilMs`,
+ * is left out, unless its reason is one of `alwaysReasons`. An event with no
+ * time is kept. A store may use its indexes for this.
+ */
+export interface ActiveWindow {
+  sinceMs?: number;
+  untilMs?: number;
+  alwaysReasons?: readonly string[];
 }
 
 /** ListOptions tells `list` what to read. */

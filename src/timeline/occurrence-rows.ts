@@ -1,5 +1,7 @@
 import type { CoreEvent, Occurrence } from '../api/index.js';
-import { eventCount, eventLastSeen } from '../api/index.js';
+import { eventCount, eventFirstMs, eventLastMs, parseTimeMs } from '../api/index.js';
+
+export { eventFirstMs, eventLastMs };
 
 /** MAX_SPREAD_ROWS bounds the rows one event's count is spread over: a BackOff counted 4,000 times is still one story. */
 export const MAX_SPREAD_ROWS = 12;
@@ -11,23 +13,6 @@ export interface OccurrenceEntry {
   message: string;
   count: number;
   estimated: boolean;
-}
-
-function timeMs(t: string | null | undefined): number | undefined {
-  if (t === null || t === undefined || t === '') return undefined;
-  const ms = Date.parse(t);
-  // Go's zero time (0001-01-01) is how a missing time looks on the wire of some servers.
-  return Number.isNaN(ms) || ms < -62135596800000 + 1000 ? undefined : ms;
-}
-
-/** eventFirstMs is when an event first happened: firstTimestamp, else eventTime, else its creation. */
-export function eventFirstMs(e: CoreEvent): number | undefined {
-  return timeMs(e.firstTimestamp) ?? timeMs(e.eventTime) ?? timeMs(e.metadata.creationTimestamp);
-}
-
-/** eventLastMs is when an event last happened (series, lastTimestamp, eventTime, firstTimestamp). */
-export function eventLastMs(e: CoreEvent): number | undefined {
-  return timeMs(eventLastSeen(e)) ?? eventFirstMs(e);
 }
 
 /**
@@ -61,9 +46,9 @@ export function eventEntries(e: CoreEvent, history: readonly Occurrence[] | unde
   const total = eventCount(e);
   if (history !== undefined && history.length > 0) {
     const out: OccurrenceEntry[] = [];
-    const sorted = [...history].sort((a, b) => a.countAfter - b.countAfter || (timeMs(a.observedTime) ?? 0) - (timeMs(b.observedTime) ?? 0));
+    const sorted = [...history].sort((a, b) => a.countAfter - b.countAfter || (parseTimeMs(a.observedTime) ?? 0) - (parseTimeMs(b.observedTime) ?? 0));
     const head = sorted[0]!;
-    const headMs = timeMs(head.lastSeen) ?? timeMs(head.observedTime) ?? last ?? 0;
+    const headMs = parseTimeMs(head.lastSeen) ?? parseTimeMs(head.observedTime) ?? last ?? 0;
     if (head.countBefore > 0) {
       // The archive started watching after this event had already repeated.
       const start = first ?? headMs;
@@ -72,7 +57,7 @@ export function eventEntries(e: CoreEvent, history: readonly Occurrence[] | unde
     }
     let prevAfter = head.countBefore;
     for (const o of sorted) {
-      const ms = timeMs(o.lastSeen) ?? timeMs(o.observedTime) ?? headMs;
+      const ms = parseTimeMs(o.lastSeen) ?? parseTimeMs(o.observedTime) ?? headMs;
       out.push({ ms, event: e, message: o.message ?? e.message ?? '', count: Math.max(0, o.countAfter - prevAfter), estimated: false });
       prevAfter = Math.max(prevAfter, o.countAfter);
     }

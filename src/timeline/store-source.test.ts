@@ -68,16 +68,23 @@ describe('storeTimelineSource', () => {
     }
     const source = storeTimelineSource(store);
     const unbounded: typeof source = { ...source, listOccurrences: (q) => source.listOccurrences({ ...q, until: undefined }) };
+    // And with every event of the object read, whatever the window.
+    const everyEvent: typeof source = { ...source, listEvents: (q) => source.listEvents({ ...q, inWindowOnly: false }) };
     const root = { kind: 'Pod', name: 'web-1', namespace: 'prod' };
     for (const [since, until] of [[0, 2000], [120, 330], [260, 1000], [1000, 1400], [1100, 1400], [1550, 1650]] as const) {
       const w = { since: Date.parse(iso(since)), until: Date.parse(iso(until)) };
       const got = await collectTimeline({ source, for: root, ...w });
       assert.deepEqual(got, await collectTimeline({ source: unbounded, for: root, ...w }), `window ${since}..${until}`);
+      assert.deepEqual(got, await collectTimeline({ source: everyEvent, for: root, ...w }), `window ${since}..${until}, every event read`);
     }
     let read = 0;
     const counting = storeTimelineSource(store, { onProgress: (n) => (read = n) });
     await collectTimeline({ source: counting, for: root, since: Date.parse(iso(1100)), until: Date.parse(iso(1400)) });
-    assert.equal(read, 4, 'a window nothing happened in reads the events and no history');
+    assert.equal(read, 0, 'a window nothing happened in reads neither events nor history');
+    const names: string[] = [];
+    const listing: typeof source = { ...source, listEvents: async (q) => (await source.listEvents(q)).map((e) => (names.push(e.metadata.name!), e)) };
+    await collectTimeline({ source: listing, for: root, since: Date.parse(iso(260)), until: Date.parse(iso(1000)) });
+    assert.deepEqual(names, ['a', 'b', 'c'], 'a window reads the events that happened in it: d happened after it');
     await store.close();
   });
 });

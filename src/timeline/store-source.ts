@@ -1,7 +1,10 @@
 import type { CoreEvent, Occurrence, OccurrenceField } from '../api/index.js';
 import { canCountByReason, isArchiveStore } from '../storage/index.js';
-import type { EventStore, IndexedField, ObservedRange, OccurrenceCursor } from '../storage/index.js';
+import type { ActiveWindow, EventStore, IndexedField, ObservedRange, OccurrenceCursor } from '../storage/index.js';
 import type { ReasonCountsQuery, SourceQuery, SourceReasonCount, TimelineSource } from './timeline-source.js';
+
+/** ALWAYS_READ are the reasons an event read within a window keeps whenever they happened: a pod's Scheduled names its node. */
+const ALWAYS_READ: readonly string[] = ['Scheduled'];
 
 /** STORE_PAGE is the page size read from a store: large enough to amortise a query, small enough to bound memory per step. */
 const STORE_PAGE = 5000;
@@ -19,6 +22,10 @@ export function storeTimelineSource(store: EventStore, options: { onProgress?: (
       if (q.kind !== undefined) fieldEquals['involvedObject.kind'] = q.kind;
       if (q.name !== undefined) fieldEquals['involvedObject.name'] = q.name;
       const predicate = (e: CoreEvent): boolean => (q.kind === undefined || e.involvedObject.kind === q.kind) && (q.name === undefined || e.involvedObject.name === q.name);
+      const activeIn: ActiveWindow | undefined =
+        q.inWindowOnly === true && (q.since !== undefined || q.until !== undefined)
+          ? { ...(q.since !== undefined ? { sinceMs: q.since } : {}), ...(q.until !== undefined ? { untilMs: q.until } : {}), alwaysReasons: ALWAYS_READ }
+          : undefined;
       const out: CoreEvent[] = [];
       let startKey: string | undefined;
       for (;;) {
@@ -26,6 +33,7 @@ export function storeTimelineSource(store: EventStore, options: { onProgress?: (
           ...(q.namespace !== undefined ? { namespace: q.namespace } : {}),
           fieldEquals,
           predicate,
+          ...(activeIn !== undefined ? { activeIn } : {}),
           limit: STORE_PAGE,
           ...(startKey !== undefined ? { startKey } : {}),
         });

@@ -20,6 +20,14 @@ export interface SourceQuery {
    */
   since?: number | undefined;
   until?: number | undefined;
+  /**
+   * inWindowOnly lets an event read leave out the events that did not happen
+   * within [since, until) (see `activeIn` of the stores), but for Scheduled
+   * events, which tell the node of a pod whenever it was scheduled. Set where
+   * nothing outside the window changes the timeline: not for an owner's
+   * namespace, whose earlier events tell which pods it owns.
+   */
+  inWindowOnly?: boolean;
 }
 
 /**
@@ -82,13 +90,13 @@ export async function collectTimeline(o: CollectTimelineOptions): Promise<Timeli
   const queries: SourceQuery[] = [];
   let events: CoreEvent[];
   if (root === undefined) {
-    queries.push({ namespace: o.namespace, ...window });
+    queries.push({ namespace: o.namespace, ...window, inWindowOnly: true });
   } else if (!isNamespacedKind(root.kind)) {
-    queries.push({ kind: root.kind, name: root.name, ...window });
+    queries.push({ kind: root.kind, name: root.name, ...window, inWindowOnly: true });
   } else if (OWNING_KINDS.has(root.kind)) {
     queries.push({ namespace: root.namespace, ...window });
   } else {
-    queries.push({ namespace: root.namespace, kind: root.kind, name: root.name, ...window });
+    queries.push({ namespace: root.namespace, kind: root.kind, name: root.name, ...window, inWindowOnly: true });
   }
   events = await o.source.listEvents(queries[0]!);
   let owners: OwnerLink[] = [];
@@ -96,7 +104,7 @@ export async function collectTimeline(o: CollectTimelineOptions): Promise<Timeli
   if (root !== undefined && isNamespacedKind(root.kind)) {
     const nodes = root.kind === 'Pod' ? events.map(scheduledNode).filter((n): n is string => n !== undefined) : scopeObjects(root, events, owners).nodes;
     for (const node of new Set(nodes)) {
-      const q: SourceQuery = { kind: 'Node', name: node, ...window };
+      const q: SourceQuery = { kind: 'Node', name: node, ...window, inWindowOnly: true };
       queries.push(q);
       events = events.concat(await o.source.listEvents(q));
     }

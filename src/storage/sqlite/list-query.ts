@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { IndexedField } from '../event-store.js';
+import type { ActiveWindow, IndexedField } from '../event-store.js';
 import { CURRENT, FIELD_COLUMNS, HASHED_FIELDS, HISTORY, INDEX_COLUMNS, INDEX_PRIORITY, nameHash } from './schema.js';
 
 /** ListRow is one version row a list reads. */
@@ -18,6 +18,8 @@ export interface ListScope {
   /** high bounds keys from above (exclusive); undefined for all namespaces. */
   high: string | undefined;
   fieldEquals: Partial<Record<IndexedField, string>> | undefined;
+  /** activeIn is tested on the span columns (whole seconds, so it keeps a superset); rows are checked exactly after decoding. */
+  activeIn?: ActiveWindow | undefined;
 }
 
 type Params = Record<string, string | number>;
@@ -49,7 +51,7 @@ export class ListQueries {
    * its revision, or undefined when there are more than `cap`: counting is a scan
    * of the rest of the index, so it is bounded to keep a page cheap.
    */
-  count(scope: Omit<ListScope, 'fieldEquals'>, start: string, cap: number): number | undefined {
+  count(scope: Omit<ListScope, 'fieldEquals' | 'activeIn'>, start: string, cap: number): number | undefined {
     const range = scope.high === undefined ? 'key > @start' : 'key > @start AND key < @high';
     const sql = scope.latest
       ? `SELECT count(*) AS n FROM (SELECT 1 FROM versions INDEXED BY cur_key WHERE ${CURRENT} AND ${range} LIMIT @cap)`
@@ -91,6 +93,23 @@ export class ListQueries {
         conds.push(`${column} = @f${i}`);
         params[`f${i++}`] = HASHED_FIELDS.has(field as IndexedField) ? nameHash(value) : value;
       }
+    }
+    if (scope.activeIn !== undefined) {
+      const w = scope.activeIn;
+      const span: string[] = [];
+      if (w.sinceMs !== undefined) {
+        span.push('(last_s IS NULL OR last_s >= @since_s)');
+        params.since_s = Math.floor(w.sinceMs / 1000);
+      }
+      if (w.untilMs !== undefined) {
+        span.push('(first_s IS NULL OR first_s < @until_s)');
+        params.until_s = Math.ceil(w.untilMs / 1000);
+      }
+      const always = (w.alwaysReasons ?? []).map((r, i) => {
+        params[`always${i}`] = r;
+        return `@always${i}`;
+      });
+      if (span.length > 0) conds.push(always.length > 0 ? `(reason IN (${always.join(', ')}) OR (${span.join(' AND ')}))` : span.join(' AND '));
     }
     const suffix = lead === undefined ? 'key' : INDEX_COLUMNS[lead]!;
     const where = conds.join(' AND ');

@@ -1,9 +1,11 @@
 import type Database from 'better-sqlite3';
 import type { IndexedField } from '../event-store.js';
-import { encodeObject } from './object-codec.js';
+import { eventFirstMs, eventLastMs } from '../../api/index.js';
+import type { CoreEvent } from '../../api/index.js';
+import { decodeObject, encodeObject } from './object-codec.js';
 
 /** SCHEMA_VERSION is stored in `meta` so that a later layout can migrate files written by this one. */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /** Op is how a row changed its key; the values are stored. */
 export const Op = { ADDED: 1, MODIFIED: 2, DELETED: 3 } as const;
@@ -54,6 +56,17 @@ export const HASHED_FIELDS: ReadonlySet<IndexedField> = new Set(['involvedObject
  */
 export const INDEX_PRIORITY: readonly IndexedField[] = ['involvedObject.name'];
 
+/**
+ * spanSeconds is when an event first and last happened, in whole seconds (first
+ * rounded down, last up, so a window test on them never leaves out an event the
+ * exact times would keep): the `first_s` and `last_s` columns. Null when unknown.
+ */
+export function spanSeconds(e: CoreEvent): { first_s: number | null; last_s: number | null } {
+  const first = eventFirstMs(e);
+  const last = eventLastMs(e);
+  return { first_s: first === undefined ? null : Math.floor(first / 1000), last_s: last === undefined ? null : Math.ceil(last / 1000) };
+}
+
 /** CURRENT selects the live version of each key; queries repeat it word for word so the planner can use the `cur_*` partial indexes. */
 export const CURRENT = 'superseded_rv IS NULL AND op <> 3';
 /** HISTORY selects replaced versions (tombstones excepted), the rows of the `hist_*` partial indexes. */
@@ -69,6 +82,14 @@ const indexed = INDEX_PRIORITY.map((f) => INDEX_COLUMNS[f]!);
 const KEY_INDEX_COLUMNS = ['reason', 'type', 'involved_kind'].join(', ');
 
 /**
+ * SPAN_INDEX_COLUMNS follow `key` in the current-row field indexes, so that a read
+ * of one object's events within a time window (`activeIn`) tests them on the
+ * index and reads the table row only of the events it keeps: one pod's week of
+ * events is a few thousand rows, of which a day is a seventh.
+ */
+const SPAN_INDEX_COLUMNS = ['reason', 'first_s', 'last_s'].join(', ');
+
+/**
  * SCHEMA is one table of versions, MVCC style: every write adds a row at its
  * revision (`rv`), and the row it replaces gets `superseded_rv`. A key's current
  * state is its row with no `superseded_rv` (a DELETED row is a tombstone that only
@@ -80,7 +101,8 @@ const KEY_INDEX_COLUMNS = ['reason', 'type', 'involved_kind'].join(', ');
  *
  * `object` is the event's JSON compressed by `encodeObject` (a quarter of its
  * size). The row holds no column the key already gives (namespace, name), and
- * the involved object's name as its hash.
+ * the involved object's name as its hash; `first_s` and `last_s` are its span
+ * (`spanSeconds`), for reads of a time window.
  * `past_versions` keeps the object of a version compaction removes while an
  * occurrence still describes it (an occurrence's id is the revision of the
  * version it describes, see `ARCHIVE_SCHEMA`): the archive's history, outside
@@ -98,10 +120,12 @@ CREATE TABLE IF NOT EXISTS versions (
   involved_kind TEXT NOT NULL,
   involved_hash INTEGER NOT NULL,
   reason TEXT NOT NULL,
-  type TEXT NOT NULL
+  type TEXT NOT NULL,
+  first_s INTEGER,
+  last_s INTEGER
 );
 CREATE INDEX IF NOT EXISTS cur_key ON versions(key, ${KEY_INDEX_COLUMNS}) WHERE ${CURRENT};
-${indexed.map((c) => `CREATE INDEX IF NOT EXISTS cur_${c} ON versions(${c}, key) WHERE ${CURRENT};`).join('\n')}
+${indexed.map((c) => `CREATE INDEX IF NOT EXISTS cur_${c} ON versions(${c}, key, ${SPAN_INDEX_COLUMNS}) WHERE ${CURRENT};`).join('\n')}
 CREATE INDEX IF NOT EXISTS cur_expiry ON versions(expires_at) WHERE ${CURRENT} AND expires_at IS NOT NULL;
 CREATE INDEX IF NOT EXISTS hist_key ON versions(key, rv, superseded_rv, ${KEY_INDEX_COLUMNS}) WHERE ${HISTORY};
 ${indexed.map((c) => `CREATE INDEX IF NOT EXISTS hist_${c} ON versions(${c}, key, rv, superseded_rv) WHERE ${HISTORY};`).join('\n')}
@@ -115,10 +139,21 @@ CREATE TABLE IF NOT EXISTS checkpoints (at INTEGER PRIMARY KEY, rv INTEGER NOT N
 /** VERSIONS_INDEXES are the indexes of `versions` in every layout so far, dropped before a migration rebuilds them. */
 const VERSIONS_INDEXES = ['cur_key', 'cur_involved_name', 'cur_expiry', 'hist_key', 'hist_involved_name', 'superseded', 'tombstones'];
 
+function spanOfJson(json: unknown, which: 'first_s' | 'last_s'): number | null {
+  try {
+    return spanSeconds(JSON.parse(String(json)) as CoreEvent)[which];
+  } catch {
+    return null;
+  }
+}
+
 /** addMigrationFunctions registers the SQL functions a migration of an older layout uses. */
 export function addMigrationFunctions(db: Database.Database): void {
   db.function('kevents_encode_object', { deterministic: true }, (json: unknown) => encodeObject(String(json)));
   db.function('kevents_name_hash', { deterministic: true }, (name: unknown) => nameHash(String(name)));
+  db.function('kevents_first_s', { deterministic: true }, (json: unknown) => spanOfJson(json, 'first_s'));
+  db.function('kevents_last_s', { deterministic: true }, (json: unknown) => spanOfJson(json, 'last_s'));
+  db.function('kevents_decode_object', { deterministic: true }, (object: unknown) => decodeObject(object as Buffer));
 }
 
 /**
@@ -126,13 +161,15 @@ export function addMigrationFunctions(db: Database.Database): void {
  * an existing one and migrates an older layout, once, in one transaction:
  * versions 1 and 2 stored the object as JSON text beside eight derived columns
  * (version 1 also had `cur_key` and `hist_key` on the key alone), so their rows
- * are copied into the version 3 table with the object encoded. The space the old
- * rows took is left free in the file for new rows (`VACUUM` returns it).
+ * are copied into the current table with the object encoded. The space the old
+ * rows took is left free in the file for new rows (`VACUUM` returns it). Version
+ * 3 gains the span columns (`spanSeconds`, filled in for current rows by decoding
+ * each) and `cur_involved_hash` is built again with them.
  */
 export function applySchema(db: Database.Database): void {
   const hasMeta = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get() !== undefined;
   const version = hasMeta ? db.prepare<[], { value: number }>("SELECT value FROM meta WHERE name = 'schema'").get()?.value : undefined;
-  if (version !== undefined && version !== 1 && version !== 2 && version !== SCHEMA_VERSION) {
+  if (version !== undefined && version !== 1 && version !== 2 && version !== 3 && version !== SCHEMA_VERSION) {
     throw new Error(`unsupported schema version ${version} (this build reads ${SCHEMA_VERSION})`);
   }
   db.transaction(() => {
@@ -141,11 +178,21 @@ export function applySchema(db: Database.Database): void {
       for (const index of VERSIONS_INDEXES) db.exec(`DROP INDEX IF EXISTS ${index}`);
       db.exec('ALTER TABLE versions RENAME TO versions_v2');
     }
+    if (version === 3) {
+      // Version 3 had no span columns, and cur_involved_hash on (involved_hash, key) alone: the
+      // spans of current rows are filled in before SCHEMA builds the index again.
+      db.exec('DROP INDEX IF EXISTS cur_involved_hash');
+      db.exec('ALTER TABLE versions ADD COLUMN first_s INTEGER');
+      db.exec('ALTER TABLE versions ADD COLUMN last_s INTEGER');
+      addMigrationFunctions(db);
+      db.exec(`UPDATE versions SET (first_s, last_s) = (SELECT kevents_first_s(j), kevents_last_s(j) FROM (SELECT kevents_decode_object(object) AS j)) WHERE ${CURRENT}`);
+    }
     db.exec(SCHEMA);
     if (legacy) {
       addMigrationFunctions(db);
-      db.exec(`INSERT INTO versions (rv, key, op, object, prev_rv, superseded_rv, expires_at, involved_kind, involved_hash, reason, type)
-        SELECT rv, key, op, kevents_encode_object(object), prev_rv, superseded_rv, expires_at, involved_kind, kevents_name_hash(involved_name), reason, type
+      db.exec(`INSERT INTO versions (rv, key, op, object, prev_rv, superseded_rv, expires_at, involved_kind, involved_hash, reason, type, first_s, last_s)
+        SELECT rv, key, op, kevents_encode_object(object), prev_rv, superseded_rv, expires_at, involved_kind, kevents_name_hash(involved_name), reason, type,
+          CASE WHEN ${CURRENT} THEN kevents_first_s(object) END, CASE WHEN ${CURRENT} THEN kevents_last_s(object) END
         FROM versions_v2 ORDER BY rv`);
       db.exec('DROP TABLE versions_v2');
     }

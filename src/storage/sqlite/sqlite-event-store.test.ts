@@ -10,7 +10,8 @@ import { isStorageError } from '../errors.js';
 import type { EventStore } from '../event-store.js';
 import { CONFORMANCE_ENV_DEFAULTS, runArchiveStoreConformance, runEventStoreConformance, sampleEvent } from '../testing/index.js';
 import { SqliteEventStore } from './index.js';
-import { nameHash } from './schema.js';
+import { decodeObject } from './object-codec.js';
+import { CURRENT, SCHEMA_VERSION, nameHash, spanSeconds } from './schema.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kevents-sqlite-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -116,7 +117,9 @@ void describe('SqliteEventStore on disk', () => {
       const columns = (index: string): string[] => check.prepare<[], { name: string }>(`PRAGMA index_info(${index})`).all().map((r) => r.name);
       assert.deepEqual(columns('cur_key'), ['key', 'reason', 'type', 'involved_kind']);
       assert.deepEqual(columns('hist_key'), ['key', 'rv', 'superseded_rv', 'reason', 'type', 'involved_kind']);
-      assert.equal(check.prepare<[], { value: number }>("SELECT value FROM meta WHERE name = 'schema'").get()?.value, 3);
+      assert.deepEqual(columns('cur_involved_hash'), ['involved_hash', 'key', 'reason', 'first_s', 'last_s']);
+      assert.equal(check.prepare<[], { value: number }>("SELECT value FROM meta WHERE name = 'schema'").get()?.value, SCHEMA_VERSION);
+      assertSpans(check);
       assert.deepEqual(check.prepare<[], { t: string }>('SELECT DISTINCT typeof(object) AS t FROM versions').all(), [{ t: 'blob' }]);
       assert.equal(check.prepare<[], { n: number }>("SELECT count(*) AS n FROM sqlite_master WHERE name LIKE '%_v2'").get()?.n, 0);
       check.close();
@@ -126,6 +129,39 @@ void describe('SqliteEventStore on disk', () => {
       await store.close();
     });
   }
+
+  void it('migrates a version 3 file: spans of current rows filled in, cur_involved_hash built with them, windows read as on a new file', async () => {
+    const path = join(dir, 'v3.db');
+    const clock = new FakeClock(Date.UTC(2025, 0, 1, 1));
+    let store = open(path, clock);
+    const at = (m: number): string => new Date(Date.UTC(2025, 0, 1) + m * 60_000).toISOString().replace(/\.000Z$/, 'Z');
+    for (const [name, first, last] of [['early', 0, 5], ['middle', 20, 40], ['late', 50, 55]] as const) {
+      await store.create(sampleEvent('default', name, { involvedObject: { kind: 'Pod', namespace: 'default', name: 'web' }, firstTimestamp: at(first), lastTimestamp: at(last) }));
+    }
+    await store.guaranteedUpdate('default', 'early', (e) => ({ ...e!, count: 2, lastTimestamp: at(10) }));
+    await store.close();
+    // Turn the file back into version 3: no span columns, the name index on (involved_hash, key).
+    const db = new Database(path);
+    db.exec('DROP INDEX cur_involved_hash');
+    db.exec('ALTER TABLE versions DROP COLUMN first_s');
+    db.exec('ALTER TABLE versions DROP COLUMN last_s');
+    db.exec(`CREATE INDEX cur_involved_hash ON versions(involved_hash, key) WHERE ${CURRENT}`);
+    db.exec("UPDATE meta SET value = 3 WHERE name = 'schema'");
+    db.close();
+    store = open(path, clock);
+    const window = { sinceMs: Date.parse(at(8)), untilMs: Date.parse(at(30)) };
+    const names = async (): Promise<string[]> =>
+      (await store.list({ fieldEquals: { 'involvedObject.name': 'web' }, activeIn: window })).items.map((e) => e.metadata.name!);
+    assert.deepEqual(await names(), ['early', 'middle']);
+    await store.close();
+    const check = new Database(path, { readonly: true });
+    const columns = (index: string): string[] => check.prepare<[], { name: string }>(`PRAGMA index_info(${index})`).all().map((r) => r.name);
+    assert.deepEqual(columns('cur_involved_hash'), ['involved_hash', 'key', 'reason', 'first_s', 'last_s']);
+    assert.equal(check.prepare<[], { value: number }>("SELECT value FROM meta WHERE name = 'schema'").get()?.value, SCHEMA_VERSION);
+    assertSpans(check);
+    assert.equal(check.prepare<[], { n: number }>(`SELECT count(*) AS n FROM versions WHERE ${CURRENT} AND last_s IS NOT NULL`).get()?.n, 3);
+    check.close();
+  });
 
   void it('reads by involved object and regarding name through their hashes, and returns only the name asked for when two names share one', async () => {
     // Two names with the same nameHash.
@@ -218,6 +254,16 @@ ${version === 1 ? '' : 'CREATE TABLE occurrence_lag (hour INTEGER PRIMARY KEY, m
  * default/old at revision 1 (count 1) replaced at revision 2 (count 2), with an
  * occurrence of each change, and default/other at revision 3 with none.
  */
+/** assertSpans checks that every current row's span columns are those of its event. */
+function assertSpans(db: Database.Database): void {
+  const rows = db.prepare<[], { key: string; object: Buffer; first_s: number | null; last_s: number | null }>(`SELECT key, object, first_s, last_s FROM versions WHERE ${CURRENT}`).all();
+  assert.ok(rows.length > 0);
+  for (const row of rows) {
+    const event = JSON.parse(decodeObject(row.object)) as CoreEvent;
+    assert.deepEqual({ first_s: row.first_s, last_s: row.last_s }, spanSeconds(event), row.key);
+  }
+}
+
 function writeLegacyFile(path: string, version: 1 | 2): void {
   const db = new Database(path);
   db.pragma('journal_mode = WAL');

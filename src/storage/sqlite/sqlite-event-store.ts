@@ -53,7 +53,7 @@ import { requireCjs } from '../../internal/index.js';
 import type { ListScope } from './list-query.js';
 import { DEFAULT_CACHE_SIZE_MIB, DEFAULT_MAX_BATCH } from './options.js';
 import type { SqliteEventStoreOptions } from './options.js';
-import { CURRENT, Op, applySchema, nameHash } from './schema.js';
+import { CURRENT, Op, applySchema, nameHash, spanSeconds } from './schema.js';
 
 /** SqliteDatabase is better-sqlite3's constructor, loaded through `require` (see `requireCjs`). */
 const SqliteDatabase = requireCjs('better-sqlite3') as typeof Database;
@@ -99,12 +99,13 @@ const WAL_SIZE_LIMIT = 64 * 1024 * 1024;
 const TYPES = { [Op.ADDED]: 'ADDED', [Op.MODIFIED]: 'MODIFIED', [Op.DELETED]: 'DELETED' } as const;
 
 /** fieldsOf are the derived columns of an event's version row (see `FIELD_COLUMNS`). */
-function fieldsOf(e: CoreEvent): Record<string, string | number> {
+function fieldsOf(e: CoreEvent): Record<string, string | number | null> {
   return {
     involved_kind: fieldValue(e, 'involvedObject.kind'),
     involved_hash: nameHash(fieldValue(e, 'involvedObject.name')),
     reason: fieldValue(e, 'reason'),
     type: fieldValue(e, 'type'),
+    ...spanSeconds(e),
   };
 }
 
@@ -141,8 +142,8 @@ function prepareStatements(db: Database.Database) {
   return {
     current: db.prepare<[string], CurrentRow>(`SELECT rv, object, expires_at FROM versions INDEXED BY cur_key WHERE key = ? AND ${CURRENT}`),
     insert: db.prepare(
-      `INSERT INTO versions (rv, key, op, object, prev_rv, expires_at, involved_kind, involved_hash, reason, type)
-       VALUES (@rv, @key, @op, @object, @prev_rv, @expires_at, @involved_kind, @involved_hash, @reason, @type)`,
+      `INSERT INTO versions (rv, key, op, object, prev_rv, expires_at, involved_kind, involved_hash, reason, type, first_s, last_s)
+       VALUES (@rv, @key, @op, @object, @prev_rv, @expires_at, @involved_kind, @involved_hash, @reason, @type, @first_s, @last_s)`,
     ),
     supersede: db.prepare<[number, number]>('UPDATE versions SET superseded_rv = ? WHERE rv = ?'),
     tombstone: db.prepare<[number, number]>(
@@ -291,7 +292,7 @@ export class SqliteEventStore implements ArchiveStore {
     return this.read(() => {
       const at = listRevision(options, this.rv, this.compacted);
       const { low, high } = options.namespace === undefined ? { low: '', high: undefined } : namespaceRange(options.namespace);
-      const scope: ListScope = { at, latest: at === this.rv, high, fieldEquals: options.fieldEquals };
+      const scope: ListScope = { at, latest: at === this.rv, high, fieldEquals: options.fieldEquals, activeIn: options.activeIn };
       const limit = options.limit !== undefined && options.limit > 0 ? options.limit : Infinity;
       let start = options.startKey !== undefined && options.startKey > low ? options.startKey : low;
       let batch = Math.min(limit + 1, MAX_LIST_BATCH);

@@ -286,6 +286,42 @@ export function runEventStoreConformance(name: string, setup: ConformanceSetup):
         }),
       );
       it(
+        'keeps the events active in a window (activeIn), with or without a field filter, and the reasons it always keeps',
+        withStore(async (store) => {
+          const at = (s: number): string => new Date(Date.UTC(2025, 0, 1) + s * 1000).toISOString().replace(/\.000Z$/, 'Z');
+          const span = (name: string, first: number, last: number, extra: Partial<CoreEvent> = {}): CoreEvent =>
+            sampleEvent('w', name, { involvedObject: { kind: 'Pod', namespace: 'w', name: 'web' }, firstTimestamp: at(first), lastTimestamp: at(last), ...extra });
+          await store.create(span('before', 0, 99));
+          await store.create(span('ends-at-since', 50, 100));
+          await store.create(span('across', 50, 500));
+          await store.create(span('inside', 200, 300));
+          await store.create(span('starts-at-until', 400, 450));
+          await store.create(span('after', 401, 900));
+          await store.create(span('scheduled', 0, 0, { reason: 'Scheduled' }));
+          await store.create(sampleEvent('w', 'timeless', { involvedObject: { kind: 'Pod', namespace: 'w', name: 'web' } }));
+          // A series: eventTime first, series.lastObservedTime last.
+          await store.create(
+            sampleEvent('w', 'series', {
+              involvedObject: { kind: 'Pod', namespace: 'w', name: 'web' },
+              eventTime: at(10).replace('Z', '.000000Z'),
+              series: { count: 3, lastObservedTime: at(150).replace('Z', '.000000Z') },
+            }),
+          );
+          const window = { sinceMs: Date.parse(at(100)), untilMs: Date.parse(at(400)) };
+          const names = async (options: Parameters<EventStore['list']>[0]): Promise<string[]> => (await listAll(store, options)).items.map((e) => e.metadata.name!);
+          const expected = ['across', 'ends-at-since', 'inside', 'series', 'timeless'];
+          assert.deepEqual(await names({ namespace: 'w', activeIn: window }), expected);
+          assert.deepEqual(await names({ activeIn: window, fieldEquals: { 'involvedObject.name': 'web' } }), expected);
+          assert.deepEqual(await names({ activeIn: window, fieldEquals: { 'involvedObject.name': 'web' }, limit: 2 }), expected, 'pages of 2');
+          assert.deepEqual(await names({ activeIn: { ...window, alwaysReasons: ['Scheduled'] }, fieldEquals: { 'involvedObject.name': 'web' } }), [...expected, 'scheduled'].sort());
+          assert.deepEqual(await names({ namespace: 'w', activeIn: { sinceMs: window.sinceMs } }), ['across', 'after', 'ends-at-since', 'inside', 'series', 'starts-at-until', 'timeless']);
+          assert.deepEqual(await names({ namespace: 'w', activeIn: { untilMs: window.untilMs } }), ['across', 'before', 'ends-at-since', 'inside', 'scheduled', 'series', 'timeless']);
+          // A later write moves the span: the window follows it.
+          await store.guaranteedUpdate('w', 'before', (e) => ({ ...e!, count: 2, lastTimestamp: at(120) }));
+          assert.deepEqual(await names({ activeIn: window, fieldEquals: { 'involvedObject.name': 'web' } }), ['across', 'before', 'ends-at-since', 'inside', 'series', 'timeless']);
+        }),
+      );
+      it(
         'filters with fieldEquals and predicate, filling each page across rows that do not match',
         withStore(async (store) => {
           for (let i = 0; i < 30; i++) {

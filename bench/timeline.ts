@@ -47,7 +47,7 @@ const TARGET = 'checkout-5f7d8c9b6-m2x4z';
 /** FILL_BATCH is the writes of one archive batch (one transaction), as a mirror catching up writes them. */
 const FILL_BATCH = 5_000;
 /** LAYOUT names what a cached archive was filled with: change it when makeEvent or the fill changes. */
-const LAYOUT = 'v4';
+const LAYOUT = 'v5';
 
 const iso = (ms: number): string => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
 
@@ -57,14 +57,22 @@ function makeEvent(i: number, n: number): CoreEvent {
   const pod = target ? TARGET : `pod-${(i * 7919) % PODS}`;
   const first = T0 + Math.floor((i / n) * SPAN);
   const count = i % 7 === 0 ? 1 + (i % 40) : 1;
-  const warning = i % 5 === 0;
+  /** round is how many events the pod had before this one. */
+  const round = Math.floor(i / (target ? 5000 : PODS));
+  const warning = round > 0 && i % 5 === 0;
   return {
     kind: 'Event',
     apiVersion: 'v1',
     metadata: { namespace: ns, name: `${pod}.${(0x17a2b3c4d5e6f7an + BigInt(i) * 7919n).toString(16)}`, uid: `uid-${i}`, creationTimestamp: iso(first) },
     involvedObject: { kind: 'Pod', namespace: ns, name: pod, uid: `uid-${pod}`, apiVersion: 'v1', fieldPath: 'spec.containers{app}' },
-    reason: warning ? 'BackOff' : ['Pulled', 'Created', 'Started', 'Scheduled'][i % 4]!,
-    message: warning ? `Back-off restarting failed container app in pod ${pod}_${ns}(uid)` : 'Container image "registry.example/app:1.2.3" already present on machine',
+    // A pod is scheduled once, at its first event; later ones are the kubelet's, in turn.
+    reason: round === 0 ? 'Scheduled' : warning ? 'BackOff' : ['Pulled', 'Created', 'Started'][round % 3]!,
+    message:
+      round === 0
+        ? `Successfully assigned ${ns}/${pod} to node-${i % 50}`
+        : warning
+          ? `Back-off restarting failed container app in pod ${pod}_${ns}(uid)`
+          : 'Container image "registry.example/app:1.2.3" already present on machine',
     source: { component: 'kubelet', host: `node-${i % 50}` },
     firstTimestamp: iso(first),
     lastTimestamp: iso(first + (count - 1) * 30_000),

@@ -47,7 +47,7 @@ const TARGET = 'checkout-5f7d8c9b6-m2x4z';
 /** FILL_BATCH is the writes of one archive batch (one transaction), as a mirror catching up writes them. */
 const FILL_BATCH = 5_000;
 /** LAYOUT names what a cached archive was filled with: change it when makeEvent or the fill changes. */
-const LAYOUT = 'v5';
+const LAYOUT = 'v6';
 
 const iso = (ms: number): string => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
 
@@ -157,9 +157,9 @@ function replicate(template: string, copies: number, path: string): void {
   db.function('kevents_rename', { deterministic: true }, (object: unknown, name: unknown, sfx: unknown) =>
     encodeObject(decodeObject(object as Buffer).replace(`"name":"${String(name)}"`, `"name":"${String(name)}${String(sfx)}"`)),
   );
-  const copyVersions = db.prepare(`INSERT INTO versions (rv, key, op, object, prev_rv, superseded_rv, expires_at, involved_kind, involved_hash, reason, type, first_s, last_s)
+  const copyVersions = db.prepare(`INSERT INTO versions (rv, key, op, object, prev_rv, superseded_rv, expires_at, involved_kind, involved_hash, reason, type, first_s, span_s)
     SELECT rv + @rvs, key || @sfx, op, kevents_rename(object, substr(key, instr(key, '/') + 1), @sfx),
-      prev_rv, superseded_rv, expires_at, involved_kind, involved_hash, reason, type, first_s, last_s
+      prev_rv, superseded_rv, expires_at, involved_kind, involved_hash, reason, type, first_s, span_s
     FROM versions WHERE rv <= @maxRv ORDER BY rv`);
   const copyOccurrences = db.prepare(`INSERT INTO occurrences (id, observed_us, namespace, regarding_hash, type, reason, count_before, count_after, seen_ms, cluster, observed_time)
     SELECT id + @rvs, observed_us, namespace, regarding_hash, type, reason, count_before, count_after, seen_ms, cluster, observed_time
@@ -201,7 +201,7 @@ async function run(n: number): Promise<Record<string, string | number>[]> {
   const probe = await collectTimeline({ source, for: { kind: 'Pod', name: TARGET, namespace: 'payments' }, since, until });
   // The rows the timeline reads: the object's current events that happened in the window (on the span columns), and its Scheduled events.
   const rawOne = raw.prepare(
-    "SELECT object FROM versions WHERE involved_hash = ? AND superseded_rv IS NULL AND op <> 3 AND (reason = 'Scheduled' OR (last_s >= ? AND first_s < ?))",
+    "SELECT object FROM versions WHERE involved_hash = ? AND superseded_rv IS NULL AND op <> 3 AND (reason = 'Scheduled' OR (first_s + span_s >= ? AND first_s < ?))",
   );
   const baseOne = (): unknown =>
     (rawOne.all(nameHash(TARGET), Math.floor(since / 1000), Math.ceil(until / 1000)) as { object: Buffer }[])

@@ -98,7 +98,7 @@ export class ListQueries {
       const w = scope.activeIn;
       const span: string[] = [];
       if (w.sinceMs !== undefined) {
-        span.push('(last_s IS NULL OR last_s >= @since_s)');
+        span.push('(first_s IS NULL OR first_s + span_s >= @since_s)');
         params.since_s = Math.floor(w.sinceMs / 1000);
       }
       if (w.untilMs !== undefined) {

@@ -57,14 +57,18 @@ export const HASHED_FIELDS: ReadonlySet<IndexedField> = new Set(['involvedObject
 export const INDEX_PRIORITY: readonly IndexedField[] = ['involvedObject.name'];
 
 /**
- * spanSeconds is when an event first and last happened, in whole seconds (first
- * rounded down, last up, so a window test on them never leaves out an event the
- * exact times would keep): the `first_s` and `last_s` columns. Null when unknown.
+ * spanSeconds is when an event first happened and how long it went on, in whole
+ * seconds (the first time rounded down, the last up, so a window test on them
+ * never leaves out an event the exact times would keep): the `first_s` and
+ * `span_s` columns. The length rather than the last time, as most events happen
+ * once: SQLite stores a 0 in no bytes at all. Both null when the event has no time.
  */
-export function spanSeconds(e: CoreEvent): { first_s: number | null; last_s: number | null } {
+export function spanSeconds(e: CoreEvent): { first_s: number | null; span_s: number | null } {
   const first = eventFirstMs(e);
   const last = eventLastMs(e);
-  return { first_s: first === undefined ? null : Math.floor(first / 1000), last_s: last === undefined ? null : Math.ceil(last / 1000) };
+  if (first === undefined || last === undefined) return { first_s: null, span_s: null };
+  const first_s = Math.floor(first / 1000);
+  return { first_s, span_s: Math.ceil(last / 1000) - first_s };
 }
 
 /** CURRENT selects the live version of each key; queries repeat it word for word so the planner can use the `cur_*` partial indexes. */
@@ -87,7 +91,7 @@ const KEY_INDEX_COLUMNS = ['reason', 'type', 'involved_kind'].join(', ');
  * index and reads the table row only of the events it keeps: one pod's week of
  * events is a few thousand rows, of which a day is a seventh.
  */
-const SPAN_INDEX_COLUMNS = ['reason', 'first_s', 'last_s'].join(', ');
+const SPAN_INDEX_COLUMNS = ['reason', 'first_s', 'span_s'].join(', ');
 
 /**
  * SCHEMA is one table of versions, MVCC style: every write adds a row at its
@@ -101,7 +105,7 @@ const SPAN_INDEX_COLUMNS = ['reason', 'first_s', 'last_s'].join(', ');
  *
  * `object` is the event's JSON compressed by `encodeObject` (a quarter of its
  * size). The row holds no column the key already gives (namespace, name), and
- * the involved object's name as its hash; `first_s` and `last_s` are its span
+ * the involved object's name as its hash; `first_s` and `span_s` are its span
  * (`spanSeconds`), for reads of a time window.
  * `past_versions` keeps the object of a version compaction removes while an
  * occurrence still describes it (an occurrence's id is the revision of the
@@ -122,7 +126,7 @@ CREATE TABLE IF NOT EXISTS versions (
   reason TEXT NOT NULL,
   type TEXT NOT NULL,
   first_s INTEGER,
-  last_s INTEGER
+  span_s INTEGER
 );
 CREATE INDEX IF NOT EXISTS cur_key ON versions(key, ${KEY_INDEX_COLUMNS}) WHERE ${CURRENT};
 ${indexed.map((c) => `CREATE INDEX IF NOT EXISTS cur_${c} ON versions(${c}, key, ${SPAN_INDEX_COLUMNS}) WHERE ${CURRENT};`).join('\n')}
@@ -139,7 +143,7 @@ CREATE TABLE IF NOT EXISTS checkpoints (at INTEGER PRIMARY KEY, rv INTEGER NOT N
 /** VERSIONS_INDEXES are the indexes of `versions` in every layout so far, dropped before a migration rebuilds them. */
 const VERSIONS_INDEXES = ['cur_key', 'cur_involved_name', 'cur_expiry', 'hist_key', 'hist_involved_name', 'superseded', 'tombstones'];
 
-function spanOfJson(json: unknown, which: 'first_s' | 'last_s'): number | null {
+function spanOfJson(json: unknown, which: 'first_s' | 'span_s'): number | null {
   try {
     return spanSeconds(JSON.parse(String(json)) as CoreEvent)[which];
   } catch {
@@ -152,7 +156,7 @@ export function addMigrationFunctions(db: Database.Database): void {
   db.function('kevents_encode_object', { deterministic: true }, (json: unknown) => encodeObject(String(json)));
   db.function('kevents_name_hash', { deterministic: true }, (name: unknown) => nameHash(String(name)));
   db.function('kevents_first_s', { deterministic: true }, (json: unknown) => spanOfJson(json, 'first_s'));
-  db.function('kevents_last_s', { deterministic: true }, (json: unknown) => spanOfJson(json, 'last_s'));
+  db.function('kevents_span_s', { deterministic: true }, (json: unknown) => spanOfJson(json, 'span_s'));
   db.function('kevents_decode_object', { deterministic: true }, (object: unknown) => decodeObject(object as Buffer));
 }
 
@@ -183,16 +187,16 @@ export function applySchema(db: Database.Database): void {
       // spans of current rows are filled in before SCHEMA builds the index again.
       db.exec('DROP INDEX IF EXISTS cur_involved_hash');
       db.exec('ALTER TABLE versions ADD COLUMN first_s INTEGER');
-      db.exec('ALTER TABLE versions ADD COLUMN last_s INTEGER');
+      db.exec('ALTER TABLE versions ADD COLUMN span_s INTEGER');
       addMigrationFunctions(db);
-      db.exec(`UPDATE versions SET (first_s, last_s) = (SELECT kevents_first_s(j), kevents_last_s(j) FROM (SELECT kevents_decode_object(object) AS j)) WHERE ${CURRENT}`);
+      db.exec(`UPDATE versions SET (first_s, span_s) = (SELECT kevents_first_s(j), kevents_span_s(j) FROM (SELECT kevents_decode_object(object) AS j)) WHERE ${CURRENT}`);
     }
     db.exec(SCHEMA);
     if (legacy) {
       addMigrationFunctions(db);
-      db.exec(`INSERT INTO versions (rv, key, op, object, prev_rv, superseded_rv, expires_at, involved_kind, involved_hash, reason, type, first_s, last_s)
+      db.exec(`INSERT INTO versions (rv, key, op, object, prev_rv, superseded_rv, expires_at, involved_kind, involved_hash, reason, type, first_s, span_s)
         SELECT rv, key, op, kevents_encode_object(object), prev_rv, superseded_rv, expires_at, involved_kind, kevents_name_hash(involved_name), reason, type,
-          CASE WHEN ${CURRENT} THEN kevents_first_s(object) END, CASE WHEN ${CURRENT} THEN kevents_last_s(object) END
+          CASE WHEN ${CURRENT} THEN kevents_first_s(object) END, CASE WHEN ${CURRENT} THEN kevents_span_s(object) END
         FROM versions_v2 ORDER BY rv`);
       db.exec('DROP TABLE versions_v2');
     }

@@ -117,7 +117,7 @@ void describe('SqliteEventStore on disk', () => {
       const columns = (index: string): string[] => check.prepare<[], { name: string }>(`PRAGMA index_info(${index})`).all().map((r) => r.name);
       assert.deepEqual(columns('cur_key'), ['key', 'reason', 'type', 'involved_kind']);
       assert.deepEqual(columns('hist_key'), ['key', 'rv', 'superseded_rv', 'reason', 'type', 'involved_kind']);
-      assert.deepEqual(columns('cur_involved_hash'), ['involved_hash', 'key', 'reason', 'first_s', 'last_s']);
+      assert.deepEqual(columns('cur_involved_hash'), ['involved_hash', 'key', 'reason', 'first_s', 'span_s']);
       assert.equal(check.prepare<[], { value: number }>("SELECT value FROM meta WHERE name = 'schema'").get()?.value, SCHEMA_VERSION);
       assertSpans(check);
       assert.deepEqual(check.prepare<[], { t: string }>('SELECT DISTINCT typeof(object) AS t FROM versions').all(), [{ t: 'blob' }]);
@@ -144,7 +144,7 @@ void describe('SqliteEventStore on disk', () => {
     const db = new Database(path);
     db.exec('DROP INDEX cur_involved_hash');
     db.exec('ALTER TABLE versions DROP COLUMN first_s');
-    db.exec('ALTER TABLE versions DROP COLUMN last_s');
+    db.exec('ALTER TABLE versions DROP COLUMN span_s');
     db.exec(`CREATE INDEX cur_involved_hash ON versions(involved_hash, key) WHERE ${CURRENT}`);
     db.exec("UPDATE meta SET value = 3 WHERE name = 'schema'");
     db.close();
@@ -156,10 +156,10 @@ void describe('SqliteEventStore on disk', () => {
     await store.close();
     const check = new Database(path, { readonly: true });
     const columns = (index: string): string[] => check.prepare<[], { name: string }>(`PRAGMA index_info(${index})`).all().map((r) => r.name);
-    assert.deepEqual(columns('cur_involved_hash'), ['involved_hash', 'key', 'reason', 'first_s', 'last_s']);
+    assert.deepEqual(columns('cur_involved_hash'), ['involved_hash', 'key', 'reason', 'first_s', 'span_s']);
     assert.equal(check.prepare<[], { value: number }>("SELECT value FROM meta WHERE name = 'schema'").get()?.value, SCHEMA_VERSION);
     assertSpans(check);
-    assert.equal(check.prepare<[], { n: number }>(`SELECT count(*) AS n FROM versions WHERE ${CURRENT} AND last_s IS NOT NULL`).get()?.n, 3);
+    assert.equal(check.prepare<[], { n: number }>(`SELECT count(*) AS n FROM versions WHERE ${CURRENT} AND span_s IS NOT NULL`).get()?.n, 3);
     check.close();
   });
 
@@ -256,11 +256,11 @@ ${version === 1 ? '' : 'CREATE TABLE occurrence_lag (hour INTEGER PRIMARY KEY, m
  */
 /** assertSpans checks that every current row's span columns are those of its event. */
 function assertSpans(db: Database.Database): void {
-  const rows = db.prepare<[], { key: string; object: Buffer; first_s: number | null; last_s: number | null }>(`SELECT key, object, first_s, last_s FROM versions WHERE ${CURRENT}`).all();
+  const rows = db.prepare<[], { key: string; object: Buffer; first_s: number | null; span_s: number | null }>(`SELECT key, object, first_s, span_s FROM versions WHERE ${CURRENT}`).all();
   assert.ok(rows.length > 0);
   for (const row of rows) {
     const event = JSON.parse(decodeObject(row.object)) as CoreEvent;
-    assert.deepEqual({ first_s: row.first_s, last_s: row.last_s }, spanSeconds(event), row.key);
+    assert.deepEqual({ first_s: row.first_s, span_s: row.span_s }, spanSeconds(event), row.key);
   }
 }
 

@@ -39,7 +39,7 @@ export interface MirrorOptions {
   logger?: Logger;
   /** registry receives the mirror's metrics (the server's registry when serving too). */
   registry?: Registry;
-  /** pageSize is the limit of each page of a list (default 500, as client-go's reflector). */
+  /** pageSize is the limit of each page of a list (default DEFAULT_PAGE_SIZE). */
   pageSize?: number;
   /** watchTimeoutSeconds is asked of each watch; a quiet but healthy watch ends and reopens this often. */
   watchTimeoutSeconds?: number;
@@ -64,8 +64,13 @@ export interface Mirror {
   readonly metrics: MirrorMetrics;
 }
 
-/** DEFAULT_PAGE_SIZE is client-go's reflector page size. */
-export const DEFAULT_PAGE_SIZE = 500;
+/**
+ * DEFAULT_PAGE_SIZE is twice client-go's reflector page: a mirror's list is a bulk
+ * copy, and each page costs a request and a commit with its checkpoint whatever
+ * its size. Pages of 1,000 (about 1 MB of JSON) took a 100,000-event cold start
+ * from ~19k to ~26k events/s in `bench/mirror.ts`; pages of 2,000 were no faster.
+ */
+export const DEFAULT_PAGE_SIZE = 1000;
 /** DEFAULT_WATCH_TIMEOUT_SECONDS reopens a quiet watch every minute, which also proves the source is alive. */
 export const DEFAULT_WATCH_TIMEOUT_SECONDS = 60;
 /** DEFAULT_MAX_BATCH: one SQLite transaction per 1,000 changes keeps commits short and the ingest rate high. */

@@ -1,4 +1,5 @@
 import type { CoreEvent, MicroTime, ObjectMeta, ObjectReference } from './types.js';
+import { wireTimeMs } from './duration.js';
 
 /**
  * The archive API: kevents' own API group on `kevents serve`, for what the
@@ -179,20 +180,12 @@ export function occurrenceFieldValue(o: Occurrence, field: OccurrenceField): str
   }
 }
 
-/** parseTimeMs reads an event time (RFC 3339) as ms since the epoch; a missing, malformed or zero time is undefined. */
-export function parseTimeMs(t: string | null | undefined): number | undefined {
-  if (t === null || t === undefined || t === '') return undefined;
-  const ms = Date.parse(t);
-  // Go's zero time (0001-01-01) is how a missing time looks on the wire of some servers.
-  return Number.isNaN(ms) || ms < -62135596800000 + 1000 ? undefined : ms;
-}
-
 /** eventFirstMs is when an event first happened: firstTimestamp, else eventTime, else its creation. */
 export function eventFirstMs(e: CoreEvent): number | undefined {
-  return parseTimeMs(e.firstTimestamp) ?? parseTimeMs(e.eventTime) ?? parseTimeMs(e.metadata.creationTimestamp);
+  return wireTimeMs(e.firstTimestamp) ?? wireTimeMs(e.eventTime) ?? wireTimeMs(e.metadata.creationTimestamp);
 }
 
 /** eventLastMs is when an event last happened (series, lastTimestamp, eventTime, firstTimestamp). */
 export function eventLastMs(e: CoreEvent): number | undefined {
-  return parseTimeMs(eventLastSeen(e)) ?? eventFirstMs(e);
+  return wireTimeMs(eventLastSeen(e)) ?? eventFirstMs(e);
 }

@@ -1,7 +1,5 @@
 import type { CoreEvent, Occurrence } from '../api/index.js';
-import { eventCount, eventFirstMs, eventLastMs, parseTimeMs } from '../api/index.js';
-
-export { eventFirstMs, eventLastMs };
+import { eventCount, eventFirstMs, eventLastMs, wireTimeMs } from '../api/index.js';
 
 /** MAX_SPREAD_ROWS bounds the rows one event's count is spread over: a BackOff counted 4,000 times is still one story. */
 export const MAX_SPREAD_ROWS = 12;
@@ -46,9 +44,9 @@ export function eventEntries(e: CoreEvent, history: readonly Occurrence[] | unde
   const total = eventCount(e);
   if (history !== undefined && history.length > 0) {
     const out: OccurrenceEntry[] = [];
-    const sorted = [...history].sort((a, b) => a.countAfter - b.countAfter || (parseTimeMs(a.observedTime) ?? 0) - (parseTimeMs(b.observedTime) ?? 0));
+    const sorted = [...history].sort((a, b) => a.countAfter - b.countAfter || (wireTimeMs(a.observedTime) ?? 0) - (wireTimeMs(b.observedTime) ?? 0));
     const head = sorted[0]!;
-    const headMs = parseTimeMs(head.lastSeen) ?? parseTimeMs(head.observedTime) ?? last ?? 0;
+    const headMs = wireTimeMs(head.lastSeen) ?? wireTimeMs(head.observedTime) ?? last ?? 0;
     if (head.countBefore > 0) {
       // The archive started watching after this event had already repeated.
       const start = first ?? headMs;
@@ -57,7 +55,7 @@ export function eventEntries(e: CoreEvent, history: readonly Occurrence[] | unde
     }
     let prevAfter = head.countBefore;
     for (const o of sorted) {
-      const ms = parseTimeMs(o.lastSeen) ?? parseTimeMs(o.observedTime) ?? headMs;
+      const ms = wireTimeMs(o.lastSeen) ?? wireTimeMs(o.observedTime) ?? headMs;
       out.push({ ms, event: e, message: o.message ?? e.message ?? '', count: Math.max(0, o.countAfter - prevAfter), estimated: false });
       prevAfter = Math.max(prevAfter, o.countAfter);
     }

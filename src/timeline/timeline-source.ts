@@ -1,6 +1,6 @@
 import type { CoreEvent, Occurrence } from '../api/index.js';
 import { buildTimeline } from './build-timeline.js';
-import { eventFirstMs, eventLastMs } from './occurrence-rows.js';
+import { eventFirstMs, eventLastMs } from '../api/index.js';
 import type { ObjectRef } from './kinds.js';
 import { isNamespacedKind } from './kinds.js';
 import { scheduledNode, scopeObjects } from './scope.js';

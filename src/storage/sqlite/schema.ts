@@ -143,12 +143,20 @@ CREATE TABLE IF NOT EXISTS checkpoints (at INTEGER PRIMARY KEY, rv INTEGER NOT N
 /** VERSIONS_INDEXES are the indexes of `versions` in every layout so far, dropped before a migration rebuilds them. */
 const VERSIONS_INDEXES = ['cur_key', 'cur_involved_name', 'cur_expiry', 'hist_key', 'hist_involved_name', 'superseded', 'tombstones'];
 
+/** spanOfJson is one column of an event's span; the migration asks for both of each row, so the last is kept. */
+let lastSpan: { json: string; span: ReturnType<typeof spanSeconds> } | undefined;
 function spanOfJson(json: unknown, which: 'first_s' | 'span_s'): number | null {
-  try {
-    return spanSeconds(JSON.parse(String(json)) as CoreEvent)[which];
-  } catch {
-    return null;
+  const text = String(json);
+  if (lastSpan?.json !== text) {
+    let span: ReturnType<typeof spanSeconds>;
+    try {
+      span = spanSeconds(JSON.parse(text) as CoreEvent);
+    } catch {
+      span = { first_s: null, span_s: null };
+    }
+    lastSpan = { json: text, span };
   }
+  return lastSpan.span[which];
 }
 
 /** addMigrationFunctions registers the SQL functions a migration of an older layout uses. */

@@ -5,6 +5,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { spawnSync } from 'node:child_process';
+import { prepare } from './setup.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const filter = process.argv.slice(2);
@@ -25,10 +26,18 @@ if (files.length === 0) {
   console.error('run-tests: no test files found');
   process.exit(1);
 }
+let testEnv;
+try {
+  // Idempotent and quick once the machine is set up; it tells the tests where PostgreSQL and the peers are.
+  testEnv = prepare({ quiet: true });
+} catch (err) {
+  console.error(`run-tests: ${err.message}`);
+  process.exit(1);
+}
 const concurrency = process.env.KEVENTS_TEST_CONCURRENCY ?? '3';
 const result = spawnSync(
   process.execPath,
   ['--enable-source-maps', '--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...files],
-  { cwd: root, stdio: 'inherit' },
+  { cwd: root, stdio: 'inherit', env: { ...process.env, ...testEnv } },
 );
 process.exit(result.status ?? 1);

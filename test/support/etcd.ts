@@ -2,10 +2,9 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { get } from 'node:http';
-import { createServer } from 'node:net';
-import type { Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePorts } from './ports.js';
 
 /** ETCD_BINARY is the etcd server the tests run (Debian's etcd-server package); ETCD_BIN overrides it. */
 export const ETCD_BINARY = process.env.ETCD_BIN ?? '/usr/bin/etcd';
@@ -57,27 +56,6 @@ process.once('exit', () => {
   for (const child of running) child.kill('SIGKILL');
   for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
 });
-
-async function freePorts(n: number): Promise<number[]> {
-  const servers: Server[] = [];
-  try {
-    for (let i = 0; i < n; i++) {
-      const s = createServer();
-      await new Promise<void>((resolve, reject) => {
-        s.once('error', reject);
-        s.listen(0, '127.0.0.1', resolve);
-      });
-      servers.push(s);
-    }
-    return servers.map((s) => {
-      const a = s.address();
-      if (a === null || typeof a === 'string') throw new Error('no port');
-      return a.port;
-    });
-  } finally {
-    await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
-  }
-}
 
 function healthy(endpoint: string): Promise<boolean> {
   return new Promise((resolve) => {

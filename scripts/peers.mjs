@@ -1,0 +1,223 @@
+#!/usr/bin/env node
+// Builds the real upstream peers the tests run against (kube-apiserver, kube-scheduler,
+// kube-controller-manager, kwok) from their published Go modules, once, into a cache
+// outside the repository keyed by version, and prints where they are.
+//
+//   node scripts/peers.mjs [--json] [--only NAME[,NAME]] [--cache DIR]
+//
+// k8s.io/kubernetes cannot be built with `go install pkg@version`: its go.mod requires its
+// staging modules at v0.0.0 and replaces them with ./staging folders. The build therefore
+// goes through a throw-away wrapper module in the cache folder that requires
+// k8s.io/kubernetes and replaces each of those staging modules with its published twin
+// (v0.MINOR.PATCH). The list of staging modules is read from that go.mod, not written here.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync, renameSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+/** KUBERNETES_VERSION matches the newest bundled kubectl minor (1.33). */
+export const KUBERNETES_VERSION = 'v1.33.13';
+/** KWOK_VERSION is a kwok release built against Kubernetes 1.33 libraries. */
+export const KWOK_VERSION = 'v0.7.0';
+
+const KUBE_COMMANDS = ['kube-apiserver', 'kube-scheduler', 'kube-controller-manager'];
+const ALL = [...KUBE_COMMANDS, 'kwok', 'etcd'];
+
+function parseArgs(argv) {
+  const opts = { json: false, only: ALL, cache: process.env.KEVENTS_PEERS_CACHE ?? join(homedir(), '.cache', 'kevents-peers'), quiet: false };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--json') opts.json = true;
+    else if (a === '--quiet') opts.quiet = true;
+    else if (a === '--only') opts.only = String(argv[++i] ?? '').split(',').filter(Boolean);
+    else if (a === '--cache') opts.cache = String(argv[++i] ?? '');
+    else if (a === '--help' || a === '-h') {
+      process.stdout.write('usage: npm run --silent peers -- [--json] [--only kube-apiserver,kwok,…] [--cache DIR]\n');
+      process.exit(0);
+    } else {
+      process.stderr.write(`peers: unknown argument ${a}\n`);
+      process.exit(2);
+    }
+  }
+  for (const name of opts.only) {
+    if (!ALL.includes(name)) {
+      process.stderr.write(`peers: unknown peer ${name} (known: ${ALL.join(', ')})\n`);
+      process.exit(2);
+    }
+  }
+  return opts;
+}
+
+function log(opts, msg) {
+  if (!opts.quiet) process.stderr.write(`peers: ${msg}\n`);
+}
+
+function findGo() {
+  for (const candidate of [process.env.GO, 'go', '/usr/local/go/bin/go', '/usr/lib/go/bin/go']) {
+    if (!candidate) continue;
+    const r = spawnSync(candidate, ['version'], { encoding: 'utf8' });
+    if (r.status === 0) return candidate;
+  }
+  return undefined;
+}
+
+function isExecutable(path) {
+  try {
+    return statSync(path).isFile() && (statSync(path).mode & 0o111) !== 0;
+  } catch {
+    return false;
+  }
+}
+
+/** withLock runs fn while holding a directory lock, so parallel test files build once. */
+function withLock(dir, fn) {
+  const lock = join(dir, '.lock');
+  mkdirSync(dir, { recursive: true });
+  const started = Date.now();
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      writeFileSync(join(lock, 'pid'), String(process.pid));
+      break;
+    } catch (err) {
+      if (err.code !== 'EEXIST') throw err;
+      let holder = 0;
+      try {
+        holder = Number(readFileSync(join(lock, 'pid'), 'utf8'));
+      } catch {
+        // The holder has made the folder but not written its pid yet.
+      }
+      let alive = holder > 0;
+      if (alive) {
+        try {
+          process.kill(holder, 0);
+        } catch {
+          alive = false;
+        }
+      }
+      if (!alive && Date.now() - started > 2000) rmSync(lock, { recursive: true, force: true });
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 500);
+    }
+  }
+  try {
+    return fn();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+function run(go, args, cwd, env) {
+  const r = spawnSync(go, args, { cwd, env: { ...process.env, GOFLAGS: '-mod=mod', GOTOOLCHAIN: 'local', ...env }, stdio: ['ignore', 'inherit', 'inherit'] });
+  if (r.status !== 0) throw new Error(`go ${args.join(' ')} failed in ${cwd} (exit ${r.status})`);
+}
+
+/**
+ * versionLdflags stamps the binaries as upstream's release build does (hack/lib/version.sh):
+ * without it /version says v0.0.0-master with an empty minor, and kubectl's dispatcher, which picks
+ * its bundled client by the server's minor, falls back to another version.
+ */
+function versionLdflags() {
+  const [major, minor] = KUBERNETES_VERSION.slice(1).split('.');
+  const vars = { gitVersion: KUBERNETES_VERSION, gitMajor: major, gitMinor: minor, gitTreeState: 'clean', gitCommit: '', buildDate: '1970-01-01T00:00:00Z' };
+  const flags = ['-s', '-w'];
+  for (const pkg of ['k8s.io/component-base/version', 'k8s.io/client-go/pkg/version']) {
+    for (const [k, v] of Object.entries(vars)) if (v !== '') flags.push(`-X ${pkg}.${k}=${v}`);
+  }
+  return flags.join(' ');
+}
+
+function buildKube(opts, go, names) {
+  const dir = join(opts.cache, `kubernetes-${KUBERNETES_VERSION}-stamped`);
+  const bin = join(dir, 'bin');
+  const missing = names.filter((n) => !isExecutable(join(bin, n)));
+  if (missing.length === 0) return dir;
+  withLock(dir, () => {
+    const still = names.filter((n) => !isExecutable(join(bin, n)));
+    if (still.length === 0) return;
+    const wrapper = join(dir, 'wrapper');
+    mkdirSync(wrapper, { recursive: true });
+    const info = JSON.parse(execFileSync(go, ['mod', 'download', '-json', `k8s.io/kubernetes@${KUBERNETES_VERSION}`], { encoding: 'utf8', env: { ...process.env, GOTOOLCHAIN: 'local' } }));
+    const upstreamMod = readFileSync(info.GoMod, 'utf8');
+    const staging = [...upstreamMod.matchAll(/^\s*(k8s\.io\/[\w.\-/]+)\s+v0\.0\.0\s*$/gm)].map((m) => m[1]);
+    if (staging.length === 0) throw new Error(`no staging modules found in ${info.GoMod}`);
+    const goVersion = /^go\s+(\S+)/m.exec(upstreamMod)?.[1] ?? '1.24';
+    const twin = `v0.${KUBERNETES_VERSION.slice(3)}`;
+    const lines = [
+      'module kevents.local/peers',
+      '',
+      `go ${goVersion}`,
+      '',
+      `require k8s.io/kubernetes ${KUBERNETES_VERSION}`,
+      '',
+      'replace (',
+      ...staging.map((m) => `\t${m} => ${m} ${twin}`),
+      ')',
+      '',
+    ];
+    writeFileSync(join(wrapper, 'go.mod'), lines.join('\n'));
+    writeFileSync(join(wrapper, 'peers.go'), '// Package peers only anchors the build of upstream commands.\npackage peers\n');
+    log(opts, `building ${still.join(', ')} ${KUBERNETES_VERSION} (a cold build takes many minutes)`);
+    mkdirSync(bin, { recursive: true });
+    for (const name of still) {
+      const out = join(bin, `${name}.partial`);
+      run(go, ['build', '-trimpath', `-ldflags=${versionLdflags()}`, '-o', out, `k8s.io/kubernetes/cmd/${name}`], wrapper, { CGO_ENABLED: '0' });
+      renameSync(out, join(bin, name));
+    }
+  });
+  return dir;
+}
+
+function buildKwok(opts, go) {
+  const dir = join(opts.cache, `kwok-${KWOK_VERSION}`);
+  const target = join(dir, 'bin', 'kwok');
+  if (isExecutable(target)) return target;
+  withLock(dir, () => {
+    if (isExecutable(target)) return;
+    log(opts, `building kwok ${KWOK_VERSION}`);
+    run(go, ['install', '-trimpath', '-ldflags=-s -w', `sigs.k8s.io/kwok/cmd/kwok@${KWOK_VERSION}`], dir, { GOBIN: join(dir, 'bin'), CGO_ENABLED: '0', GOFLAGS: '' });
+  });
+  return target;
+}
+
+function findEtcd() {
+  for (const candidate of [process.env.KEVENTS_ETCD, '/usr/bin/etcd']) {
+    if (candidate && isExecutable(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+function main() {
+  const opts = parseArgs(process.argv.slice(2));
+  const result = {};
+  const wantKube = opts.only.filter((n) => KUBE_COMMANDS.includes(n));
+  const needsGo = wantKube.some((n) => !isExecutable(join(opts.cache, `kubernetes-${KUBERNETES_VERSION}-stamped`, 'bin', n))) || (opts.only.includes('kwok') && !isExecutable(join(opts.cache, `kwok-${KWOK_VERSION}`, 'bin', 'kwok')));
+  const go = needsGo ? findGo() : undefined;
+  if (needsGo && !go) {
+    process.stderr.write('peers: Go is needed to build the upstream binaries once (apt-get install golang-go, or Go 1.24+ from go.dev); none was found on PATH\n');
+    process.exit(1);
+  }
+  try {
+    if (wantKube.length > 0) {
+      const dir = buildKube(opts, go, wantKube);
+      for (const n of wantKube) result[n] = join(dir, 'bin', n);
+    }
+    if (opts.only.includes('kwok')) result.kwok = buildKwok(opts, go);
+  } catch (err) {
+    process.stderr.write(`peers: ${err.message}\n`);
+    process.exit(1);
+  }
+  if (opts.only.includes('etcd')) {
+    const etcd = findEtcd();
+    if (!etcd) {
+      process.stderr.write('peers: etcd not found: apt-get install etcd-server (or set KEVENTS_ETCD)\n');
+      process.exit(1);
+    }
+    result.etcd = etcd;
+  }
+  result.kubernetesVersion = KUBERNETES_VERSION;
+  result.kwokVersion = KWOK_VERSION;
+  if (opts.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  else for (const [k, v] of Object.entries(result)) process.stdout.write(`${k}\t${v}\n`);
+}
+
+main();

@@ -1,0 +1,179 @@
+#!/usr/bin/env node
+// Prepares a machine for `npm test`, idempotently: the Debian packages the tests drive
+// (kubectl, etcd, the Python client, Chromium, PostgreSQL, NATS), a private PostgreSQL
+// server on 127.0.0.1 for the tests, the real upstream peers (scripts/peers.mjs) and the
+// sink servers (scripts/sinks.mjs). Quick when everything is already there.
+//
+//   node scripts/setup.mjs            set up, then print what the tests will use
+//   node scripts/setup.mjs --check    only say what is missing (exit 1 if anything is)
+//
+// run-tests.mjs calls prepare() and hands the result to the tests as environment variables.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, writeFileSync, chownSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** TEST_POSTGRES_PORT is the port of the tests' own PostgreSQL server, away from a system one on 5432. */
+export const TEST_POSTGRES_PORT = Number(process.env.KEVENTS_TEST_POSTGRES_PORT ?? 55432);
+
+const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+
+function has(cmd) {
+  return spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
+}
+
+function pythonHasKubernetes() {
+  return existsSync('/usr/bin/python3') && spawnSync('/usr/bin/python3', ['-c', 'import kubernetes'], { stdio: 'ignore' }).status === 0;
+}
+
+function postgresBinDir() {
+  const base = '/usr/lib/postgresql';
+  if (!existsSync(base)) return undefined;
+  const majors = readdirSync(base).filter((v) => existsSync(join(base, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a));
+  return majors[0] ? join(base, majors[0], 'bin') : undefined;
+}
+
+/** REQUIREMENTS are what the tests need from the machine: a check and the Debian package that satisfies it. */
+const REQUIREMENTS = [
+  { what: 'kubectl', pkg: 'kubernetes-client', ok: () => has('kubectl') },
+  { what: 'etcd', pkg: 'etcd-server', ok: () => existsSync('/usr/bin/etcd') },
+  { what: 'etcdctl', pkg: 'etcd-client', ok: () => has('etcdctl') },
+  { what: 'the Python kubernetes client for /usr/bin/python3', pkg: 'python3-kubernetes', ok: pythonHasKubernetes },
+  { what: 'Chromium', pkg: 'chromium', ok: () => existsSync('/usr/bin/chromium') },
+  { what: 'PostgreSQL server', pkg: 'postgresql', ok: () => postgresBinDir() !== undefined },
+  { what: 'openssl', pkg: 'openssl', ok: () => has('openssl') },
+  { what: 'NATS server', pkg: 'nats-server', ok: () => has('nats-server') || existsSync('/usr/bin/nats-server') },
+  { what: 'Java 17+ (Kafka)', pkg: 'openjdk-17-jre-headless', ok: () => has('java') },
+  { what: 'Maven (Kafka jars)', pkg: 'maven', ok: () => has('mvn') },
+];
+
+function log(quiet, msg) {
+  if (!quiet) process.stderr.write(`setup: ${msg}\n`);
+}
+
+export function installPackages({ quiet }) {
+  const missing = REQUIREMENTS.filter((r) => !r.ok());
+  if (missing.length === 0) return;
+  const pkgs = [...new Set(missing.map((r) => r.pkg))];
+  if (!isRoot) {
+    throw new Error(
+      `missing ${missing.map((r) => r.what).join(', ')}; install them with: sudo apt-get install -y --no-install-recommends ${pkgs.join(' ')}` +
+        ' (or run npm test as root once, which installs them)',
+    );
+  }
+  log(quiet, `installing ${pkgs.join(' ')} (Debian packages)`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  execFileSync('apt-get', ['-o', 'DPkg::Lock::Timeout=600', 'update', '-qq'], { stdio: ['ignore', 'ignore', 'inherit'], env });
+  execFileSync('apt-get', ['-o', 'DPkg::Lock::Timeout=600', 'install', '-y', '-qq', '--no-install-recommends', ...pkgs], { stdio: ['ignore', 'ignore', 'inherit'], env });
+  // Debian starts a packaged server on install; the tests run their own.
+  const still = REQUIREMENTS.filter((r) => !r.ok());
+  if (still.length > 0) throw new Error(`still missing after apt-get install: ${still.map((r) => r.what).join(', ')}`);
+}
+
+function postgresDataDir() {
+  const major = postgresBinDir()?.split('/').at(-2) ?? 'x';
+  // As root the server runs as the postgres user, which cannot enter /root.
+  return isRoot ? `/var/lib/kevents-test/postgres-${major}` : join(homedir(), '.cache', 'kevents-test', `postgres-${major}`);
+}
+
+function asServerUser(bin, args) {
+  const cmd = isRoot ? ['runuser', ['-u', 'postgres', '--', bin, ...args]] : [bin, args];
+  return spawnSync(cmd[0], cmd[1], { encoding: 'utf8', cwd: '/' });
+}
+
+function postgresReady(bin) {
+  return spawnSync(join(bin, 'pg_isready'), ['-q', '-h', '127.0.0.1', '-p', String(TEST_POSTGRES_PORT)], { stdio: 'ignore' }).status === 0;
+}
+
+/** startPostgres runs the tests' own PostgreSQL server (trust on 127.0.0.1 only) and makes the `test` database. */
+export function startPostgres({ quiet }) {
+  const bin = postgresBinDir();
+  if (!bin) throw new Error('PostgreSQL is not installed (apt-get install postgresql)');
+  const data = postgresDataDir();
+  if (!postgresReady(bin)) {
+    if (!existsSync(join(data, 'PG_VERSION'))) {
+      log(quiet, `creating the tests' PostgreSQL cluster in ${data}`);
+      mkdirSync(data, { recursive: true, mode: 0o700 });
+      if (isRoot) {
+        const pg = execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim();
+        const pgGroup = execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim();
+        chownSync(dirname(data), Number(pg), Number(pgGroup));
+        chownSync(data, Number(pg), Number(pgGroup));
+      }
+      const init = asServerUser(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8']);
+      if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr || init.stdout}`);
+      writeFileSync(join(data, 'pg_hba.conf'), 'local all all trust\nhost all all 127.0.0.1/32 trust\nhost all all ::1/128 trust\n');
+      if (isRoot) {
+        const pg = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
+        chownSync(join(data, 'pg_hba.conf'), pg, Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim()));
+      }
+    }
+    log(quiet, `starting the tests' PostgreSQL on 127.0.0.1:${TEST_POSTGRES_PORT}`);
+    const opts = `-p ${TEST_POSTGRES_PORT} -k ${data} -c listen_addresses=127.0.0.1 -c max_connections=300`;
+    const start = asServerUser(join(bin, 'pg_ctl'), ['-D', data, '-l', join(data, 'server.log'), '-o', opts, '-w', '-t', '60', 'start']);
+    if (start.status !== 0 && !postgresReady(bin)) {
+      let tail = '';
+      try {
+        tail = readFileSync(join(data, 'server.log'), 'utf8').split('\n').slice(-8).join('\n');
+      } catch {
+        // No log written yet.
+      }
+      throw new Error(`PostgreSQL did not start: ${start.stderr || start.stdout}\n${tail}`);
+    }
+  }
+  const psql = join(bin, 'psql');
+  const conn = ['-h', '127.0.0.1', '-p', String(TEST_POSTGRES_PORT), '-U', 'postgres', '-At'];
+  const exists = spawnSync(psql, [...conn, '-d', 'postgres', '-c', "SELECT 1 FROM pg_database WHERE datname = 'test'"], { encoding: 'utf8' });
+  if (exists.status !== 0) throw new Error(`PostgreSQL answered no query: ${exists.stderr}`);
+  if (exists.stdout.trim() !== '1') execFileSync(psql, [...conn, '-d', 'postgres', '-c', 'CREATE DATABASE test'], { stdio: 'ignore' });
+  return `postgres://postgres@127.0.0.1:${TEST_POSTGRES_PORT}/test`;
+}
+
+function runJsonScript(script, { quiet }) {
+  const path = join(root, 'scripts', script);
+  if (!existsSync(path)) return undefined;
+  const r = spawnSync(process.execPath, [path, '--json', ...(quiet ? ['--quiet'] : [])], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 20 });
+  if (r.status !== 0) throw new Error(`scripts/${script} failed (exit ${r.status})`);
+  return JSON.parse(r.stdout);
+}
+
+/**
+ * prepare sets the machine up for the tests and returns the environment variables that tell the
+ * tests where everything is: KEVENTS_TEST_POSTGRES, KEVENTS_PEERS (JSON) and KEVENTS_SINKS (JSON).
+ */
+export function prepare({ quiet = false } = {}) {
+  installPackages({ quiet });
+  const env = {};
+  env.KEVENTS_TEST_POSTGRES = process.env.KEVENTS_TEST_POSTGRES ?? startPostgres({ quiet });
+  const peers = runJsonScript('peers.mjs', { quiet });
+  if (peers) env.KEVENTS_PEERS = JSON.stringify(peers);
+  const sinks = runJsonScript('sinks.mjs', { quiet });
+  if (sinks) env.KEVENTS_SINKS = JSON.stringify(sinks);
+  return env;
+}
+
+function main() {
+  const args = process.argv.slice(2);
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write('usage: node scripts/setup.mjs [--check] [--quiet]\n');
+    return;
+  }
+  if (args.includes('--check')) {
+    const missing = REQUIREMENTS.filter((r) => !r.ok());
+    for (const r of missing) process.stdout.write(`missing: ${r.what} (Debian package ${r.pkg})\n`);
+    process.exitCode = missing.length > 0 ? 1 : 0;
+    return;
+  }
+  try {
+    const env = prepare({ quiet: args.includes('--quiet') });
+    if (!args.includes('--quiet')) for (const [k, v] of Object.entries(env)) process.stdout.write(`${k}=${v.length > 200 ? `${v.slice(0, 200)}…` : v}\n`);
+  } catch (err) {
+    process.stderr.write(`setup: ${err.message}\n`);
+    process.exitCode = 1;
+  }
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) main();

@@ -853,6 +853,17 @@ export function decodeEvent(body: unknown, api: EventApi, options: DecodeOptions
   return decodeNode(fromJs(body), utf8Encoder.encode(text), api, options);
 }
 
+/** jsonSyntaxError is Go's encoding/json message for text that is not JSON, or undefined for JSON. */
+export function jsonSyntaxError(text: string): string | undefined {
+  try {
+    parseJson(utf8Encoder.encode(text));
+    return undefined;
+  } catch (e) {
+    if (e instanceof JsonSyntaxError) return e.message;
+    throw e;
+  }
+}
+
 /**
  * decodeEventJson is decodeEvent for the raw request body. Working on the text adds what a parsed
  * value has lost: Go's syntax-error messages, duplicate fields, and numbers exactly as written.

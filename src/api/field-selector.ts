@@ -50,7 +50,8 @@ export const FIELD_LABELS: Readonly<Record<EventApi, ReadonlyMap<string, string>
   'events.k8s.io/v1': new Map([
     ...objectRefFields.map((f): [string, string] => [`regarding.${f}`, `involvedObject.${f}`]),
     ['reportingController', 'reportingComponent'],
-    ...['reason', 'source', 'type', 'metadata.namespace', 'metadata.name'].map((f): [string, string] => [f, f]),
+    // kube-apiserver 1.33 refuses `source` here, although its internal field set has it.
+    ...['reason', 'type', 'metadata.namespace', 'metadata.name'].map((f): [string, string] => [f, f]),
   ]),
 };
 

@@ -85,7 +85,7 @@ function dns1123LabelErrors(value: string, bytes: number): string[] {
 /**
  * isQualifiedName checks a qualified name (label key syntax): an optional DNS-subdomain
  * prefix and `/`, then a name of at most 63 bytes. Messages are those of the
- * current `content.IsLabelKey`, which `IsQualifiedName` aliases.
+ * `validation.IsQualifiedName` of Kubernetes 1.33 (newer releases say "a valid label key").
  */
 export function isQualifiedName(value: string): string[] {
   const errs: string[] = [];
@@ -100,7 +100,7 @@ export function isQualifiedName(value: string): string[] {
     else for (const m of isDNS1123Subdomain(prefix, 'bytes')) errs.push(`prefix part ${m}`);
   } else {
     return [
-      `a valid label key ${regexError(labelKeyErrMsg, labelKeyFmt, 'MyName', 'my.name', '123-abc')}` +
+      `a qualified name ${regexError(labelKeyErrMsg, labelKeyFmt, 'MyName', 'my.name', '123-abc')}` +
         " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
     ];
   }

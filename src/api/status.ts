@@ -42,9 +42,16 @@ export function failureStatus(code: number, reason: StatusReason, message: strin
 
 /** successStatus builds the Success `Status` returned by deletes. */
 export function successStatus(details?: StatusDetails): Status {
-  const status: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 200 };
+  const status: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success' };
   if (details !== undefined) status.details = details;
   return status;
+}
+
+/** newStatusError is a Failure with any code, and no reason where upstream gives none. */
+export function newStatusError(code: number, reason: StatusReason | undefined, message: string, details?: StatusDetails): StatusError {
+  const status = failureStatus(code, reason ?? 'InternalError', message, details);
+  if (reason === undefined) delete status.reason;
+  return new StatusError(status);
 }
 
 function err(code: number, reason: StatusReason, message: string, details?: StatusDetails): StatusError {
@@ -108,7 +115,7 @@ export function newInvalid(kind: { group: string; kind: string }, name: string, 
   const body = messages.length === 1 ? messages[0]! : `[${messages.join(', ')}]`;
   const qualifiedKind = kind.group === '' ? kind.kind : `${kind.kind}.${kind.group}`;
   const details: StatusDetails = {
-    name,
+    name: name || undefined,
     group: kind.group || undefined,
     kind: kind.kind,
     causes: causes.map((c): StatusCause => ({ reason: c.type, message: fieldErrorBody(c), field: c.field })),
@@ -130,13 +137,12 @@ export function newGone(message: string): StatusError {
 export function newTooLargeResourceVersion(requested: number | bigint, current: number | bigint): StatusError {
   return err(504, 'Timeout', `Timeout: Too large resource version: ${requested}, current: ${current}`, {
     causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
-    retryAfterSeconds: 1,
   });
 }
 
 /** newMethodNotAllowed is the 405 for a verb the resource does not support. */
 export function newMethodNotAllowed(): StatusError {
-  return err(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+  return err(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
 }
 
 /** newNotAcceptable is the 406 for an Accept header the server cannot serve. */
@@ -145,13 +151,8 @@ export function newNotAcceptable(accepted: string[]): StatusError {
 }
 
 /** newUnsupportedMediaType is the 415 for a body type the server cannot read. */
-export function newUnsupportedMediaType(contentType: string, accepted: string[]): StatusError {
-  return err(
-    415,
-    'UnsupportedMediaType',
-    `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
-    { kind: contentType },
-  );
+export function newUnsupportedMediaType(accepted: string[]): StatusError {
+  return err(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`);
 }
 
 /** MAX_REQUEST_BODY_BYTES is upstream's limit on a request body (3 MiB). */
@@ -239,6 +240,8 @@ export function formatBadValue(v: unknown): string {
   if (typeof v === 'string') return strconvQuote(v);
   if (v === null || v === undefined) return 'null';
   if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
+  // A []string (a repeated query parameter) is printed with Go's %#v.
+  if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return `[]string{${v.map(strconvQuote).join(', ')}}`;
   // Go's json.Marshal escapes HTML characters and the JS line separators; they only occur inside strings.
   return JSON.stringify(v).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

@@ -163,7 +163,8 @@ export interface Status {
   message?: string;
   reason?: string;
   details?: StatusDetails;
-  code: number;
+  /** code is omitted (Go omitempty) in the Success of a delete. */
+  code?: number;
 }
 
 /** TableColumnDefinition is meta.k8s.io/v1 TableColumnDefinition. */

@@ -25,7 +25,7 @@ const NAMESPACE_TERMINATING_CAUSE = 'NamespaceTerminating';
 export function classifyWriteError(err: unknown, isSeries: boolean): WriteErrorClass {
   if (isStatusError(err)) {
     const s = err.status;
-    const code = s.code;
+    const code = s.code ?? 0;
     const afterSeconds = s.details?.retryAfterSeconds;
     const retryAfterMs = typeof afterSeconds === 'number' && afterSeconds > 0 ? afterSeconds * 1000 : undefined;
     if (code === 429 || code >= 500) return { retry: true, quiet: false, code, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };

@@ -150,6 +150,7 @@ export interface APIResource {
   verbs: string[];
   shortNames?: string[];
   categories?: string[];
+  storageVersionHash?: string;
 }
 
 /** APIResourceList is metav1.APIResourceList, the body of `GET /api/v1` and `GET /apis/<g>/<v>`. */
@@ -208,6 +209,17 @@ export function apiGroup(group: string): APIGroup | undefined {
   return { kind: 'APIGroup', apiVersion: 'v1', ...groupEntry(group, versions) };
 }
 
+/**
+ * storageVersionHash is kube-apiserver's hash of the version a resource is stored in (the first 8 bytes of
+ * sha256("group/version/kind"), base64): both event APIs store core/v1 Events. Resources of kevents' own
+ * groups have none.
+ */
+function storageVersionHash(k: KnownKind): string | undefined {
+  if (k.group.endsWith('.kevents.io')) return undefined;
+  const gvk = k.resource === 'events' ? '/v1/Event' : `${k.group}/${k.version}/${k.kind}`;
+  return createHash('sha256').update(gvk).digest().subarray(0, 8).toString('base64');
+}
+
 function apiResource(k: KnownKind): APIResource {
   const r: APIResource = {
     name: k.resource,
@@ -218,6 +230,8 @@ function apiResource(k: KnownKind): APIResource {
   };
   if (k.shortNames.length > 0) r.shortNames = [...k.shortNames];
   if (k.categories.length > 0) r.categories = [...k.categories];
+  const hash = storageVersionHash(k);
+  if (hash !== undefined) r.storageVersionHash = hash;
   return r;
 }
 

@@ -15,9 +15,10 @@ import { listEvents } from './list.js';
 import type { ServerMetrics } from './metrics.js';
 import { patchTypeOf } from './patch.js';
 import { parseListQuery, parseWriteQuery } from './query.js';
-import type { ListQuery } from './query.js';
+import type { ListQuery, WriteOptionsKind } from './query.js';
 import { compileFilter } from './registry.js';
 import type { EventRegistry, WriteContext } from './registry.js';
+import { resourceOf } from './storage-errors.js';
 import { encodeFor, listFor } from './views.js';
 import { serveWatch } from './watch.js';
 
@@ -67,26 +68,27 @@ export class EventsHandler {
           const q = parseListQuery(params);
           if (q.watch) return this.list(req, res, api, namespace, params, true, name);
           const format = negotiateOutput(req.headers.accept, true);
-          const event = await this.o.registry.get(namespace, name);
+          const event = await this.o.registry.get(namespace, name, api);
           return this.render(res, 200, api, [event], format, undefined, false);
         }
         case 'PUT': {
-          const ctx = this.writeContext(api, namespace, params);
+          const ctx = this.writeContext(api, namespace, params, 'UpdateOptions');
           const text = await this.body(req);
           const result = await this.o.registry.update(text, name, ctx);
           return sendObject(res, result.created ? 201 : 200, encodeFor(api, result.object), negotiateOutput(req.headers.accept, false), result.warnings);
         }
         case 'PATCH': {
           const type = patchTypeOf(mediaTypeOf(req.headers['content-type']));
-          const ctx = this.writeContext(api, namespace, params);
+          const ctx = this.writeContext(api, namespace, params, 'PatchOptions');
           const text = (await readBody(req, this.o.maxBodyBytes)).toString('utf8');
           const result = await this.o.registry.patch(text, type, name, ctx);
           return sendObject(res, 200, encodeFor(api, result.object), negotiateOutput(req.headers.accept, false), result.warnings);
         }
         case 'DELETE': {
           const { preconditions, dryRun } = await this.deleteOptions(req, params);
-          const deleted = await this.o.registry.delete(namespace, name, preconditions, dryRun);
-          return sendObject(res, 200, successStatus({ name, kind: 'events', uid: deleted.metadata.uid }), negotiateOutput(req.headers.accept, false));
+          const deleted = await this.o.registry.delete(namespace, name, preconditions, dryRun, api);
+          const group = resourceOf(api).group;
+          return sendObject(res, 200, successStatus({ name, ...(group !== '' ? { group } : {}), kind: 'events', uid: deleted.metadata.uid }), negotiateOutput(req.headers.accept, false));
         }
         default:
           throw newMethodNotAllowed();
@@ -107,22 +109,22 @@ export class EventsHandler {
       .finally(() => this.o.metrics.requestDuration.observe({ verb, resource: 'events' }, (performance.now() - started) / 1000));
   }
 
-  private writeContext(api: EventApi, namespace: string, params: URLSearchParams): WriteContext {
-    const q = parseWriteQuery(params);
+  private writeContext(api: EventApi, namespace: string, params: URLSearchParams, kind: WriteOptionsKind): WriteContext {
+    const q = parseWriteQuery(params, kind);
     return { api, namespace, fieldValidation: q.fieldValidation, dryRun: q.dryRun };
   }
 
   /** body reads a create or update body as JSON: the bytes themselves (the decoder reads bytes), or YAML converted to JSON text. */
   private async body(req: IncomingMessage): Promise<string | Uint8Array> {
     const type = mediaTypeOf(req.headers['content-type']);
-    if (type !== '' && !BODY_TYPES.includes(type)) throw newUnsupportedMediaType(type, BODY_TYPES);
+    if (type !== '' && !BODY_TYPES.includes(type)) throw newUnsupportedMediaType(BODY_TYPES);
     const body = await readBody(req, this.o.maxBodyBytes);
     if (body.length === 0) throw newBadRequest('the body of the request was empty');
     return type === 'application/yaml' ? bodyText(body, type) : body;
   }
 
   private async create(req: IncomingMessage, res: ServerResponse, api: EventApi, namespace: string, params: URLSearchParams): Promise<void> {
-    const ctx = this.writeContext(api, namespace, params);
+    const ctx = this.writeContext(api, namespace, params, 'CreateOptions');
     const format = negotiateOutput(req.headers.accept, false);
     const text = await this.body(req);
     const result = await this.o.registry.create(text, ctx);
@@ -159,7 +161,7 @@ export class EventsHandler {
 
   private renderOne(api: EventApi, e: CoreEvent, format: OutputFormat, query: ListQuery): unknown {
     if (format.kind !== 'table') return encodeFor(api, e);
-    return this.table(api, [e], {}, query);
+    return this.table(api, [e], { resourceVersion: e.metadata.resourceVersion }, query);
   }
 
   private table(api: EventApi, items: CoreEvent[], listMeta: ListMeta, query: ListQuery | undefined): unknown {
@@ -182,7 +184,9 @@ export class EventsHandler {
     query?: ListQuery,
   ): void {
     if (format.kind === 'table') {
-      return sendObject(res, code, this.table(api, items, listMeta ?? {}, query), format);
+      // A Table of one object carries the object's resourceVersion, as kube-apiserver's does.
+      const meta = listMeta ?? (items.length === 1 ? { resourceVersion: items[0]!.metadata.resourceVersion } : {});
+      return sendObject(res, code, this.table(api, items, meta, query), format);
     }
     if (!isList) return sendObject(res, code, encodeFor(api, items[0]!), format);
     return sendObject(res, code, listFor(api, items, listMeta ?? {}), format);
@@ -218,7 +222,7 @@ export class EventsHandler {
       rv = page.resourceVersion;
       for (const e of page.items) {
         try {
-          deleted.push(await this.o.registry.delete(namespace, e.metadata.name ?? '', {}, dryRun));
+          deleted.push(await this.o.registry.delete(namespace, e.metadata.name ?? '', {}, dryRun, api));
         } catch (err) {
           // An event deleted (or expired) meanwhile is already gone: that is the goal.
           if ((err as { status?: { reason?: string } }).status?.reason !== 'NotFound') throw err;

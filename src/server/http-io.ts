@@ -158,7 +158,8 @@ export function sendObject(res: ServerResponse, code: number, body: unknown, for
   }
   // Encoded once: Buffer.byteLength and then res.end(text) would each encode the text.
   const bytes = Buffer.from(JSON.stringify(body));
-  const type = format.kind === 'table' ? `application/json;as=Table;v=${format.version};g=meta.k8s.io` : 'application/json';
+  // kube-apiserver answers a Table as plain application/json: the body's kind says what it is.
+  const type = 'application/json';
   res.writeHead(code, { 'Content-Type': type, 'Content-Length': bytes.length, 'Cache-Control': 'no-cache, private' });
   res.end(bytes);
 }
@@ -177,10 +178,11 @@ export function sendStatus(res: ServerResponse, status: Status): void {
   }
   const headers: Record<string, string | number> = { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' };
   const retry = status.details?.retryAfterSeconds;
-  if (retry !== undefined && retry > 0 && (status.code === 429 || status.code >= 500)) headers['Retry-After'] = String(retry);
+  const code = status.code ?? 500;
+  if (retry !== undefined && retry > 0 && (code === 429 || code >= 500)) headers['Retry-After'] = String(retry);
   const text = JSON.stringify(status);
   headers['Content-Length'] = Buffer.byteLength(text);
-  res.writeHead(status.code, headers);
+  res.writeHead(code, headers);
   res.end(text);
 }
 
@@ -188,6 +190,12 @@ export function sendStatus(res: ServerResponse, status: Status): void {
  * sendError is the one final writer of errors: a `StatusError` is sent as is;
  * anything else is a bug, logged with its stack and answered as a 500.
  */
+/** sendPlainNotFound is Go's http.NotFound, which kube-apiserver answers for paths under an API group it does not serve. */
+export function sendPlainNotFound(res: ServerResponse): void {
+  res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
+  res.end('404 page not found\n');
+}
+
 export function sendError(res: ServerResponse, err: unknown, logger: Logger, context: string): void {
   if (isStatusError(err)) {
     sendStatus(res, err.status);

@@ -3,9 +3,9 @@ import type { HTTPVersion, Instance as Router } from 'find-my-way';
 import { newMethodNotAllowed, newNotFound, newPathNotFound } from '../api/index.js';
 import type { Logger } from '../internal/index.js';
 import type { EventStore } from '../storage/index.js';
-import { findKnownKind, groupVersionString } from './discovery.js';
+import { apiGroup, findKnownKind, groupVersionString } from './discovery.js';
 import type { KnownKind } from './discovery.js';
-import { negotiateOutput, sendError, sendObject } from './http-io.js';
+import { negotiateOutput, sendError, sendObject, sendPlainNotFound } from './http-io.js';
 import { parseListQuery } from './query.js';
 import { MIN_REQUEST_TIMEOUT_SECONDS } from './watch.js';
 
@@ -18,6 +18,7 @@ import { MIN_REQUEST_TIMEOUT_SECONDS } from './watch.js';
 export function registerKnownKinds(router: Router<HTTPVersion.V1>, deps: { store: EventStore; logger: Logger }): void {
   const serve = (req: IncomingMessage, res: ServerResponse, group: string, version: string, resource: string, namespace: string | undefined, name: string | undefined): void => {
     const kind = findKnownKind(group, version, resource);
+    if (group !== '' && apiGroup(group) === undefined) return sendPlainNotFound(res);
     if (kind === undefined || kind.resource === 'events' || (namespace !== undefined && !kind.namespaced)) {
       sendError(res, newPathNotFound(), deps.logger, req.url ?? '');
       return;

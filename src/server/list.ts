@@ -1,7 +1,7 @@
 import type { CoreEvent, EventApi, ListMeta } from '../api/index.js';
 import type { EventFilter, EventStore, ListOptions } from '../storage/index.js';
 import { decodeContinue, encodeContinue } from './continue-token.js';
-import { newBadRequest, StatusError } from '../api/index.js';
+import { isStatusError, newBadRequest, StatusError } from '../api/index.js';
 import { parseResourceVersion } from './query.js';
 import type { ListQuery } from './query.js';
 import { CONTINUE_TOO_OLD, toStatusError } from './storage-errors.js';
@@ -40,7 +40,12 @@ export async function listEvents(
     }
     verb = 'continue';
   } else if (query.resourceVersion !== undefined && query.resourceVersion !== '0') {
-    const rv = parseResourceVersion(query.resourceVersion);
+    let rv: number;
+    try {
+      rv = parseResourceVersion(query.resourceVersion);
+    } catch (e) {
+      throw isStatusError(e) ? newBadRequest(`invalid resource version: ${e.status.message}`) : e;
+    }
     const exact = query.resourceVersionMatch === 'Exact' || (query.resourceVersionMatch === undefined && query.limit > 0);
     options.resourceVersion = rv;
     options.match = exact ? 'Exact' : 'NotOlderThan';

@@ -1,6 +1,6 @@
 import type * as FastJsonPatch from 'fast-json-patch';
 import type { Operation } from 'fast-json-patch';
-import { failureStatus, newBadRequest, newUnsupportedMediaType, StatusError } from '../api/index.js';
+import { failureStatus, newBadRequest, StatusError } from '../api/index.js';
 import { requireCjs } from '../internal/index.js';
 
 // JSON patch is the rarest patch type; its library loads on first use.
@@ -23,7 +23,8 @@ const PATCH_TYPES: Record<string, PatchType> = {
 export function patchTypeOf(contentType: string): PatchType {
   const t = PATCH_TYPES[contentType];
   if (t === undefined) {
-    throw newUnsupportedMediaType(contentType, Object.keys(PATCH_TYPES));
+    // kube-apiserver's router refuses a PATCH it has no route for before any handler runs, in go-restful's words.
+    throw new StatusError(failureStatus(415, 'UnsupportedMediaType', '415: Unsupported Media Type', {}));
   }
   return t;
 }
@@ -58,8 +59,11 @@ function applyJsonPatch(original: unknown, patch: unknown): unknown {
     const result = jsonPatch().applyPatch(copy, patch as Operation[], true, true);
     return result.newDocument;
   } catch (e) {
+    // A failed `test` operation is upstream's bare 422; other failures say what went wrong.
+    const failedTest = (e as { name?: unknown }).name === 'TEST_OPERATION_FAILED';
     const message = e instanceof Error ? e.message.split('\n')[0]! : String(e);
-    throw new StatusError(failureStatus(422, 'Invalid', `the server rejected our request due to an error in our request: ${message}`));
+    const text = failedTest ? 'the server rejected our request due to an error in our request' : `the server rejected our request due to an error in our request: ${message}`;
+    throw new StatusError(failureStatus(422, 'Invalid', text, {}));
   }
 }
 

@@ -1,5 +1,5 @@
-import { newBadRequest, newInvalid } from '../api/index.js';
-import type { FieldError } from '../api/index.js';
+import { fieldNotSupported, newBadRequest, newInvalid } from '../api/index.js';
+import type { FieldError, StatusError } from '../api/index.js';
 
 /**
  * ParsedQuery is the query string of a request, decoded as the API server's
@@ -31,13 +31,13 @@ export function parseBool(name: string, value: string): boolean {
   }
 }
 
-function parseInt64(name: string, value: string): number {
+function parseInt64(value: string): number {
   if (!/^[+-]?\d+$/.test(value)) {
-    throw newBadRequest(`${name}: strconv.ParseInt: parsing ${JSON.stringify(value)}: invalid syntax`);
+    throw newBadRequest(`strconv.ParseInt: parsing ${JSON.stringify(value)}: invalid syntax`);
   }
   const n = Number(value);
   if (!Number.isSafeInteger(n)) {
-    throw newBadRequest(`${name}: strconv.ParseInt: parsing ${JSON.stringify(value)}: value out of range`);
+    throw newBadRequest(`strconv.ParseInt: parsing ${JSON.stringify(value)}: value out of range`);
   }
   return n;
 }
@@ -62,11 +62,11 @@ export function parseListQuery(params: URLSearchParams, forceWatch = false): Lis
     watch: forceWatch || (watchText !== undefined && watchText !== '' && parseBool('watch', watchText)),
     resourceVersion: emptyToUndefined(last(params, 'resourceVersion')),
     resourceVersionMatch: emptyToUndefined(last(params, 'resourceVersionMatch')),
-    limit: limitText === undefined || limitText === '' ? 0 : Math.max(0, parseInt64('limit', limitText)),
+    limit: limitText === undefined || limitText === '' ? 0 : Math.max(0, parseInt64(limitText)),
     continue: emptyToUndefined(last(params, 'continue')),
     fieldSelector: last(params, 'fieldSelector') ?? '',
     labelSelector: last(params, 'labelSelector') ?? '',
-    timeoutSeconds: timeoutText === undefined || timeoutText === '' ? undefined : parseInt64('timeoutSeconds', timeoutText),
+    timeoutSeconds: timeoutText === undefined || timeoutText === '' ? undefined : parseInt64(timeoutText),
     allowWatchBookmarks: bookmarks !== undefined && bookmarks !== '' && parseBool('allowWatchBookmarks', bookmarks),
     sendInitialEvents: initial === undefined || initial === '' ? undefined : parseBool('sendInitialEvents', initial),
     includeObject: include === '' ? undefined : (include),
@@ -134,20 +134,24 @@ export function parseResourceVersion(value: string): number {
 /** FieldValidation is the server-side field validation level of a write. */
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 
-/** parseWriteQuery reads the query parameters of create, update and patch. */
-export function parseWriteQuery(params: URLSearchParams): { fieldValidation: FieldValidation; dryRun: boolean; fieldManager: string | undefined } {
+/** WriteOptionsKind is the options object upstream decodes a write's query into (and names in its errors). */
+export type WriteOptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions';
+
+/** parseWriteQuery reads the query parameters of create, update and patch; bad values are a 422 of the options kind, as upstream's. */
+export function parseWriteQuery(params: URLSearchParams, kind: WriteOptionsKind = 'CreateOptions'): { fieldValidation: FieldValidation; dryRun: boolean; fieldManager: string | undefined } {
   const fv = last(params, 'fieldValidation') ?? '';
   let fieldValidation: FieldValidation;
+  const invalid = (e: FieldError): StatusError => newInvalid({ group: 'meta.k8s.io', kind }, '', [e]);
   switch (fv) {
     case '': case 'Warn': fieldValidation = 'Warn'; break;
     case 'Strict': fieldValidation = 'Strict'; break;
     case 'Ignore': fieldValidation = 'Ignore'; break;
     default:
-      throw newBadRequest(`fieldValidation: Unsupported value: ${JSON.stringify(fv)}: supported values: "Ignore", "Strict", "Warn"`);
+      throw invalid(fieldNotSupported('fieldValidation', fv, ['', 'Ignore', 'Strict', 'Warn']));
   }
   const dry = params.getAll('dryRun');
   for (const d of dry) {
-    if (d !== 'All') throw newBadRequest(`dryRun: Unsupported value: ${JSON.stringify(d)}: supported values: "All"`);
+    if (d !== 'All') throw invalid(fieldNotSupported('dryRun', dry, ['All']));
   }
   const fieldManager = last(params, 'fieldManager');
   if (fieldManager !== undefined && Buffer.byteLength(fieldManager) > 128) {

@@ -5,6 +5,7 @@ import {
   eventInvalidError,
   formatTime,
   generateName,
+  jsonSyntaxError,
   newBadRequest,
   newInternalError,
   parseLabelSelector,
@@ -76,7 +77,7 @@ export class EventRegistry {
       const object = await this.store.create(prepared, { ttlSeconds: this.ttl, occurrence: LOCAL_OCCURRENCE });
       return { object, warnings, created: true };
     } catch (e) {
-      throw toStatusError(e, 'create', prepared.metadata.name);
+      throw toStatusError(e, 'create', prepared.metadata.name, ctx.api);
     }
   }
 
@@ -97,11 +98,11 @@ export class EventRegistry {
   }
 
   /** get reads one event. */
-  async get(namespace: string, name: string): Promise<CoreEvent> {
+  async get(namespace: string, name: string, api?: EventApi): Promise<CoreEvent> {
     try {
       return await this.store.get(namespace, name);
     } catch (e) {
-      throw toStatusError(e, 'get', name);
+      throw toStatusError(e, 'get', name, api);
     }
   }
 
@@ -130,8 +131,10 @@ export class EventRegistry {
     try {
       patchDoc = JSON.parse(patchText);
     } catch (e) {
-      throw newBadRequest(`error decoding patch: ${(e as Error).message}`);
+      throw newBadRequest(`error decoding patch: ${jsonSyntaxError(patchText) ?? (e as Error).message}`);
     }
+    // A patch that names a resourceVersion is a precondition on it, as upstream's patcher applies it.
+    const patchRv = patchResourceVersion(patchDoc);
     const warnings: string[] = [];
     const tryUpdate = (current: CoreEvent | undefined): CoreEvent => {
       if (current === undefined) throw newInternalError(new Error('patch of a missing object'));
@@ -147,6 +150,7 @@ export class EventRegistry {
       return this.prepareUpdate(next, current, ctx.api);
     };
     const preconditions: Preconditions = {};
+    if (patchRv !== undefined) preconditions.resourceVersion = patchRv;
     return this.write(ctx, name, tryUpdate, { allowCreate: false, preconditions }, warnings, 'patch');
   }
 
@@ -163,7 +167,7 @@ export class EventRegistry {
       try {
         current = await this.store.get(ctx.namespace, name);
       } catch (e) {
-        const mapped = toStatusError(e, verb, name);
+        const mapped = toStatusError(e, verb, name, ctx.api);
         if (!opts.allowCreate || (mapped as { status?: { reason?: string } }).status?.reason !== 'NotFound') throw mapped;
       }
       return { object: tryUpdate(current), warnings, created: current === undefined };
@@ -177,7 +181,7 @@ export class EventRegistry {
       });
       return { object: result.object, warnings, created: result.created };
     } catch (e) {
-      throw toStatusError(e, verb, name);
+      throw toStatusError(e, verb, name, ctx.api);
     }
   }
 
@@ -193,14 +197,22 @@ export class EventRegistry {
   }
 
   /** delete removes one event and returns its last state. */
-  async delete(namespace: string, name: string, preconditions: Preconditions, dryRun: boolean): Promise<CoreEvent> {
+  async delete(namespace: string, name: string, preconditions: Preconditions, dryRun: boolean, api?: EventApi): Promise<CoreEvent> {
     try {
       if (dryRun) return await this.store.get(namespace, name);
       return await this.store.delete(namespace, name, { preconditions });
     } catch (e) {
-      throw toStatusError(e, 'delete', name);
+      throw toStatusError(e, 'delete', name, api);
     }
   }
+}
+
+function patchResourceVersion(patch: unknown): string | undefined {
+  if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return undefined;
+  const meta = (patch as { metadata?: unknown }).metadata;
+  if (meta === null || typeof meta !== 'object') return undefined;
+  const rv = (meta as { resourceVersion?: unknown }).resourceVersion;
+  return typeof rv === 'string' && rv !== '' ? rv : undefined;
 }
 
 /** reconcileNamespace applies the URL's namespace to a body, as the generic registry does. */

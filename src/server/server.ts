@@ -10,8 +10,9 @@ import type { Clock, Logger } from '../internal/index.js';
 import type { EventStore } from '../storage/index.js';
 import { registerArchiveRoutes } from './archive-routes.js';
 import { registerDocuments } from './documents.js';
+import { apiGroup } from './discovery.js';
 import { EventsHandler } from './events-handler.js';
-import { sendError } from './http-io.js';
+import { sendError, sendPlainNotFound } from './http-io.js';
 import { registerKnownKinds } from './known-kinds.js';
 import { createServerMetrics } from './metrics.js';
 import type { ServerMetrics } from './metrics.js';
@@ -75,6 +76,10 @@ export function createEventsServer(options: ServerOptions): KeventsServer {
     ignoreTrailingSlash: true,
     maxParamLength: 1024,
     defaultRoute: (req, res) => {
+      // Under /apis/<group>/ a group that is not served is not a resource path at all: kube-apiserver's
+      // handler chain ends in Go's plain-text NotFound there.
+      const group = /^\/apis\/([^/?]+)\/[^?]/.exec(req.url ?? '')?.[1];
+      if (group !== undefined && apiGroup(group) === undefined) return sendPlainNotFound(res);
       sendError(res, newPathNotFound(), logger, req.url ?? '');
     },
   });

@@ -5,11 +5,12 @@ import {
   newInternalError,
   newNotFound,
   newServiceUnavailable,
+  newStatusError,
   newTooLargeResourceVersion,
   OPTIMISTIC_LOCK_ERROR_MSG,
   StatusError,
 } from '../api/index.js';
-import type { QualifiedResource } from '../api/index.js';
+import type { EventApi, QualifiedResource } from '../api/index.js';
 import { isStorageError } from '../storage/index.js';
 
 /** Verb is the operation a storage error happened in; the same error reads differently per verb. */
@@ -17,6 +18,15 @@ export type Verb = 'create' | 'get' | 'list' | 'watch' | 'update' | 'patch' | 'd
 
 /** EVENTS_RESOURCE is how errors name events: both APIs share the core `events` resource. */
 export const EVENTS_RESOURCE: QualifiedResource = { group: '', resource: 'events' };
+/** EVENTS_V1_RESOURCE is how events.k8s.io/v1 requests name them: `events.events.k8s.io`. */
+export const EVENTS_V1_RESOURCE: QualifiedResource = { group: 'events.k8s.io', resource: 'events' };
+
+/** resourceOf is the resource errors name for a request of an API. */
+export function resourceOf(api: EventApi | undefined): QualifiedResource {
+  return api === 'events.k8s.io/v1' ? EVENTS_V1_RESOURCE : EVENTS_RESOURCE;
+}
+
+const PRECONDITION = /^Precondition failed: (UID|ResourceVersion) in precondition: (.*), (?:UID|ResourceVersion) in object meta: (.*)$/;
 
 /** LIST_TOO_OLD is upstream's message for a list at a compacted revision. */
 export const LIST_TOO_OLD = 'The resourceVersion for the provided list is too old.';
@@ -31,16 +41,23 @@ export const CONTINUE_TOO_OLD =
  * verb. Anything that is not a StorageError (or already a StatusError) passes
  * through unchanged, for the final writer to treat as a bug.
  */
-export function toStatusError(err: unknown, verb: Verb, name = ''): unknown {
+export function toStatusError(err: unknown, verb: Verb, name = '', api?: EventApi): unknown {
   if (err instanceof StatusError || !isStorageError(err)) return err;
   const keyName = err.key?.split('/')[1] ?? name;
+  const resource = resourceOf(api);
   switch (err.code) {
     case 'KeyNotFound':
-      return newNotFound(EVENTS_RESOURCE, keyName);
+      return newNotFound(resource, keyName);
     case 'KeyExists':
-      return newAlreadyExists(EVENTS_RESOURCE, keyName);
-    case 'ResourceVersionConflicts':
-      return newConflict(EVENTS_RESOURCE, keyName, err.message.startsWith('Precondition failed') ? err.message : OPTIMISTIC_LOCK_ERROR_MSG);
+      return newAlreadyExists(resource, keyName);
+    case 'ResourceVersionConflicts': {
+      // An update whose resourceVersion is stale reads as the optimistic-lock conflict; a delete's
+      // failed precondition is named as kube-apiserver's deleter names it, on the kind.
+      const pre = verb === 'delete' ? PRECONDITION.exec(err.message) : null;
+      if (pre === null) return newConflict(resource, keyName, OPTIMISTIC_LOCK_ERROR_MSG);
+      const why = pre[1] === 'UID' ? 'The object might have been deleted and then recreated' : 'The object might have been modified';
+      return newStatusError(409, 'Conflict', `Operation cannot be fulfilled on Event "${keyName}": the ${pre[1]} in the precondition (${pre[2]}) does not match the ${pre[1]} in record (${pre[3]}). ${why}`, { name: keyName, kind: 'Event' });
+    }
     case 'TooLargeResourceVersion':
       return newTooLargeResourceVersion(err.resourceVersion ?? 0, err.currentResourceVersion ?? 0);
     case 'ResourceVersionExpired':

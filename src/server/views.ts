@@ -13,7 +13,15 @@ export function encodeFor(api: EventApi, event: CoreEvent): Record<string, unkno
     : (encodeEventsV1Event(toEventsV1(event)) as unknown as Record<string, unknown>);
 }
 
-/** listFor renders a page of stored events as the EventList of the request's API. */
+/**
+ * listFor renders a page of stored events as the EventList of the request's API. As in
+ * kube-apiserver's lists, the items carry no kind and apiVersion of their own: the list's say it.
+ */
 export function listFor(api: EventApi, items: CoreEvent[], metadata: ListMeta): Record<string, unknown> {
-  return { kind: 'EventList', apiVersion: api, metadata, items: items.map((e) => encodeFor(api, e)) };
+  return { kind: 'EventList', apiVersion: api, metadata, items: items.map((e) => listItem(encodeFor(api, e))) };
+}
+
+function listItem(object: Record<string, unknown>): Record<string, unknown> {
+  const { kind: _kind, apiVersion: _apiVersion, ...rest } = object;
+  return rest;
 }

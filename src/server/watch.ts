@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isStatusError, newInternalError, newTooLargeResourceVersion } from '../api/index.js';
+import { isStatusError, newInternalError, newStatusError, newTooLargeResourceVersion } from '../api/index.js';
 import type { CoreEvent, EventApi, Status } from '../api/index.js';
 import type { Clock, Logger } from '../internal/index.js';
 import type { EventFilter, EventStore, StoreWatchEvent } from '../storage/index.js';
@@ -218,6 +218,23 @@ function statusOf(deps: WatchDeps, e: unknown): Status {
 }
 
 /**
+ * initialEventsEndBookmark is the object of the bookmark that ends the initial events, as kube-apiserver
+ * writes it: an empty Event of the request's API (Go's zero values included) whose annotations mark the end
+ * and carry the blueprint of the list a watch-list client builds (an empty EventList, base64 of its JSON line).
+ */
+export function initialEventsEndBookmark(api: EventApi, resourceVersion: number): Record<string, unknown> {
+  const blueprint = Buffer.from(`${JSON.stringify({ kind: 'EventList', apiVersion: api, metadata: {}, items: null })}\n`).toString('base64');
+  const metadata = {
+    resourceVersion: String(resourceVersion),
+    creationTimestamp: null,
+    annotations: { 'k8s.io/initial-events-end': 'true', 'kubernetes.io/initial-events-list-blueprint': blueprint },
+  };
+  return api === 'v1'
+    ? { kind: 'Event', apiVersion: api, metadata, involvedObject: {}, source: {}, firstTimestamp: null, lastTimestamp: null, eventTime: null, reportingComponent: '', reportingInstance: '' }
+    : { kind: 'Event', apiVersion: api, metadata, eventTime: null, regarding: {}, deprecatedSource: {}, deprecatedFirstTimestamp: null, deprecatedLastTimestamp: null };
+}
+
+/**
  * serveWatch streams a watch as kube-apiserver does for events (etcd3 semantics):
  * an initial replay of the current state as ADDED when no resourceVersion (or
  * "0") is given or `sendInitialEvents=true`, the initial-events-end bookmark when
@@ -230,10 +247,16 @@ export async function serveWatch(_req: IncomingMessage, res: ServerResponse, dep
   const rvText = query.resourceVersion;
   const replay = query.sendInitialEvents ?? (rvText === undefined || rvText === '0');
   const bookmarkAtEnd = replay && query.allowWatchBookmarks && query.sendInitialEvents !== false;
-  const requestedRv = rvText === undefined || rvText === '0' ? undefined : parseResourceVersion(rvText);
+  let requestedRv: number | undefined;
+  try {
+    requestedRv = rvText === undefined || rvText === '0' ? undefined : parseResourceVersion(rvText);
+  } catch (e) {
+    // kube-apiserver's watch reports a resourceVersion it cannot parse as a 500 without a reason.
+    throw isStatusError(e) ? newStatusError(500, undefined, e.status.message ?? '') : e;
+  }
 
   res.writeHead(200, {
-    'Content-Type': format.kind === 'table' ? `application/json;as=Table;v=${format.version};g=meta.k8s.io` : 'application/json',
+    'Content-Type': 'application/json',
     'Cache-Control': 'no-cache, private',
     'Transfer-Encoding': 'chunked',
   });
@@ -253,12 +276,7 @@ export async function serveWatch(_req: IncomingMessage, res: ServerResponse, dep
       startRv = await replayCurrentState(deps, w, (e) => watcher.matches(e), (e) => watcher.writeNow('ADDED', `{"type":"ADDED","object":${deps.renderObject(e, format)}}\n`));
       if (watcher.closed) return;
       if (bookmarkAtEnd) {
-        const bookmark = {
-          kind: 'Event',
-          apiVersion: api,
-          metadata: { resourceVersion: String(startRv), annotations: { 'k8s.io/initial-events-end': 'true' } },
-        };
-        watcher.writeNow('BOOKMARK', `{"type":"BOOKMARK","object":${JSON.stringify(bookmark)}}\n`);
+        watcher.writeNow('BOOKMARK', `{"type":"BOOKMARK","object":${JSON.stringify(initialEventsEndBookmark(api, startRv))}}\n`);
       }
     } else {
       startRv = requestedRv ?? (await deps.store.currentResourceVersion());

@@ -291,7 +291,11 @@ add('discovery-group', 'the events.k8s.io group document', [get('/apis/events.k8
 add('discovery-group-version', 'the events.k8s.io/v1 resource list', [get('/apis/events.k8s.io/v1')]);
 add('pretty', 'pretty=true indents the answer', [post(coreNs, coreEvent('e1')), get(`${coreNs}/e1?pretty=true`)]);
 add('get-with-rv-0', 'GET of one event with resourceVersion=0', [setup(post(coreNs, coreEvent('e1'))), get(`${coreNs}/e1?resourceVersion=0`)]);
-add('bad-bool', 'watch=maybe is not a boolean', [w(`${coreNs}?watch=maybe&timeoutSeconds=1`, [])]);
+add('bool-maybe', 'watch=maybe is a watch: only 0 and false are false', [w(`${coreNs}?watch=maybe&timeoutSeconds=1`, [])]);
+add('bool-f', 'watch=f is a watch too', [w(`${coreNs}?watch=f&timeoutSeconds=1`, [])]);
+add('bool-empty', 'watch= (empty) is a watch', [w(`${coreNs}?watch=&timeoutSeconds=1`, [])]);
+add('bool-false-upper', 'watch=FALSE is a list', [get(`${coreNs}?watch=FALSE`)]);
+add('bool-zero', 'watch=0 is a list', [get(`${coreNs}?watch=0`)]);
 add('watch-python-bool', 'watch=True (the Python client) is a watch', [get(coreNs), w(`${coreNs}?watch=True&resourceVersion={rv:0}&timeoutSeconds=1`, [])]);
 add('timeout-seconds-bad', 'a timeoutSeconds that is not a number', [get(`${coreNs}?watch=true&timeoutSeconds=soon`)]);
 

@@ -68,7 +68,7 @@ void describe('validateObjectMeta', () => {
     [
       'orphan and foregroundDeletion together',
       (m) => (m.finalizers = ['orphan', 'foregroundDeletion']),
-      ['metadata.finalizers: Invalid value: ["orphan","foregroundDeletion"]: finalizer orphan and foregroundDeletion cannot be both set'],
+      ['metadata.finalizers: Invalid value: []string{"orphan", "foregroundDeletion"}: finalizer orphan and foregroundDeletion cannot be both set'],
     ],
     [
       'managedFields operation',

@@ -87,7 +87,7 @@ async function list(req: IncomingMessage, res: ServerResponse, namespace: string
   const q = url.indexOf('?');
   const params = new URLSearchParams(q >= 0 ? url.slice(q + 1) : '');
   const watch = params.get('watch');
-  if (watch !== null && watch !== '' && parseBool('watch', watch)) throw newMethodNotAllowed();
+  if (watch !== null && parseBool(watch)) throw newMethodNotAllowed();
   const format = negotiateOutput(req.headers.accept, true);
   const { query } = parseArchiveListQuery(params, namespace);
   const store = deps.store;

@@ -36,6 +36,8 @@ void test('events are served in core/v1 and events.k8s.io/v1 with short name ev 
       kind: 'Event',
       verbs: [...EVENT_VERBS],
       shortNames: ['ev'],
+      // sha256("/v1/Event")[:8], base64: both groups store core/v1 Events.
+      storageVersionHash: 'r2yiGXH7wu8=',
     });
   }
 });

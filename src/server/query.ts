@@ -3,7 +3,7 @@ import type { FieldError, StatusError } from '../api/index.js';
 
 /**
  * ParsedQuery is the query string of a request, decoded as the API server's
- * parameter codec does: booleans by Go's strconv.ParseBool, integers as int64.
+ * parameter codec does: booleans as its query conversion reads them (only 0 and false are false), integers as int64.
  */
 export interface ListQuery {
   watch: boolean;
@@ -19,16 +19,12 @@ export interface ListQuery {
   includeObject: 'None' | 'Metadata' | 'Object' | undefined;
 }
 
-/** parseBool follows Go's strconv.ParseBool, which the API server uses for query booleans. */
-export function parseBool(name: string, value: string): boolean {
-  switch (value) {
-    case '1': case 't': case 'T': case 'true': case 'TRUE': case 'True':
-      return true;
-    case '0': case 'f': case 'F': case 'false': case 'FALSE': case 'False':
-      return false;
-    default:
-      throw newBadRequest(`${name}: strconv.ParseBool: parsing ${JSON.stringify(value)}: invalid syntax`);
-  }
+/**
+ * parseBool reads a query boolean as kube-apiserver's query conversion does (seen against 1.33): only
+ * `0` and `false` in any case are false; anything else, `f`, `no` and the empty string included, is true.
+ */
+export function parseBool(value: string): boolean {
+  return !(value === '0' || value.toLowerCase() === 'false');
 }
 
 function parseInt64(value: string): number {
@@ -59,7 +55,7 @@ export function parseListQuery(params: URLSearchParams, forceWatch = false): Lis
     throw newBadRequest(`includeObject: Unsupported value: ${JSON.stringify(include)}: supported values: "None", "Metadata", "Object"`);
   }
   const q: ListQuery = {
-    watch: forceWatch || (watchText !== undefined && watchText !== '' && parseBool('watch', watchText)),
+    watch: forceWatch || (watchText !== undefined && parseBool(watchText)),
     resourceVersion: emptyToUndefined(last(params, 'resourceVersion')),
     resourceVersionMatch: emptyToUndefined(last(params, 'resourceVersionMatch')),
     limit: limitText === undefined || limitText === '' ? 0 : Math.max(0, parseInt64(limitText)),
@@ -67,8 +63,8 @@ export function parseListQuery(params: URLSearchParams, forceWatch = false): Lis
     fieldSelector: last(params, 'fieldSelector') ?? '',
     labelSelector: last(params, 'labelSelector') ?? '',
     timeoutSeconds: timeoutText === undefined || timeoutText === '' ? undefined : parseInt64(timeoutText),
-    allowWatchBookmarks: bookmarks !== undefined && bookmarks !== '' && parseBool('allowWatchBookmarks', bookmarks),
-    sendInitialEvents: initial === undefined || initial === '' ? undefined : parseBool('sendInitialEvents', initial),
+    allowWatchBookmarks: bookmarks !== undefined && parseBool(bookmarks),
+    sendInitialEvents: initial === undefined || initial === '' ? undefined : parseBool(initial),
     includeObject: include === '' ? undefined : (include),
   };
   const errs = q.watch ? validateWatch(q) : validateList(q);

@@ -53,7 +53,7 @@ function substitute(text: string, ns: string, answers: Answer[]): string {
     .replace(/\{(rv|continue|itemRv|name):(\d+)\}/g, (_, kind: string, i: string) => {
       const a = answers[Number(i)];
       if (a === undefined) throw new Error(`step ${i} has not run`);
-      const j = a.json as any;
+      const j = a.json;
       const v = kind === 'rv' ? j?.metadata?.resourceVersion
         : kind === 'continue' ? j?.metadata?.continue
           : kind === 'name' ? j?.metadata?.name

@@ -13,7 +13,7 @@ import { MIN_REQUEST_TIMEOUT_SECONDS } from './watch.js';
  * registerKnownKinds answers reads of the built-in kinds that discovery lists
  * (pods, deployments, …) so that kubectl can resolve the objects users name.
  * kevents stores only events, so it says so honestly: every list is empty and
- * every get is NotFound; a watch stays open and quiet until its timeout.
+ * every get is NotFound (but a namespace that holds events, which is Active); a watch stays open and quiet until its timeout.
  */
 export function registerKnownKinds(router: Router<HTTPVersion.V1>, deps: { store: EventStore; logger: Logger }): void {
   const serve = (req: IncomingMessage, res: ServerResponse, group: string, version: string, resource: string, namespace: string | undefined, name: string | undefined): void => {
@@ -46,8 +46,28 @@ export function registerKnownKinds(router: Router<HTTPVersion.V1>, deps: { store
   );
 }
 
+/** namespaceObject is an Active Namespace, the state of every namespace that holds events. */
+function namespaceObject(name: string): Record<string, unknown> {
+  return {
+    kind: 'Namespace',
+    apiVersion: 'v1',
+    metadata: { name, labels: { 'kubernetes.io/metadata.name': name } },
+    spec: { finalizers: ['kubernetes'] },
+    status: { phase: 'Active' },
+  };
+}
+
 async function answer(req: IncomingMessage, res: ServerResponse, kind: KnownKind, name: string | undefined, deps: { store: EventStore }): Promise<void> {
   if (req.method !== 'GET') throw newMethodNotAllowed();
+  if (name !== undefined && kind.group === '' && kind.resource === 'namespaces') {
+    // A namespace that holds events exists as far as kevents can tell. kubectl asks for it after a NotFound
+    // of a namespaced get, to tell "no such event" from "no such namespace".
+    const held = await deps.store.list({ namespace: name, limit: 1 });
+    if (held.items.length > 0) {
+      sendObject(res, 200, namespaceObject(name), negotiateOutput(req.headers.accept, false));
+      return;
+    }
+  }
   if (name !== undefined) throw newNotFound({ group: kind.group, resource: kind.resource }, name);
   const url = req.url ?? '';
   const q = url.indexOf('?');

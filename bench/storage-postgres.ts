@@ -27,7 +27,7 @@ import type { EventStore } from '../src/storage/index.js';
 import { PostgresEventStore } from '../src/storage/postgres/index.js';
 import { kubeletFields } from './support/events.js';
 
-const URL = process.env.KEVENTS_BENCH_POSTGRES ?? 'postgres://postgres@127.0.0.1:5432/test';
+const URL = process.env.KEVENTS_BENCH_POSTGRES ?? 'postgres://postgres@127.0.0.1:55432/test';
 const CREATES = Number(process.env.BENCH_CREATES ?? 30_000);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 64);
 const RAW_POOL = 16;

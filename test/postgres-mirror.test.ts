@@ -15,7 +15,7 @@ import type { ServerProcess } from './support/server-process.js';
  */
 
 /** POSTGRES_URL is the machine's PostgreSQL unless KEVENTS_TEST_POSTGRES says otherwise. */
-const POSTGRES_URL = process.env.KEVENTS_TEST_POSTGRES ?? 'postgres://postgres@127.0.0.1:5432/test';
+const POSTGRES_URL = process.env.KEVENTS_TEST_POSTGRES ?? 'postgres://postgres@127.0.0.1:55432/test';
 const CORE = '/api/v1/namespaces/default/events';
 const OCCURRENCES = '/apis/archive.kevents.io/v1alpha1/namespaces/default/occurrences';
 

@@ -11,7 +11,7 @@ import { startServer } from './support/server-process.js';
 import type { ServerProcess } from './support/server-process.js';
 
 /** POSTGRES_URL is the machine's PostgreSQL unless KEVENTS_TEST_POSTGRES says otherwise. */
-const POSTGRES_URL = process.env.KEVENTS_TEST_POSTGRES ?? 'postgres://postgres@127.0.0.1:5432/test';
+const POSTGRES_URL = process.env.KEVENTS_TEST_POSTGRES ?? 'postgres://postgres@127.0.0.1:55432/test';
 const admin = new pg.Pool({ connectionString: POSTGRES_URL, max: 2 });
 const schemas: string[] = [];
 const fresh = (): string => {

@@ -11,7 +11,7 @@ import { PostgresEventStore } from './index.js';
 import type { PgPool } from './index.js';
 
 /** POSTGRES_URL is the test database: the machine's PostgreSQL unless KEVENTS_TEST_POSTGRES says otherwise. */
-const POSTGRES_URL = process.env.KEVENTS_TEST_POSTGRES ?? 'postgres://postgres@127.0.0.1:5432/test';
+const POSTGRES_URL = process.env.KEVENTS_TEST_POSTGRES ?? 'postgres://postgres@127.0.0.1:55432/test';
 
 const admin = new pg.Pool({ connectionString: POSTGRES_URL, max: 2 });
 const schemas = new WeakMap<EventStore, string>();

@@ -193,7 +193,7 @@ function main() {
   const needsGo = wantKube.some((n) => !isExecutable(join(opts.cache, `kubernetes-${KUBERNETES_VERSION}-stamped`, 'bin', n))) || (opts.only.includes('kwok') && !isExecutable(join(opts.cache, `kwok-${KWOK_VERSION}`, 'bin', 'kwok')));
   const go = needsGo ? findGo() : undefined;
   if (needsGo && !go) {
-    process.stderr.write('peers: Go is needed to build the upstream binaries once (apt-get install golang-go, or Go 1.24+ from go.dev); none was found on PATH\n');
+    process.stderr.write('peers: Go 1.24 or newer is needed to build the upstream binaries once; no go was found on PATH (set GO to its path)\n');
     process.exit(1);
   }
   try {

@@ -2,3 +2,4 @@ export * from './errors.js';
 export type * from './event-store.js';
 export { DEFAULT_HISTORY_WINDOW_SECONDS } from './shared/index.js';
 export * from './archive-store.js';
+export type * from './export-log.js';

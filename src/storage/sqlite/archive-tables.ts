@@ -67,7 +67,8 @@ const HOUR_MS = 3_600_000;
 /** MAX_OCCURRENCE_BATCH caps the rows one occurrence page reads per query when a filter drops rows. */
 const MAX_OCCURRENCE_BATCH = 5_000;
 
-interface OccurrenceRow {
+/** OccurrenceRow is an occurrence's row, with the encoded version it describes. */
+export interface OccurrenceRow {
   id: number;
   observed_us: number;
   count_before: number;
@@ -308,7 +309,7 @@ export class ArchiveTables {
 }
 
 /** decodeOccurrence rebuilds an occurrence from its row and the version it describes (or, for rows of earlier layouts, its body). */
-function decodeOccurrence(row: OccurrenceRow): Occurrence {
+export function decodeOccurrence(row: OccurrenceRow): Occurrence {
   if (row.body !== null) return decodeBody(row.id, row.body);
   if (row.object === null) throw new Error(`occurrence ${row.id}: the event version it describes is missing`);
   const event = decodeEvent(decodeObject(row.object), row.id);

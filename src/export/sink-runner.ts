@@ -1,0 +1,223 @@
+import { ExponentialBackoff } from '../internal/index.js';
+import type { Clock, Logger } from '../internal/index.js';
+import type { DeadLetter, ExportLog } from '../storage/index.js';
+import { createAlertPolicy } from './alerting.js';
+import type { AlertPolicy } from './alerting.js';
+import type { SinkConfig } from './config.js';
+import type { ExportMetrics } from './export-metrics.js';
+import { fieldsOf } from './fields.js';
+import { collapseUpserts, recordOf } from './policy.js';
+import { routeTargets } from './route.js';
+import type { Route } from './route.js';
+import { isSinkRejected } from './types.js';
+import type { ExportRecord, ExportSink } from './types.js';
+
+/** STOP_GRACE_MS: a stop lets a delivery in flight finish this long, so a reload does not resend it. */
+const STOP_GRACE_MS = 5_000;
+/** MAX_QUEUE_COUNT bounds the count behind the queue-depth gauge (a scan of the log's primary key). */
+const MAX_QUEUE_COUNT = 1_000_000;
+
+class Stopped extends Error {}
+
+/** SinkRunnerOptions are what one sink's delivery loop works with. */
+export interface SinkRunnerOptions {
+  config: SinkConfig;
+  sink: ExportSink;
+  route: Route;
+  log: ExportLog;
+  metrics: ExportMetrics;
+  clock: Clock;
+  logger: Logger;
+  pollIntervalMs: number;
+}
+
+/**
+ * SinkRunner delivers the archive's log to one sink: it reads a batch after the
+ * sink's position, routes and shapes it by the sink's policy, delivers it
+ * (retrying), and only then moves the position, with the policy's state and
+ * any dead letters, in one commit. It holds one batch at a time, so a sink that
+ * is down costs no memory, only a position that stays behind; each sink has its
+ * own loop, so it holds back no other sink and never the archive.
+ */
+export class SinkRunner {
+  private readonly idle = new AbortController();
+  private readonly hard = new AbortController();
+  private running: Promise<void> | undefined;
+  private position = 0;
+  private committedState: string | undefined;
+  /** waitingSince is when the records being delivered were first tried (undefined while none wait). */
+  private waitingSince: number | undefined;
+  private lastError: string | undefined;
+  private started = false;
+
+  constructor(private readonly o: SinkRunnerOptions) {}
+
+  get name(): string {
+    return this.o.config.name;
+  }
+
+  start(): void {
+    this.running ??= this.loop().catch((e: unknown) => {
+      if (!(e instanceof Stopped)) this.o.logger.error('export: a sink loop ended', { sink: this.name, error: e instanceof Error ? e.message : String(e) });
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.idle.abort(new Stopped('stopped'));
+    const grace = this.o.clock.setTimeout(() => this.hard.abort(new Stopped('stopped')), STOP_GRACE_MS, { unref: true });
+    await this.running;
+    this.o.clock.clearTimeout(grace);
+    await this.o.sink.close().catch(() => undefined);
+  }
+
+  /** readiness fails once records have waited past the sink's stuckAfter. */
+  readiness(): { ready: boolean; message: string } {
+    if (!this.started) return { ready: false, message: `sink ${this.name}: not started yet` };
+    const since = this.waitingSince;
+    if (since !== undefined && this.o.clock.now() - since > this.o.config.stuckAfterMs) {
+      const s = Math.round((this.o.clock.now() - since) / 1000);
+      return { ready: false, message: `sink ${this.name}: nothing delivered for ${s}s (${this.lastError ?? 'retrying'})` };
+    }
+    return { ready: true, message: 'ok' };
+  }
+
+  queueDepth(): Promise<number> {
+    return this.o.log.pending(this.position, MAX_QUEUE_COUNT);
+  }
+
+  async oldestUndeliveredSeconds(): Promise<number> {
+    const [next] = await this.o.log.read(this.position, 1);
+    return next === undefined ? 0 : Math.max(0, (this.o.clock.now() - next.observedMicros / 1000) / 1000);
+  }
+
+  private get stopping(): boolean {
+    return this.idle.signal.aborted;
+  }
+
+  private async loop(): Promise<void> {
+    const cfg = this.o.config;
+    const backoff = new ExponentialBackoff({ initialMs: cfg.retry.initialBackoffMs, maxMs: cfg.retry.maxBackoffMs, jitterFactor: 0.5 });
+    let policy: AlertPolicy | undefined;
+    for (;;) {
+      try {
+        const saved = await this.o.log.getPosition(cfg.name);
+        this.position = saved?.position ?? (cfg.start === 'now' ? await this.o.log.head() : 0);
+        this.committedState = saved?.state;
+        if (cfg.policy === 'alert') policy = createAlertPolicy(cfg.alert, cfg.template, saved?.state);
+        break;
+      } catch (e) {
+        this.o.logger.warn('export: cannot read the sink position; retrying', { sink: cfg.name, error: (e as Error).message });
+        await this.o.clock.sleep(backoff.next(), this.idle.signal);
+      }
+    }
+    this.started = true;
+    this.o.logger.info('export: sink started', { sink: cfg.name, type: cfg.type, policy: cfg.policy, position: this.position });
+    while (!this.stopping) {
+      let changes: Awaited<ReturnType<ExportLog['read']>>;
+      try {
+        changes = await this.o.log.read(this.position, cfg.batchSize);
+      } catch (e) {
+        this.o.logger.warn('export: cannot read the archive; retrying', { sink: cfg.name, error: (e as Error).message });
+        await this.o.clock.sleep(backoff.next(), this.idle.signal).catch(() => undefined);
+        continue;
+      }
+      let records: ExportRecord[] = [];
+      for (const c of changes) {
+        const f = fieldsOf(c);
+        const targets = routeTargets(this.o.route, f);
+        if (!targets.has(cfg.name)) continue;
+        if (policy !== undefined) records.push(...policy.observe(f, c.observedMicros / 1000));
+        else {
+          const r = recordOf(cfg.policy as 'upsert' | 'occurrences' | 'first', f, cfg.template, targets.get(cfg.name));
+          if (r !== undefined) records.push(r);
+        }
+      }
+      if (policy !== undefined) {
+        records.push(...policy.tick(this.o.clock.now()));
+        const n = policy.takeSuppressed();
+        if (n > 0) this.o.metrics.suppressed.inc({ sink: cfg.name }, n);
+      }
+      records = collapseUpserts(records);
+      const next = changes.at(-1)?.id ?? this.position;
+      const deadLetters = records.length > 0 ? await this.deliver(records) : [];
+      const state = policy?.state();
+      if (next !== this.position || state !== this.committedState || deadLetters.length > 0) {
+        await this.commit(next, state, deadLetters);
+      }
+      if (changes.length < cfg.batchSize) {
+        try {
+          await this.o.clock.sleep(this.o.pollIntervalMs, this.idle.signal);
+        } catch {
+          break;
+        }
+      }
+    }
+  }
+
+  /** commit moves the position; an archive that refuses is retried (what was delivered may otherwise be delivered again). */
+  private async commit(position: number, state: string | undefined, deadLetters: DeadLetter[]): Promise<void> {
+    const backoff = new ExponentialBackoff({ initialMs: 200, maxMs: 5_000, jitterFactor: 0.5 });
+    for (;;) {
+      try {
+        await this.o.log.commit(this.name, { position, state, deadLetters });
+        this.position = position;
+        this.committedState = state;
+        return;
+      } catch (e) {
+        if (this.hard.signal.aborted) throw new Stopped('stopped');
+        this.o.logger.warn('export: cannot save the sink position; retrying', { sink: this.name, error: (e as Error).message });
+        await this.o.clock.sleep(backoff.next(), this.hard.signal).catch(() => undefined);
+      }
+    }
+  }
+
+  /**
+   * deliver sends records until the sink takes them. An unavailable sink is
+   * retried until it answers; records it refuses are retried up to
+   * maxAttempts, one by one (so one bad record does not take its batch with
+   * it), then returned as dead letters.
+   */
+  private async deliver(records: ExportRecord[]): Promise<DeadLetter[]> {
+    const cfg = this.o.config;
+    const metric = { sink: cfg.name };
+    const backoff = new ExponentialBackoff({ initialMs: cfg.retry.initialBackoffMs, maxMs: cfg.retry.maxBackoffMs, jitterFactor: 0.5 });
+    this.waitingSince ??= this.o.clock.now();
+    let refusals = 0;
+    for (let attempt = 0; ; attempt++) {
+      if (this.hard.signal.aborted || (attempt > 0 && this.stopping)) throw new Stopped('stopped');
+      if (attempt > 0) this.o.metrics.retried.inc(metric);
+      try {
+        await this.o.sink.send(records, this.hard.signal);
+        this.o.metrics.sent.inc(metric, records.length);
+        this.waitingSince = undefined;
+        this.lastError = undefined;
+        return [];
+      } catch (e) {
+        if (this.hard.signal.aborted) throw new Stopped('stopped');
+        this.o.metrics.failed.inc(metric);
+        const message = e instanceof Error ? e.message : String(e);
+        this.lastError = message;
+        if (isSinkRejected(e)) {
+          if (records.length > 1) {
+            const dead: DeadLetter[] = [];
+            for (const r of records) dead.push(...(await this.deliver([r])));
+            return dead;
+          }
+          if (++refusals >= cfg.retry.maxAttempts) {
+            this.o.metrics.deadLettered.inc(metric);
+            this.o.logger.error('export: a record was dead-lettered', { sink: cfg.name, id: records[0]!.id, error: message });
+            this.waitingSince = undefined;
+            return [{ sink: cfg.name, changeId: records[0]!.fields.changeId, record: JSON.stringify(records[0]), error: message, attempts: refusals }];
+          }
+        }
+        const delay = backoff.next();
+        this.o.logger.warn('export: delivery failed; retrying', { sink: cfg.name, records: records.length, error: message, retryInMs: Math.round(delay) });
+        try {
+          await this.o.clock.sleep(delay, this.idle.signal);
+        } catch {
+          throw new Stopped('stopped');
+        }
+      }
+    }
+  }
+}

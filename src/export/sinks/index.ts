@@ -1,0 +1,16 @@
+import type { SinkType } from '../types.js';
+import { fileSinkType, stdoutSinkType } from './jsonl-sink.js';
+import { slackSinkType } from './slack-sink.js';
+import { webhookSinkType } from './webhook-sink.js';
+
+/** SINK_TYPES maps each config `type` to its sink: the one table of sinks. */
+export const SINK_TYPES: Record<string, SinkType> = {
+  file: fileSinkType,
+  stdout: stdoutSinkType,
+  webhook: webhookSinkType,
+  slack: slackSinkType,
+};
+
+export { jsonLine } from './jsonl-sink.js';
+export { cloudEvent, signBody, webhookBody, SIGNATURE_HEADER, CLOUDEVENT_TYPE } from './webhook-sink.js';
+export { escapeMrkdwn, slackMessage, SLACK_LIMITS } from './slack-sink.js';

@@ -1,0 +1,64 @@
+import { FIELD_NAMES, fieldAt } from './fields.js';
+import type { ExportFields } from './fields.js';
+
+/**
+ * A payload template is any YAML value. Strings in it may hold `{{ path }}`
+ * references to the field set (`{{ regarding.name }}`, `{{ labels.app }}`): a
+ * string that is exactly one reference takes the field's value with its type
+ * (a number stays a number, an object an object), any other string has each
+ * reference replaced by the field's text (nothing for a missing one).
+ */
+
+const REFERENCE = /\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g;
+const WHOLE = /^\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}$/;
+
+const OBJECT_FIELDS: Record<string, readonly string[] | 'any'> = {
+  regarding: ['kind', 'namespace', 'name', 'uid', 'apiVersion', 'fieldPath'],
+  related: ['kind', 'namespace', 'name', 'uid', 'apiVersion'],
+  labels: 'any',
+  annotations: 'any',
+};
+
+/** checkFieldPath tells what is wrong with a reference to the field set, undefined when nothing is. */
+export function checkFieldPath(path: string): string | undefined {
+  const [head, ...rest] = path.split('.');
+  if (head === undefined || !(FIELD_NAMES as readonly string[]).includes(head)) {
+    return `unknown field ${JSON.stringify(path)} (fields: ${FIELD_NAMES.join(', ')})`;
+  }
+  if (rest.length === 0) return undefined;
+  const sub = OBJECT_FIELDS[head];
+  if (sub === undefined) return `field ${JSON.stringify(head)} has no subfields`;
+  if (sub === 'any') return rest.length === 1 ? undefined : `${head}.KEY takes one key: ${JSON.stringify(path)}`;
+  if (rest.length !== 1 || !sub.includes(rest[0]!)) return `unknown field ${JSON.stringify(path)} (${head} has ${sub.join(', ')})`;
+  return undefined;
+}
+
+/** templateReferences lists every reference a template holds, with where (a path into the template) it sits. */
+export function templateReferences(template: unknown, at = ''): { at: string; path: string }[] {
+  if (typeof template === 'string') return [...template.matchAll(REFERENCE)].map((m) => ({ at, path: m[1]! }));
+  if (Array.isArray(template)) return template.flatMap((v, i) => templateReferences(v, `${at}[${i}]`));
+  if (template !== null && typeof template === 'object') {
+    return Object.entries(template).flatMap(([k, v]) => templateReferences(v, at === '' ? k : `${at}.${k}`));
+  }
+  return [];
+}
+
+/** renderTemplate fills a template with one change's fields. */
+export function renderTemplate(template: unknown, fields: ExportFields): unknown {
+  if (typeof template === 'string') {
+    const whole = WHOLE.exec(template);
+    if (whole !== null) return fieldAt(fields, whole[1]!) ?? null;
+    return template.replace(REFERENCE, (_, path: string) => text(fieldAt(fields, path)));
+  }
+  if (Array.isArray(template)) return template.map((v) => renderTemplate(v, fields));
+  if (template !== null && typeof template === 'object') {
+    return Object.fromEntries(Object.entries(template).map(([k, v]) => [k, renderTemplate(v, fields)]));
+  }
+  return template;
+}
+
+function text(v: unknown): string {
+  if (v === undefined || v === null) return '';
+  if (typeof v === 'object') return JSON.stringify(v);
+  return String(v);
+}

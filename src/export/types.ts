@@ -1,0 +1,90 @@
+import type { Logger } from '../internal/index.js';
+import type { ConfigReader } from './config-reader.js';
+import type { ExportFields } from './fields.js';
+
+/** PolicyName is how a sink treats the repeats of an event (docs/export.md, "Policies"). */
+export type PolicyName = 'upsert' | 'occurrences' | 'first' | 'alert';
+
+/** AlertSummary is what an alert record says about the burst it reports. */
+export interface AlertSummary {
+  /** state is `firing` for the message of a burst, `resolved` for the follow-up when it stopped repeating. */
+  state: 'firing' | 'resolved';
+  /** repeats counts the repeats the burst folded (sum of count increases, the first occurrence included). */
+  repeats: number;
+  /** changes counts the changes the burst folded. */
+  changes: number;
+  /** events counts the distinct events of the burst; objects lists up to 10 of the objects they are about. */
+  events: number;
+  objects: string[];
+  /** since and until are when the burst's first and last changes happened (RFC 3339). */
+  since: string;
+  until: string;
+}
+
+/**
+ * ExportRecord is one delivery to a sink. `id` is its idempotency key: the
+ * same change (or alert) always yields the same id, so a redelivery after a
+ * crash is recognisable; `documentId` is what an upserting sink keys on, and
+ * `version` orders the writes of one document (later changes have larger ones).
+ */
+export interface ExportRecord {
+  id: string;
+  documentId: string;
+  /** key partitions records: the event's uid (Kafka's message key). */
+  key: string;
+  version: number;
+  policy: PolicyName;
+  fields: ExportFields;
+  /** payload is the sink's template filled with the fields, else the fields. */
+  payload: unknown;
+  /** topic is the destination a route named for this record (Kafka topic, NATS subject), if any. */
+  topic?: string;
+  alert?: AlertSummary;
+}
+
+/**
+ * SinkRejected is the error a sink throws when the far end refused records for
+ * good (a 4xx other than 408/429, an invalid payload): the exporter retries it a
+ * bounded number of times, then dead-letters it. Any other error is taken as the
+ * sink being unavailable, retried until it answers.
+ */
+export class SinkRejected extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'SinkRejected';
+  }
+}
+
+/** isSinkRejected tells a SinkRejected by its shape. */
+export function isSinkRejected(e: unknown): boolean {
+  return e instanceof Error && e.name === 'SinkRejected';
+}
+
+/** ExportSink is what the exporter needs of a destination: deliver a batch, and let go of its connections. */
+export interface ExportSink {
+  /** send resolves once the sink acknowledged every record of the batch. */
+  send(records: ExportRecord[], signal: AbortSignal): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** SinkDeps are what a sink may use beyond its own options. */
+export interface SinkDeps {
+  logger: Logger;
+  /** env resolves `secretEnv`-style options. */
+  env: Record<string, string | undefined>;
+}
+
+/**
+ * SinkType is one kind of sink: the fields it adds to a sink's config, read
+ * and checked with the reader, and how to build it from them. Sinks register
+ * in `sinks/index.ts`'s table, so the config and the exporter name no sink.
+ */
+export interface SinkType<O = unknown> {
+  /** fields are the sink-specific config fields. */
+  fields: readonly string[];
+  /** defaultPolicy is the policy of a sink of this type that names none. */
+  defaultPolicy: PolicyName;
+  /** read checks the sink-specific fields, reporting each issue on the reader, and returns the options. */
+  read(reader: ConfigReader, path: (string | number)[], raw: Record<string, unknown>): O;
+  create(options: O, deps: SinkDeps): ExportSink;
+}

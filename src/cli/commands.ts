@@ -1,5 +1,6 @@
 import type * as Commander from 'commander';
 import type { Command } from 'commander';
+import type { ExportFlags } from './export.js';
 import type { MirrorFlags } from './mirror.js';
 import type { RecordFlags } from './record.js';
 import type { CliIO } from './run.js';
@@ -26,6 +27,7 @@ export function register(program: Command, io: CliIO): void {
     .option('--cluster <name>', 'label what --mirror archives with this cluster name')
     .option('--retention <duration>', 'drop archived events and occurrences older than this, e.g. 30d')
     .option('--max-size <size>', 'drop the oldest archived data while the store is larger than this, e.g. 10GB')
+    .option('--sinks <file>', 'also deliver the store\'s events to the sinks of this export config (docs/export.md); SIGHUP reloads it')
     .addOption(new Option('--history-window <duration>', 'how long watch history is kept').hideHelp())
     .action(async (flags: ServeFlags) => {
       const { runServe } = await import('./serve.js');
@@ -44,10 +46,23 @@ export function register(program: Command, io: CliIO): void {
     .option('--max-size <size>', 'drop the oldest archived data while the archive is larger than this, e.g. 10GB')
     .option('--cache-size <MiB>', "SQLite page cache of the archive, in MiB (a mirror mostly appends, so a small cache keeps memory low)", String(MIRROR_CACHE_MIB))
     .option('--listen <host:port>', 'address of /metrics and /readyz', '127.0.0.1:9464')
+    .option('--sinks <file>', 'also deliver the archived events to the sinks of this export config (docs/export.md); SIGHUP reloads it')
     .addOption(new Option('--log-level <level>', 'log verbosity').choices(['error', 'warn', 'info', 'debug']).default('info'))
     .action(async (flags: MirrorFlags) => {
       const { runMirror } = await import('./mirror.js');
       await runMirror(flags, io);
+    });
+
+  program
+    .command('export')
+    .description("deliver an archive's events to Loki, Kafka, Slack, webhooks or JSON lines, per sink as upserts, occurrences or alerts (docs/export.md)")
+    .requiredOption('--config <file>', 'the export config (YAML): sinks, policies, routes; SIGHUP reloads it')
+    .option('--from <spec>', 'the archive to read: sqlite:PATH (the file kevents serve or kevents mirror writes)', DEFAULT_STORAGE)
+    .option('--listen <host:port>', 'address of /metrics and /readyz', '127.0.0.1:9465')
+    .addOption(new Option('--log-level <level>', 'log verbosity').choices(['error', 'warn', 'info', 'debug']).default('info'))
+    .action(async (flags: ExportFlags) => {
+      const { runExport } = await import('./export.js');
+      await runExport(flags, io);
     });
 
   program

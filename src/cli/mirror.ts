@@ -9,6 +9,7 @@ import { createMirror, startRetention } from '../mirror/index.js';
 import type { Mirror, Retention } from '../mirror/index.js';
 import { isArchiveStore } from '../storage/index.js';
 import type { ArchiveStore, EventStore } from '../storage/index.js';
+import type { ExportRun } from './export-sinks.js';
 import { untilSignal } from './until-signal.js';
 import { CliError, UsageError } from './errors.js';
 import { parseGoDuration } from './go-duration.js';
@@ -29,6 +30,8 @@ export interface MirrorFlags {
   cacheSize: string;
   listen: string;
   logLevel: string;
+  /** sinks is an export config: the archive's changes are delivered to its sinks (docs/export.md). */
+  sinks?: string;
 }
 
 /** SourceFlags say where a mirror reads from: a URL, or a kubeconfig and context. */
@@ -184,6 +187,17 @@ export async function runMirror(flags: MirrorFlags, io: CliIO): Promise<void> {
     await store.close();
     throw e;
   }
+  let exporting: ExportRun | undefined;
+  if (flags.sinks !== undefined && flags.sinks !== '') {
+    try {
+      const { startExport } = await import('./export-sinks.js');
+      exporting = await startExport(spec, flags.sinks, { logger, registry, flag: '--sinks' });
+    } catch (e) {
+      await run.stop();
+      await store.close();
+      throw e;
+    }
+  }
   const http = createServer((req, res) => {
     const path = (req.url ?? '').split('?')[0];
     if (path === '/metrics') {
@@ -205,9 +219,10 @@ export async function runMirror(flags: MirrorFlags, io: CliIO): Promise<void> {
       return;
     }
     if (path === '/readyz') {
-      const r = run.mirror.readiness();
-      res.writeHead(r.ready ? 200 : 500, { 'Content-Type': 'text/plain; charset=utf-8' });
-      res.end(r.ready ? 'ok' : `[-]mirror failed: ${r.message}\nreadyz check failed`);
+      const checks = [['mirror', run.mirror.readiness()] as const, ...(exporting !== undefined ? [['export', exporting.exporter.readiness()] as const] : [])];
+      const failed = checks.filter(([, r]) => !r.ready);
+      res.writeHead(failed.length === 0 ? 200 : 500, { 'Content-Type': 'text/plain; charset=utf-8' });
+      res.end(failed.length === 0 ? 'ok' : `${failed.map(([name, r]) => `[-]${name} failed: ${r.message}`).join('\n')}\nreadyz check failed`);
       return;
     }
     res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' });
@@ -220,6 +235,7 @@ export async function runMirror(flags: MirrorFlags, io: CliIO): Promise<void> {
       http.listen(port, host, () => resolve(http.address() as AddressInfo));
     });
   } catch (e) {
+    await exporting?.stop();
     await run.stop();
     await store.close();
     throw new CliError(`cannot listen on ${host}:${port}: ${(e as Error).message}`);
@@ -233,6 +249,7 @@ export async function runMirror(flags: MirrorFlags, io: CliIO): Promise<void> {
     ].join('\n'),
   );
   await untilSignal(logger);
+  await exporting?.stop();
   await run.stop();
   await new Promise<void>((resolve) => {
     http.close(() => resolve());

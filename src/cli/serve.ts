@@ -22,6 +22,8 @@ export interface ServeFlags {
   cluster?: string;
   retention?: string;
   maxSize?: string;
+  /** sinks is an export config: the store's changes are delivered to its sinks (docs/export.md). */
+  sinks?: string;
   /** historyWindow overrides how long watch history is kept (hidden: for tests that need a 410). */
   historyWindow?: string;
 }
@@ -93,6 +95,20 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
     await store.close();
     throw e;
   }
+  let exporting: { stop(): Promise<void> } | undefined;
+  if (flags.sinks !== undefined && flags.sinks !== '') {
+    try {
+      const { startExport } = await import('./export-sinks.js');
+      const run = await startExport(spec, flags.sinks, { logger, registry: await server.metrics.registry(), flag: '--sinks' });
+      readinessChecks.push({ name: 'export', check: () => run.exporter.readiness() });
+      exporting = run;
+    } catch (e) {
+      await archive?.stop();
+      await server.close();
+      await store.close();
+      throw e;
+    }
+  }
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${shownHost}:${address.port}`;
   io.stdout.write(
@@ -110,6 +126,7 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
     ].join('\n'),
   );
   await untilSignal(logger);
+  await exporting?.stop();
   await archive?.stop();
   await server.close();
   await store.close();

@@ -59,6 +59,7 @@ export function renderTemplate(template: unknown, fields: ExportFields): unknown
 
 function text(v: unknown): string {
   if (v === undefined || v === null) return '';
-  if (typeof v === 'object') return JSON.stringify(v);
-  return String(v);
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  return JSON.stringify(v) ?? '';
 }

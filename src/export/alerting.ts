@@ -119,7 +119,7 @@ export function createAlertPolicy(o: AlertOptions, template: unknown, state: str
         else suppressed++;
       }
       if (nowMs - b.lastMs >= Math.max(o.resolveAfterMs, o.groupWaitMs, 1)) {
-        if (b.sent !== undefined && !b.sent.suppressed && o.resolveAfterMs > 0 && b.fields.type === 'Warning' && b.repeats > b.sent.repeats) {
+        if (b.sent !== undefined && !b.sent.suppressed && o.resolveAfterMs > 0 && b.fields.type === 'Warning') {
           out.push(message(key, b, 'resolved'));
         }
         delete s.bursts[key];

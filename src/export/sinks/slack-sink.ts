@@ -59,7 +59,7 @@ export function slackMessage(r: ExportRecord): { text: string; blocks: unknown[]
   const context = [`${icon} kevents`, `last seen ${f.lastSeen}`];
   if (a !== undefined && a.objects.length > 1) context.push(`objects: ${a.objects.join(', ')}`);
   const blocks: unknown[] = [
-    { type: 'header', text: { type: 'plain_text', text: cut(headline, SLACK_LIMITS.header), emoji: true } },
+    { type: 'header', block_id: cut(r.id, 255), text: { type: 'plain_text', text: cut(headline, SLACK_LIMITS.header), emoji: true } },
     { type: 'section', text: { type: 'mrkdwn', text: cut(escapeMrkdwn(f.message !== '' ? f.message : '(no message)'), SLACK_LIMITS.sectionText) } },
     { type: 'section', fields },
     {

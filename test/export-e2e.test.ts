@@ -1,0 +1,221 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, describe, it } from 'node:test';
+import { startExport, stopExport } from './support/export-process.js';
+import type { ExportProcess } from './support/export-process.js';
+import { legacyEvent, newApiEvent, request } from './support/http.js';
+import { startServer } from './support/server-process.js';
+import { startSlackReceiver, startWebhookReceiver } from './support/sink-receivers.js';
+
+/**
+ * Export end to end: a `kevents serve` archive written through both event
+ * APIs (creates, count and series bumps), a `kevents export` process delivering
+ * it to a signed JSON webhook (upsert), a CloudEvents webhook (occurrences), a
+ * JSON lines file (occurrences) and Slack (alerts on Warnings); the upsert
+ * webhook is down for a minute while the exporter is killed with SIGKILL twice.
+ * Every sink must end with exactly what its policy says, nothing missing and no
+ * record id it should not have; a redelivery (at least once) carries the same
+ * id and content, so an idempotent sink holds each change once.
+ */
+
+const OUTAGE_MS = Number(process.env.KEVENTS_EXPORT_OUTAGE_MS ?? 60_000);
+const CORE = '/api/v1/namespaces/app/events';
+const V1 = '/apis/events.k8s.io/v1/namespaces/app/events';
+const OCCURRENCES = '/apis/archive.kevents.io/v1alpha1/occurrences';
+const SECRET = 'hook-secret';
+
+async function until(what: string, fn: () => Promise<boolean> | boolean, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await fn())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await sleep(200);
+  }
+}
+
+function micro(ms: number): string {
+  return new Date(ms).toISOString().replace('Z', '000Z');
+}
+
+function second(ms: number): string {
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+async function ok(p: Promise<{ status: number; text: string }>, what: string): Promise<void> {
+  const r = await p;
+  assert.ok(r.status === 200 || r.status === 201, `${what}: ${r.status} ${r.text}`);
+}
+
+/** Workload writes events through both APIs and bumps them, remembering each event's final count. */
+class Workload {
+  readonly counts = new Map<string, number>();
+  constructor(private readonly base: string) {}
+
+  async core(name: string, ns = 'app', type = 'Normal', reason = 'Pulled'): Promise<void> {
+    const path = `/api/v1/namespaces/${ns}/events`;
+    await ok(request(this.base, 'POST', path, legacyEvent({ name, namespace: ns, object: `${name}-pod`, reason, message: `${reason} for ${name}`, type, firstAgo: 5, lastAgo: 5 })), `create ${name}`);
+    this.counts.set(`${ns}/${name}`, 1);
+  }
+
+  async bumpCore(name: string): Promise<void> {
+    const n = this.counts.get(`app/${name}`)! + 1;
+    await ok(request(this.base, 'PATCH', `${CORE}/${name}`, { count: n, lastTimestamp: second(Date.now()) }, { 'Content-Type': 'application/merge-patch+json' }), `bump ${name}`);
+    this.counts.set(`app/${name}`, n);
+  }
+
+  async v1(name: string): Promise<void> {
+    await ok(request(this.base, 'POST', V1, newApiEvent({ name, namespace: 'app', object: `${name}-pod`, reason: 'Scheduled', action: 'Binding', note: `scheduled ${name}`, eventAgo: 5 })), `create ${name}`);
+    this.counts.set(`app/${name}`, 1);
+  }
+
+  async bumpSeries(name: string): Promise<void> {
+    const n = (this.counts.get(`app/${name}`) === 1 ? 1 : this.counts.get(`app/${name}`)!) + 1;
+    await ok(request(this.base, 'PATCH', `${V1}/${name}`, { series: { count: n, lastObservedTime: micro(Date.now()) } }, { 'Content-Type': 'application/merge-patch+json' }), `series ${name}`);
+    this.counts.set(`app/${name}`, n);
+  }
+
+  /** round creates two events per API and bumps every event so far once. */
+  async round(i: number): Promise<void> {
+    await this.core(`core-${i}`);
+    await this.v1(`v1-${i}`);
+    for (const key of [...this.counts.keys()]) {
+      const name = key.split('/')[1]!;
+      if (!key.startsWith('app/')) continue;
+      if (name.startsWith('core-')) await this.bumpCore(name);
+      else if (name.startsWith('v1-')) await this.bumpSeries(name);
+    }
+  }
+}
+
+void describe('kevents export', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kevents-export-'));
+  const cleanups: (() => Promise<unknown>)[] = [];
+  after(async () => {
+    for (const c of cleanups.reverse()) await c().catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  void it('delivers every change with each sink\'s policy through an outage and two kill -9s', { timeout: 600_000 }, async () => {
+    const db = join(dir, 'events.db');
+    const server = await startServer(['--storage', `sqlite:${db}`]);
+    cleanups.push(() => server.stop());
+    const hooks = await startWebhookReceiver({ secret: SECRET, format: 'json' });
+    const history = await startWebhookReceiver({ format: 'cloudevents' });
+    const slack = await startSlackReceiver();
+    cleanups.push(() => hooks.close(), () => history.close(), () => slack.close());
+    const lines = join(dir, 'out', 'events.jsonl');
+    const config = join(dir, 'export.yaml');
+    writeFileSync(
+      config,
+      `# sinks of the export test
+sinks:
+  - name: hooks
+    type: webhook
+    url: ${hooks.url}
+    secretEnv: HOOK_SECRET
+    policy: upsert
+    batchSize: 7
+    retry: { initialBackoff: 100ms, maxBackoff: 2s }
+  - name: history
+    type: webhook
+    format: cloudevents
+    url: ${history.url}
+    policy: occurrences
+  - name: lines
+    type: file
+    path: ${lines}
+    policy: occurrences
+  - name: chat
+    type: slack
+    url: ${slack.url}
+    alert: { groupWait: 1s, resolveAfter: 3s }
+route:
+  drop:
+    - namespace: kube-system
+  sinks: [hooks, history, lines]
+  routes:
+    - match:
+        - type: Warning
+      sinks: [chat]
+`,
+    );
+    const env = { HOOK_SECRET: SECRET };
+    let exporter: ExportProcess = await startExport(config, `sqlite:${db}`, env);
+    cleanups.push(() => stopExport(exporter, 'SIGKILL'));
+    const load = new Workload(server.url);
+
+    // A burst of a Warning: one Slack message for it, and a follow-up once it stops.
+    await load.core('crash', 'app', 'Warning', 'BackOff');
+    for (let i = 0; i < 9; i++) await load.bumpCore('crash');
+    await load.core('dropped', 'kube-system');
+    for (let i = 0; i < 3; i++) await load.round(i);
+    await until('the burst is reported', () => slack.messages.length >= 1);
+
+    // The first kill -9, while changes keep coming.
+    await load.round(3);
+    await stopExport(exporter, 'SIGKILL');
+    await load.round(4);
+    exporter = await startExport(config, `sqlite:${db}`, env);
+
+    // The upsert webhook goes down for the outage, and the exporter is killed again during it.
+    await hooks.down();
+    const outageEnds = Date.now() + OUTAGE_MS;
+    await load.round(5);
+    await sleep(Math.min(3_000, OUTAGE_MS / 3));
+    await stopExport(exporter, 'SIGKILL');
+    await load.round(6);
+    exporter = await startExport(config, `sqlite:${db}`, env);
+    await load.round(7);
+    const waited = outageEnds - Date.now();
+    if (waited > 0) await sleep(waited);
+    await hooks.up();
+
+    // What the archive holds is the truth each sink is checked against.
+    const occurrences: any[] = [];
+    let cont = '';
+    do {
+      const r = await request(server.url, 'GET', `${OCCURRENCES}?limit=500${cont === '' ? '' : `&continue=${cont}`}`);
+      assert.equal(r.status, 200, r.text);
+      occurrences.push(...r.json.items);
+      cont = r.json.metadata.continue ?? '';
+    } while (cont !== '');
+    const routed = occurrences.filter((o) => o.metadata.namespace !== 'kube-system');
+    const changeIds = routed.map((o) => `${o.event.uid}.${String(o.metadata.name).split('.').at(-1)}`).sort();
+    const events = new Set(routed.map((o) => o.event.uid));
+    const finalCount = new Map<string, number>();
+    for (const o of routed) finalCount.set(o.event.uid, Math.max(finalCount.get(o.event.uid) ?? 0, o.countAfter));
+    assert.ok(changeIds.length > 80, `the workload made ${changeIds.length} changes`);
+
+    await until('the upsert webhook holds every event at its final count', () =>
+      hooks.documents.size === events.size && [...hooks.documents.values()].every((d) => d.record.count === finalCount.get(d.documentId)),
+    );
+    await until('the CloudEvents webhook holds every occurrence', () => history.byId.size >= changeIds.length);
+    await until('the file holds every occurrence', () => existsSync(lines) && new Set(readFileSync(lines, 'utf8').trim().split('\n').map((l) => JSON.parse(l).id)).size >= changeIds.length);
+    await until('the burst is followed up', () => slack.messages.length >= 2);
+
+    // upsert: one document per event, each at its final count; redeliveries are the same records.
+    assert.deepEqual([...hooks.documents.keys()].sort(), [...events].sort());
+    for (const [uid, d] of hooks.documents) assert.equal(d.record.count, finalCount.get(uid), `event ${uid}`);
+    for (const [name, count] of load.counts) if (!name.startsWith('kube-system/')) assert.ok([...hooks.documents.values()].some((d) => `${d.record.namespace}/${d.record.name}` === name && d.record.count === count), name);
+    assert.deepEqual(hooks.mismatches, []);
+    assert.ok(hooks.problems.every((p) => p === ''), `the hook refused: ${hooks.problems.join('; ')}`);
+    // occurrences: exactly the archive's changes, each under its id.
+    assert.deepEqual([...history.byId.keys()].sort(), changeIds);
+    assert.deepEqual(history.mismatches, []);
+    assert.deepEqual(history.problems, []);
+    const fileIds = readFileSync(lines, 'utf8').trim().split('\n').map((l) => JSON.parse(l).id as string);
+    assert.deepEqual([...new Set(fileIds)].sort(), changeIds);
+    // Slack: one message for the burst of ten, one follow-up, nothing for Normal events; every message valid Block Kit.
+    assert.deepEqual(slack.problems, []);
+    const headers = slack.messages.map((m) => m.blocks[0].text.text as string);
+    assert.equal(slack.messages.length, 2, headers.join('\n'));
+    assert.match(headers[0]!, /BackOff: Pod app\/crash-pod/);
+    assert.match(headers[1]!, /BackOff stopped repeating: Pod app\/crash-pod/);
+    assert.match(slack.messages[1]!.text, /10 times/);
+    const redelivered = [...hooks.deliveries.values(), ...history.deliveries.values()].filter((n) => n > 1).length;
+    process.stdout.write(`# ${changeIds.length} changes of ${events.size} events; ${redelivered} records redelivered (same id and content), ${fileIds.length - changeIds.length} file lines repeated\n`);
+    await stopExport(exporter, 'SIGTERM');
+  });
+});

@@ -1,0 +1,50 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { CLI } from './server-process.js';
+
+/** ExportProcess is a running `kevents export` child process. */
+export interface ExportProcess {
+  child: ChildProcess;
+  metricsUrl: string;
+  output: () => string;
+  exited: Promise<void>;
+}
+
+/** startExport runs `kevents export --config CONFIG --from FROM` with its metrics on a free loopback port, and waits until it serves them. */
+export function startExport(config: string, from: string, env: NodeJS.ProcessEnv = {}): Promise<ExportProcess> {
+  const child = spawn(process.execPath, ['--enable-source-maps', CLI, 'export', '--config', config, '--from', from, '--listen', '127.0.0.1:0', '--log-level', 'info'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
+  let out = '';
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`kevents export did not start: ${out}`)), 30_000);
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /readiness on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ child, metricsUrl: m[1]!, output: () => out, exited });
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`kevents export exited with ${code}: ${out}`));
+    });
+  });
+}
+
+/** stopExport signals an export process (if it still runs) and waits for it to exit. */
+export async function stopExport(p: ExportProcess, signal: NodeJS.Signals): Promise<void> {
+  if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill(signal);
+  await p.exited;
+}
+
+/** exportMetric reads one metric of an export process for one sink. */
+export async function exportMetric(p: ExportProcess, name: string, sink: string): Promise<number> {
+  const text = await (await fetch(`${p.metricsUrl}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${name}{sink="${sink}"}`));
+  return line === undefined ? Number.NaN : Number(line.split(' ')[1]);
+}

@@ -56,6 +56,15 @@ export class ConfigReader {
     this.issues.push({ ...pos, field: formatPath(path), message });
   }
 
+  /** failKey records an issue at a key of a mapping (an unknown field is its key's fault, not its value's). */
+  failKey(path: Path, key: string, message: string): void {
+    const map = this.doc.getIn(path, true) as { items?: { key?: { value?: unknown; range?: [number, number, number] } }[] } | undefined;
+    const range = map?.items?.find((i) => i.key?.value === key)?.key?.range;
+    if (range === undefined) return this.fail([...path, key], message);
+    const p = this.lines.linePos(range[0]);
+    this.issues.push({ line: p.line, column: p.col, field: formatPath([...path, key]), message });
+  }
+
   private position(path: Path): { line: number; column: number } {
     for (let n = path.length; n >= 0; n--) {
       const node = this.doc.getIn(path.slice(0, n), true) as { range?: [number, number, number] } | undefined;
@@ -78,7 +87,7 @@ export class ConfigReader {
       return undefined;
     }
     const o = value as Record<string, unknown>;
-    for (const k of Object.keys(o)) if (!known.includes(k)) this.fail([...path, k], `unknown field (known: ${known.join(', ')})`);
+    for (const k of Object.keys(o)) if (!known.includes(k)) this.failKey(path, k, `unknown field (known: ${known.join(', ')})`);
     return o;
   }
 

@@ -1,0 +1,93 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, describe, it } from 'node:test';
+import type { CoreEvent } from '../api/index.js';
+import { SqliteEventStore, SqliteExportLog } from '../storage/sqlite/index.js';
+import { parseExportConfig } from './config.js';
+import { createExporter } from './exporter.js';
+import { SINK_TYPES } from './sinks/index.js';
+import { SinkRejected } from './types.js';
+import type { ExportRecord, ExportSink, SinkType } from './types.js';
+
+/** FlakySink is a sink under the test's control: unavailable for a number of sends, refusing the records of some events. */
+class FlakySink implements ExportSink {
+  received: ExportRecord[] = [];
+  unavailable = 0;
+  refuse = new Set<string>();
+  send(records: ExportRecord[]): Promise<void> {
+    if (this.unavailable > 0) {
+      this.unavailable--;
+      return Promise.reject(new Error('connect ECONNREFUSED'));
+    }
+    if (records.some((r) => this.refuse.has(r.fields.name))) return Promise.reject(new SinkRejected('400 Bad Request'));
+    this.received.push(...records);
+    return Promise.resolve();
+  }
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+function event(name: string, count = 1): CoreEvent {
+  return {
+    metadata: { name, namespace: 'prod', uid: `uid-${name}` },
+    involvedObject: { kind: 'Pod', namespace: 'prod', name: `${name}-pod` },
+    reason: 'Pulled',
+    message: 'pulled',
+    type: 'Normal',
+    count,
+    lastTimestamp: new Date(Date.UTC(2025, 0, 1, 0, 0, count)).toISOString().replace('.000', ''),
+  };
+}
+
+async function until(what: string, fn: () => boolean | Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!(await fn())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await sleep(20);
+  }
+}
+
+void describe('exporter over an SQLite archive', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kevents-exporter-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  void it('delivers through an outage, dead-letters what the sink refuses, and resumes at its position', async () => {
+    const path = join(dir, 'a.db');
+    const store = new SqliteEventStore({ path });
+    const sink = new FlakySink();
+    SINK_TYPES.flaky = { fields: [], defaultPolicy: 'upsert', read: () => ({}), create: () => sink } satisfies SinkType;
+    const config = parseExportConfig('sinks:\n  - name: f\n    type: flaky\n    batchSize: 3\n    retry: { maxAttempts: 2, initialBackoff: 1ms, maxBackoff: 5ms }\n');
+    const log = new SqliteExportLog({ path });
+    const exporter = createExporter({ log, config, pollIntervalMs: 5 });
+    for (const n of ['a', 'b', 'c', 'd']) await store.create(event(n), { occurrence: {} });
+    for (let c = 2; c <= 4; c++) await store.guaranteedUpdate('prod', 'a', () => event('a', c), { occurrence: {} });
+    sink.unavailable = 5;
+    sink.refuse.add('c');
+    exporter.start();
+    await until('everything but c is delivered', async () => (await log.getPosition('f'))?.position === (await log.head()));
+    await exporter.stop();
+    const docs = new Map(sink.received.map((r) => [r.documentId, r.fields.count]));
+    assert.deepEqual(Object.fromEntries(docs), { 'uid-a': 4, 'uid-b': 1, 'uid-d': 1 });
+    const dead = await log.deadLetters('f', 10);
+    assert.equal(dead.length, 1);
+    assert.equal(JSON.parse(dead[0]!.record).fields.name, 'c');
+    assert.equal(dead[0]!.attempts, 2);
+    assert.equal(await exporter.metrics.failed.get().then((m) => m.values[0]?.value), 5 + 1 + 2);
+
+    // A new exporter resumes at the position: only what came after is sent.
+    const before = sink.received.length;
+    await store.guaranteedUpdate('prod', 'b', () => event('b', 2), { occurrence: {} });
+    const again = createExporter({ log, config, pollIntervalMs: 5 });
+    again.start();
+    await until('the bump is delivered', () => sink.received.length > before);
+    await again.stop();
+    assert.deepEqual(sink.received.slice(before).map((r) => [r.documentId, r.fields.count]), [['uid-b', 2]]);
+    delete SINK_TYPES.flaky;
+    await log.close();
+    await store.close();
+  });
+});

@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, describe, it } from 'node:test';
 import { startExport, stopExport } from './support/export-process.js';
 import type { ExportProcess } from './support/export-process.js';
-import { legacyEvent, newApiEvent, request } from './support/http.js';
+import { Workload, archiveChanges } from './support/event-workload.js';
 import { startServer } from './support/server-process.js';
 import { startSlackReceiver, startWebhookReceiver } from './support/sink-receivers.js';
 
@@ -22,9 +22,6 @@ import { startSlackReceiver, startWebhookReceiver } from './support/sink-receive
  */
 
 const OUTAGE_MS = Number(process.env.KEVENTS_EXPORT_OUTAGE_MS ?? 60_000);
-const CORE = '/api/v1/namespaces/app/events';
-const V1 = '/apis/events.k8s.io/v1/namespaces/app/events';
-const OCCURRENCES = '/apis/archive.kevents.io/v1alpha1/occurrences';
 const SECRET = 'hook-secret';
 
 async function until(what: string, fn: () => Promise<boolean> | boolean, timeoutMs = 120_000): Promise<void> {
@@ -32,60 +29,6 @@ async function until(what: string, fn: () => Promise<boolean> | boolean, timeout
   while (!(await fn())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
     await sleep(200);
-  }
-}
-
-function micro(ms: number): string {
-  return new Date(ms).toISOString().replace('Z', '000Z');
-}
-
-function second(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
-async function ok(p: Promise<{ status: number; text: string }>, what: string): Promise<void> {
-  const r = await p;
-  assert.ok(r.status === 200 || r.status === 201, `${what}: ${r.status} ${r.text}`);
-}
-
-/** Workload writes events through both APIs and bumps them, remembering each event's final count. */
-class Workload {
-  readonly counts = new Map<string, number>();
-  constructor(private readonly base: string) {}
-
-  async core(name: string, ns = 'app', type = 'Normal', reason = 'Pulled'): Promise<void> {
-    const path = `/api/v1/namespaces/${ns}/events`;
-    await ok(request(this.base, 'POST', path, legacyEvent({ name, namespace: ns, object: `${name}-pod`, reason, message: `${reason} for ${name}`, type, firstAgo: 5, lastAgo: 5 })), `create ${name}`);
-    this.counts.set(`${ns}/${name}`, 1);
-  }
-
-  async bumpCore(name: string): Promise<void> {
-    const n = this.counts.get(`app/${name}`)! + 1;
-    await ok(request(this.base, 'PATCH', `${CORE}/${name}`, { count: n, lastTimestamp: second(Date.now()) }, { 'Content-Type': 'application/merge-patch+json' }), `bump ${name}`);
-    this.counts.set(`app/${name}`, n);
-  }
-
-  async v1(name: string): Promise<void> {
-    await ok(request(this.base, 'POST', V1, newApiEvent({ name, namespace: 'app', object: `${name}-pod`, reason: 'Scheduled', action: 'Binding', note: `scheduled ${name}`, eventAgo: 5 })), `create ${name}`);
-    this.counts.set(`app/${name}`, 1);
-  }
-
-  async bumpSeries(name: string): Promise<void> {
-    const n = (this.counts.get(`app/${name}`) === 1 ? 1 : this.counts.get(`app/${name}`)!) + 1;
-    await ok(request(this.base, 'PATCH', `${V1}/${name}`, { series: { count: n, lastObservedTime: micro(Date.now()) } }, { 'Content-Type': 'application/merge-patch+json' }), `series ${name}`);
-    this.counts.set(`app/${name}`, n);
-  }
-
-  /** round creates two events per API and bumps every event so far once. */
-  async round(i: number): Promise<void> {
-    await this.core(`core-${i}`);
-    await this.v1(`v1-${i}`);
-    for (const key of [...this.counts.keys()]) {
-      const name = key.split('/')[1]!;
-      if (!key.startsWith('app/')) continue;
-      if (name.startsWith('core-')) await this.bumpCore(name);
-      else if (name.startsWith('v1-')) await this.bumpSeries(name);
-    }
   }
 }
 
@@ -173,19 +116,7 @@ route:
     await hooks.up();
 
     // What the archive holds is the truth each sink is checked against.
-    const occurrences: any[] = [];
-    let cont = '';
-    do {
-      const r = await request(server.url, 'GET', `${OCCURRENCES}?limit=500${cont === '' ? '' : `&continue=${cont}`}`);
-      assert.equal(r.status, 200, r.text);
-      occurrences.push(...r.json.items);
-      cont = r.json.metadata.continue ?? '';
-    } while (cont !== '');
-    const routed = occurrences.filter((o) => o.metadata.namespace !== 'kube-system');
-    const changeIds = routed.map((o) => `${o.event.uid}.${String(o.metadata.name).split('.').at(-1)}`).sort();
-    const events = new Set(routed.map((o) => o.event.uid));
-    const finalCount = new Map<string, number>();
-    for (const o of routed) finalCount.set(o.event.uid, Math.max(finalCount.get(o.event.uid) ?? 0, o.countAfter));
+    const { changeIds, events, finalCount } = await archiveChanges(server.url);
     assert.ok(changeIds.length > 80, `the workload made ${changeIds.length} changes`);
 
     await until('the upsert webhook holds every event at its final count', () =>

@@ -1,5 +1,6 @@
 import type { SinkType } from '../types.js';
 import { fileSinkType, stdoutSinkType } from './jsonl-sink.js';
+import { kafkaSinkType } from './kafka-sink.js';
 import { slackSinkType } from './slack-sink.js';
 import { webhookSinkType } from './webhook-sink.js';
 
@@ -9,8 +10,10 @@ export const SINK_TYPES: Record<string, SinkType> = {
   stdout: stdoutSinkType,
   webhook: webhookSinkType,
   slack: slackSinkType,
+  kafka: kafkaSinkType,
 };
 
 export { jsonLine } from './jsonl-sink.js';
+export { kafkaMessage } from './kafka-sink.js';
 export { cloudEvent, signBody, webhookBody, SIGNATURE_HEADER, CLOUDEVENT_TYPE } from './webhook-sink.js';
 export { escapeMrkdwn, slackMessage, SLACK_LIMITS } from './slack-sink.js';

@@ -20,7 +20,8 @@ const LOKI_VERSION = '3.7.8';
 const args = process.argv.slice(2);
 const json = args.includes('--json');
 const onlyArg = args.find((a) => a.startsWith('--only'));
-const only = onlyArg === undefined ? ['kafka', 'loki', 'nats'] : (onlyArg.includes('=') ? onlyArg.split('=')[1] : args[args.indexOf(onlyArg) + 1]).split(',');
+// Loki is set up only when asked for (--only loki): its build from the module does not work yet (see docs/export.md).
+const only = onlyArg === undefined ? ['kafka', 'nats'] : (onlyArg.includes('=') ? onlyArg.split('=')[1] : args[args.indexOf(onlyArg) + 1]).split(',');
 const cache = process.env.KEVENTS_SINKS_CACHE ?? join(homedir(), '.cache', 'kevents-sinks');
 const log = (line) => process.stderr.write(`sinks: ${line}\n`);
 

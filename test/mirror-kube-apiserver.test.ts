@@ -157,7 +157,7 @@ void describe('kevents mirror against kube-apiserver', { timeout: 400_000 }, () 
     rmSync(dir, { recursive: true, force: true });
   });
 
-  void it('archives every event and every observed change exactly once through kill -9 restarts, a compaction 410 and the TTL', async () => {
+  void it('archives every event and every observed change exactly once through kill -9 restarts, a compaction 410 and the TTL', async (t) => {
     const startRv = (await cp.request('GET', '/api/v1/events?limit=1')).json.metadata.resourceVersion as string;
     const w = startWitness(cp, startRv);
     witness = w;
@@ -281,6 +281,7 @@ void describe('kevents mirror against kube-apiserver', { timeout: 400_000 }, () 
     }
     for (const uid of w.deleted) assert.ok(lastVersion.has(uid) && archived.some((e) => e.metadata.uid === uid), `the expired event ${uid} is archived`);
 
+    t.diagnostic(`${l.writes} load writes, ${acknowledged.length} acknowledged by kube-apiserver (load and kubectl), ${recorded.written} recorder writes; ${w.versions.length} versions of ${want.size} events, ${got.length} occurrences, ${w.deleted.size} events expired at the source; ${kills} kills`);
     if (kubectl === undefined) assert.fail('no kubectl on this machine');
     const out = await runKubectl(kubectl, a.url, ['get', 'events', '-n', 'load', '--field-selector', `metadata.name=${earliest}`, '-o', 'wide']);
     assert.equal(out.code, 0, out.stderr);

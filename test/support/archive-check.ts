@@ -53,9 +53,17 @@ export function expectedHistories(versions: CoreEvent[]): Map<string, string[]> 
   return byUid;
 }
 
-/** historyDiffs lists the first events whose archived changes differ from the expected ones, for a failure message. */
-export function historyDiffs(want: Map<string, string[]>, have: Map<string, string[]>, max = 5): string {
-  const diffs = [...want].filter(([uid, c]) => JSON.stringify(have.get(uid)) !== JSON.stringify(c)).slice(0, max);
-  const extra = [...have.keys()].filter((uid) => !want.has(uid)).slice(0, max);
-  return JSON.stringify({ differ: diffs.map(([uid, c]) => ({ uid, want: c, have: have.get(uid) })), unexpected: extra });
+/** historyDiffs describes the first events whose archived changes differ from the expected ones, for a failure message. */
+export function historyDiffs(want: Map<string, string[]>, have: Map<string, string[]>, max = 3): string {
+  const differ = [...want]
+    .filter(([uid, c]) => JSON.stringify(have.get(uid)) !== JSON.stringify(c))
+    .slice(0, max)
+    .map(([uid, c]) => {
+      const got = have.get(uid) ?? [];
+      let i = 0;
+      while (i < c.length && c[i] === got[i]) i++;
+      return { uid, firstDifference: i, want: c.slice(i, i + 2), have: got.slice(i, i + 2), wantTotal: c.length, haveTotal: got.length };
+    });
+  const unexpected = [...have.keys()].filter((uid) => !want.has(uid)).slice(0, max);
+  return JSON.stringify({ differ, unexpected });
 }

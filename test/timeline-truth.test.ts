@@ -1,19 +1,10 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import type { Timeline } from '../src/timeline/index.js';
 import { isoSecondsAgo, request } from './support/http.js';
-import { CLI, startServer } from './support/server-process.js';
+import { runBuiltCli as cli } from './support/cli-process.js';
+import { startServer } from './support/server-process.js';
 import type { ServerProcess } from './support/server-process.js';
-
-/** timeline runs the built `kevents timeline` and parses its JSON. */
-export function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { timeout: 60_000, env: { ...process.env, NO_COLOR: '1' } }, (error, stdout, stderr) => {
-      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout, stderr });
-    });
-  });
-}
 
 async function timelineJson(server: string, args: string[]): Promise<Timeline> {
   const r = await cli(['timeline', ...args, '-o', 'json', '--server', server]);

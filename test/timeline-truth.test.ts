@@ -73,4 +73,13 @@ describe('an event the archive first saw already counted', () => {
     assert.match(rows.at(-1)!, new RegExp(`^${last} `));
     for (const row of rows.slice(1, -1)) assert.match(row, /^~/);
   });
+
+  it('serves the web UI the very timeline the CLI prints', async () => {
+    const served = await request(srv.url, 'GET', '/apis/archive.kevents.io/v1alpha1/namespaces/default/timeline?for=pod/web-1');
+    assert.equal(served.status, 200, served.text);
+    assert.deepEqual(served.json, await timelineJson(srv.url, ['--for', 'pod/web-1']));
+    const all = await request(srv.url, 'GET', `/apis/archive.kevents.io/v1alpha1/timeline?since=${encodeURIComponent(first)}&until=${encodeURIComponent(isoSecondsAgo(0, now + 1000))}`);
+    assert.equal(all.status, 200, all.text);
+    assert.deepEqual(all.json, await timelineJson(srv.url, ['-A', '--since-time', first, '--until', isoSecondsAgo(0, now + 1000)]));
+  });
 });

@@ -2,7 +2,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CoreEvent } from '../src/api/index.js';
 import type { Occurrence } from '../src/api/index.js';
-import { bucketSeries, combinedMarks, lanesOf, marksFromRows, topTallies } from '../src/ui/app/aggregate.js';
+import { bucketSeries, combinedMarks, lanesOf, marksFromRows, marksFromTimeline, topTallies } from '../src/ui/app/aggregate.js';
+import { buildTimeline } from '../src/timeline/index.js';
 import { humanDuration, interval } from '../src/ui/app/format.js';
 import { hintsFor } from '../src/ui/app/hints.js';
 import { EMPTY_FILTERS, newerFirst, rowMatcher, toRow } from '../src/ui/app/model.js';
@@ -270,5 +271,22 @@ describe('EventCache status', () => {
       cache.stop();
       globalThis.fetch = realFetch;
     }
+  });
+});
+
+describe('marksFromTimeline', () => {
+  it('draws the rows src/timeline builds, one mark each, estimated ones with their bounds, filterable like events', () => {
+    const e = ev({ name: 'counted', object: 'web-1', reason: 'BackOff', type: 'Warning', count: 14, first: T0, last: T0 + 38 * 60_000 });
+    const node = ev({ name: 'pressure', kind: 'Node', object: 'node-1', reason: 'NodeHasDiskPressure', first: T0 + 60_000, last: T0 + 60_000 });
+    const t = buildTimeline({ events: [e, node] });
+    const marks = marksFromTimeline(t.rows);
+    assert.equal(marks.length, t.rows.length);
+    assert.equal(marks.filter((m) => m.reason === 'BackOff').reduce((n, m) => n + m.n, 0), 14);
+    assert.deepEqual([marks[0]!.t, marks[0]!.estimated, marks[0]!.objectKey], [T0, false, 'Pod/default/web-1']);
+    const spread = marks.filter((m) => m.estimated);
+    assert.equal(spread.length, 12);
+    assert.ok(spread.every((m) => m.earliest === T0 && m.latest === T0 + 38 * 60_000 && m.t > T0 && m.t < T0 + 38 * 60_000));
+    assert.deepEqual(marks.filter(rowMatcher({ ...EMPTY_FILTERS, kind: 'node' })).map((m) => m.objectKey), ['Node/default/node-1']);
+    assert.deepEqual(lanesOf(marks).map((l) => [l.objectKey, l.total]), [['Pod/default/web-1', 14], ['Node/default/node-1', 1]]);
   });
 });

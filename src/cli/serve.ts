@@ -3,6 +3,7 @@ import type { LogLevel } from '../internal/index.js';
 import { createEventsServer } from '../server/index.js';
 import type { ReadinessCheck } from '../server/index.js';
 import { DEFAULT_HISTORY_WINDOW_SECONDS } from '../storage/index.js';
+import { storeTimelineReader } from './timeline-reader.js';
 import { untilSignal } from './until-signal.js';
 import { CliError, UsageError } from './errors.js';
 import { formatGoDuration, parseGoDuration } from './go-duration.js';
@@ -62,7 +63,7 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
   archiving?.parseRetention(flags);
   const store = await openStore(spec, { clock: realClock, logger, historyWindowSeconds, ...(compactIntervalMs !== undefined ? { compactIntervalMs } : {}) });
   const readinessChecks: ReadinessCheck[] = [];
-  const server = createEventsServer({ store, eventTtlSeconds: Math.round(ttlMs / 1000), clock: realClock, logger, keventsVersion: version, readinessChecks });
+  const server = createEventsServer({ store, eventTtlSeconds: Math.round(ttlMs / 1000), clock: realClock, logger, keventsVersion: version, readinessChecks, timeline: storeTimelineReader(store) });
   let address;
   try {
     address = await server.listen(host, port);

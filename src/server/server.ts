@@ -17,6 +17,8 @@ import { registerKnownKinds } from './known-kinds.js';
 import { createServerMetrics } from './metrics.js';
 import type { ServerMetrics } from './metrics.js';
 import { EventRegistry } from './registry.js';
+import { registerTimelineRoutes } from './timeline-routes.js';
+import type { TimelineReader } from './timeline-routes.js';
 import { registerUiAssets } from './ui-assets.js';
 
 const FindMyWay = requireCjs('find-my-way') as typeof FindMyWayModule;
@@ -34,6 +36,8 @@ export interface ServerOptions {
   keventsVersion?: string;
   /** readinessChecks join the storage check of /readyz (e.g. a mirror whose watch must not stall). */
   readinessChecks?: ReadinessCheck[];
+  /** timeline builds the timeline the web UI draws (GET …/archive.kevents.io/v1alpha1/timeline); without it that is NotFound. */
+  timeline?: TimelineReader;
 }
 
 /** ReadinessCheck is one named check of /readyz. */
@@ -109,6 +113,7 @@ export function createEventsServer(options: ServerOptions): KeventsServer {
   });
 
   registerArchiveRoutes(router, { store: options.store, clock, logger, metrics });
+  registerTimelineRoutes(router, { timeline: options.timeline, logger, metrics });
   registerDocuments(router, { logger, keventsVersion: options.keventsVersion ?? '0.0.0' });
   registerKnownKinds(router, { store: options.store, logger });
   registerUiAssets(router, { logger });

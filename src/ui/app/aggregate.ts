@@ -1,4 +1,5 @@
 import type { Occurrence } from '../../api/occurrence.js';
+import type { TimelineRow } from '../../api/timeline.js';
 import type { EventRow, Matchable } from './model.js';
 import { objectKeyOf } from './model.js';
 
@@ -14,6 +15,40 @@ export interface Mark extends Matchable {
   objectKey: string;
   message: string;
   estimated: boolean;
+  /** earliest and latest bound an estimated mark (Unix ms; undefined where nothing bounds it). */
+  earliest?: number | undefined;
+  latest?: number | undefined;
+}
+
+function boundMs(t: string | null | undefined): number | undefined {
+  return t === null || t === undefined ? undefined : Date.parse(t);
+}
+
+/**
+ * marksFromTimeline turns the server's timeline rows (src/timeline, the rows
+ * `kevents timeline` prints) into marks: one per row, estimated where the row
+ * is, with the bounds it was spread between. The UI computes no times of its own.
+ */
+export function marksFromTimeline(rows: readonly TimelineRow[]): Mark[] {
+  return rows.map((r) => {
+    const cut = r.object.indexOf('/');
+    const kind = cut < 0 ? r.object : r.object.slice(0, cut);
+    const name = cut < 0 ? '' : r.object.slice(cut + 1);
+    return {
+      t: Date.parse(r.time),
+      n: r.count,
+      namespace: r.namespace,
+      kind,
+      type: r.type,
+      reason: r.reason,
+      message: r.message,
+      objectKey: `${kind}/${r.namespace}/${name}`,
+      estimated: r.estimated,
+      earliest: boundMs(r.earliest),
+      latest: boundMs(r.latest),
+      haystack: `${r.namespace}\n${kind}\n${name}\n${r.reason}\n${r.type}\n${r.message}`.toLowerCase(),
+    };
+  });
 }
 
 /** MAX_MARKS_PER_EVENT bounds how finely one event's count is spread, so a count of 50,000 stays cheap. */

@@ -9,6 +9,7 @@ import { CliError, UsageError } from './errors.js';
 import { formatGoDuration, parseGoDuration } from './go-duration.js';
 import type { CliIO } from './run.js';
 import { version } from './version.js';
+import { selfCommand } from './self-command.js';
 import { describeStorage, openStore, parseStorageSpec } from './storage-spec.js';
 
 /** ServeFlags are the flags of `kevents serve`. */
@@ -96,24 +97,48 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
   }
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${shownHost}:${address.port}`;
-  io.stdout.write(
-    [
-      `kevents serve: listening on ${url}`,
-      `  storage:   ${describeStorage(spec)}`,
-      `  event TTL: ${ttlMs === 0 ? 'none (events are kept forever)' : formatGoDuration(ttlMs)}`,
-      ...(flags.mirror !== undefined && flags.mirror !== '' ? [`  mirror:    ${flags.mirror} (archived events never expire)`] : []),
-      '',
-      'Point kubectl at it:',
-      `  kubectl --server ${url} get events -A`,
-      'or write a kubeconfig:',
-      `  kevents kubeconfig --server ${url} > kevents.kubeconfig && export KUBECONFIG=$PWD/kevents.kubeconfig`,
-      '',
-    ].join('\n'),
-  );
+  io.stdout.write(serveBanner({ url, ui: server.ui, storage: describeStorage(spec), ttlMs, mirror: flags.mirror, kevents: selfCommand() }));
   await untilSignal(logger);
   await archive?.stop();
   await server.close();
   await store.close();
+}
+
+/** BannerFacts are what the start banner of `kevents serve` reports. */
+export interface BannerFacts {
+  url: string;
+  /** ui is true when the built web UI is served at `/`. */
+  ui: boolean;
+  storage: string;
+  ttlMs: number;
+  mirror: string | undefined;
+  /** kevents is how the user runs kevents from where they stand (selfCommand). */
+  kevents: string;
+}
+
+/**
+ * serveBanner is what `kevents serve` prints once it listens: where, the web
+ * UI, and first commands, each of which runs as printed in another terminal of
+ * the same directory (kevents named the way this one was started).
+ */
+export function serveBanner(b: BannerFacts): string {
+  const server = `--server ${b.url}`;
+  return [
+    `kevents serve: listening on ${b.url}`,
+    `  web UI:    ${b.ui ? `${b.url}/` : 'not built (run "npm run build" in the kevents checkout)'}`,
+    `  storage:   ${b.storage}`,
+    `  event TTL: ${b.ttlMs === 0 ? 'none (events are kept forever)' : formatGoDuration(b.ttlMs)}`,
+    ...(b.mirror !== undefined && b.mirror !== '' ? [`  mirror:    ${b.mirror} (archived events never expire)`] : []),
+    '',
+    'In another terminal, record an event and read it back:',
+    `  ${b.kevents} record ${server} --for pod/web-1 --type Warning --reason BackOff --action Restarting --message "Back-off restarting failed container"`,
+    `  ${b.kevents} timeline ${server} -A`,
+    'Point kubectl at it:',
+    `  kubectl --server ${b.url} get events -A`,
+    'or write a kubeconfig:',
+    `  ${b.kevents} kubeconfig ${server} > kevents.kubeconfig && export KUBECONFIG=$PWD/kevents.kubeconfig`,
+    '',
+  ].join('\n');
 }
 
 function parseDurationFlag(name: string, text: string): number {

@@ -56,6 +56,8 @@ export interface KeventsServer {
   close(): Promise<void>;
   readonly metrics: ServerMetrics;
   readonly httpServer: Server;
+  /** ui is true when the built web UI is served at `/`. */
+  readonly ui: boolean;
 }
 
 /** DEFAULT_EVENT_TTL_SECONDS is kube-apiserver's `--event-ttl` default of one hour. */
@@ -116,7 +118,7 @@ export function createEventsServer(options: ServerOptions): KeventsServer {
   registerTimelineRoutes(router, { timeline: options.timeline, logger, metrics });
   registerDocuments(router, { logger, keventsVersion: options.keventsVersion ?? '0.0.0' });
   registerKnownKinds(router, { store: options.store, logger });
-  registerUiAssets(router, { logger });
+  const ui = registerUiAssets(router, { logger });
 
   const apis: [string, EventApi][] = [
     ['/api/v1', CORE_API],
@@ -154,6 +156,7 @@ export function createEventsServer(options: ServerOptions): KeventsServer {
     handle,
     metrics,
     httpServer,
+    ui,
     async listen(host, port) {
       await options.store.ready();
       await new Promise<void>((resolve, reject) => {

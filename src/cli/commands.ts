@@ -26,6 +26,12 @@ export function register(program: Command, io: CliIO): void {
     .option('--cluster <name>', 'label what --mirror archives with this cluster name')
     .option('--retention <duration>', 'drop archived events and occurrences older than this, e.g. 30d')
     .option('--max-size <size>', 'drop the oldest archived data while the store is larger than this, e.g. 10GB')
+    .option('--tls-cert-file <path>', 'serve HTTPS with this PEM certificate (chain); reloaded when the file changes')
+    .option('--tls-private-key-file <path>', 'PEM private key of --tls-cert-file')
+    .option('--token-auth-file <path>', "bearer tokens in kube-apiserver's CSV format token,user,uid,\"group1,group2\" (groups kevents:readers, kevents:writers); reloaded when it changes")
+    .option('--delegate-auth', 'authenticate unknown tokens with the cluster\'s TokenReview and authorize with SubjectAccessReview (in-cluster, or --delegate-auth-kubeconfig)')
+    .option('--delegate-auth-kubeconfig <path>', 'kubeconfig of the cluster --delegate-auth asks (default: the in-cluster service account)')
+    .option('--insecure-allow-remote', 'listen on a non-loopback address without TLS or authentication')
     .addOption(new Option('--history-window <duration>', 'how long watch history is kept').hideHelp())
     .action(async (flags: ServeFlags) => {
       const { runServe } = await import('./serve.js');

@@ -3,6 +3,8 @@ import type { LogLevel } from '../internal/index.js';
 import { createEventsServer } from '../server/index.js';
 import type { ReadinessCheck } from '../server/index.js';
 import { DEFAULT_HISTORY_WINDOW_SECONDS } from '../storage/index.js';
+import { prepareServeSecurity } from './serve-auth.js';
+import type { ServeAuthFlags } from './serve-auth.js';
 import { untilSignal } from './until-signal.js';
 import { CliError, UsageError } from './errors.js';
 import { formatGoDuration, parseGoDuration } from './go-duration.js';
@@ -11,7 +13,7 @@ import { version } from './version.js';
 import { describeStorage, openStore, parseStorageSpec } from './storage-spec.js';
 
 /** ServeFlags are the flags of `kevents serve`. */
-export interface ServeFlags {
+export interface ServeFlags extends ServeAuthFlags {
   listen: string;
   storage: string;
   eventTtl: string;
@@ -49,6 +51,7 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
   const level = flags.logLevel as LogLevel;
   if (!['error', 'warn', 'info', 'debug'].includes(level)) throw new UsageError('--log-level must be error, warn, info or debug');
   const logger = createConsoleLogger({ level, stream: io.stderr });
+  const security = await prepareServeSecurity(flags, host, logger);
   // Watches must be able to resume for at least as long as an event lives.
   let historyWindowSeconds = Math.max(DEFAULT_HISTORY_WINDOW_SECONDS, Math.round(ttlMs / 1000) + 15 * 60);
   let compactIntervalMs: number | undefined;
@@ -60,13 +63,29 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
   const archivingWanted = (flags.mirror ?? '') !== '' || (flags.retention ?? '') !== '' || (flags.maxSize ?? '') !== '';
   const archiving = archivingWanted ? await import('./mirror.js') : undefined;
   archiving?.parseRetention(flags);
-  const store = await openStore(spec, { clock: realClock, logger, historyWindowSeconds, ...(compactIntervalMs !== undefined ? { compactIntervalMs } : {}) });
+  let store;
+  try {
+    store = await openStore(spec, { clock: realClock, logger, historyWindowSeconds, ...(compactIntervalMs !== undefined ? { compactIntervalMs } : {}) });
+  } catch (e) {
+    security.close();
+    throw e;
+  }
   const readinessChecks: ReadinessCheck[] = [];
-  const server = createEventsServer({ store, eventTtlSeconds: Math.round(ttlMs / 1000), clock: realClock, logger, keventsVersion: version, readinessChecks });
+  const server = createEventsServer({
+    store,
+    eventTtlSeconds: Math.round(ttlMs / 1000),
+    clock: realClock,
+    logger,
+    keventsVersion: version,
+    readinessChecks,
+    ...(security.gate !== undefined ? { gate: security.gate } : {}),
+    ...(security.tls !== undefined ? { tls: security.tls } : {}),
+  });
   let address;
   try {
     address = await server.listen(host, port);
   } catch (e) {
+    security.close();
     await store.close();
     const code = (e as { code?: string }).code;
     if (code === 'EADDRINUSE') throw new CliError(`cannot listen on ${host}:${port}: the address is already in use (choose another with --listen)`);
@@ -89,27 +108,32 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
       archive = archiving.startStoreRetention(store, flags, logger);
     }
   } catch (e) {
+    security.close();
     await server.close();
     await store.close();
     throw e;
   }
+  security.watchTls((pair) => server.setTls(pair));
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const url = `http://${shownHost}:${address.port}`;
+  const url = `${security.tls !== undefined ? 'https' : 'http'}://${shownHost}:${address.port}`;
   io.stdout.write(
     [
       `kevents serve: listening on ${url}`,
       `  storage:   ${describeStorage(spec)}`,
+      `  auth:      ${security.describe}`,
       `  event TTL: ${ttlMs === 0 ? 'none (events are kept forever)' : formatGoDuration(ttlMs)}`,
       ...(flags.mirror !== undefined && flags.mirror !== '' ? [`  mirror:    ${flags.mirror} (archived events never expire)`] : []),
       '',
       'Point kubectl at it:',
-      `  kubectl --server ${url} get events -A`,
-      'or write a kubeconfig:',
-      `  kevents kubeconfig --server ${url} > kevents.kubeconfig && export KUBECONFIG=$PWD/kevents.kubeconfig`,
+      `  kubectl --server ${url}${security.tls !== undefined ? ' --certificate-authority CA.crt' : ''}${security.gate !== undefined ? ' --token TOKEN' : ''} get events -A`,
+      ...(security.tls === undefined && security.gate === undefined
+        ? ['or write a kubeconfig:', `  kevents kubeconfig --server ${url} > kevents.kubeconfig && export KUBECONFIG=$PWD/kevents.kubeconfig`]
+        : []),
       '',
     ].join('\n'),
   );
   await untilSignal(logger);
+  security.close();
   await archive?.stop();
   await server.close();
   await store.close();

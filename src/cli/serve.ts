@@ -99,7 +99,12 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
       const registry = await server.metrics.registry();
       const run = await archiving.startMirror(
         store,
-        { ...(isUrl ? { source: flags.mirror } : { kubeconfig: flags.mirror, context: flags.mirrorContext }), cluster: flags.cluster, retention: flags.retention, maxSize: flags.maxSize },
+        {
+          ...(flags.mirror === 'in-cluster' ? { inCluster: true } : isUrl ? { source: flags.mirror } : { kubeconfig: flags.mirror, context: flags.mirrorContext }),
+          cluster: flags.cluster,
+          retention: flags.retention,
+          maxSize: flags.maxSize,
+        },
         { logger, registry },
       );
       readinessChecks.push({ name: 'mirror', check: () => run.mirror.readiness() });

@@ -9,8 +9,9 @@ import pg from 'pg';
 import { startControlPlane } from './support/control-plane.js';
 import type { ControlPlane } from './support/control-plane.js';
 import { legacyEvent, request } from './support/http.js';
-import { findKubectls } from './support/kubectl.js';
+import { findKubectls, runKubectl } from './support/kubectl.js';
 import { CLI, startServer } from './support/server-process.js';
+import { makeCertificates } from './support/tls.js';
 
 /**
  * kevents inside a cluster, on the real kube-apiserver of the test suite: the RBAC of
@@ -95,6 +96,26 @@ async function kill(m: Mirror, signal: NodeJS.Signals): Promise<void> {
 
 const CORE = '/api/v1/namespaces/default/events';
 
+async function kubectlLikeRequest(url: string, caFile: string, method: string, path: string, body: unknown, token: string): Promise<{ status: number; text: string; json: unknown }> {
+  const { request: httpsRequest } = await import('node:https');
+  const { readFileSync } = await import('node:fs');
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(
+      new URL(path, url),
+      { method, ca: readFileSync(caFile), headers: { Accept: 'application/json', Authorization: `Bearer ${token}`, ...(payload !== undefined ? { 'Content-Type': 'application/json' } : {}) } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text, json: JSON.parse(text) as unknown }));
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
 void describe('kevents in the cluster', { timeout: 600_000 }, () => {
   let cp: ControlPlane;
   let saDir: string;
@@ -167,6 +188,38 @@ void describe('kevents in the cluster', { timeout: 600_000 }, () => {
       assert.deepEqual((r.json.items as { metadata: { name: string } }[]).map((e) => e.metadata.name).sort(), ['rbac-0', 'rbac-1', 'rbac-2', 'rbac-3', 'rbac-4']);
     } finally {
       await archive.stop();
+    }
+  });
+
+  void it('kevents serve --delegate-auth asks the cluster (TokenReview, SubjectAccessReview) and answers exactly as kube-apiserver does', async () => {
+    const token = execFileSync('cat', [join(saDir, 'token')], { encoding: 'utf8' });
+    const certs = makeCertificates();
+    const server = await startServer(['--tls-cert-file', certs.certFile, '--tls-private-key-file', certs.keyFile, '--delegate-auth', '--delegate-auth-kubeconfig', cp.kubeconfigFile()]);
+    try {
+      const body = legacyEvent({ name: 'delegated', object: 'x', reason: 'R', message: 'm', firstAgo: 1, lastAgo: 1 });
+      for (const [method, path, withBody, who] of [
+        ['POST', CORE, true, token],
+        ['DELETE', `${CORE}/delegated`, false, token],
+        ['GET', '/apis/events.k8s.io/v1/namespaces/kube-system/events/x', false, token],
+        ['GET', '/api/v1/events', false, 'not-a-token'],
+      ] as const) {
+        const upstream = await cp.request(method, path, withBody ? body : undefined, { token: who });
+        const ours = await kubectlLikeRequest(server.url, certs.caFile, method, path, withBody ? body : undefined, who);
+        assert.equal(ours.status, upstream.status, `${method} ${path}: ${ours.text}`);
+        assert.deepEqual(ours.json, upstream.json, `${method} ${path}`);
+      }
+      // The service account may list events: kevents lets it (a SubjectAccessReview said so).
+      assert.equal((await kubectlLikeRequest(server.url, certs.caFile, 'GET', '/api/v1/events', undefined, token)).status, 200);
+      // kubectl prints the same refusal from both servers.
+      const create = (url: string, ca: string): Promise<{ code: number; stderr: string }> =>
+        runKubectl(kubectl, url, ['--certificate-authority', ca, '--token', token, 'create', '-f', '-'], { input: JSON.stringify(body) });
+      const fromKevents = await create(server.url, certs.caFile);
+      const fromUpstream = await create(cp.url, cp.caFile);
+      assert.equal(fromKevents.code, 1);
+      assert.equal(fromKevents.stderr, fromUpstream.stderr);
+      assert.match(fromKevents.stderr, /User "system:serviceaccount:kevents:kevents" cannot create resource "events"/);
+    } finally {
+      await server.stop();
     }
   });
 

@@ -8,7 +8,7 @@
  *   watchers, time to ready,
  *   and the cost of an authenticated create (a bearer token from --token-auth-file) vs the
  *   same server without authentication, over HTTP and over HTTPS.
- * Run: npx tsx bench/serve.ts [--events 1000000] [--seconds 10] [--watchers 1000] [--only auth]
+ * Run: npx tsx bench/serve.ts [--events 1000000] [--seconds 10] [--watchers 1000] [--only auth] [--rounds 3]
  */
 import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -28,6 +28,7 @@ for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i]!.repla
 const EVENTS = Number(args.get('events') ?? 1_000_000);
 const SECONDS = Number(args.get('seconds') ?? 10);
 const WATCHERS = Number(args.get('watchers') ?? 1000);
+const ROUNDS = Number(args.get('rounds') ?? 3);
 const CONCURRENCY = 64;
 const FILTERED_PLACES = 200;
 
@@ -223,20 +224,24 @@ async function authBench(dir: string, push: (...r: [string, string, string][]) =
     const plain: number[] = [];
     const authed: number[] = [];
     let errors = 0;
-    for (let round = 0; round < 2; round++) {
+    for (let round = 0; round < ROUNDS; round++) {
       const a = await measure(`${scheme}-plain-${round}`, [...extra], false);
       const b = await measure(`${scheme}-token-${round}`, [...extra, '--token-auth-file', tokens], true);
       plain.push(a.rate);
       authed.push(b.rate);
       errors += a.errors + b.errors;
     }
-    const p = plain.reduce((x, y) => x + y, 0) / plain.length;
-    const t = authed.reduce((x, y) => x + y, 0) / authed.length;
-    push([`creates/s over ${scheme}, ${client}, no authentication`, p.toFixed(0), `runs ${plain.map((r) => r.toFixed(0)).join(', ')}`]);
+    const median = (xs: number[]): number => {
+      const s = [...xs].sort((x, y) => x - y);
+      return s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+    };
+    const p = median(plain);
+    const t = median(authed);
+    push([`creates/s over ${scheme}, ${client}, no authentication`, p.toFixed(0), `median of runs ${plain.map((r) => r.toFixed(0)).join(', ')}`]);
     push([
       `creates/s over ${scheme}, ${client}, bearer token (1,000-token file)`,
       t.toFixed(0),
-      `runs ${authed.map((r) => r.toFixed(0)).join(', ')}; cost per create +${((p / t - 1) * 100).toFixed(1)}% over no authentication; errors ${errors}`,
+      `runs ${authed.map((r) => r.toFixed(0)).join(', ')}; cost per create ${p / t >= 1 ? '+' : ''}${((p / t - 1) * 100).toFixed(1)}% over no authentication (medians); errors ${errors}`,
     ]);
   }
 }

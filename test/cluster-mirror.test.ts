@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -191,6 +191,25 @@ void describe('kevents in the cluster', { timeout: 600_000 }, () => {
     }
   });
 
+  void it('kevents serve --mirror in-cluster archives with the service account and serves what it archived', async () => {
+    const url = new URL(cp.url);
+    const file = join(mkdtempSync(join(tmpdir(), 'kevents-serve-mirror-')), 'archive.db');
+    const server = await startServer(['--storage', `sqlite:${file}`, '--event-ttl', '0', '--mirror', 'in-cluster', '--cluster', 'lab'], {
+      KUBERNETES_SERVICE_HOST: url.hostname,
+      KUBERNETES_SERVICE_PORT: url.port,
+      KEVENTS_SERVICE_ACCOUNT_DIR: saDir,
+    });
+    try {
+      await until('the cluster\'s events are served from the archive', async () => {
+        const r = await request(server.url, 'GET', CORE);
+        return (r.json.items as { metadata: { name: string } }[]).filter((e) => e.metadata.name.startsWith('rbac-')).length === 5;
+      });
+      assert.equal((await request(server.url, 'GET', '/readyz')).status, 200);
+    } finally {
+      await server.stop();
+    }
+  });
+
   void it('kevents serve --delegate-auth asks the cluster (TokenReview, SubjectAccessReview) and answers exactly as kube-apiserver does', async () => {
     const token = execFileSync('cat', [join(saDir, 'token')], { encoding: 'utf8' });
     const certs = makeCertificates();
@@ -316,6 +335,41 @@ void describe('kevents in the cluster', { timeout: 600_000 }, () => {
       t.diagnostic(`${writes} writes (${expected.length} events, ${changes} changes); failover gaps ${gaps.map((g) => `${(g / 1000).toFixed(1)} s`).join(', ')} with a ${leaseMs / 1000} s lease`);
     } finally {
       await archive.stop();
+    }
+  });
+
+  // Last: it grants the service account system:auth-delegator, which the tests above must not see.
+  void it('a rotated service-account token is used from the next request on (the old one revoked)', async () => {
+    kubectlRun(cp, ['create', 'clusterrolebinding', 'kevents-auth-delegator', '--clusterrole=system:auth-delegator', '--serviceaccount=kevents:kevents']);
+    const dir = mkdtempSync(join(tmpdir(), 'kevents-sa-rotation-'));
+    const tokenBoundTo = (secret: string): string => {
+      kubectlRun(cp, ['create', 'secret', 'generic', secret, '-n', 'kevents']);
+      return kubectlRun(cp, ['create', 'token', 'kevents', '-n', 'kevents', '--bound-object-kind', 'Secret', '--bound-object-name', secret]).trim();
+    };
+    const first = tokenBoundTo('rotation-a');
+    const second = tokenBoundTo('rotation-b');
+    writeFileSync(join(dir, 'token'), first);
+    copyFileSync(cp.caFile, join(dir, 'ca.crt'));
+    writeFileSync(join(dir, 'namespace'), 'kevents');
+    const url = new URL(cp.url);
+    const certs = makeCertificates();
+    const server = await startServer(['--tls-cert-file', certs.certFile, '--tls-private-key-file', certs.keyFile, '--delegate-auth'], {
+      KUBERNETES_SERVICE_HOST: url.hostname,
+      KUBERNETES_SERVICE_PORT: url.port,
+      KEVENTS_SERVICE_ACCOUNT_DIR: dir,
+    });
+    try {
+      // Each client token is new to kevents, so each request makes its own TokenReview with the service account's token.
+      assert.equal((await kubectlLikeRequest(server.url, certs.caFile, 'GET', '/api/v1/events', undefined, cp.readToken)).status, 200);
+      writeFileSync(join(dir, 'token.new'), second);
+      renameSync(join(dir, 'token.new'), join(dir, 'token'));
+      kubectlRun(cp, ['delete', 'secret', 'rotation-a', '-n', 'kevents']);
+      await until('the first token is revoked', async () => (await cp.request('GET', '/api/v1/events?limit=1', undefined, { token: first })).status === 401);
+      await sleep(1_100);
+      const r = await kubectlLikeRequest(server.url, certs.caFile, 'GET', '/api/v1/events', undefined, cp.adminToken);
+      assert.equal(r.status, 200, r.text);
+    } finally {
+      await server.stop();
     }
   });
 });

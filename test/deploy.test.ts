@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { findKubectls } from './support/kubectl.js';
+import { CLI } from './support/server-process.js';
 
 /**
  * deploy/ holds the manifests twice, as a kustomize base with two overlays and as a
@@ -103,5 +104,32 @@ void describe('deploy/', () => {
     assert.match(froms[0]!, /^node:20(\.\d+)*-bookworm-slim/);
     assert.match(froms[1]!, /^gcr\.io\/distroless\/nodejs20-debian12:nonroot/);
     assert.match(text, /^USER 65532:65532$/m);
+  });
+});
+
+void describe('kevents mirror --leader-elect flags', () => {
+  const mirror = (args: string[]): { status: number | null; stderr: string } => {
+    const r = spawnSync(process.execPath, [CLI, 'mirror', '--to', 'memory:', '--source', 'http://127.0.0.1:1', '--listen', '127.0.0.1:0', '--leader-elect', ...args], { encoding: 'utf8', timeout: 30_000 });
+    return { status: r.status, stderr: r.stderr };
+  };
+  void it('refuses timings client-go would refuse, with its message', () => {
+    const a = mirror(['--leader-elect-lease-duration', '10s', '--leader-elect-renew-deadline', '10s']);
+    assert.equal(a.status, 2, a.stderr);
+    assert.match(a.stderr, /leader election: leaseDuration must be greater than renewDeadline/);
+    const b = mirror(['--leader-elect-retry-period', '9s']);
+    assert.equal(b.status, 2, b.stderr);
+    assert.match(b.stderr, /renewDeadline must be greater than retryPeriod\*JitterFactor\(1\.2\)/);
+    const c = mirror(['--leader-elect-retry-period', 'soon']);
+    assert.equal(c.status, 2, c.stderr);
+    assert.match(c.stderr, /--leader-elect-retry-period: /);
+  });
+  void it('--in-cluster outside a pod says what is missing', () => {
+    const r = spawnSync(process.execPath, [CLI, 'mirror', '--to', 'memory:', '--in-cluster', '--listen', '127.0.0.1:0'], {
+      encoding: 'utf8',
+      timeout: 30_000,
+      env: { ...process.env, KUBERNETES_SERVICE_HOST: '', KUBERNETES_SERVICE_PORT: '' },
+    });
+    assert.equal(r.status, 1, r.stderr);
+    assert.match(r.stderr, /error: --in-cluster: unable to load in-cluster configuration, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be defined/);
   });
 });

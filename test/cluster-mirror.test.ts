@@ -21,7 +21,7 @@ import { makeCertificates } from './support/tls.js';
  * whose leader is killed with SIGKILL under load, three times.
  */
 
-const POSTGRES_URL = process.env.KEVENTS_TEST_POSTGRES ?? 'postgres://postgres@127.0.0.1:5432/test';
+const POSTGRES_URL = process.env.KEVENTS_TEST_POSTGRES ?? 'postgres://postgres@127.0.0.1:55432/test';
 const DEPLOY = new URL('../deploy/kustomize/', import.meta.url).pathname;
 const kubectl = findKubectls().at(-1)!;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

@@ -338,6 +338,28 @@ void describe('kevents in the cluster', { timeout: 600_000 }, () => {
     }
   });
 
+  void it('a leader whose Lease another holder took stops mirroring within the renew deadline and exits', async () => {
+    for (const m of mirrors) await kill(m, 'SIGKILL');
+    const file = join(mkdtempSync(join(tmpdir(), 'kevents-lost-')), 'archive.db');
+    const m = await startMirror(cp, saDir, ['--to', `sqlite:${file}`, '--leader-elect', '--leader-elect-lease-duration', '3s', '--leader-elect-renew-deadline', '2s', '--leader-elect-retry-period', '500ms']);
+    mirrors.push(m);
+    await until('it leads', () => isLeader(m));
+    const path = '/apis/coordination.k8s.io/v1/namespaces/kevents/leases/kevents-mirror';
+    await until('the Lease is taken', async () => {
+      const lease = (await cp.request('GET', path)).json as { spec: Record<string, unknown> };
+      lease.spec.holderIdentity = 'intruder';
+      lease.spec.renewTime = new Date(Date.now() + 60_000).toISOString().replace('Z', '000Z');
+      return (await cp.request('PUT', path, lease)).status === 200;
+    });
+    await m.exited;
+    assert.equal(m.child.exitCode, 1, m.output());
+    assert.match(m.output(), /error: leader election lost: the mirror stopped so that the new leader alone writes the archive/);
+    const lease = (await cp.request('GET', path)).json as { spec: { holderIdentity: string } };
+    assert.equal(lease.spec.holderIdentity, 'intruder', 'a replica that lost the Lease does not release it');
+    // Hand the Lease back for the tests that follow.
+    await cp.request('DELETE', path);
+  });
+
   // Last: it grants the service account system:auth-delegator, which the tests above must not see.
   void it('a rotated service-account token is used from the next request on (the old one revoked)', async () => {
     kubectlRun(cp, ['create', 'clusterrolebinding', 'kevents-auth-delegator', '--clusterrole=system:auth-delegator', '--serviceaccount=kevents:kevents']);

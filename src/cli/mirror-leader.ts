@@ -16,8 +16,8 @@ export const DEFAULT_LEASE_NAME = 'kevents-mirror';
 /** ElectedMirror is a mirror that runs only while its replica holds the Lease. */
 export interface ElectedMirror {
   readiness(): Readiness;
-  /** lost resolves when leadership was lost (renewals failed for the renew deadline): the process should exit. */
-  lost: Promise<void>;
+  /** lost resolves, with why, when this replica stopped leading for good (renewals failed, or its mirror could not start): the process should exit. */
+  lost: Promise<string>;
   /** stop stops the mirror (its last batch committed), then gives the Lease up for the next replica. */
   stop(): Promise<void>;
   describe: string;
@@ -58,8 +58,8 @@ export async function startElectedMirror(store: EventStore, flags: MirrorFlags, 
   leaderGauge.set(0);
   let run: Promise<MirrorRun | undefined> | undefined;
   let current: MirrorRun | undefined;
-  let onLost: () => void = () => {};
-  const lost = new Promise<void>((resolve) => (onLost = resolve));
+  let onLost: (why: string) => void = () => {};
+  const lost = new Promise<string>((resolve) => (onLost = resolve));
   const stopMirror = async (): Promise<void> => {
     const r = await run;
     await r?.stop();
@@ -75,13 +75,16 @@ export async function startElectedMirror(store: EventStore, flags: MirrorFlags, 
         run = startMirror(store, flags, { logger, registry: deps.registry, source }).then(
           (r) => (current = r),
           (e: unknown) => {
-            logger.error('starting the mirror failed', { error: (e as Error).message });
+            // A leader that cannot mirror must not sit on the Lease: give it up (the process exits) for another replica.
+            logger.error('starting the mirror failed; giving the lease up', { error: (e as Error).message });
+            onLost(`the mirror could not start (${(e as Error).message}); the lease was given up for another replica`);
             return undefined;
           },
         );
         leading.addEventListener('abort', () => {
           // Stop writing before another replica may take over (renewDeadline < leaseDuration).
-          if (!campaign.signal.aborted) void stopMirror().then(onLost, onLost);
+          const why = 'leader election lost: the mirror stopped so that the new leader alone writes the archive';
+          if (!campaign.signal.aborted) void stopMirror().then(() => onLost(why), () => onLost(why));
         });
       },
       onStoppedLeading() {
@@ -91,7 +94,7 @@ export async function startElectedMirror(store: EventStore, flags: MirrorFlags, 
   );
   const electing = elector.run(campaign.signal).catch((e: unknown) => {
     logger.error('leader election failed', { error: (e as Error).message });
-    onLost();
+    onLost(`leader election failed: ${(e as Error).message}`);
   });
   return {
     lost,
@@ -109,7 +112,7 @@ export async function startElectedMirror(store: EventStore, flags: MirrorFlags, 
   };
 }
 
-/** leadershipLost is the error `kevents mirror` exits with when it lost its Lease (its pod restarts and campaigns again). */
-export function leadershipLost(): CliError {
-  return new CliError('leader election lost: the mirror stopped so that the new leader alone writes the archive');
+/** leadershipLost is the error `kevents mirror` exits with when it stopped leading (its pod restarts and campaigns again). */
+export function leadershipLost(why: string): CliError {
+  return new CliError(why);
 }

@@ -222,7 +222,7 @@ export async function runMirror(flags: MirrorFlags, io: CliIO): Promise<void> {
   const store = await openStore(spec, { clock: realClock, logger, sqliteCacheMiB: cacheMiB });
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'kevents_' });
-  let run: { readiness(): Readiness; stop(): Promise<void>; lost?: Promise<void>; source: string };
+  let run: { readiness(): Readiness; stop(): Promise<void>; lost?: Promise<string>; source: string };
   try {
     await store.ready();
     if (flags.leaderElect === true) {
@@ -285,15 +285,15 @@ export async function runMirror(flags: MirrorFlags, io: CliIO): Promise<void> {
       '',
     ].join('\n'),
   );
-  const lost = await Promise.race([untilSignal(logger).then(() => false), ...(run.lost !== undefined ? [run.lost.then(() => true)] : [])]);
+  const lost = await Promise.race([untilSignal(logger).then(() => undefined), ...(run.lost !== undefined ? [run.lost] : [])]);
   await run.stop();
   await new Promise<void>((resolve) => {
     http.close(() => resolve());
     http.closeAllConnections();
   });
   await store.close();
-  if (lost) {
+  if (lost !== undefined) {
     const { leadershipLost } = await import('./mirror-leader.js');
-    throw leadershipLost();
+    throw leadershipLost(lost);
   }
 }

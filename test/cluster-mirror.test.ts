@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { copyFileSync, mkdtempSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +10,8 @@ import type { ControlPlane } from './support/control-plane.js';
 import { legacyEvent, request } from './support/http.js';
 import { findKubectls, runKubectl } from './support/kubectl.js';
 import { CLI, startServer } from './support/server-process.js';
+import { waitForMirror } from './support/mirror-process.js';
+import type { MirrorProcess } from './support/mirror-process.js';
 import { makeCertificates } from './support/tls.js';
 
 /**
@@ -47,12 +48,7 @@ function serviceAccountDir(cp: ControlPlane): string {
   return dir;
 }
 
-interface Mirror {
-  child: ChildProcess;
-  metricsUrl: string;
-  output: () => string;
-  exited: Promise<void>;
-}
+type Mirror = MirrorProcess;
 
 function startMirror(cp: ControlPlane, saDir: string, args: string[]): Promise<Mirror> {
   const url = new URL(cp.url);
@@ -60,24 +56,7 @@ function startMirror(cp: ControlPlane, saDir: string, args: string[]): Promise<M
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, KUBERNETES_SERVICE_HOST: url.hostname, KUBERNETES_SERVICE_PORT: url.port, KEVENTS_SERVICE_ACCOUNT_DIR: saDir, KUBECONFIG: '/dev/null' },
   });
-  let out = '';
-  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`kevents mirror did not start: ${out}`)), 30_000);
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /readiness on (http:\/\/\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ child, metricsUrl: m[1]!, output: () => out, exited });
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`kevents mirror exited with ${code}: ${out}`));
-    });
-  });
+  return waitForMirror(child);
 }
 
 async function isLeader(m: Mirror): Promise<boolean> {

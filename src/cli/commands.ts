@@ -213,6 +213,22 @@ function registerLabCommands(program: Command, io: CliIO): void {
     const { runLabDown } = await import('./lab.js');
     await runLabDown(flags, io);
   });
+  withLabDir(lab.command('env').description('print the exports that point kubectl at the lab (KUBECONFIG) and kevents at its archive (KEVENTS_ARCHIVE): eval "$(kevents lab env)"')).action(async (flags: LabDirFlags) => {
+    const { runLabEnv } = await import('./lab.js');
+    runLabEnv(flags, io);
+  });
+  lab.command('exercises').description('list the exercises of the course').action(async () => {
+    const { runLabExercises } = await import('./lab.js');
+    runLabExercises(io);
+  });
+  withLabDir(lab.command('exercise').description('print one exercise: the task, the commands to try and what you should see').argument('<N>', 'the exercise number')).action(async (n: string, flags: LabDirFlags) => {
+    const { runLabExercise } = await import('./lab.js');
+    runLabExercise(n, flags, io);
+  });
+  withLabDir(lab.command('check').description("read the lab's events and say what of an exercise is done and what is missing (exit 1 until it is done)").argument('<N>', 'the exercise number')).action(async (n: string, flags: LabDirFlags) => {
+    const { runLabCheck } = await import('./lab.js');
+    await runLabCheck(n, flags, io);
+  });
   withLabDir(lab.command('status').description('the lab\'s addresses and programs, running or not')).action(async (flags: LabDirFlags) => {
     const { runLabStatus } = await import('./lab.js');
     runLabStatus(flags, io);

@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
-import { buildBinaries, defaultLabDir, findBinaries, findGo, isExecutable, isRunning, labDown, labUp, missingBinariesMessage, readState } from '../lab/index.js';
-import type { LabBinaries, LabState } from '../lab/index.js';
+import { EXERCISES, LAB_NAMESPACE, buildBinaries, createLabView, defaultLabDir, findBinaries, findExercise, findGo, formatCheck, formatExercise, formatExerciseList, isExecutable, isRunning, labDown, labUp, missingBinariesMessage, passed, readState } from '../lab/index.js';
+import type { Exercise, ExerciseContext, LabBinaries, LabState } from '../lab/index.js';
 import { CliError, UsageError } from './errors.js';
 import { formatGoDuration, parseGoDuration } from './go-duration.js';
 import type { CliIO } from './run.js';
@@ -90,6 +90,7 @@ function describeLab(state: LabState, headline: string, io: CliIO): string {
     '',
     'Use it:',
     `  export KUBECONFIG=${state.kubeconfig}`,
+    `  export KEVENTS_ARCHIVE=${state.archive}`,
     '  kubectl get nodes',
     `  kevents lab exercises${dirFlag}`,
     '',
@@ -117,4 +118,56 @@ export function runLabStatus(flags: LabDirFlags, io: CliIO): void {
   io.stdout.write(describeLab(state, allUp ? `running since ${state.startedAt}` : 'not (fully) running', io));
   io.stdout.write(['Programs:', ...rows, ''].join('\n'));
   if (!allUp) throw new CliError('the lab is not fully running: kevents lab down, then kevents lab up');
+}
+
+function exerciseArg(text: string): Exercise {
+  const e = findExercise(text);
+  if (e === undefined) throw new UsageError(`no exercise ${JSON.stringify(text)}: the exercises are 1 to ${EXERCISES.length} (kevents lab exercises)`);
+  return e;
+}
+
+function dirSuffix(flags: LabDirFlags, io: CliIO): string {
+  const dir = labDir(flags, io);
+  return dir === resolve(defaultLabDir(io.env)) ? '' : ` --dir ${dir}`;
+}
+
+/** runLabExercises is `kevents lab exercises`. */
+export function runLabExercises(io: CliIO): void {
+  io.stdout.write(formatExerciseList());
+}
+
+/** runLabExercise is `kevents lab exercise N`: the task, with the lab's own sizes when one runs. */
+export function runLabExercise(n: string, flags: LabDirFlags, io: CliIO): void {
+  const e = exerciseArg(n);
+  let ctx: ExerciseContext = { namespace: LAB_NAMESPACE, nodes: { count: 3, cpu: '2', memory: '4Gi' }, eventTtl: '1h0m0s' };
+  try {
+    const s = readState(labDir(flags, io));
+    ctx = { namespace: s.namespace, nodes: { count: s.nodes.names.length, cpu: s.nodes.cpu, memory: s.nodes.memory }, eventTtl: s.eventTtl };
+  } catch {
+    // No lab yet: the text shows the defaults of kevents lab up.
+  }
+  io.stdout.write(formatExercise(e, ctx, `kevents lab check ${e.number}${dirSuffix(flags, io)}`));
+}
+
+/** runLabCheck is `kevents lab check N`: exit 0 when every step is done, 1 otherwise. */
+export async function runLabCheck(n: string, flags: LabDirFlags, io: CliIO): Promise<void> {
+  const e = exerciseArg(n);
+  const state = readState(labDir(flags, io));
+  const down = state.processes.filter((p) => !isRunning(p)).map((p) => p.name);
+  if (down.length > 0) throw new CliError(`the lab in ${state.dir} is not running (${down.join(', ')} stopped): kevents lab down, then kevents lab up`);
+  const view = createLabView(state);
+  let result;
+  try {
+    result = await e.check(view);
+  } finally {
+    view.close();
+  }
+  io.stdout.write(formatCheck(e, result));
+  if (!passed(result)) throw new CliError(`exercise ${e.number} is not done yet`);
+}
+
+/** runLabEnv is `kevents lab env`: the exports that point kubectl at the lab and kevents at its archive. */
+export function runLabEnv(flags: LabDirFlags, io: CliIO): void {
+  const s = readState(labDir(flags, io));
+  io.stdout.write(`export KUBECONFIG=${s.kubeconfig}\nexport KEVENTS_ARCHIVE=${s.archive}\n`);
 }

@@ -4,6 +4,9 @@ import { stringify } from 'yaml';
 /** LEARNER is the user of the learner's kubeconfig; the audit log records only its requests. */
 export const LEARNER = 'lab-admin';
 
+/** CHECKER is the user `kevents lab check` reads as: a read of its own must never pass for the learner's. */
+export const CHECKER = 'lab-check';
+
 /**
  * auditPolicyYaml records, at the Metadata level, the learner's requests on
  * events through either API, and nothing else: a refused create is seen nowhere

@@ -6,3 +6,5 @@ export { labUp, type LabUpOptions } from './lab-up.js';
 export { labDown, type LabDownResult } from './lab-down.js';
 export { isRunning, type LabProcess } from './processes.js';
 export { FAIL_LABEL, KWOK_COMPONENT, SIMULATED_REASONS, kwokStagesYaml } from './kwok-stages.js';
+export { EXERCISES, findExercise, formatCheck, formatExercise, formatExerciseList, passed } from './exercises.js';
+export { createLabView, type CheckItem, type CheckResult, type Exercise, type ExerciseContext, type LabView } from './exercise.js';

@@ -6,6 +6,7 @@ import { RestClient, TokenConnection } from '../client/index.js';
 
 /** LabApi reads and writes the lab's API server as the learner (system:masters). */
 export interface LabApi {
+  /** get reads a path, which may carry a query (`/api/v1/pods?labelSelector=…`). */
   get<T>(path: string): Promise<T>;
   /** getOrUndefined is get, with undefined for a 404. */
   getOrUndefined<T>(path: string): Promise<T | undefined>;
@@ -21,7 +22,10 @@ export function createLabApi(options: { server: string; caFile: string; token: s
   const ca = readFileSync(options.caFile);
   const connection = new TokenConnection({ server: options.server, ca, token: options.token });
   const rest = new RestClient(connection, { timeoutMs: 10_000, userAgent: 'kevents-lab' });
-  const get = <T>(path: string): Promise<T> => rest.request<T>({ method: 'GET', path, verb: `get ${path}` });
+  const get = <T>(target: string): Promise<T> => {
+    const [path = target, query] = target.split('?', 2);
+    return rest.request<T>({ method: 'GET', path, ...(query !== undefined ? { query: new URLSearchParams(query) } : {}), verb: `get ${path}` });
+  };
   return {
     get,
     async getOrUndefined<T>(path: string) {

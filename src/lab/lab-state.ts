@@ -20,8 +20,8 @@ export interface LabState {
   caFile: string;
   /** kubeconfig is the learner's kubeconfig (user lab-admin, namespace lab). */
   kubeconfig: string;
-  /** adminToken is the learner's token; the checks read the cluster with it. */
-  adminToken: string;
+  /** checkToken is the checks' own token: their reads are not the learner's, and stay out of the audit log. */
+  checkToken: string;
   /** auditLog records the learner's requests on events, which the checks read. */
   auditLog: string;
   namespace: string;

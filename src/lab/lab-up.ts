@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { LEARNER, auditPolicyYaml } from './audit-log.js';
+import { CHECKER, LEARNER, auditPolicyYaml } from './audit-log.js';
 import type { LabBinaries } from './binaries.js';
 import { KWOK_VERSION } from './binaries.js';
 import { makeCertificates } from './certificates.js';
@@ -35,8 +35,11 @@ export interface LabUpOptions {
 /** READY_TIMEOUT_MS bounds each wait of `lab up` (the API server's first start on a busy machine is the slow one). */
 const READY_TIMEOUT_MS = 120_000;
 
+/** NODE_MONITOR_GRACE is how long kube-controller-manager waits for a node's heartbeat before it marks the node NotReady. */
+const NODE_MONITOR_GRACE = '3m';
+
 /** COMPONENTS are the users of the lab's programs: each its own token, so the audit log tells them from the learner. */
-const COMPONENTS = ['lab-scheduler', 'lab-controller-manager', 'lab-kwok', 'lab-mirror'] as const;
+const COMPONENTS = ['lab-scheduler', 'lab-controller-manager', 'lab-kwok', 'lab-mirror', CHECKER] as const;
 
 function token(): string {
   return randomBytes(24).toString('hex');
@@ -107,7 +110,7 @@ export async function labUp(o: LabUpOptions): Promise<LabState> {
     archive: `http://127.0.0.1:${archivePort}`,
     caFile,
     kubeconfig: kubeconfigOf(LEARNER),
-    adminToken: tokens[LEARNER]!,
+    checkToken: tokens[CHECKER]!,
     auditLog: join(o.dir, 'logs', 'audit.log'),
     namespace: LAB_NAMESPACE,
     eventTtl: o.eventTtl,
@@ -180,7 +183,9 @@ export async function labUp(o: LabUpOptions): Promise<LabState> {
       `--kubeconfig=${cm}`, `--authentication-kubeconfig=${cm}`, `--authorization-kubeconfig=${cm}`,
       '--leader-elect=false', '--bind-address=127.0.0.1', `--secure-port=${cmPort}`, `--cert-dir=${join(pki, 'controller-manager')}`,
       `--service-account-private-key-file=${join(pki, 'sa.key')}`, `--root-ca-file=${caFile}`, '--use-service-account-credentials=false',
-      '--cluster-name=kevents-lab', '--cluster-cidr=10.244.0.0/16', '--allocate-node-cidrs=false', '--v=0',
+      '--cluster-name=kevents-lab', '--cluster-cidr=10.244.0.0/16', '--allocate-node-cidrs=false',
+      // kwok's node heartbeat comes every 20 to 55 s, near the default grace of 50 s: a node would flap NotReady.
+      `--node-monitor-grace-period=${NODE_MONITOR_GRACE}`, '--v=0',
     ]);
     start('kwok', o.binaries.kwok, [
       `--kubeconfig=${kubeconfigOf('lab-kwok')}`,

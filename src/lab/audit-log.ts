@@ -62,9 +62,52 @@ export function isRead(r: AuditRecord): boolean {
   return (r.verb === 'get' || r.verb === 'list' || r.verb === 'watch') && (r.responseStatus?.code ?? 0) === 200;
 }
 
-/** covers tells whether a read covered an event: its name, or a list of its namespace or of all namespaces. */
-export function covers(r: AuditRecord, event: { namespace: string; name: string }): boolean {
+/** CoveredEvent is what `covers` needs to know of an event. */
+export interface CoveredEvent {
+  namespace: string;
+  name: string;
+  involvedObject?: { kind?: string | undefined; name?: string | undefined } | undefined;
+  type?: string | undefined;
+  reason?: string | undefined;
+}
+
+function fieldValue(e: CoveredEvent, key: string): string | undefined {
+  switch (key) {
+    case 'metadata.name':
+      return e.name;
+    case 'metadata.namespace':
+      return e.namespace;
+    case 'involvedObject.name':
+    case 'regarding.name':
+      return e.involvedObject?.name ?? '';
+    case 'involvedObject.kind':
+    case 'regarding.kind':
+      return e.involvedObject?.kind ?? '';
+    case 'type':
+      return e.type ?? '';
+    case 'reason':
+      return e.reason ?? '';
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * covers tells whether a read returned an event: a get of its name, or a list
+ * of its namespace (or all) whose field selector it matches (terms on fields
+ * the lab does not know are taken to match).
+ */
+export function covers(r: AuditRecord, event: CoveredEvent): boolean {
   const ref = r.objectRef ?? {};
   if (ref.namespace !== undefined && ref.namespace !== '' && ref.namespace !== event.namespace) return false;
-  return ref.name === undefined || ref.name === '' || ref.name === event.name;
+  if (ref.name !== undefined && ref.name !== '') return ref.name === event.name;
+  const selector = new URL(r.requestURI, 'http://audit').searchParams.get('fieldSelector') ?? '';
+  for (const term of selector.split(',')) {
+    const m = /^([^!=]+)(==|=|!=)(.*)$/.exec(term.trim());
+    if (m === null) continue;
+    const value = fieldValue(event, m[1]!);
+    if (value === undefined) continue;
+    if ((m[2] === '!=') === (value === m[3])) return false;
+  }
+  return true;
 }

@@ -102,9 +102,20 @@ export function secondsOf(t: string | null | undefined): number {
   return Number.isNaN(ms) ? 0 : Math.floor(ms / 1000);
 }
 
-/** readAfter tells whether an audited read happened at or after an object's creation second. */
-export function readAfter(r: AuditRecord, created: string | null | undefined): boolean {
-  return secondsOf(r.stageTimestamp) >= secondsOf(created);
+/**
+ * createdAt is when the learner created an event, in Unix ms: the audit log's
+ * time of the create where it has one (to the microsecond), else the start of
+ * its creationTimestamp's second.
+ */
+export function createdAt(view: LabView, event: CoreEvent): number {
+  const name = event.metadata.name ?? '';
+  const create = view.audit().find((r) => r.verb === 'create' && r.responseStatus?.code === 201 && r.objectRef?.name === name && r.objectRef.namespace === event.metadata.namespace);
+  return create !== undefined ? Date.parse(create.stageTimestamp) : secondsOf(event.metadata.creationTimestamp) * 1000;
+}
+
+/** readAfter tells whether an audited request was received after a moment (Unix ms). */
+export function readAfter(r: AuditRecord, ms: number): boolean {
+  return Date.parse(r.requestReceivedTimestamp) > ms;
 }
 
 /** millicores reads a CPU quantity (`2`, `1500m`, `0.5`) in millicores. */

@@ -8,7 +8,6 @@ import { KWOK_VERSION } from './binaries.js';
 import { makeCertificates } from './certificates.js';
 import { kwokStagesYaml } from './kwok-stages.js';
 import { createLabApi, freePorts, httpStatus } from './lab-api.js';
-import type { LabApi } from './lab-api.js';
 import { LabError } from './lab-error.js';
 import { LAB_CLUSTER, LAB_NAMESPACE, readState, statePath, writeState } from './lab-state.js';
 import type { LabState } from './lab-state.js';

@@ -1,6 +1,6 @@
 import { eventInterval, wireTimeMs } from '../../api/index.js';
 import { LEARNER, apiOf, covers, isRead } from '../audit-log.js';
-import { WIDGET, aboutWidget, block, secondsOf, step } from '../exercise.js';
+import { WIDGET, aboutWidget, block, readAfter, step } from '../exercise.js';
 import type { Exercise } from '../exercise.js';
 import { widgetRef } from './two-apis.js';
 
@@ -44,8 +44,8 @@ kubectl describe widget ${WIDGET.name}`),
     const bumped = (await view.events()).find((e) => aboutWidget(e, ns) && (e.count ?? 0) > 1 && (wireTimeMs(e.lastTimestamp) ?? 0) > (wireTimeMs(e.firstTimestamp) ?? Infinity));
     const name = bumped?.metadata.name ?? '';
     const changes = view.audit().filter((r) => r.user.username === LEARNER && (r.verb === 'patch' || r.verb === 'update') && r.responseStatus?.code === 200 && r.objectRef?.name === name && r.objectRef.namespace === ns);
-    const changedAt = changes.length === 0 ? Infinity : secondsOf(changes.at(-1)!.stageTimestamp);
-    const listed = view.audit().some((r) => r.user.username === LEARNER && isRead(r) && apiOf(r) === 'core/v1' && covers(r, { namespace: ns, name }) && secondsOf(r.stageTimestamp) >= changedAt);
+    const changedAt = changes.length === 0 ? Infinity : Date.parse(changes.at(-1)!.stageTimestamp);
+    const listed = view.audit().some((r) => r.user.username === LEARNER && isRead(r) && apiOf(r) === 'core/v1' && covers(r, { namespace: ns, name, involvedObject: bumped?.involvedObject, type: bumped?.type, reason: bumped?.reason }) && readAfter(r, changedAt));
     return {
       items: [
         step(bumped !== undefined, `${name} for widget/${WIDGET.name} has count ${bumped?.count ?? 0} and a lastTimestamp after its firstTimestamp`, `no event for widget/${WIDGET.name} has a count above 1 and a lastTimestamp after its firstTimestamp`),

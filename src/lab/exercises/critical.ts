@@ -1,5 +1,5 @@
 import { LEARNER, apiOf, covers, isRead } from '../audit-log.js';
-import { WIDGET, aboutWidget, block, readAfter, step } from '../exercise.js';
+import { WIDGET, aboutWidget, block, createdAt, readAfter, step } from '../exercise.js';
 import type { Exercise } from '../exercise.js';
 import { widgetRef } from './two-apis.js';
 
@@ -39,8 +39,8 @@ kubectl events --types=Critical`),
   async check(view) {
     const ns = view.state.namespace;
     const event = (await view.events()).find((e) => aboutWidget(e, ns) && e.type === 'Critical');
-    const ref = { namespace: ns, name: event?.metadata.name ?? '' };
-    const listed = event !== undefined && view.audit().some((r) => r.user.username === LEARNER && isRead(r) && r.verb !== 'get' && apiOf(r) === 'core/v1' && covers(r, ref) && readAfter(r, event.metadata.creationTimestamp));
+    const ref = { namespace: ns, name: event?.metadata.name ?? '', involvedObject: event?.involvedObject, type: event?.type, reason: event?.reason };
+    const listed = event !== undefined && view.audit().some((r) => r.user.username === LEARNER && isRead(r) && r.verb !== 'get' && apiOf(r) === 'core/v1' && covers(r, ref) && readAfter(r, createdAt(view, event)));
     const refused = view.audit().filter((r) => r.user.username === LEARNER && r.verb === 'create' && apiOf(r) === 'events.k8s.io/v1' && r.responseStatus?.code === 422 && /type: Invalid value/.test(r.responseStatus.message ?? '')).at(-1);
     return {
       items: [

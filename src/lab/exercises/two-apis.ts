@@ -1,6 +1,6 @@
 import type { CoreEvent } from '../../api/index.js';
 import { LEARNER, apiOf, covers, isRead } from '../audit-log.js';
-import { WIDGET, aboutWidget, block, createdThrough, readAfter, step } from '../exercise.js';
+import { WIDGET, aboutWidget, block, createdAt, createdThrough, readAfter, step } from '../exercise.js';
 import type { CheckItem, Exercise, LabView } from '../exercise.js';
 
 /** FIELD_TABLE is the course's table: one stored event, two sets of names. */
@@ -88,8 +88,8 @@ function madeThrough(list: CoreEvent[], api: 'core/v1' | 'events.k8s.io/v1', uid
 function readBack(view: LabView, event: CoreEvent | undefined, through: 'core/v1' | 'events.k8s.io/v1'): CheckItem {
   const made = through === 'core/v1' ? 'events.k8s.io/v1' : 'core/v1';
   if (event === undefined) return step(false, '', `read the ${made} event back through ${through} (once it exists)`);
-  const ref = { namespace: event.metadata.namespace ?? view.state.namespace, name: event.metadata.name ?? '' };
-  const read = view.audit().some((r) => r.user.username === LEARNER && isRead(r) && apiOf(r) === through && covers(r, ref) && readAfter(r, event.metadata.creationTimestamp));
+  const ref = { namespace: event.metadata.namespace ?? view.state.namespace, name: event.metadata.name ?? '', involvedObject: event.involvedObject, type: event.type, reason: event.reason };
+  const read = view.audit().some((r) => r.user.username === LEARNER && isRead(r) && apiOf(r) === through && covers(r, ref) && readAfter(r, createdAt(view, event)));
   const command = through === 'core/v1' ? `kubectl get events ${ref.name} -o yaml` : `kubectl get events.events.k8s.io ${ref.name} -o yaml`;
   return step(read, `${ref.name} (made through ${made}) was read back through ${through}`, `${ref.name} (made through ${made}) was not read back through ${through} yet: ${command}`);
 }

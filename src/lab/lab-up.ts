@@ -121,8 +121,8 @@ export async function labUp(o: LabUpOptions): Promise<LabState> {
     processes: [],
   };
   writeState(state);
-  const start = (name: string, bin: string, args: string[]): LabProcess => {
-    const p = startProcess({ name, bin, args, dir: o.dir, env: o.env });
+  const start = async (name: string, bin: string, args: string[]): Promise<LabProcess> => {
+    const p = await startProcess({ name, bin, args, dir: o.dir, env: o.env });
     state.processes.push(p);
     writeFileSync(join(o.dir, 'run', `${name}.pid`), `${p.pid}\n`);
     writeState(state);
@@ -131,7 +131,7 @@ export async function labUp(o: LabUpOptions): Promise<LabState> {
   const api = createLabApi({ server: apiServer, caFile, token: tokens[LEARNER]! });
   try {
     o.log('starting etcd');
-    const etcd = start('etcd', o.binaries.etcd, [
+    const etcd = await start('etcd', o.binaries.etcd, [
       '--name', 'lab',
       '--data-dir', join(o.dir, 'etcd'),
       '--listen-client-urls', `http://127.0.0.1:${etcdPort}`,
@@ -143,7 +143,7 @@ export async function labUp(o: LabUpOptions): Promise<LabState> {
     ]);
     await waitFor('etcd to be healthy', etcd, async () => (await httpStatus(`http://127.0.0.1:${etcdPort}/health`)) === 200);
     o.log(`starting kube-apiserver (--event-ttl=${o.eventTtl})`);
-    const apiserver = start('kube-apiserver', o.binaries['kube-apiserver'], [
+    const apiserver = await start('kube-apiserver', o.binaries['kube-apiserver'], [
       `--etcd-servers=http://127.0.0.1:${etcdPort}`,
       '--bind-address=127.0.0.1',
       '--advertise-address=127.0.0.1',
@@ -173,12 +173,12 @@ export async function labUp(o: LabUpOptions): Promise<LabState> {
     await api.create('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: LAB_NAMESPACE } });
     o.log('starting kube-scheduler, kube-controller-manager and kwok');
     const sched = kubeconfigOf('lab-scheduler');
-    start('kube-scheduler', o.binaries['kube-scheduler'], [
+    await start('kube-scheduler', o.binaries['kube-scheduler'], [
       `--kubeconfig=${sched}`, `--authentication-kubeconfig=${sched}`, `--authorization-kubeconfig=${sched}`,
       '--leader-elect=false', '--bind-address=127.0.0.1', `--secure-port=${schedulerPort}`, `--cert-dir=${join(pki, 'scheduler')}`, '--v=0',
     ]);
     const cm = kubeconfigOf('lab-controller-manager');
-    start('kube-controller-manager', o.binaries['kube-controller-manager'], [
+    await start('kube-controller-manager', o.binaries['kube-controller-manager'], [
       `--kubeconfig=${cm}`, `--authentication-kubeconfig=${cm}`, `--authorization-kubeconfig=${cm}`,
       '--leader-elect=false', '--bind-address=127.0.0.1', `--secure-port=${cmPort}`, `--cert-dir=${join(pki, 'controller-manager')}`,
       `--service-account-private-key-file=${join(pki, 'sa.key')}`, `--root-ca-file=${caFile}`, '--use-service-account-credentials=false',
@@ -186,7 +186,7 @@ export async function labUp(o: LabUpOptions): Promise<LabState> {
       // kwok's node heartbeat comes every 20 to 55 s, near the default grace of 50 s: a node would flap NotReady.
       `--node-monitor-grace-period=${NODE_MONITOR_GRACE}`, '--v=0',
     ]);
-    start('kwok', o.binaries.kwok, [
+    await start('kwok', o.binaries.kwok, [
       `--kubeconfig=${kubeconfigOf('lab-kwok')}`,
       `--config=${join(o.dir, 'kwok-stages.yaml')}`,
       '--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake',
@@ -208,7 +208,7 @@ export async function labUp(o: LabUpOptions): Promise<LabState> {
       });
     }
     o.log('starting the archive (kevents serve --mirror)');
-    const archive = start('kevents-archive', o.kevents[0]!, [
+    const archive = await start('kevents-archive', o.kevents[0]!, [
       ...o.kevents.slice(1),
       'serve',
       '--listen', `127.0.0.1:${archivePort}`,

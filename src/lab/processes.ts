@@ -16,11 +16,16 @@ export interface LabProcess {
  * startProcess runs a program in its own process group, detached from the
  * caller, with its output in logs/NAME.log: it outlives `kevents lab up`.
  */
-export function startProcess(options: { name: string; bin: string; args: string[]; dir: string; env?: NodeJS.ProcessEnv }): LabProcess {
+export async function startProcess(options: { name: string; bin: string; args: string[]; dir: string; env?: NodeJS.ProcessEnv }): Promise<LabProcess> {
   const log = join(options.dir, 'logs', `${options.name}.log`);
   const fd = openSync(log, 'a');
   try {
     const child = spawn(options.bin, options.args, { cwd: options.dir, detached: true, stdio: ['ignore', fd, fd], env: options.env ?? process.env });
+    // 'spawn' comes once the program runs in place of the fork: until then /proc shows the parent's command line.
+    await new Promise<void>((resolve, reject) => {
+      child.once('spawn', resolve);
+      child.once('error', (e) => reject(new Error(`${options.name} did not start (${options.bin}): ${e.message}`, { cause: e })));
+    });
     child.unref();
     if (child.pid === undefined) throw new Error(`${options.name} did not start (${options.bin})`);
     return { name: options.name, pid: child.pid, bin: options.bin, log };

@@ -1,5 +1,6 @@
 import type * as Commander from 'commander';
 import type { Command } from 'commander';
+import type { LabDirFlags, LabUpFlags } from './lab.js';
 import type { MirrorFlags } from './mirror.js';
 import type { RecordFlags } from './record.js';
 import type { CliIO } from './run.js';
@@ -96,6 +97,7 @@ export function register(program: Command, io: CliIO): void {
     });
 
   registerReadCommands(program, io);
+  registerLabCommands(program, io);
 }
 
 function collect(value: string, previous: string[]): string[] {
@@ -181,5 +183,54 @@ function registerReadCommands(program: Command, io: CliIO): void {
   ).action(async (flags: Record<string, unknown>) => {
     const { runLint } = await import('./lint.js');
     await runLint({ ...flags, allNamespaces: flags.namespace === undefined }, io);
+  });
+}
+
+function withLabDir(c: Command): Command {
+  return c.option('--dir <path>', 'the lab\'s state directory (default $KEVENTS_LAB_DIR or ~/.kevents/lab)');
+}
+
+/** registerLabCommands adds `kevents lab`: the events course on a local control plane, with checked exercises. */
+function registerLabCommands(program: Command, io: CliIO): void {
+  const lab = program
+    .command('lab')
+    .description('the events lab: a local control plane (real kube-apiserver and scheduler, kwok nodes) with checked exercises');
+  withLabDir(
+    lab
+      .command('up')
+      .description('start the lab: etcd, kube-apiserver, kube-scheduler, kube-controller-manager, kwok nodes and a kevents archive, on 127.0.0.1')
+      .option('--nodes <n>', 'how many kwok nodes', '3')
+      .option('--node-cpu <quantity>', 'allocatable CPU of each node', '2')
+      .option('--node-memory <quantity>', 'allocatable memory of each node', '4Gi')
+      .option('--event-ttl <duration>', 'kube-apiserver --event-ttl: how long the cluster keeps an event after its last write', '1h')
+      .option('--bin-dir <path>', 'look for etcd, kube-apiserver, kube-scheduler, kube-controller-manager and kwok here first')
+      .option('--no-build', 'never build missing binaries with go'),
+  ).action(async (flags: LabUpFlags) => {
+    const { runLabUp } = await import('./lab.js');
+    await runLabUp(flags, io);
+  });
+  withLabDir(lab.command('down').description('stop every program of the lab and remove its directory (certificates, logs, etcd data, archive)')).action(async (flags: LabDirFlags) => {
+    const { runLabDown } = await import('./lab.js');
+    await runLabDown(flags, io);
+  });
+  withLabDir(lab.command('env').description('print the exports that point kubectl at the lab (KUBECONFIG) and kevents at its archive (KEVENTS_ARCHIVE): eval "$(kevents lab env)"')).action(async (flags: LabDirFlags) => {
+    const { runLabEnv } = await import('./lab.js');
+    runLabEnv(flags, io);
+  });
+  lab.command('exercises').description('list the exercises of the course').action(async () => {
+    const { runLabExercises } = await import('./lab.js');
+    runLabExercises(io);
+  });
+  withLabDir(lab.command('exercise').description('print one exercise: the task, the commands to try and what you should see').argument('<N>', 'the exercise number')).action(async (n: string, flags: LabDirFlags) => {
+    const { runLabExercise } = await import('./lab.js');
+    runLabExercise(n, flags, io);
+  });
+  withLabDir(lab.command('check').description("read the lab's events and say what of an exercise is done and what is missing (exit 1 until it is done)").argument('<N>', 'the exercise number')).action(async (n: string, flags: LabDirFlags) => {
+    const { runLabCheck } = await import('./lab.js');
+    await runLabCheck(n, flags, io);
+  });
+  withLabDir(lab.command('status').description('the lab\'s addresses and programs, running or not')).action(async (flags: LabDirFlags) => {
+    const { runLabStatus } = await import('./lab.js');
+    runLabStatus(flags, io);
   });
 }

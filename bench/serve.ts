@@ -5,16 +5,21 @@
  *   driven by a Node client and, when Debian's wrk is installed, by wrk as well,
  *   a filtered list page out of many stored events (page 1 vs a deep page),
  *   memory while streaming every stored event, watch delivery latency to many
- *   watchers, time to ready.
- * Run: npx tsx bench/serve.ts [--events 1000000] [--seconds 10] [--watchers 1000]
+ *   watchers, time to ready,
+ *   and the cost of an authenticated create (a bearer token from --token-auth-file) vs the
+ *   same server without authentication, over HTTP and over HTTPS.
+ * Run: npx tsx bench/serve.ts [--events 1000000] [--seconds 10] [--watchers 1000] [--only auth] [--rounds 3]
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createRequestGate, createTokenFileAuthenticator, groupAuthorizer } from '../src/auth/index.js';
+import { noopLogger } from '../src/internal/index.js';
 import { SqliteEventStore } from '../src/storage/sqlite/index.js';
 import { hasWrk, runWrk } from './support/wrk.js';
 import { watchBench } from './watch.js';
@@ -25,6 +30,7 @@ for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i]!.repla
 const EVENTS = Number(args.get('events') ?? 1_000_000);
 const SECONDS = Number(args.get('seconds') ?? 10);
 const WATCHERS = Number(args.get('watchers') ?? 1000);
+const ROUNDS = Number(args.get('rounds') ?? 3);
 const CONCURRENCY = 64;
 const FILTERED_PLACES = 200;
 
@@ -89,8 +95,16 @@ function eventBody(i: number, ns = 'bench'): string {
   });
 }
 
-async function loadCreates(url: string, seconds: number, path: string): Promise<{ rate: number; p50: number; p99: number; errors: number }> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+async function loadCreates(
+  url: string,
+  seconds: number,
+  path: string,
+  options: { token?: string; ca?: Buffer } = {},
+): Promise<{ rate: number; p50: number; p99: number; errors: number }> {
+  const secure = url.startsWith('https:');
+  const agent = secure ? new https.Agent({ keepAlive: true, maxSockets: CONCURRENCY, ...(options.ca !== undefined ? { ca: options.ca } : {}) }) : new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  const transport = secure ? https : http;
+  const auth: Record<string, string> = options.token !== undefined ? { Authorization: `Bearer ${options.token}` } : {};
   const target = new URL(path, url);
   const lat: number[] = [];
   let errors = 0;
@@ -99,7 +113,7 @@ async function loadCreates(url: string, seconds: number, path: string): Promise<
     new Promise((resolve) => {
       const body = eventBody(seq++);
       const t0 = performance.now();
-      const req = http.request(target, { method: 'POST', agent, headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } }, (res) => {
+      const req = transport.request(target, { method: 'POST', agent, headers: { ...auth, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } }, (res) => {
         res.resume();
         res.on('end', () => {
           if (res.statusCode === 201) lat.push(performance.now() - t0);
@@ -164,6 +178,12 @@ async function fill(path: string, n: number): Promise<void> {
   await store.close();
 }
 
+function cpuSecondsOf(pid: number): number {
+  // utime + stime of the process, from /proc (Linux), in clock ticks of 1/100 s.
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 function rssOf(pid: number): number {
   // Resident memory of the server process, from /proc (Linux).
   try {
@@ -172,6 +192,102 @@ function rssOf(pid: number): number {
     return m ? Number(m[1]) / 1024 : NaN;
   } catch {
     return NaN;
+  }
+}
+
+/**
+ * authBench measures what authentication adds to a create: `kevents serve` with
+ * and without `--token-auth-file` (each create carries a bearer token the gate
+ * looks up and authorizes by group), over HTTP and over HTTPS, the two variants
+ * alternating twice so that drift on a shared machine falls on both.
+ */
+async function authBench(dir: string, push: (...r: [string, string, string][]) => number): Promise<void> {
+  const tokens = join(dir, 'tokens.csv');
+  const lines = Array.from({ length: 1000 }, (_, i) => `token-${i}-${'x'.repeat(32)},user-${i},uid-${i},"kevents:${i % 2 === 0 ? 'writers' : 'readers'}"`);
+  writeFileSync(tokens, `${lines.join('\n')}\n`);
+  const token = `token-998-${'x'.repeat(32)}`;
+  const ca = join(dir, 'ca.key');
+  const run = (a: string[]): void => void execFileSync('openssl', a, { stdio: 'ignore' });
+  run(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', ca, '-out', join(dir, 'ca.crt'), '-days', '1', '-subj', '/CN=bench-ca']);
+  run(['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', join(dir, 'tls.key'), '-out', join(dir, 'tls.csr'), '-subj', '/CN=kevents']);
+  writeFileSync(join(dir, 'tls.ext'), 'subjectAltName=IP:127.0.0.1\n');
+  run(['x509', '-req', '-in', join(dir, 'tls.csr'), '-CA', join(dir, 'ca.crt'), '-CAkey', ca, '-CAcreateserial', '-out', join(dir, 'tls.crt'), '-days', '1', '-extfile', join(dir, 'tls.ext')]);
+  const caPem = readFileSync(join(dir, 'ca.crt'));
+  const useWrk = hasWrk();
+  const tls = ['--tls-cert-file', join(dir, 'tls.crt'), '--tls-private-key-file', join(dir, 'tls.key')];
+  const path = '/api/v1/namespaces/bench/events';
+  // The server's CPU time per create is the cost: unlike the rate, it hardly moves when other
+  // processes take the cores for a while.
+  const measure = async (name: string, flags: string[], withToken: boolean): Promise<{ rate: number; cpuUs: number; errors: number }> => {
+    const srv = await startProcess([CLI, 'serve', '--listen', '127.0.0.1:0', '--storage', `sqlite:${join(dir, `auth-${name}.db`)}`, '--log-level', 'error', ...flags], /listening on (\S+)/);
+    try {
+      const options = { ...(withToken ? { token } : {}), ca: caPem };
+      await loadCreates(srv.url, 2, path, options);
+      const cpu0 = cpuSecondsOf(srv.child.pid!);
+      const t0 = performance.now();
+      let r: { rate: number; errors: number };
+      let requests: number;
+      if (useWrk) {
+        const w = await runWrk(`${srv.url}${path}`, { seconds: SECONDS, connections: CONCURRENCY, ...(withToken ? { token } : {}) });
+        r = w;
+        requests = w.requests;
+      } else {
+        r = await loadCreates(srv.url, SECONDS, path, options);
+        requests = r.rate * ((performance.now() - t0) / 1000);
+      }
+      return { rate: r.rate, cpuUs: ((cpuSecondsOf(srv.child.pid!) - cpu0) * 1e6) / requests, errors: r.errors };
+    } finally {
+      await stop(srv.child);
+    }
+  };
+  const client = useWrk ? 'wrk -c64' : '64 keep-alive Node clients';
+  for (const [scheme, extra] of [['HTTP', []], ['HTTPS', tls]] as const) {
+    const plain: number[] = [];
+    const authed: number[] = [];
+    const plainCpu: number[] = [];
+    const authedCpu: number[] = [];
+    let errors = 0;
+    for (let round = 0; round < ROUNDS; round++) {
+      const a = await measure(`${scheme}-plain-${round}`, [...extra], false);
+      const b = await measure(`${scheme}-token-${round}`, [...extra, '--token-auth-file', tokens], true);
+      plain.push(a.rate);
+      authed.push(b.rate);
+      plainCpu.push(a.cpuUs);
+      authedCpu.push(b.cpuUs);
+      errors += a.errors + b.errors;
+    }
+    const median = (xs: number[]): number => {
+      const s = [...xs].sort((x, y) => x - y);
+      return s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+    };
+    const p = median(plain);
+    const t = median(authed);
+    const pc = median(plainCpu);
+    const tc = median(authedCpu);
+    const us = (xs: number[]): string => xs.map((x) => x.toFixed(0)).join(', ');
+    push([`creates over ${scheme}, ${client}, no authentication`, `${pc.toFixed(0)} µs CPU`, `server CPU per create, median of ${us(plainCpu)}; ${p.toFixed(0)} creates/s (median of ${us(plain)})`]);
+    if (scheme === 'HTTP') {
+      // The gate alone, in this process: what a token adds to a create, without the noise of two servers.
+      const file = createTokenFileAuthenticator({ path: tokens, logger: noopLogger });
+      const gate = createRequestGate({ authenticators: [file], authorizers: [groupAuthorizer], logger: noopLogger });
+      const req = { method: 'POST', url: path, headers: { authorization: `Bearer ${token}` } } as unknown as http.IncomingMessage;
+      const n = 200_000;
+      const admit = (): void => {
+        if (gate.admit(req) !== undefined) throw new Error('the bench token was refused (or not at once)');
+      };
+      for (let i = 0; i < 20_000; i++) admit();
+      const g0 = process.cpuUsage();
+      for (let i = 0; i < n; i++) admit();
+      const g = process.cpuUsage(g0);
+      file.close();
+      const gateUs = (g.user + g.system) / n;
+      push(['authentication and authorization of one create (the gate, in-process)', `${gateUs.toFixed(2)} µs CPU`, `${((100 * gateUs) / pc).toFixed(2)}% of a create's server CPU without authentication`]);
+    }
+    push([
+      `creates over ${scheme}, ${client}, bearer token (1,000-token file)`,
+      `${tc.toFixed(0)} µs CPU`,
+      `median of ${us(authedCpu)}: ${tc >= pc ? '+' : ''}${((tc / pc - 1) * 100).toFixed(1)}% per create over no authentication; ${t.toFixed(0)} creates/s (median of ${us(authed)}); errors ${errors}`,
+    ]);
   }
 }
 
@@ -184,6 +300,10 @@ async function main(): Promise<void> {
     return push(...r);
   };
   try {
+    if (args.get('only') === 'auth') {
+      await authBench(dir, rows.push);
+      return;
+    }
     // 1. Creates: bare node:http baseline, then kevents serve on SQLite.
     const bare = await startProcess(['-e', BARE], /listening on (\S+)/);
     await loadCreates(bare.url, 2, '/'); // warm-up
@@ -269,13 +389,16 @@ async function main(): Promise<void> {
     const streamS = (performance.now() - s0) / 1000;
     rows.push([`stream all ${count} events in pages of 500`, `${streamS.toFixed(1)} s`, `server RSS peak ${peak.toFixed(0)} MB: +${(peak - rssWarm).toFixed(0)} MB over ${rssWarm.toFixed(0)} MB before the stream, +${(peak - rssIdle).toFixed(0)} MB over ${rssIdle.toFixed(0)} MB just after start`]);
     await stop(listSrv.child);
+
+    // 5. What authentication adds to a create.
+    await authBench(dir, rows.push);
   } finally {
     rmSync(dir, { recursive: true, force: true });
+    const w1 = Math.max(...rows.map((r) => r[0].length));
+    const w2 = Math.max(...rows.map((r) => r[1].length));
+    console.log(`kevents serve bench (${new Date().toISOString()}, node ${process.version}, ${SECONDS}s runs)`);
+    for (const [a, b, c] of rows) console.log(`${a.padEnd(w1)}  ${b.padStart(w2)}  ${c}`);
   }
-  const w1 = Math.max(...rows.map((r) => r[0].length));
-  const w2 = Math.max(...rows.map((r) => r[1].length));
-  console.log(`kevents serve bench (${new Date().toISOString()}, node ${process.version}, ${SECONDS}s runs)`);
-  for (const [a, b, c] of rows) console.log(`${a.padEnd(w1)}  ${b.padStart(w2)}  ${c}`);
 }
 
 await main();

@@ -4,12 +4,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { allOccurrences, histories, historyDiffs } from './support/archive-check.js';
+import { EventLoad } from './support/event-load.js';
 import { request } from './support/http.js';
 import { findKubectls, hasKubectl, runKubectl } from './support/kubectl.js';
 import { mirrorMetric, startMirror as startMirrorProcess, stopMirror } from './support/mirror-process.js';
 import type { MirrorProcess } from './support/mirror-process.js';
 import { CLI, startServer } from './support/server-process.js';
 import type { ServerProcess } from './support/server-process.js';
+import { sleep, until } from './support/wait.js';
 
 /**
  * The mirror's promise, end to end: a source `kevents serve` under load (creates,
@@ -24,148 +27,17 @@ import type { ServerProcess } from './support/server-process.js';
 const EVENT_TTL_S = 90;
 const HISTORY_WINDOW_S = 30;
 const CORE = '/api/v1/namespaces/load/events';
-const V1 = '/apis/events.k8s.io/v1/namespaces/load/events';
-const OCCURRENCES = '/apis/archive.kevents.io/v1alpha1/occurrences';
 
 const kill = stopMirror;
 const metric = mirrorMetric;
 const startMirror = (source: string, archive: string): Promise<MirrorProcess> => startMirrorProcess(source, `sqlite:${archive}`);
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-async function until(what: string, fn: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await fn())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await sleep(200);
-  }
-}
-
-async function allOccurrences(base: string): Promise<any[]> {
-  const items: any[] = [];
-  let cont = '';
-  do {
-    const r = await request(base, 'GET', `${OCCURRENCES}?limit=500${cont === '' ? '' : `&continue=${cont}`}`);
-    assert.equal(r.status, 200, r.text);
-    items.push(...r.json.items);
-    cont = r.json.metadata.continue ?? '';
-  } while (cont !== '');
-  return items;
-}
-
-/** histories groups occurrences by event uid: the sequence of observed changes of each event. */
-function histories(items: any[]): Map<string, string[]> {
-  const byUid = new Map<string, string[]>();
-  for (const o of items) {
-    const list = byUid.get(o.event.uid) ?? [];
-    list.push(`${o.event.name} ${o.countBefore}->${o.countAfter} last=${o.lastSeen} msg=${o.message ?? ''}`);
-    byUid.set(o.event.uid, list);
-  }
-  return byUid;
-}
-
-function micro(ms: number): string {
-  return new Date(ms).toISOString().replace('Z', '000Z');
-}
+const sendTo =
+  (base: string) =>
+  (method: string, path: string, body: unknown, contentType = 'application/json') =>
+    request(base, method, path, body, { 'Content-Type': contentType });
 
 function second(ms: number): string {
   return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
-/** Load writes a mix of changes to the source through both APIs. */
-class Load {
-  private n = 0;
-  private readonly core: { name: string; count: number }[] = [];
-  private readonly v1: { name: string; count: number }[] = [];
-  private running = true;
-  writes = 0;
-
-  constructor(private readonly base: string) {}
-
-  async run(workers: number): Promise<void> {
-    await Promise.all(Array.from({ length: workers }, () => this.worker()));
-  }
-
-  stop(): void {
-    this.running = false;
-  }
-
-  /** recentCore are core/v1 events written lately, still alive at the source. */
-  recentCore(n: number): { name: string; count: number }[] {
-    return this.core.slice(-n);
-  }
-
-  private async worker(): Promise<void> {
-    while (this.running) {
-      await this.step();
-      this.writes++;
-      await sleep(5);
-    }
-  }
-
-  private pick<T>(list: T[]): T | undefined {
-    // Recent events only: older ones may have expired at the source.
-    const recent = list.slice(-20);
-    return recent[Math.floor(Math.random() * recent.length)];
-  }
-
-  async step(r = Math.random()): Promise<void> {
-    const now = Date.now();
-    if (r < 0.25 || this.core.length === 0) {
-      const name = `core-${this.n++}`;
-      this.core.push({ name, count: 1 });
-      await this.ok(request(this.base, 'POST', CORE, {
-        metadata: { name },
-        involvedObject: { kind: 'Pod', namespace: 'load', name: `web-${this.n % 7}`, apiVersion: 'v1' },
-        reason: 'BackOff',
-        message: 'Back-off restarting failed container',
-        type: 'Warning',
-        source: { component: 'kubelet', host: 'node-1' },
-        count: 1,
-        firstTimestamp: second(now),
-        lastTimestamp: second(now),
-      }));
-    } else if (r < 0.4 || this.v1.length === 0) {
-      const name = `v1-${this.n++}`;
-      this.v1.push({ name, count: 1 });
-      await this.ok(request(this.base, 'POST', V1, {
-        metadata: { name },
-        eventTime: micro(now),
-        reportingController: 'kevents.io/load',
-        reportingInstance: 'load-1',
-        action: 'Scheduling',
-        reason: 'FailedScheduling',
-        regarding: { kind: 'Pod', namespace: 'load', name: `api-${this.n % 5}`, apiVersion: 'v1' },
-        note: '0/3 nodes are available: 3 Insufficient cpu.',
-        type: 'Warning',
-      }));
-    } else if (r < 0.7) {
-      const e = this.pick(this.core)!;
-      e.count++;
-      await this.patch(`${CORE}/${e.name}`, { count: e.count, lastTimestamp: second(now) });
-    } else if (r < 0.88) {
-      const e = this.pick(this.v1)!;
-      e.count++;
-      await this.patch(`${V1}/${e.name}`, { series: { count: e.count, lastObservedTime: micro(now) } });
-    } else if (r < 0.94) {
-      const e = this.pick(this.core)!;
-      await this.patch(`${CORE}/${e.name}`, { message: `Back-off restarting failed container (attempt ${this.n++})` });
-    } else {
-      const e = this.pick(this.core)!;
-      await this.patch(`${CORE}/${e.name}`, { metadata: { labels: { touched: String(this.n++) } } });
-    }
-  }
-
-  private async patch(path: string, body: unknown): Promise<void> {
-    const r = await request(this.base, 'PATCH', path, body, { 'Content-Type': 'application/merge-patch+json' });
-    // An event that expired meanwhile is simply not changed; anything else is a broken source.
-    if (r.status !== 200 && r.status !== 404) throw new Error(`PATCH ${path}: ${r.status} ${r.text}`);
-  }
-
-  private async ok(p: Promise<{ status: number; text: string }>): Promise<void> {
-    const r = await p;
-    if (r.status !== 201) throw new Error(`create: ${r.status} ${r.text}`);
-  }
 }
 
 void describe('kevents mirror end to end', { timeout: 300_000 }, () => {
@@ -183,7 +55,7 @@ void describe('kevents mirror end to end', { timeout: 300_000 }, () => {
 
   void it('archives every event and every observed change exactly once through kill -9 restarts and a 410', async () => {
     source = await startServer(['--storage', 'memory:', '--event-ttl', `${EVENT_TTL_S}s`, '--history-window', `${HISTORY_WINDOW_S}s`]);
-    const load = new Load(source.url);
+    const load = new EventLoad(sendTo(source.url));
     // Events that exist before the mirror's first start are archived too. (Only creates: the
     // changes an event went through before a mirror first lists it are folded into its count.)
     for (let i = 0; i < 20; i++) await load.step(i % 2 === 0 ? 0 : 0.3);
@@ -216,10 +88,8 @@ void describe('kevents mirror end to end', { timeout: 300_000 }, () => {
       await until('the mirror caught up with the load', async () => (await allOccurrences(a.url)).length >= before, 120_000);
     } catch (e) {
       const got = await allOccurrences(a.url);
-      const want = histories(await allOccurrences(source.url));
-      const have = histories(got);
-      const diffs = [...want].filter(([uid, c]) => JSON.stringify(have.get(uid)) !== JSON.stringify(c)).slice(0, 5);
-      throw new Error(`${(e as Error).message}: archive ${got.length} of ${before}; ${JSON.stringify(diffs.map(([u, c]) => [c, have.get(u)]))}\n${mm.output().slice(-3000)}`);
+      const diffs = historyDiffs(histories(await allOccurrences(source.url)), histories(got));
+      throw new Error(`${(e as Error).message}: archive ${got.length} of ${before}; ${diffs}\n${mm.output().slice(-3000)}`);
     }
     await kill(mirror, 'SIGKILL');
     for (const e of load.recentCore(5)) {
@@ -309,7 +179,7 @@ void describe('kevents serve --mirror', { timeout: 120_000 }, () => {
   void it('archives and serves in one process, with the mirror in /readyz and /metrics', async () => {
     const source = await startServer(['--storage', 'memory:', '--event-ttl', '1h']);
     servers.push(source);
-    const load = new Load(source.url);
+    const load = new EventLoad(sendTo(source.url));
     for (let i = 0; i < 10; i++) await load.step(i % 2 === 0 ? 0 : 0.3);
     const both = await startServer(['--storage', `sqlite:${join(dir, 'archive.db')}`, '--mirror', source.url, '--cluster', 'east', '--retention', '30d']);
     servers.push(both);

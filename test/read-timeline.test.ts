@@ -122,7 +122,10 @@ describe('kevents timeline over recorded incidents', () => {
     assert.equal(window.code, 2);
     const down = await kevents(['timeline', '--server', 'http://127.0.0.1:1']);
     assert.equal(down.code, 1);
-    assert.equal(down.stderr, 'error: The connection to the server 127.0.0.1:1 was refused - did you specify the right host or port?\n');
+    assert.equal(
+      down.stderr,
+      'error: The connection to the server 127.0.0.1:1 was refused - did you specify the right host or port? Nothing listens there: start "kevents serve --listen 127.0.0.1:1", or fix --server (kevents serve listens on http://127.0.0.1:8080 by default)\n',
+    );
   });
 
   it('uses the archive\'s occurrences when the server has them', async (t) => {

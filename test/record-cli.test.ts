@@ -62,6 +62,7 @@ describe('kevents record', () => {
     assert.equal(badType.code, 2);
     const down = await kevents(['record', '--server', 'http://127.0.0.1:9', '--api', 'v1', '--for', 'pod/x', '--reason', 'R']);
     assert.equal(down.code, 1);
-    assert.match(down.stderr, /error: the event could not be written/);
+    assert.match(down.stderr, /^error: The connection to the server 127\.0\.0\.1:9 was refused - did you specify the right host or port\? Nothing listens there: start "node \S*kevents\.js serve --listen 127\.0\.0\.1:9", or fix --server/);
+    assert.equal(down.stderr.split('\n').length, 2, 'one line, not the recorder\'s retries');
   });
 });

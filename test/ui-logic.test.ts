@@ -2,7 +2,10 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CoreEvent } from '../src/api/index.js';
 import type { Occurrence } from '../src/api/index.js';
-import { bucketSeries, combinedMarks, lanesOf, marksFromRows, topTallies } from '../src/ui/app/aggregate.js';
+import { combinedMarks, lanesOf, marksFromRows, marksFromTimeline, topTallies } from '../src/ui/app/aggregate.js';
+import type { ServedOccurrence } from '../src/ui/app/aggregate.js';
+import { buildTimeline } from '../src/timeline/index.js';
+import { bucketSizeFor, countTicks, stackBuckets } from '../src/ui/app/buckets.js';
 import { humanDuration, interval } from '../src/ui/app/format.js';
 import { hintsFor } from '../src/ui/app/hints.js';
 import { EMPTY_FILTERS, newerFirst, rowMatcher, toRow } from '../src/ui/app/model.js';
@@ -124,6 +127,67 @@ describe('combinedMarks', () => {
     const marks = combinedMarks([], [occ('gone', T0, 0, 1)], T0 - 1, T0 + 1, () => true);
     assert.equal(marks.length, 1);
   });
+  it('spreads the repeats a later change folds since the previous one, estimated, the last one observed at its time', () => {
+    const rows = [toRow(ev({ name: 'a', count: 6, first: T0, last: T0 + 600_000 }))];
+    const marks = combinedMarks(rows, [occ('a', T0, 0, 1), occ('a', T0 + 600_000, 1, 6)], T0 - 1, T0 + 3600_000, () => true);
+    assert.equal(marks.reduce((s, m) => s + m.n, 0), 6);
+    const observed = marks.filter((m) => !m.estimated);
+    assert.deepEqual(observed.map((m) => [m.t, m.n]).sort(), [[T0, 1], [T0 + 600_000, 1]]);
+    const estimated = marks.filter((m) => m.estimated);
+    assert.equal(estimated.reduce((s, m) => s + m.n, 0), 4);
+    assert.ok(estimated.every((m) => m.t > T0 && m.t < T0 + 600_000));
+  });
+  it('marks an occurrence estimated when the server says its time is', () => {
+    const served: ServedOccurrence[] = [{ ...occ('b', T0, 0, 1), estimated: true }, occ('c', T0, 0, 1)];
+    const marks = combinedMarks([], served, T0 - 1, T0 + 1, () => true);
+    assert.deepEqual(marks.map((m) => [m.n, m.estimated]), [[1, true], [1, false]]);
+  });
+});
+
+describe('bar chart buckets', () => {
+  const cases: [string, number, number][] = [
+    ['15m', 15 * 60_000, 30_000],
+    ['1h', 3600_000, 2 * 60_000],
+    ['6h', 6 * 3600_000, 10 * 60_000],
+    ['24h', 24 * 3600_000, 30 * 60_000],
+    ['7d', 7 * 24 * 3600_000, 6 * 3600_000],
+  ];
+  for (const [name, windowMs, want] of cases) {
+    it(`draws ${name} in bars of ${want / 1000} s, at most 48 of them`, () => {
+      assert.equal(bucketSizeFor(windowMs), want);
+      assert.ok(windowMs / want <= 48 && windowMs / want >= 24);
+    });
+  }
+  it('ticks the y axis in whole numbers, never fewer than one step', () => {
+    assert.deepEqual(countTicks(0), [0, 1]);
+    assert.deepEqual(countTicks(1), [0, 1]);
+    assert.deepEqual(countTicks(3), [0, 1, 2, 3]);
+    assert.deepEqual(countTicks(7), [0, 2, 4, 6, 8]);
+    assert.deepEqual(countTicks(23), [0, 5, 10, 15, 20, 25]);
+    assert.deepEqual(countTicks(1234), [0, 500, 1000, 1500]);
+    for (let m = 0; m < 5000; m += 37) {
+      const t = countTicks(m);
+      assert.ok(t.every(Number.isInteger) && t[t.length - 1]! >= m && t.length <= 6, `${m}: ${t.join(',')}`);
+    }
+  });
+  it('stacks observed and estimated counts per group, folding the rest into other, every mark counted once', () => {
+    const rows = [
+      ev({ name: 'a', reason: 'BackOff', count: 10, first: T0, last: T0 + 540_000 }),
+      ev({ name: 'b', reason: 'Unhealthy', count: 2, first: T0 + 60_000, last: T0 + 120_000 }),
+      ev({ name: 'c', reason: 'Failed', first: T0 + 30_000, last: T0 + 30_000 }),
+    ].map(toRow);
+    const marks = marksFromRows(rows, T0, T0 + 600_000, () => true);
+    const s = stackBuckets(marks, T0, 60_000, 10, (m) => m.reason, 2);
+    assert.deepEqual(s.groups, ['BackOff', 'Unhealthy', 'other']);
+    assert.equal(s.total, 13);
+    assert.equal(s.estimatedTotal, 8, 'the 8 repeats of BackOff between its first and last time');
+    const sum = (a: number[][]) => a.flat().reduce((x, y) => x + y, 0);
+    assert.equal(sum(s.observed) + sum(s.estimated), 13);
+    assert.deepEqual([s.observed[0]![0], s.observed[0]![9]], [1, 1]);
+    assert.equal(s.observed[2]![0], 1);
+    assert.equal(s.starts.length, 10);
+    assert.equal(s.max, Math.max(...s.starts.map((_, b) => s.groups.reduce((x, _g, g) => x + s.observed[g]![b]! + s.estimated[g]![b]!, 0))));
+  });
 });
 
 describe('tallies, series and lanes', () => {
@@ -135,13 +199,6 @@ describe('tallies, series and lanes', () => {
   const marks = marksFromRows(rows, T0 - 600_000, T0 + 600_000, () => true);
   it('ranks groups by total', () => {
     assert.deepEqual(topTallies(marks, (m) => m.reason, 2), [{ key: 'BackOff', n: 4 }, { key: 'NodeNotReady', n: 1 }]);
-  });
-  it('buckets counts, folding all but the top groups into other', () => {
-    const s = bucketSeries(marks, T0 - 600_000, T0 + 600_000, 20, (m) => m.reason, 1);
-    assert.deepEqual(s.groups, ['BackOff', 'other']);
-    assert.equal(s.x.length, 20);
-    assert.equal(s.ys[0]!.reduce((a, b) => a + b, 0), 4);
-    assert.equal(s.ys[1]!.reduce((a, b) => a + b, 0), 2);
   });
   it('makes a lane per object in order of first mark', () => {
     const lanes = lanesOf(marks);
@@ -270,5 +327,22 @@ describe('EventCache status', () => {
       cache.stop();
       globalThis.fetch = realFetch;
     }
+  });
+});
+
+describe('marksFromTimeline', () => {
+  it('draws the rows src/timeline builds, one mark each, estimated ones with their bounds, filterable like events', () => {
+    const e = ev({ name: 'counted', object: 'web-1', reason: 'BackOff', type: 'Warning', count: 14, first: T0, last: T0 + 38 * 60_000 });
+    const node = ev({ name: 'pressure', kind: 'Node', object: 'node-1', reason: 'NodeHasDiskPressure', first: T0 + 60_000, last: T0 + 60_000 });
+    const t = buildTimeline({ events: [e, node] });
+    const marks = marksFromTimeline(t.rows);
+    assert.equal(marks.length, t.rows.length);
+    assert.equal(marks.filter((m) => m.reason === 'BackOff').reduce((n, m) => n + m.n, 0), 14);
+    assert.deepEqual([marks[0]!.t, marks[0]!.estimated, marks[0]!.objectKey], [T0, false, 'Pod/default/web-1']);
+    const spread = marks.filter((m) => m.estimated);
+    assert.equal(spread.length, 12);
+    assert.ok(spread.every((m) => m.earliest === T0 && m.latest === T0 + 38 * 60_000 && m.t > T0 && m.t < T0 + 38 * 60_000));
+    assert.deepEqual(marks.filter(rowMatcher({ ...EMPTY_FILTERS, kind: 'node' })).map((m) => m.objectKey), ['Node/default/node-1']);
+    assert.deepEqual(lanesOf(marks).map((l) => [l.objectKey, l.total]), [['Pod/default/web-1', 14], ['Node/default/node-1', 1]]);
   });
 });

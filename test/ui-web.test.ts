@@ -9,6 +9,7 @@ import type { ServerProcess } from './support/server-process.js';
 import { launchChromium, mustCreate, seedScenario, until, XSS_MESSAGE } from './ui-scenario.js';
 
 const BUILT_UI = fileURLToPath(new URL('../dist/ui/index.html', import.meta.url));
+// Screenshots of every view (git-ignored), among them the dashboard at 15m, 1h and 24h: test-artifacts/ui-*.png.
 const ARTIFACTS = fileURLToPath(new URL('../test-artifacts/', import.meta.url));
 // The issue's bar for the live view: a new event shows within a second.
 const LIVE_DEADLINE_MS = 1000;
@@ -220,7 +221,7 @@ describe('web UI in headless Chromium against kevents serve', () => {
   it('loads the warnings dashboard: a chart, counts by reason, namespace and kind, the noisiest objects, a selectable window', async () => {
     const { page, seen } = await openPage(context);
     await page.goto(`${srv.url}/#/dashboard`);
-    await page.locator('.chart canvas').first().waitFor();
+    await page.locator('.chart svg rect.bar').first().waitFor();
     const byReason = page.getByRole('table', { name: 'By reason' });
     await byReason.getByRole('row', { name: /BackOff/ }).waitFor();
     // 23 repeats of the api pod's BackOff and 14 of the web pod's, all within the hour.
@@ -248,6 +249,90 @@ describe('web UI in headless Chromium against kevents serve', () => {
     await page.getByText('kubectl describe pod/report-28731-zt5kq -n batch').waitFor();
     assert.deepEqual(seen, { dialogs: [], errors: [] });
     await page.close();
+  });
+
+  it('charts warnings as stacked bars per bucket sized to the window, with whole-number ticks, estimated counts hatched, and a tooltip per bucket', async () => {
+    const { page, seen } = await openPage(context);
+    for (const [window, bars] of [['15m', '30 s'], ['1h', '2 min'], ['24h', '30 min']] as const) {
+      await page.goto(`${srv.url}/#/dashboard?window=${window}`);
+      await page.locator('.chart svg rect.bar').first().waitFor();
+      await page.getByText(/Counts are from the archive's occurrences/).waitFor();
+      await page.getByText(`bars of ${bars}`).waitFor();
+      // Every warning of the window is in exactly one bar segment.
+      await until(page, `[...document.querySelectorAll('.chart rect.bar')].reduce((s, r) => s + Number(r.dataset.count), 0) === Number(document.querySelector('.dashboard .count').dataset.total)`);
+      const ticks = (await page.locator('.chart .y-axis .axis-label').allTextContents()).map(Number);
+      assert.ok(ticks.length >= 2 && ticks.every((t) => Number.isInteger(t)), ticks.join(','));
+      const buckets = await page.evaluate<number>(`Math.max(...[...document.querySelectorAll('.chart rect.bar')].map((r) => Number(r.dataset.bucket)))`);
+      assert.ok(buckets < 48, `${buckets} buckets`);
+      // Repeats spread between an event's known times are hatched; the observed ones are solid.
+      assert.ok((await page.locator('.chart rect.bar.estimated').count()) > 0, 'estimated counts are drawn');
+      assert.ok((await page.locator('.chart rect.bar:not(.estimated)').count()) > 0, 'observed counts are drawn');
+      assert.match((await page.locator('.chart rect.bar.estimated').first().getAttribute('fill')) ?? '', /^url\(#hatch-\d+\)$/);
+      assert.doesNotMatch((await page.locator('.chart rect.bar:not(.estimated)').first().getAttribute('fill')) ?? '', /^url/);
+      await page.getByText(/hatched: time estimated \(\d+ of \d+\)/).waitFor();
+      await shoot(page, `ui-dashboard-${window}`);
+    }
+
+    // 1h, by reason: point at the bucket of the latest BackOff and read its counts per series.
+    await page.goto(`${srv.url}/#/dashboard`);
+    await page.locator('.chart svg rect.bar').first().waitFor();
+    await page.getByText(/Counts are from the archive's occurrences/).waitFor();
+    const last = page.locator('.chart rect.bar[data-group=BackOff]').last();
+    const bucket = await last.getAttribute('data-bucket');
+    await last.hover();
+    const tip = page.locator('.chart-tip');
+    await tip.waitFor();
+    const inBucket = await page.evaluate<Record<string, number>>(
+      `[...document.querySelectorAll('.chart rect.bar[data-bucket="${bucket}"]')].reduce((o, r) => ({ ...o, [r.dataset.group]: (o[r.dataset.group] ?? 0) + Number(r.dataset.count) }), {})`,
+    );
+    const tipRows = await tip.locator('tbody tr').allTextContents();
+    assert.equal(tipRows.length, Object.keys(inBucket).length, tipRows.join('|'));
+    for (const [group, n] of Object.entries(inBucket)) assert.ok(tipRows.some((r) => r.startsWith(`${group}${n}`)), `${group} ${n} in ${tipRows.join('|')}`);
+    assert.match((await tip.locator('.tip-time').textContent()) ?? '', /\d\d:\d\d – \d\d:\d\d/);
+    await shoot(page, 'ui-dashboard-tooltip');
+
+    // The same from the keyboard.
+    await page.mouse.move(0, 0);
+    await tip.waitFor({ state: 'detached' });
+    await page.locator('.chart > svg').focus();
+    await page.keyboard.press('ArrowLeft');
+    await tip.waitFor();
+
+    // By namespace, the series are namespaces.
+    await page.getByLabel('Chart by').selectOption('namespace');
+    await page.locator('.chart rect.bar[data-group=batch]').first().waitFor();
+    assert.deepEqual(new Set(await page.locator('.chart .legend li:not(.legend-note)').allTextContents()), new Set(['shop', 'batch', 'kube-system', 'default']));
+    assert.deepEqual(seen, { dialogs: [], errors: [] });
+    await page.close();
+  });
+
+  it('says what to do when there are no warnings, and draws the first one that arrives', async () => {
+    const empty = await startServer(['--event-ttl', '0']);
+    try {
+      const { page, seen } = await openPage(context);
+      await page.goto(`${empty.url}/#/dashboard`);
+      await page.locator('.conn.live').waitFor();
+      await page.getByText('No warnings in the last 1h.').waitFor();
+      await page.getByText(`kevents record --server ${empty.url} --for pod/web-1 --type Warning --reason BackOff`, { exact: false }).waitFor();
+      assert.equal(await page.locator('.chart > svg').count(), 0);
+      await shoot(page, 'ui-dashboard-empty');
+      await page.getByRole('button', { name: 'the last 24h' }).click();
+      assert.match(page.url(), /window=24h/);
+      await page.getByText('No warnings in the last 24h.').waitFor();
+      await page.getByLabel('Namespace', { exact: true }).fill('shop');
+      await page.getByRole('button', { name: 'clear the filters' }).click();
+      assert.equal(await page.getByLabel('Namespace', { exact: true }).inputValue(), '');
+
+      await mustCreate(empty.url, '/api/v1/namespaces/', legacyEvent({
+        name: 'web-1.first', namespace: 'default', object: 'web-1', reason: 'BackOff', type: 'Warning', message: 'Back-off restarting failed container', firstAgo: 5, lastAgo: 5,
+      }));
+      await page.locator('.chart rect.bar[data-group=BackOff][data-count="1"]').waitFor();
+      assert.equal(await page.getByText(/No warnings/).count(), 0);
+      assert.deepEqual(seen, { dialogs: [], errors: [] });
+      await page.close();
+    } finally {
+      await empty.stop();
+    }
   });
 
   it('loads the timeline: a lane per object, zoom by range, click-through to describe and next steps', async () => {
@@ -289,7 +374,7 @@ describe('web UI in headless Chromium against kevents serve', () => {
       const { page, seen } = await openPage(phone);
       for (const view of ['live', 'dashboard', 'timeline']) {
         await page.goto(`${srv.url}/#/${view}`);
-        await page.locator(view === 'dashboard' ? '.chart canvas' : '[role=option]').first().waitFor();
+        await page.locator(view === 'dashboard' ? '.chart svg rect.bar' : '[role=option]').first().waitFor();
         const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
         assert.equal(overflow, 0, `${view} scrolls sideways by ${overflow}px`);
         await shoot(page, `ui-phone-${view}`);

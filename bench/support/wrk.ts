@@ -39,6 +39,7 @@ end
 function init(args)
   namespace = args[1] or "bench"
   prefix = args[2] or "w"
+  token = args[3]
 end
 function request()
   counter = counter + 1
@@ -49,7 +50,9 @@ function request()
     '","apiVersion":"v1"},"reason":"BackOff","message":"Back-off restarting failed container app in pod ' .. pod ..
     '","source":{"component":"kubelet","host":"node-1"},"firstTimestamp":"' .. t .. '","lastTimestamp":"' .. t ..
     '","count":1,"type":"Warning"}'
-  return wrk.format("POST", nil, { ["Content-Type"] = "application/json" }, body)
+  local headers = { ["Content-Type"] = "application/json" }
+  if token ~= nil and token ~= "" then headers["Authorization"] = "Bearer " .. token end
+  return wrk.format("POST", nil, headers, body)
 end
 function done(summary, latency, requests)
   local e = summary.errors
@@ -63,7 +66,7 @@ end
  * runWrk POSTs new events to `url` (an events collection) from `connections`
  * keep-alive connections for `seconds`; `prefix` keeps names of separate runs apart.
  */
-export async function runWrk(url: string, options: { seconds: number; connections: number; threads?: number; namespace?: string; prefix?: string }): Promise<WrkResult> {
+export async function runWrk(url: string, options: { seconds: number; connections: number; threads?: number; namespace?: string; prefix?: string; token?: string }): Promise<WrkResult> {
   const dir = mkdtempSync(join(tmpdir(), 'kevents-wrk-'));
   const script = join(dir, 'post-event.lua');
   writeFileSync(script, SCRIPT);
@@ -75,7 +78,7 @@ export async function runWrk(url: string, options: { seconds: number; connection
       '--timeout', '10s',
       '-s', script,
       url,
-      '--', options.namespace ?? 'bench', options.prefix ?? `w${Date.now().toString(36)}`,
+      '--', options.namespace ?? 'bench', options.prefix ?? `w${Date.now().toString(36)}`, options.token ?? '',
     ];
     const out = await new Promise<string>((resolve, reject) => {
       const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });

@@ -13,3 +13,4 @@ export * from './time.js';
 export * from './conversion.js';
 export * from './decode.js';
 export * from './occurrence.js';
+export * from './timeline.js';

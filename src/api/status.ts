@@ -178,6 +178,55 @@ export function newServiceUnavailable(message: string): StatusError {
   return err(503, 'ServiceUnavailable', message);
 }
 
+/** newUnauthorized is kube-apiserver's 401 for a request without valid credentials: message `Unauthorized`. */
+export function newUnauthorized(): StatusError {
+  return err(401, 'Unauthorized', 'Unauthorized');
+}
+
+/** AuthorizationAttributes are what a 403 names: who asked for which verb on what (authorizer.Attributes). */
+export interface AuthorizationAttributes {
+  user: string;
+  verb: string;
+  /** resourceRequest is false for a path outside the resource tree (`/metrics`, discovery). */
+  resourceRequest: boolean;
+  path: string;
+  apiGroup: string;
+  resource: string;
+  subresource: string;
+  namespace: string;
+  name: string;
+}
+
+/**
+ * newForbidden is kube-apiserver's 403 (responsewriters.Forbidden over apierrors.NewForbidden):
+ * `events is forbidden: User "x" cannot create resource "events" in API group "" in the namespace "y"`,
+ * followed by `: <reason>` when the authorizer gave one.
+ */
+export function newForbidden(a: AuthorizationAttributes, reason = ''): StatusError {
+  let message: string;
+  if (!a.resourceRequest) {
+    message = `User ${strconvQuote(a.user)} cannot ${a.verb} path ${strconvQuote(a.path)}`;
+  } else {
+    const resource = a.subresource === '' ? a.resource : `${a.resource}/${a.subresource}`;
+    const where = a.namespace === '' ? 'at the cluster scope' : `in the namespace ${strconvQuote(a.namespace)}`;
+    message = `User ${strconvQuote(a.user)} cannot ${a.verb} resource ${strconvQuote(resource)} in API group ${strconvQuote(a.apiGroup)} ${where}`;
+  }
+  if (reason !== '') message = `${message}: ${reason}`;
+  const resource = a.resourceRequest ? a.resource : '';
+  const group = a.resourceRequest ? a.apiGroup : '';
+  const qualifiedName = group === '' ? resource : `${resource}.${group}`;
+  const name = a.resourceRequest ? a.name : '';
+  let text: string;
+  if (qualifiedName === '') text = `forbidden: ${message}`;
+  else if (name === '') text = `${qualifiedName} is forbidden: ${message}`;
+  else text = `${qualifiedName} ${strconvQuote(name)} is forbidden: ${message}`;
+  const details: StatusDetails = {};
+  if (name !== '') details.name = name;
+  if (group !== '') details.group = group;
+  if (resource !== '') details.kind = resource;
+  return err(403, 'Forbidden', text, details);
+}
+
 /** newInternalError is upstream's 500: `Internal error occurred: <cause>`. */
 export function newInternalError(cause: unknown): StatusError {
   const text = cause instanceof Error ? cause.message : String(cause);

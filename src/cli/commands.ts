@@ -1,6 +1,7 @@
 import type * as Commander from 'commander';
 import type { Command } from 'commander';
 import type { ExportFlags } from './export.js';
+import type { LabDirFlags, LabUpFlags } from './lab.js';
 import type { MirrorFlags } from './mirror.js';
 import type { RecordFlags } from './record.js';
 import type { CliIO } from './run.js';
@@ -22,12 +23,18 @@ export function register(program: Command, io: CliIO): void {
     .option('--storage <spec>', 'where events are kept: sqlite:PATH, memory:, postgres://USER@HOST:PORT/DB or etcd://HOST:PORT[,HOST:PORT...]', DEFAULT_STORAGE)
     .option('--event-ttl <duration>', 'how long an event lives after its last write, like kube-apiserver (0 keeps events forever)', '1h')
     .addOption(new Option('--log-level <level>', 'log verbosity').choices(['error', 'warn', 'info', 'debug']).default('info'))
-    .option('--mirror <kubeconfig|url>', 'also archive every event of this cluster into the store (a kubeconfig file or an API server URL)')
+    .option('--mirror <kubeconfig|url|in-cluster>', "also archive every event of this cluster into the store (a kubeconfig file, an API server URL, or in-cluster for the pod's service account)")
     .option('--mirror-context <name>', 'kubeconfig context of --mirror')
     .option('--cluster <name>', 'label what --mirror archives with this cluster name')
     .option('--retention <duration>', 'drop archived events and occurrences older than this, e.g. 30d')
     .option('--max-size <size>', 'drop the oldest archived data while the store is larger than this, e.g. 10GB')
     .option('--sinks <file>', 'also deliver the store\'s events to the sinks of this export config (docs/export.md); SIGHUP reloads it')
+    .option('--tls-cert-file <path>', 'serve HTTPS with this PEM certificate (chain); reloaded when the file changes')
+    .option('--tls-private-key-file <path>', 'PEM private key of --tls-cert-file')
+    .option('--token-auth-file <path>', "bearer tokens in kube-apiserver's CSV format token,user,uid,\"group1,group2\" (groups kevents:readers, kevents:writers); reloaded when it changes")
+    .option('--delegate-auth', 'authenticate unknown tokens with the cluster\'s TokenReview and authorize with SubjectAccessReview (in-cluster, or --delegate-auth-kubeconfig)')
+    .option('--delegate-auth-kubeconfig <path>', 'kubeconfig of the cluster --delegate-auth asks (default: the in-cluster service account)')
+    .option('--insecure-allow-remote', 'listen on a non-loopback address without TLS or authentication')
     .addOption(new Option('--history-window <duration>', 'how long watch history is kept').hideHelp())
     .action(async (flags: ServeFlags) => {
       const { runServe } = await import('./serve.js');
@@ -40,6 +47,7 @@ export function register(program: Command, io: CliIO): void {
     .option('--kubeconfig <path>', 'kubeconfig of the source cluster (default $KUBECONFIG or ~/.kube/config)')
     .option('--context <name>', 'kubeconfig context of the source cluster')
     .option('--source <url>', 'source API server URL (no kubeconfig needed)')
+    .option('--in-cluster', "read the source from the pod's service account (the default in a pod when no other source is given)")
     .requiredOption('--to <spec>', 'the archive: sqlite:PATH, postgres://USER@HOST:PORT/DB or memory:')
     .option('--cluster <name>', 'label everything this mirror writes with a cluster name (several clusters can share one archive)')
     .option('--retention <duration>', 'drop archived events and occurrences older than this, e.g. 30d')
@@ -47,6 +55,12 @@ export function register(program: Command, io: CliIO): void {
     .option('--cache-size <MiB>', "SQLite page cache of the archive, in MiB (a mirror mostly appends, so a small cache keeps memory low)", String(MIRROR_CACHE_MIB))
     .option('--listen <host:port>', 'address of /metrics and /readyz', '127.0.0.1:9464')
     .option('--sinks <file>', 'also deliver the archived events to the sinks of this export config (docs/export.md); SIGHUP reloads it')
+    .option('--leader-elect', 'run the mirror only while this replica holds a coordination.k8s.io Lease (for several replicas over one archive)')
+    .option('--leader-elect-lease-duration <duration>', 'how long standby replicas wait after the last renewal before taking over', '15s')
+    .option('--leader-elect-renew-deadline <duration>', 'how long the leader retries a renewal before it stops mirroring', '10s')
+    .option('--leader-elect-retry-period <duration>', 'how often replicas try to acquire or renew the Lease', '2s')
+    .option('--leader-elect-resource-name <name>', 'name of the Lease', 'kevents-mirror')
+    .option('--leader-elect-resource-namespace <ns>', "namespace of the Lease (default: the pod's, or the kubeconfig context's)")
     .addOption(new Option('--log-level <level>', 'log verbosity').choices(['error', 'warn', 'info', 'debug']).default('info'))
     .action(async (flags: MirrorFlags) => {
       const { runMirror } = await import('./mirror.js');
@@ -98,6 +112,7 @@ export function register(program: Command, io: CliIO): void {
     });
 
   registerReadCommands(program, io);
+  registerLabCommands(program, io);
 }
 
 function collect(value: string, previous: string[]): string[] {
@@ -183,5 +198,54 @@ function registerReadCommands(program: Command, io: CliIO): void {
   ).action(async (flags: Record<string, unknown>) => {
     const { runLint } = await import('./lint.js');
     await runLint({ ...flags, allNamespaces: flags.namespace === undefined }, io);
+  });
+}
+
+function withLabDir(c: Command): Command {
+  return c.option('--dir <path>', 'the lab\'s state directory (default $KEVENTS_LAB_DIR or ~/.kevents/lab)');
+}
+
+/** registerLabCommands adds `kevents lab`: the events course on a local control plane, with checked exercises. */
+function registerLabCommands(program: Command, io: CliIO): void {
+  const lab = program
+    .command('lab')
+    .description('the events lab: a local control plane (real kube-apiserver and scheduler, kwok nodes) with checked exercises');
+  withLabDir(
+    lab
+      .command('up')
+      .description('start the lab: etcd, kube-apiserver, kube-scheduler, kube-controller-manager, kwok nodes and a kevents archive, on 127.0.0.1')
+      .option('--nodes <n>', 'how many kwok nodes', '3')
+      .option('--node-cpu <quantity>', 'allocatable CPU of each node', '2')
+      .option('--node-memory <quantity>', 'allocatable memory of each node', '4Gi')
+      .option('--event-ttl <duration>', 'kube-apiserver --event-ttl: how long the cluster keeps an event after its last write', '1h')
+      .option('--bin-dir <path>', 'look for etcd, kube-apiserver, kube-scheduler, kube-controller-manager and kwok here first')
+      .option('--no-build', 'never build missing binaries with go'),
+  ).action(async (flags: LabUpFlags) => {
+    const { runLabUp } = await import('./lab.js');
+    await runLabUp(flags, io);
+  });
+  withLabDir(lab.command('down').description('stop every program of the lab and remove its directory (certificates, logs, etcd data, archive)')).action(async (flags: LabDirFlags) => {
+    const { runLabDown } = await import('./lab.js');
+    await runLabDown(flags, io);
+  });
+  withLabDir(lab.command('env').description('print the exports that point kubectl at the lab (KUBECONFIG) and kevents at its archive (KEVENTS_ARCHIVE): eval "$(kevents lab env)"')).action(async (flags: LabDirFlags) => {
+    const { runLabEnv } = await import('./lab.js');
+    runLabEnv(flags, io);
+  });
+  lab.command('exercises').description('list the exercises of the course').action(async () => {
+    const { runLabExercises } = await import('./lab.js');
+    runLabExercises(io);
+  });
+  withLabDir(lab.command('exercise').description('print one exercise: the task, the commands to try and what you should see').argument('<N>', 'the exercise number')).action(async (n: string, flags: LabDirFlags) => {
+    const { runLabExercise } = await import('./lab.js');
+    runLabExercise(n, flags, io);
+  });
+  withLabDir(lab.command('check').description("read the lab's events and say what of an exercise is done and what is missing (exit 1 until it is done)").argument('<N>', 'the exercise number')).action(async (n: string, flags: LabDirFlags) => {
+    const { runLabCheck } = await import('./lab.js');
+    await runLabCheck(n, flags, io);
+  });
+  withLabDir(lab.command('status').description('the lab\'s addresses and programs, running or not')).action(async (flags: LabDirFlags) => {
+    const { runLabStatus } = await import('./lab.js');
+    runLabStatus(flags, io);
   });
 }

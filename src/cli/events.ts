@@ -3,7 +3,8 @@ import { createKubectlEventsPrinter, encodeCoreEvent, formatKubectlEvents, noEve
 import type { Status } from '../api/index.js';
 import { ForParseError, parseForArgument } from '../timeline/index.js';
 import { CliError, UsageError } from './errors.js';
-import { connectRead, explainTransport, listAllEvents } from './get-events.js';
+import { explainTransport } from './connect.js';
+import { connectRead, listAllEvents } from './get-events.js';
 import type { ReadConnectionFlags } from './get-events.js';
 import { goJsonIndent } from './output/go-json.js';
 import { goYaml } from './output/go-yaml.js';
@@ -93,6 +94,6 @@ export async function runEvents(flags: EventsFlags, io: CliIO): Promise<void> {
     const list = { kind: 'EventList', apiVersion: 'v1', metadata: {}, items: sorted.map((e) => encodeCoreEvent(e)) };
     io.stdout.write(output === 'json' ? goJsonIndent(list) : goYaml(list));
   } catch (e) {
-    throw explainTransport(e, c.client);
+    throw explainTransport(e, c);
   }
 }

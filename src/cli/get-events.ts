@@ -1,8 +1,10 @@
 import type { CoreEvent, Status, Table } from '../api/index.js';
 import { createTabWriter, escapeTerminal, isStatusError, KUBECTL_TABWRITER, printTableAsKubectl, StatusError } from '../api/index.js';
-import { createReadClient, loadKubeConfig, namespaceOf } from '../client/index.js';
+import { createReadClient, namespaceOf } from '../client/index.js';
 import type { ReadClient } from '../client/index.js';
-import { DEFAULT_SERVER } from './commands.js';
+import { connect, explainTransport } from './connect.js';
+import type { Connection } from './connect.js';
+import { selfCommand } from './self-command.js';
 import { CliError, UsageError } from './errors.js';
 import { goJsonIndent, sortKeysDeep } from './output/go-json.js';
 import { goYaml } from './output/go-yaml.js';
@@ -18,7 +20,7 @@ export interface ReadConnectionFlags {
 }
 
 /** ReadConnection is a read client and the namespace the flags and kubeconfig chose. */
-export interface ReadConnection {
+export interface ReadConnection extends Pick<Connection, 'origin' | 'server'> {
   client: ReadClient;
   /** namespace is `-n`, else the context's namespace, else `default`. */
   namespace: string;
@@ -27,35 +29,13 @@ export interface ReadConnection {
 }
 
 /**
- * connectRead resolves --server, --kubeconfig and --context as kubectl does
- * ($KEVENTS_SERVER standing in for --server); with no kubeconfig at all it
- * reads from a local `kevents serve`.
+ * connectRead resolves the connection flags (see connect) into a read client
+ * and the namespace to read.
  */
 export async function connectRead(flags: ReadConnectionFlags, io: CliIO): Promise<ReadConnection> {
-  const server = flags.server ?? io.env.KEVENTS_SERVER;
-  let kubeConfig;
-  try {
-    kubeConfig = await loadKubeConfig({ server, kubeconfig: flags.kubeconfig, context: flags.context });
-  } catch (e) {
-    if (flags.kubeconfig !== undefined || flags.context !== undefined) throw e;
-    kubeConfig = await loadKubeConfig({ server: DEFAULT_SERVER });
-  }
+  const { kubeConfig, origin, server } = await connect(flags, io.env);
   const namespace = flags.namespace ?? namespaceOf(kubeConfig);
-  return { client: createReadClient({ kubeConfig }), namespace, listNamespace: flags.allNamespaces ? undefined : namespace };
-}
-
-/**
- * explainTransport turns a failed connection into kubectl's one line; API
- * errors (Status) and anything else pass through unchanged.
- */
-export function explainTransport(e: unknown, client: ReadClient): unknown {
-  if (isStatusError(e)) return e;
-  const code = (e as { cause?: { code?: string } }).cause?.code;
-  const host = client.server.host;
-  if (code === 'ECONNREFUSED') return new CliError(`The connection to the server ${host} was refused - did you specify the right host or port?`);
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new CliError(`Unable to connect to the server: dial tcp: lookup ${client.server.hostname}: no such host`);
-  if (code === 'ECONNRESET' || code === 'ETIMEDOUT') return new CliError(`Unable to connect to the server: ${(e as Error).message}`);
-  return e;
+  return { client: createReadClient({ kubeConfig }), namespace, listNamespace: flags.allNamespaces ? undefined : namespace, origin, server };
 }
 
 /** CHUNK_SIZE is kubectl's default --chunk-size: lists are read 500 items a page. */
@@ -138,7 +118,9 @@ function noResources(c: ReadConnection): string {
 
 /** runGetEvents is `kevents get events [NAME...]`: kubectl get's output over the server's Table. */
 export async function runGetEvents(resource: string, names: string[], flags: GetEventsFlags, io: CliIO): Promise<void> {
-  if (!EVENT_RESOURCES.has(resource.toLowerCase())) throw new CliError(`the server doesn't have a resource type "${resource}"`);
+  if (!EVENT_RESOURCES.has(resource.toLowerCase())) {
+    throw new CliError(`the server doesn't have a resource type "${resource}": kevents reads events only, so run "${selfCommand()} get events" (or "kubectl get ${resource}" for other resources)`);
+  }
   const output = parseOutput(flags.output);
   const limit = chunkSize(flags);
   if (flags.allNamespaces && names.length > 0) throw new UsageError('a resource cannot be retrieved by name across all namespaces');
@@ -179,7 +161,7 @@ export async function runGetEvents(resource: string, names: string[], flags: Get
     }
     await watchTables(c, flags, io, table, printOptions);
   } catch (e) {
-    throw explainTransport(e, c.client);
+    throw explainTransport(e, c);
   }
 }
 

@@ -1,6 +1,7 @@
 import { stringify } from 'yaml';
 import { CliError } from './errors.js';
 import type { CliIO } from './run.js';
+import { selfCommand } from './self-command.js';
 
 /** kubeconfigFor renders a kubeconfig that points kubectl at a kevents server. */
 export function kubeconfigFor(server: string, namespace = 'default'): string {
@@ -28,7 +29,8 @@ export async function runKubeconfig(flags: { server: string; namespace: string; 
       const res = await fetch(new URL('/version', url), { signal: AbortSignal.timeout(5000) });
       if (!res.ok) throw new Error(`GET /version answered ${res.status}`);
     } catch (e) {
-      throw new CliError(`no kevents server answers at ${url.origin} (${(e as Error).message}); start one with "kevents serve" or pass --no-check`);
+      const cause = (e as { cause?: { code?: string } }).cause?.code ?? (e as Error).message;
+      throw new CliError(`no kevents server answers at ${url.origin} (${cause === 'ECONNREFUSED' ? 'connection refused' : cause}): start one with "${selfCommand()} serve" in another terminal, or pass --no-check`);
     }
   }
   io.stdout.write(kubeconfigFor(url.origin, flags.namespace));

@@ -1,6 +1,7 @@
 import { formatLintReport, lintEvents } from '../timeline/index.js';
 import { CliError } from './errors.js';
-import { connectRead, explainTransport, listAllEvents } from './get-events.js';
+import { explainTransport } from './connect.js';
+import { connectRead, listAllEvents } from './get-events.js';
 import type { ReadConnectionFlags } from './get-events.js';
 import { createProgress } from './output/progress.js';
 import type { CliIO } from './run.js';
@@ -22,7 +23,7 @@ export async function runLint(flags: LintFlags, io: CliIO): Promise<void> {
   try {
     items = (await listAllEvents(c.client, { namespace: c.listNamespace }, (n) => progress.update(n))).items;
   } catch (e) {
-    throw explainTransport(e, c.client);
+    throw explainTransport(e, c);
   } finally {
     progress.done();
   }

@@ -1,12 +1,12 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Registry, collectDefaultMetrics } from 'prom-client';
-import { createEventsClient, loadKubeConfig } from '../client/index.js';
+import { KubeConnection, RestClient, UrlConnection, createEventsClient, loadKubeConfig, namespaceOf } from '../client/index.js';
 import type { EventsClient } from '../client/index.js';
 import { createConsoleLogger, realClock } from '../internal/index.js';
 import type { LogLevel, Logger } from '../internal/index.js';
 import { createMirror, startRetention } from '../mirror/index.js';
-import type { Mirror, Retention } from '../mirror/index.js';
+import type { Mirror, Readiness, Retention } from '../mirror/index.js';
 import { isArchiveStore } from '../storage/index.js';
 import type { ArchiveStore, EventStore } from '../storage/index.js';
 import type { ExportRun } from './export-sinks.js';
@@ -32,6 +32,14 @@ export interface MirrorFlags {
   logLevel: string;
   /** sinks is an export config: the archive's changes are delivered to its sinks (docs/export.md). */
   sinks?: string;
+  /** inCluster reads the source from the pod's service account (the default in a pod without other source flags). */
+  inCluster?: boolean;
+  leaderElect?: boolean;
+  leaderElectLeaseDuration?: string;
+  leaderElectRenewDeadline?: string;
+  leaderElectRetryPeriod?: string;
+  leaderElectResourceName?: string;
+  leaderElectResourceNamespace?: string;
 }
 
 /** SourceFlags say where a mirror reads from: a URL, or a kubeconfig and context. */
@@ -39,6 +47,57 @@ export interface SourceFlags {
   source?: string | undefined;
   kubeconfig?: string | undefined;
   context?: string | undefined;
+  inCluster?: boolean | undefined;
+}
+
+/** SourceConnection is how a mirror reaches its source: the events client, a REST client for other APIs, and the namespace it runs in. */
+export interface SourceConnection {
+  client: EventsClient;
+  rest: RestClient;
+  server: string;
+  /** namespace is the in-cluster namespace, or the kubeconfig context's, else `default`. */
+  namespace: string;
+}
+
+const given = (v: string | undefined): v is string => v !== undefined && v !== '';
+
+/**
+ * connectSource resolves the source flags: `--source URL` (no credentials), a
+ * kubeconfig and context, or the pod's service account (`--in-cluster`, and the
+ * default in a pod when no other source is given, as client-go's clients do).
+ */
+export async function connectSource(flags: SourceFlags, env: NodeJS.ProcessEnv = process.env): Promise<SourceConnection> {
+  const hasSource = given(flags.source);
+  const hasKubeconfig = given(flags.kubeconfig) || given(flags.context);
+  if ([hasSource, hasKubeconfig, flags.inCluster === true].filter(Boolean).length > 1) {
+    throw new UsageError('give one of --source URL, --kubeconfig/--context and --in-cluster');
+  }
+  const userAgent = 'kevents-mirror';
+  if (hasSource) {
+    // A URL source needs no kubeconfig, so @kubernetes/client-node is never loaded (a third of the process's memory).
+    const server = sourceOrigin(flags.source!);
+    const connection = new UrlConnection(server);
+    return { client: createEventsClient({ connection, userAgent }), rest: new RestClient(connection, { userAgent }), server, namespace: 'default' };
+  }
+  if (flags.inCluster === true || (!hasKubeconfig && given(env.KUBERNETES_SERVICE_HOST))) {
+    const { inClusterConfig, InClusterConnection } = await import('../cluster/index.js');
+    let config;
+    try {
+      config = inClusterConfig({ env });
+    } catch (e) {
+      throw new CliError(`--in-cluster: ${(e as Error).message}`, { cause: e });
+    }
+    const connection = new InClusterConnection(config);
+    return { client: createEventsClient({ connection, userAgent }), rest: new RestClient(connection, { userAgent }), server: config.server.origin, namespace: config.namespace };
+  }
+  const kubeConfig = await loadKubeConfig({ kubeconfig: flags.kubeconfig, context: flags.context });
+  const connection = new KubeConnection(kubeConfig);
+  return {
+    client: createEventsClient({ connection, userAgent }),
+    rest: new RestClient(connection, { userAgent }),
+    server: kubeConfig.getCurrentCluster()?.server ?? '',
+    namespace: namespaceOf(kubeConfig),
+  };
 }
 
 /** RetentionFlags are `--retention` and `--max-size`. */
@@ -106,24 +165,11 @@ export interface MirrorRun {
 export async function startMirror(
   store: EventStore,
   flags: SourceFlags & RetentionFlags & { cluster?: string | undefined },
-  deps: { logger: Logger; registry?: Registry },
+  deps: { logger: Logger; registry?: Registry; source?: SourceConnection },
 ): Promise<MirrorRun> {
   if (!isArchiveStore(store)) throw new CliError('this storage backend cannot hold an archive (occurrences and checkpoints): use sqlite:, postgres:// or memory:');
   const archive: ArchiveStore = store;
-  const hasSource = flags.source !== undefined && flags.source !== '';
-  const hasKubeconfig = (flags.kubeconfig !== undefined && flags.kubeconfig !== '') || (flags.context !== undefined && flags.context !== '');
-  if (hasSource && hasKubeconfig) throw new UsageError('give either --source URL or --kubeconfig/--context, not both');
-  let client: EventsClient;
-  let server: string;
-  if (flags.source !== undefined && flags.source !== '') {
-    // A URL source needs no kubeconfig, so @kubernetes/client-node is never loaded (a third of the process's memory).
-    server = sourceOrigin(flags.source);
-    client = createEventsClient({ server, userAgent: 'kevents-mirror' });
-  } else {
-    const kubeConfig = await loadKubeConfig({ kubeconfig: flags.kubeconfig, context: flags.context });
-    server = kubeConfig.getCurrentCluster()?.server ?? '';
-    client = createEventsClient({ kubeConfig, userAgent: 'kevents-mirror' });
-  }
+  const { client, server } = deps.source ?? (await connectSource(flags));
   const cluster = flags.cluster !== undefined && flags.cluster !== '' ? flags.cluster : undefined;
   const mirror = createMirror({
     source: client.coreV1,
@@ -165,8 +211,12 @@ export function startStoreRetention(store: EventStore, flags: RetentionFlags, lo
 
 /** runMirror runs `kevents mirror` until SIGINT or SIGTERM. */
 export async function runMirror(flags: MirrorFlags, io: CliIO): Promise<void> {
-  if ((flags.source ?? '') === '' && (flags.kubeconfig ?? '') === '' && (flags.context ?? '') === '') {
-    throw new UsageError('say where to mirror from: --source URL, or --kubeconfig PATH [--context NAME]');
+  if (!given(flags.source) && !given(flags.kubeconfig) && !given(flags.context) && flags.inCluster !== true && !given(io.env.KUBERNETES_SERVICE_HOST)) {
+    throw new UsageError('say where to mirror from: --source URL, --kubeconfig PATH [--context NAME], or --in-cluster');
+  }
+  if (flags.leaderElect === true && given(flags.sinks)) {
+    // Every replica would deliver the same changes: export belongs to one process beside the elected mirrors.
+    throw new UsageError('--sinks cannot be combined with --leader-elect: run one `kevents export --config FILE --from STORE` beside the replicas instead');
   }
   const spec = parseStorageSpec(flags.to);
   const { host, port } = parseListen(flags.listen);
@@ -179,10 +229,17 @@ export async function runMirror(flags: MirrorFlags, io: CliIO): Promise<void> {
   const store = await openStore(spec, { clock: realClock, logger, sqliteCacheMiB: cacheMiB });
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'kevents_' });
-  let run: MirrorRun;
+  let run: { readiness(): Readiness; stop(): Promise<void>; lost?: Promise<string>; source: string };
   try {
     await store.ready();
-    run = await startMirror(store, flags, { logger, registry });
+    if (flags.leaderElect === true) {
+      const { startElectedMirror } = await import('./mirror-leader.js');
+      const elected = await startElectedMirror(store, flags, { logger, registry });
+      run = { ...elected, readiness: () => elected.readiness(), source: elected.describe };
+    } else {
+      const started = await startMirror(store, flags, { logger, registry });
+      run = { readiness: () => started.mirror.readiness(), stop: () => started.stop(), source: started.source };
+    }
   } catch (e) {
     await store.close();
     throw e;
@@ -219,7 +276,7 @@ export async function runMirror(flags: MirrorFlags, io: CliIO): Promise<void> {
       return;
     }
     if (path === '/readyz') {
-      const checks = [['mirror', run.mirror.readiness()] as const, ...(exporting !== undefined ? [['export', exporting.exporter.readiness()] as const] : [])];
+      const checks = [['mirror', run.readiness()] as const, ...(exporting !== undefined ? [['export', exporting.exporter.readiness()] as const] : [])];
       const failed = checks.filter(([, r]) => !r.ready);
       res.writeHead(failed.length === 0 ? 200 : 500, { 'Content-Type': 'text/plain; charset=utf-8' });
       res.end(failed.length === 0 ? 'ok' : `${failed.map(([name, r]) => `[-]${name} failed: ${r.message}`).join('\n')}\nreadyz check failed`);
@@ -248,7 +305,7 @@ export async function runMirror(flags: MirrorFlags, io: CliIO): Promise<void> {
       '',
     ].join('\n'),
   );
-  await untilSignal(logger);
+  const lost = await Promise.race([untilSignal(logger).then(() => undefined), ...(run.lost !== undefined ? [run.lost] : [])]);
   await exporting?.stop();
   await run.stop();
   await new Promise<void>((resolve) => {
@@ -256,4 +313,8 @@ export async function runMirror(flags: MirrorFlags, io: CliIO): Promise<void> {
     http.closeAllConnections();
   });
   await store.close();
+  if (lost !== undefined) {
+    const { leadershipLost } = await import('./mirror-leader.js');
+    throw leadershipLost(lost);
+  }
 }

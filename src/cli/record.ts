@@ -1,9 +1,13 @@
 import { hostname } from 'node:os';
 import type { ObjectReference } from '../api/index.js';
-import { loadKubeConfig, namespaceOf, sinkFromKubeConfig } from '../client/index.js';
+import type { Logger } from '../internal/index.js';
+import { namespaceOf, RequestConstructionError, sinkFromKubeConfig } from '../client/index.js';
 import { createEventBroadcaster, createLegacyEventBroadcaster } from '../recorder/index.js';
+import type { EventSink, EventWriter } from '../recorder/index.js';
 import { KNOWN_KINDS } from '../server/index.js';
 import { createCliLogger } from './cli-logger.js';
+import { connect, explainTransport, isUnreachable } from './connect.js';
+import type { Connection } from './connect.js';
 import { CliError, UsageError } from './errors.js';
 import type { CliIO } from './run.js';
 
@@ -56,13 +60,14 @@ export async function runRecord(flags: RecordFlags, io: CliIO): Promise<void> {
   if (flags.api === 'events.k8s.io/v1' && (flags.action === undefined || flags.action === '')) {
     throw new UsageError('--action is required for events.k8s.io/v1 events (e.g. --action Reconcile), or use --api v1');
   }
-  const kc = await loadKubeConfig(flags);
-  const namespace = flags.namespace ?? namespaceOf(kc);
+  const conn = await connect(flags, io.env);
+  const namespace = flags.namespace ?? namespaceOf(conn.kubeConfig);
   const regarding = resolveObject(flags.for, namespace, flags.objectApiVersion, flags.uid);
-  const logger = createCliLogger(io.stderr);
-  const sink = sinkFromKubeConfig(kc);
+  const log = createHeldLogger(createCliLogger(io.stderr));
+  const { sink, unreachable } = failFastSink(sinkFromKubeConfig(conn.kubeConfig));
+  let counters;
   if (flags.api === 'v1') {
-    const b = createLegacyEventBroadcaster({ sink, logger, maxTries: 3, retrySleepMs: 1000 });
+    const b = createLegacyEventBroadcaster({ sink, logger: log.logger, maxTries: 3, retrySleepMs: 1000 });
     b.newRecorder({ source: { component: flags.reportingController, host: hostname() } }).event({
       involvedObject: regarding,
       type: flags.type,
@@ -70,27 +75,75 @@ export async function runRecord(flags: RecordFlags, io: CliIO): Promise<void> {
       message: flags.message,
     });
     await b.shutdown();
-    report(b.counters, io, regarding);
-    return;
+    counters = b.counters;
+  } else {
+    const b = createEventBroadcaster({ sink, logger: log.logger, maxTries: 3, retrySleepMs: 1000 });
+    b.newRecorder({ reportingController: flags.reportingController }).event({
+      regarding,
+      type: flags.type,
+      reason: flags.reason,
+      action: flags.action ?? '',
+      note: flags.message,
+    });
+    await b.shutdown();
+    counters = b.counters;
   }
-  const b = createEventBroadcaster({ sink, logger, maxTries: 3, retrySleepMs: 1000 });
-  b.newRecorder({ reportingController: flags.reportingController }).event({
-    regarding,
-    type: flags.type,
-    reason: flags.reason,
-    action: flags.action ?? '',
-    note: flags.message,
-  });
-  await b.shutdown();
-  report(b.counters, io, regarding);
+  // A server that cannot be reached at all gets one line that says what to do, not the recorder's log.
+  const cause = unreachable();
+  if (cause !== undefined && counters.written < 1) throw explainTransport(cause, conn);
+  log.release();
+  report(counters, io, regarding, conn);
 }
 
-function report(counters: { written: number; failed: number; rejected: number; dropped: number }, io: CliIO, ref: ObjectReference): void {
+/**
+ * createHeldLogger holds the recorder's lines back until release, so that a
+ * failure explained in one line (an unreachable server) is not buried under them.
+ */
+function createHeldLogger(out: Logger): { logger: Logger; release(): void } {
+  const held: (() => void)[] = [];
+  return {
+    logger: {
+      error: (m, f) => held.push(() => out.error(m, f)),
+      warn: (m, f) => held.push(() => out.warn(m, f)),
+      info: (m, f) => held.push(() => out.info(m, f)),
+      debug: () => undefined,
+    },
+    release: () => held.splice(0).forEach((line) => line()),
+  };
+}
+
+/**
+ * failFastSink ends the recorder's retries when nothing answers at the
+ * server's address: a one-shot command should say so at once rather than
+ * sleep through its retries. It remembers the first such failure.
+ */
+function failFastSink(sink: EventSink): { sink: EventSink; unreachable: () => unknown } {
+  let first: unknown;
+  const guard = <T>(w: EventWriter<T>): EventWriter<T> => {
+    const call = async <R>(fn: () => Promise<R>): Promise<R> => {
+      try {
+        return await fn();
+      } catch (e) {
+        if (!isUnreachable(e)) throw e;
+        first ??= e;
+        throw new RequestConstructionError((e as Error).message, { cause: e });
+      }
+    };
+    return {
+      create: (ns, ev, o) => call(() => w.create(ns, ev, o)),
+      update: (ns, ev, o) => call(() => w.update(ns, ev, o)),
+      patch: (ns, name, p, o) => call(() => w.patch(ns, name, p, o)),
+    };
+  };
+  return { sink: { coreV1: guard(sink.coreV1), eventsV1: guard(sink.eventsV1) }, unreachable: () => first };
+}
+
+function report(counters: { written: number; failed: number; rejected: number; dropped: number }, io: CliIO, ref: ObjectReference, conn: Connection): void {
   if (counters.written < 1) {
     throw new CliError(
       counters.rejected > 0
         ? 'the event was rejected before it was sent (see the warning above)'
-        : 'the event could not be written (see the error above)',
+        : `the event could not be written to ${conn.server.origin} (see the error above)`,
     );
   }
   io.stdout.write(`event recorded for ${ref.kind}/${ref.name}\n`);

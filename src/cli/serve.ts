@@ -3,15 +3,19 @@ import type { LogLevel } from '../internal/index.js';
 import { createEventsServer } from '../server/index.js';
 import type { ReadinessCheck } from '../server/index.js';
 import { DEFAULT_HISTORY_WINDOW_SECONDS } from '../storage/index.js';
+import { storeTimelineReader } from './timeline-reader.js';
+import { prepareServeSecurity } from './serve-auth.js';
+import type { ServeAuthFlags } from './serve-auth.js';
 import { untilSignal } from './until-signal.js';
 import { CliError, UsageError } from './errors.js';
 import { formatGoDuration, parseGoDuration } from './go-duration.js';
 import type { CliIO } from './run.js';
 import { version } from './version.js';
+import { selfCommand } from './self-command.js';
 import { describeStorage, openStore, parseStorageSpec } from './storage-spec.js';
 
 /** ServeFlags are the flags of `kevents serve`. */
-export interface ServeFlags {
+export interface ServeFlags extends ServeAuthFlags {
   listen: string;
   storage: string;
   eventTtl: string;
@@ -51,6 +55,7 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
   const level = flags.logLevel as LogLevel;
   if (!['error', 'warn', 'info', 'debug'].includes(level)) throw new UsageError('--log-level must be error, warn, info or debug');
   const logger = createConsoleLogger({ level, stream: io.stderr });
+  const security = await prepareServeSecurity(flags, host, logger);
   // Watches must be able to resume for at least as long as an event lives.
   let historyWindowSeconds = Math.max(DEFAULT_HISTORY_WINDOW_SECONDS, Math.round(ttlMs / 1000) + 15 * 60);
   let compactIntervalMs: number | undefined;
@@ -62,13 +67,30 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
   const archivingWanted = (flags.mirror ?? '') !== '' || (flags.retention ?? '') !== '' || (flags.maxSize ?? '') !== '';
   const archiving = archivingWanted ? await import('./mirror.js') : undefined;
   archiving?.parseRetention(flags);
-  const store = await openStore(spec, { clock: realClock, logger, historyWindowSeconds, ...(compactIntervalMs !== undefined ? { compactIntervalMs } : {}) });
+  let store;
+  try {
+    store = await openStore(spec, { clock: realClock, logger, historyWindowSeconds, ...(compactIntervalMs !== undefined ? { compactIntervalMs } : {}) });
+  } catch (e) {
+    security.close();
+    throw e;
+  }
   const readinessChecks: ReadinessCheck[] = [];
-  const server = createEventsServer({ store, eventTtlSeconds: Math.round(ttlMs / 1000), clock: realClock, logger, keventsVersion: version, readinessChecks });
+  const server = createEventsServer({
+    store,
+    eventTtlSeconds: Math.round(ttlMs / 1000),
+    clock: realClock,
+    logger,
+    keventsVersion: version,
+    readinessChecks,
+    timeline: storeTimelineReader(store),
+    ...(security.gate !== undefined ? { gate: security.gate } : {}),
+    ...(security.tls !== undefined ? { tls: security.tls } : {}),
+  });
   let address;
   try {
     address = await server.listen(host, port);
   } catch (e) {
+    security.close();
     await store.close();
     const code = (e as { code?: string }).code;
     if (code === 'EADDRINUSE') throw new CliError(`cannot listen on ${host}:${port}: the address is already in use (choose another with --listen)`);
@@ -82,7 +104,12 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
       const registry = await server.metrics.registry();
       const run = await archiving.startMirror(
         store,
-        { ...(isUrl ? { source: flags.mirror } : { kubeconfig: flags.mirror, context: flags.mirrorContext }), cluster: flags.cluster, retention: flags.retention, maxSize: flags.maxSize },
+        {
+          ...(flags.mirror === 'in-cluster' ? { inCluster: true } : isUrl ? { source: flags.mirror } : { kubeconfig: flags.mirror, context: flags.mirrorContext }),
+          cluster: flags.cluster,
+          retention: flags.retention,
+          maxSize: flags.maxSize,
+        },
         { logger, registry },
       );
       readinessChecks.push({ name: 'mirror', check: () => run.mirror.readiness() });
@@ -91,6 +118,7 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
       archive = archiving.startStoreRetention(store, flags, logger);
     }
   } catch (e) {
+    security.close();
     await server.close();
     await store.close();
     throw e;
@@ -109,27 +137,56 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
       throw e;
     }
   }
+  security.watchTls((pair) => server.setTls(pair));
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const url = `http://${shownHost}:${address.port}`;
-  io.stdout.write(
-    [
-      `kevents serve: listening on ${url}`,
-      `  storage:   ${describeStorage(spec)}`,
-      `  event TTL: ${ttlMs === 0 ? 'none (events are kept forever)' : formatGoDuration(ttlMs)}`,
-      ...(flags.mirror !== undefined && flags.mirror !== '' ? [`  mirror:    ${flags.mirror} (archived events never expire)`] : []),
-      '',
-      'Point kubectl at it:',
-      `  kubectl --server ${url} get events -A`,
-      'or write a kubeconfig:',
-      `  kevents kubeconfig --server ${url} > kevents.kubeconfig && export KUBECONFIG=$PWD/kevents.kubeconfig`,
-      '',
-    ].join('\n'),
-  );
+  const url = `${security.tls !== undefined ? 'https' : 'http'}://${shownHost}:${address.port}`;
+  io.stdout.write(serveBanner({ url, ui: server.ui, storage: describeStorage(spec), auth: security.describe, ttlMs, mirror: flags.mirror, kevents: selfCommand() }));
   await untilSignal(logger);
   await exporting?.stop();
+  security.close();
   await archive?.stop();
   await server.close();
   await store.close();
+}
+
+/** BannerFacts are what the start banner of `kevents serve` reports. */
+export interface BannerFacts {
+  url: string;
+  /** ui is true when the built web UI is served at `/`. */
+  ui: boolean;
+  /** auth says how requests are authenticated (none on loopback by default). */
+  auth?: string;
+  storage: string;
+  ttlMs: number;
+  mirror: string | undefined;
+  /** kevents is how the user runs kevents from where they stand (selfCommand). */
+  kevents: string;
+}
+
+/**
+ * serveBanner is what `kevents serve` prints once it listens: where, the web
+ * UI, and first commands, each of which runs as printed in another terminal of
+ * the same directory (kevents named the way this one was started).
+ */
+export function serveBanner(b: BannerFacts): string {
+  const server = `--server ${b.url}`;
+  return [
+    `kevents serve: listening on ${b.url}`,
+    `  web UI:    ${b.ui ? `${b.url}/` : 'not built (run "npm run build" in the kevents checkout)'}`,
+    `  storage:   ${b.storage}`,
+    ...(b.auth !== undefined ? [`  auth:      ${b.auth}`] : []),
+    `  event TTL: ${b.ttlMs === 0 ? 'none (events are kept forever)' : formatGoDuration(b.ttlMs)}`,
+    ...(b.mirror !== undefined && b.mirror !== '' ? [`  mirror:    ${b.mirror} (archived events never expire)`] : []),
+    '',
+    'In another terminal, record an event and read it back:',
+    `  ${b.kevents} record ${server} --for pod/web-1 --type Warning --reason BackOff --action Restarting --message "Back-off restarting failed container"`,
+    `  ${b.kevents} timeline ${server} -A`,
+    'Point kubectl at it:',
+    `  kubectl --server ${b.url} get events -A`,
+    'or write a kubeconfig:',
+    `  ${b.kevents} kubeconfig ${server} > kevents.kubeconfig && export KUBECONFIG=$PWD/kevents.kubeconfig`,
+    '',
+  ].join('\n');
 }
 
 function parseDurationFlag(name: string, text: string): number {

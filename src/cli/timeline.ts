@@ -4,7 +4,8 @@ import type { ReadClient } from '../client/index.js';
 import { collectTimeline, ForParseError, formatTimeline, isNamespacedKind, parseForArgument, TIMELINE_FORMATS } from '../timeline/index.js';
 import type { ObjectRef, SourceQuery, TimelineFormat, TimelineSource } from '../timeline/index.js';
 import { UsageError } from './errors.js';
-import { connectRead, explainTransport, listAllEvents } from './get-events.js';
+import { explainTransport } from './connect.js';
+import { connectRead, listAllEvents } from './get-events.js';
 import type { ReadConnectionFlags } from './get-events.js';
 import { validateTypes } from './events.js';
 import { parseGoDuration } from './go-duration.js';
@@ -149,7 +150,7 @@ export async function runTimeline(flags: TimelineFlags, io: CliIO): Promise<void
       types,
     });
   } catch (e) {
-    throw explainTransport(e, c.client);
+    throw explainTransport(e, c);
   } finally {
     progress.done();
   }

@@ -13,6 +13,8 @@ export interface EventsClientOptions {
   kubeConfig?: KubeConfig;
   /** server, instead of kubeConfig, reaches an API server by URL alone, without credentials (like `kubectl --server`). */
   server?: string | URL;
+  /** connection, instead of either, is any other way to reach the API server (the in-cluster service account). */
+  connection?: Connection;
   /** timeoutMs bounds each non-watch request (default 30 s). */
   timeoutMs?: number;
   userAgent?: string;
@@ -37,7 +39,11 @@ export function createEventsClient(options: EventsClientOptions): EventsClient {
 }
 
 /** connectionOf picks the connection of a client's options: exactly one of kubeConfig and server. */
-function connectionOf(options: { kubeConfig?: KubeConfig | undefined; server?: string | URL | undefined }): Connection {
+function connectionOf(options: { kubeConfig?: KubeConfig | undefined; server?: string | URL | undefined; connection?: Connection | undefined }): Connection {
+  if (options.connection !== undefined) {
+    if (options.kubeConfig !== undefined || options.server !== undefined) throw new RequestConstructionError('a client takes one of kubeConfig, server and connection');
+    return options.connection;
+  }
   if (options.kubeConfig !== undefined && options.server === undefined) return new KubeConnection(options.kubeConfig);
   if (options.server !== undefined && options.kubeConfig === undefined) return new UrlConnection(options.server);
   throw new RequestConstructionError('a client needs either a kubeConfig or a server URL');

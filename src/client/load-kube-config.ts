@@ -40,11 +40,24 @@ export async function loadKubeConfig(flags: ConnectionFlags): Promise<KubeConfig
     if (flags.kubeconfig !== undefined && flags.kubeconfig !== '') kc.loadFromFile(flags.kubeconfig);
     else kc.loadFromDefault();
   } catch (e) {
-    throw Object.assign(new Error(`cannot load kubeconfig: ${(e as Error).message}`), { userFacing: true, cause: e });
+    const missing = (e as { code?: string }).code === 'ENOENT';
+    const file = flags.kubeconfig !== undefined && flags.kubeconfig !== '' ? flags.kubeconfig : '$KUBECONFIG';
+    throw Object.assign(
+      new Error(
+        missing
+          ? `kubeconfig ${file} does not exist: pass an existing file with --kubeconfig PATH, or --server URL to read a kevents server without one`
+          : `cannot load kubeconfig: ${(e as Error).message}`,
+      ),
+      { userFacing: true, cause: e },
+    );
   }
   if (flags.context !== undefined && flags.context !== '') {
     if (kc.getContextObject(flags.context) === null) {
-      throw Object.assign(new Error(`context "${flags.context}" does not exist in the kubeconfig`), { userFacing: true });
+      const names = kc.getContexts().map((c) => c.name);
+      throw Object.assign(
+        new Error(`context "${flags.context}" does not exist in the kubeconfig: use one of ${names.length === 0 ? '(none: the kubeconfig has no contexts)' : names.join(', ')} ("kubectl config get-contexts" lists them)`),
+        { userFacing: true },
+      );
     }
     kc.setCurrentContext(flags.context);
   }

@@ -4,6 +4,13 @@ export const MAX_QUEUED_EVENTS = 1000;
 /** MAX_TRIES_PER_EVENT gives a write about two minutes of retries through an API server outage (client-go maxTriesPerEvent). */
 export const MAX_TRIES_PER_EVENT = 12;
 
+/**
+ * MAX_THROTTLED_RETRIES_PER_TRY: an answer with Retry-After (429, or a 5xx that says when) is retried
+ * as asked up to 10 times before it counts as one failed try, as client-go's REST client (maxRetries 10)
+ * does beneath its recorder; otherwise twelve one-second waits would give up on a server busy for 12 s.
+ */
+export const MAX_THROTTLED_RETRIES_PER_TRY = 10;
+
 /** RETRY_SLEEP_MS spaces retries so that many clients do not hammer a recovering server (client-go defaultSleepDuration). */
 export const RETRY_SLEEP_MS = 10_000;
 

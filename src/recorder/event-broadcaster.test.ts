@@ -175,6 +175,23 @@ void test('retries: transport errors and 5xx are retried with jitter, 429 waits 
     { name: '429 with Retry-After 3', faults: [newTooManyRequests('slow down', 3)], attempts: 2, waitedMs: 3_000, written: 1, failed: 0 },
     { name: '403 is final', faults: [new StatusError(failureStatus(403, 'Forbidden', 'events is forbidden'))], attempts: 1, waitedMs: 0, written: 0, failed: 1 },
     { name: '12 tries then give up', faults: Array.from({ length: 20 }, () => new Error('EPIPE')), attempts: 12, waitedMs: 11 * 12_500, written: 0, failed: 1 },
+    // A server shedding load for 30 s: each try waits out 10 answers with Retry-After (as client-go's REST client does), then the try's own sleep.
+    {
+      name: '30 answers 429 with Retry-After 1 in a row',
+      faults: Array.from({ length: 30 }, () => newTooManyRequests('Too many requests, please try again later.', 1)),
+      attempts: 31,
+      waitedMs: 30 * 1_000 - 2 * 1_000 + 2 * 12_500,
+      written: 1,
+      failed: 0,
+    },
+    {
+      name: '429 without end: 12 tries of 11 answers each, then give up',
+      faults: Array.from({ length: 200 }, () => newTooManyRequests('slow down', 1)),
+      attempts: 12 * 11,
+      waitedMs: 12 * 10 * 1_000 + 11 * 12_500,
+      written: 0,
+      failed: 1,
+    },
   ];
   for (const c of cases) {
     await t.test(c.name, async () => {

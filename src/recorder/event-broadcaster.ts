@@ -5,6 +5,7 @@ import { createConsoleLogger, jitter, realClock } from '../internal/index.js';
 import {
   MAX_LRU_CACHE_ENTRIES,
   MAX_QUEUED_EVENTS,
+  MAX_THROTTLED_RETRIES_PER_TRY,
   MAX_TRIES_PER_EVENT,
   RECORD_WORKERS,
   RETRY_JITTER_FACTOR,
@@ -96,6 +97,7 @@ export function createEventBroadcaster(options: EventBroadcasterOptions): EventB
       writeWithRetries({
         attempt: (s) => writeEvent({ event: item.event, patch: patchFor(item.event), isSeries: !!item.event.series }, ctxFor(s)),
         maxTries: o.maxTries,
+        maxThrottled: MAX_THROTTLED_RETRIES_PER_TRY,
         delayFor: () => jitter(o.retrySleepMs, RETRY_JITTER_FACTOR, o.random),
         clock,
         signal,

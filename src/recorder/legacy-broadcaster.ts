@@ -1,7 +1,7 @@
 import type { CoreEvent } from '../api/index.js';
 import type { Clock, Logger } from '../internal/index.js';
 import { createConsoleLogger, realClock } from '../internal/index.js';
-import { MAX_QUEUED_EVENTS, MAX_TRIES_PER_EVENT, RETRY_SLEEP_MS, SHUTDOWN_TIMEOUT_MS } from './constants.js';
+import { MAX_QUEUED_EVENTS, MAX_THROTTLED_RETRIES_PER_TRY, MAX_TRIES_PER_EVENT, RETRY_SLEEP_MS, SHUTDOWN_TIMEOUT_MS } from './constants.js';
 import { Correlator, type CorrelatorOptions } from './correlator.js';
 import { newCounters } from './counters.js';
 import { drainWithDeadline } from './event-broadcaster.js';
@@ -74,6 +74,7 @@ export function createLegacyEventBroadcaster(options: LegacyEventBroadcasterOpti
             { writer: sink.coreV1, counters, logger, signal: s },
           ),
         maxTries,
+        maxThrottled: MAX_THROTTLED_RETRIES_PER_TRY,
         // The first sleep is a random fraction so that clients do not retry in step after an outage.
         delayFor: (tries) => (tries === 1 ? retrySleepMs * random() : retrySleepMs),
         clock,

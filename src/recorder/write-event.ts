@@ -56,8 +56,13 @@ export async function writeEvent<T extends CoreEvent | EventsV1Event>(req: Write
   } catch (err) {
     const c = classifyWriteError(err, req.isSeries);
     if (c.retry) {
+      if (c.retryAfterMs !== undefined) {
+        // Load shedding (429, or a 5xx that says when): routine under pressure, waited out as asked.
+        ctx.logger.debug('Server asked to write the event later', { ...describe(event), retryAfterMs: c.retryAfterMs, err });
+        return { retry: true, retryAfterMs: c.retryAfterMs };
+      }
       ctx.logger.error('Unable to write event (may retry after sleeping)', { ...describe(event), err });
-      return c.retryAfterMs !== undefined ? { retry: true, retryAfterMs: c.retryAfterMs } : { retry: true };
+      return { retry: true };
     }
     ctx.counters.failed++;
     const log = c.quiet ? ctx.logger.debug.bind(ctx.logger) : ctx.logger.error.bind(ctx.logger);

@@ -45,3 +45,29 @@ void test('WriteQueue.abort returns the never-started items and signals in-fligh
   await q.idle();
   assert.equal(q.pending, 0);
 });
+
+void test('WriteQueue: every worker waiting on the signal at once is no leak warning', async () => {
+  const warnings: string[] = [];
+  const onWarning = (w: Error): void => void warnings.push(w.name);
+  process.on('warning', onWarning);
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const q = new WriteQueue<number>({
+    capacity: 100,
+    workers: 12,
+    process: async (_n, signal) => {
+      // A request and a retry sleep each listen on the signal.
+      const listeners = [(): void => undefined, (): void => undefined];
+      for (const l of listeners) signal.addEventListener('abort', l);
+      await gate;
+      for (const l of listeners) signal.removeEventListener('abort', l);
+    },
+  });
+  for (let i = 0; i < 12; i++) q.offer(i);
+  await new Promise((r) => setImmediate(r));
+  release();
+  await q.idle();
+  await new Promise((r) => setImmediate(r));
+  process.off('warning', onWarning);
+  assert.deepEqual(warnings, []);
+});

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { BoundedQueue } from '../internal/index.js';
 
 /** WriteQueueOptions configure a WriteQueue. */
@@ -7,6 +8,12 @@ export interface WriteQueueOptions<T> {
   /** process writes one item; it must not reject. */
   process: (item: T, signal: AbortSignal) => Promise<void>;
 }
+
+/**
+ * LISTENERS_PER_WORKER: a worker's write listens on the queue's signal twice at most (its request,
+ * or its retry sleep, and a series flush beside it), so that many listeners are no leak.
+ */
+const LISTENERS_PER_WORKER = 2;
 
 /**
  * WriteQueue is the bounded queue between recorders and the sink, drained by a
@@ -23,6 +30,9 @@ export class WriteQueue<T> {
 
   constructor(private readonly options: WriteQueueOptions<T>) {
     this.queue = new BoundedQueue<T>(options.capacity);
+    // Node warns of a leak past 10 listeners on one signal: eight workers retrying under 429s reach that
+    // in an operator's logs. The bound still catches a real leak.
+    setMaxListeners(LISTENERS_PER_WORKER * options.workers + 10, this.controller.signal);
     const workers: Promise<void>[] = [];
     for (let i = 0; i < options.workers; i++) workers.push(this.work());
     this.done = Promise.all(workers).then(() => undefined);

@@ -1,10 +1,12 @@
 import { createServer as createHttpServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type FindMyWayModule from 'find-my-way';
 import type { HTTPVersion, Instance as Router } from 'find-my-way';
-import { CORE_API, EVENTS_API, newPathNotFound } from '../api/index.js';
-import type { EventApi } from '../api/index.js';
+import { CORE_API, EVENTS_API, newInternalError, newPathNotFound } from '../api/index.js';
+import type { EventApi, StatusError } from '../api/index.js';
 import { noopLogger, realClock, requireCjs } from '../internal/index.js';
 import type { Clock, Logger } from '../internal/index.js';
 import type { EventStore } from '../storage/index.js';
@@ -17,6 +19,8 @@ import { registerKnownKinds } from './known-kinds.js';
 import { createServerMetrics } from './metrics.js';
 import type { ServerMetrics } from './metrics.js';
 import { EventRegistry } from './registry.js';
+import { registerTimelineRoutes } from './timeline-routes.js';
+import type { TimelineReader } from './timeline-routes.js';
 import { registerUiAssets } from './ui-assets.js';
 
 const FindMyWay = requireCjs('find-my-way') as typeof FindMyWayModule;
@@ -34,6 +38,27 @@ export interface ServerOptions {
   keventsVersion?: string;
   /** readinessChecks join the storage check of /readyz (e.g. a mirror whose watch must not stall). */
   readinessChecks?: ReadinessCheck[];
+  /** timeline builds the timeline the web UI draws (GET …/archive.kevents.io/v1alpha1/timeline); without it that is NotFound. */
+  timeline?: TimelineReader;
+  /** gate admits or refuses each request before it is routed (authentication and authorization). */
+  gate?: RequestGate;
+  /** tls serves HTTPS with this certificate chain and key (PEM); swap it later with `setTls`. */
+  tls?: TlsPair;
+}
+
+/**
+ * RequestGate decides whether a request goes on: undefined lets it through, a
+ * StatusError is the answer (a 401 or 403). It is declared here and satisfied
+ * by the auth module, which the server never imports.
+ */
+export interface RequestGate {
+  admit(req: IncomingMessage): StatusError | undefined | Promise<StatusError | undefined>;
+}
+
+/** TlsPair is a PEM certificate chain and its private key. */
+export interface TlsPair {
+  cert: Buffer;
+  key: Buffer;
 }
 
 /** ReadinessCheck is one named check of /readyz. */
@@ -50,8 +75,12 @@ export interface KeventsServer {
   listen(host: string, port: number): Promise<AddressInfo>;
   /** close stops accepting requests, ends open watches and resolves when done. */
   close(): Promise<void>;
+  /** setTls replaces the certificate of an HTTPS server (new handshakes use it; open connections keep theirs). */
+  setTls(pair: TlsPair): void;
   readonly metrics: ServerMetrics;
-  readonly httpServer: Server;
+  readonly httpServer: Server | HttpsServer;
+  /** ui is true when the built web UI is served at `/`. */
+  readonly ui: boolean;
 }
 
 /** DEFAULT_EVENT_TTL_SECONDS is kube-apiserver's `--event-ttl` default of one hour. */
@@ -109,9 +138,10 @@ export function createEventsServer(options: ServerOptions): KeventsServer {
   });
 
   registerArchiveRoutes(router, { store: options.store, clock, logger, metrics });
+  registerTimelineRoutes(router, { timeline: options.timeline, logger, metrics });
   registerDocuments(router, { logger, keventsVersion: options.keventsVersion ?? '0.0.0' });
   registerKnownKinds(router, { store: options.store, logger });
-  registerUiAssets(router, { logger });
+  const ui = registerUiAssets(router, { logger });
 
   const apis: [string, EventApi][] = [
     ['/api/v1', CORE_API],
@@ -135,20 +165,45 @@ export function createEventsServer(options: ServerOptions): KeventsServer {
     );
   }
 
-  const handle = (req: IncomingMessage, res: ServerResponse): void => {
+  const route = (req: IncomingMessage, res: ServerResponse): void => {
     try {
       router.lookup(req, res);
     } catch (e) {
       sendError(res, e, logger, req.url ?? '');
     }
   };
-  const httpServer = createHttpServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, handle);
+  const gate = options.gate;
+  const refuse = (req: IncomingMessage, res: ServerResponse, refusal: StatusError): void => {
+    // The request's body is not read: let it drain so a keep-alive connection stays usable.
+    req.resume();
+    sendError(res, refusal, logger, req.url ?? '');
+  };
+  const handle =
+    gate === undefined
+      ? route
+      : (req: IncomingMessage, res: ServerResponse): void => {
+          const decision = gate.admit(req);
+          if (decision === undefined) return route(req, res);
+          if (!(decision instanceof Promise)) return refuse(req, res, decision);
+          // The body waits in the request stream (nothing reads it yet) while a review is out.
+          decision.then(
+            (refusal) => (refusal === undefined ? route(req, res) : refuse(req, res, refusal)),
+            (e: unknown) => refuse(req, res, newInternalError(e)),
+          );
+        };
+  const serverOptions = { keepAliveTimeout: 65_000, requestTimeout: 0 };
+  const httpServer = options.tls === undefined ? createHttpServer(serverOptions, handle) : createHttpsServer({ ...serverOptions, ...options.tls }, handle);
   httpServer.headersTimeout = 60_000;
 
   return {
     handle,
     metrics,
     httpServer,
+    ui,
+    setTls(pair) {
+      if (!('setSecureContext' in httpServer)) throw new Error('setTls: this server was created without TLS');
+      httpServer.setSecureContext(pair);
+    },
     async listen(host, port) {
       await options.store.ready();
       await new Promise<void>((resolve, reject) => {

@@ -65,9 +65,10 @@ const GZIP_MIN_BYTES = 1024;
 /**
  * registerUiAssets serves the built web UI: `/` is index.html and `/assets/*`
  * the hashed bundles. It claims only those paths, so it never shadows the API,
- * discovery, OpenAPI, health or metrics routes.
+ * discovery, OpenAPI, health or metrics routes. It answers whether the UI is
+ * built (when not, `/` says how to build it).
  */
-export function registerUiAssets(router: Router<HTTPVersion.V1>, options: UiAssetsOptions): void {
+export function registerUiAssets(router: Router<HTTPVersion.V1>, options: UiAssetsOptions): boolean {
   const dir = options.dir ?? defaultUiDir();
   const assets = dir === undefined ? new Map<string, () => Asset>() : findAssets(dir);
   if (!assets.has('index.html')) options.logger.info('web UI not built; / answers 404', { dir: dir ?? '' });
@@ -84,6 +85,7 @@ export function registerUiAssets(router: Router<HTTPVersion.V1>, options: UiAsse
   router.on(['GET', 'HEAD'], '/', serve('index.html'));
   router.on(['GET', 'HEAD'], '/index.html', serve('index.html'));
   router.on(['GET', 'HEAD'], '/assets/*', (req, res, params) => serve(`assets/${params['*'] ?? ''}`)(req, res));
+  return assets.has('index.html');
 }
 
 function sendAsset(req: IncomingMessage, res: ServerResponse, asset: Asset): void {

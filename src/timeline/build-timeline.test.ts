@@ -72,7 +72,7 @@ describe('formatTimeline', () => {
   it('quotes CSV fields as RFC 4180 does', () => {
     assert.equal(
       formatTimeline(t, { format: 'csv' }),
-      'time,namespace,object,type,reason,message,count,estimated\r\n2025-01-01T00:00:00Z,default,Pod/p,Warning,Failed,"bad | ""quoted"", value\nsecond line \x1b[31m",1,false\r\n',
+      'time,namespace,object,type,reason,message,count,estimated,earliest,latest\r\n2025-01-01T00:00:00Z,default,Pod/p,Warning,Failed,"bad | ""quoted"", value\nsecond line \x1b[31m",1,false,,\r\n',
     );
   });
   it('escapes pipes, line breaks and terminal escapes in markdown cells', () => {

@@ -1,12 +1,13 @@
 import type { CoreEvent, Occurrence } from '../api/index.js';
+import { eventCount } from '../api/index.js';
 import { hintsFor } from './hints.js';
 import type { HintContext } from './hints.js';
 import type { ObjectRef } from './kinds.js';
-import { eventEntries, MAX_SPREAD_ROWS } from './occurrence-rows.js';
+import { decompressEvent, MAX_SPREAD_ROWS } from './occurrence-rows.js';
 import type { OccurrenceEntry } from './occurrence-rows.js';
 import { inScope, objectKey, scheduledNode, scopeObjects } from './scope.js';
 import type { ObjectScope, OwnerLink } from './scope.js';
-import type { Timeline, TimelineRow, TimelineSummary } from './types.js';
+import type { Timeline, TimelineRow, TimelineSummary } from '../api/index.js';
 
 /** TimelineInput is everything a timeline is built from. */
 export interface TimelineInput {
@@ -23,7 +24,7 @@ export interface TimelineInput {
   until?: number | undefined;
   /** types keeps rows of these types (case-insensitive, like kubectl events --types). */
   types?: readonly string[] | undefined;
-  /** maxSpreadRows bounds the estimated rows of one event (default MAX_SPREAD_ROWS). */
+  /** maxSpreadRows bounds the estimated rows of one gap between known times (default MAX_SPREAD_ROWS). */
   maxSpreadRows?: number;
 }
 
@@ -48,30 +49,62 @@ function groupOccurrences(occurrences: readonly Occurrence[]): Map<string, Occur
   return out;
 }
 
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** eventIdentity is what tells two events apart: namespace, name and uid. */
+function eventIdentity(e: CoreEvent): string {
+  return `${e.metadata.namespace ?? ''}\u0000${e.metadata.name ?? ''}\u0000${e.metadata.uid ?? ''}`;
+}
+
+/**
+ * canonicalEvents orders events by namespace, name and uid (the read order of
+ * a list, whatever order they were given in) and drops repeats (two reads that
+ * overlap), keeping the one with the highest count: the timeline of a set of
+ * events does not depend on how they were read.
+ */
+function canonicalEvents(events: readonly CoreEvent[]): CoreEvent[] {
+  const byIdentity = new Map<string, CoreEvent>();
+  for (const e of events) {
+    const key = eventIdentity(e);
+    const had = byIdentity.get(key);
+    if (had === undefined || eventCount(e) > eventCount(had) || (eventCount(e) === eventCount(had) && Number(e.metadata.resourceVersion ?? 0) > Number(had.metadata.resourceVersion ?? 0))) {
+      byIdentity.set(key, e);
+    }
+  }
+  return [...byIdentity.entries()].sort((a, b) => compareText(a[0], b[0])).map(([, e]) => e);
+}
+
 /**
  * buildTimeline turns events (and their occurrence history) into a timeline:
  * scoped to an object and what it owns, one row per occurrence in time order,
- * a summary and next steps.
+ * a summary and next steps. The result depends on the events and occurrences
+ * given, never on their order.
  */
 export function buildTimeline(input: TimelineInput): Timeline {
   let scope: ObjectScope | undefined;
-  let events = input.events;
+  const all = canonicalEvents(input.events);
+  let events = all;
   if (input.for !== undefined) {
-    scope = scopeObjects(input.for, input.events, input.owners);
+    scope = scopeObjects(input.for, all, input.owners);
     const s = scope;
-    events = input.events.filter((e) => inScope(s, e));
+    events = all.filter((e) => inScope(s, e));
   }
   const history = input.occurrences === undefined ? undefined : groupOccurrences(input.occurrences);
   const types = input.types?.map((t) => t.toLowerCase());
   const entries: { entry: OccurrenceEntry; seq: number }[] = [];
   let seq = 0;
   let fromHistory = false;
+  let undated = 0;
   for (const e of events) {
     if (types !== undefined && types.length > 0 && !types.includes((e.type ?? '').toLowerCase())) continue;
     let own = history?.get(historyKey(e.metadata.namespace ?? '', e.metadata.name ?? ''));
     if (own !== undefined && e.metadata.uid) own = own.filter((o) => o.event.uid === undefined || o.event.uid === '' || o.event.uid === e.metadata.uid);
     const before = entries.length;
-    for (const entry of eventEntries(e, own, input.maxSpreadRows ?? MAX_SPREAD_ROWS)) {
+    const decompressed = decompressEvent(e, own, input.maxSpreadRows ?? MAX_SPREAD_ROWS);
+    undated += decompressed.undated;
+    for (const entry of decompressed.entries) {
       if (input.since !== undefined && entry.ms < input.since) continue;
       if (input.until !== undefined && entry.ms >= input.until) continue;
       entries.push({ entry, seq: seq++ });
@@ -84,7 +117,7 @@ export function buildTimeline(input: TimelineInput): Timeline {
   const rows = sorted.map(toRow);
 
   const nodeOfPod = new Map<string, string>();
-  for (const e of input.events) {
+  for (const e of all) {
     const node = scheduledNode(e);
     if (node !== undefined) nodeOfPod.set(`${e.involvedObject.namespace ?? e.metadata.namespace ?? ''}/${e.involvedObject.name ?? ''}`, node);
   }
@@ -94,12 +127,16 @@ export function buildTimeline(input: TimelineInput): Timeline {
     sorted.map((x) => x.event).filter((e, i, a) => a.indexOf(e) === i),
     ctx,
   );
-  return { summary: summarize(rows, sorted, input, fromHistory), rows, hints };
+  return { summary: summarize(rows, sorted, input, fromHistory, undated), rows, hints };
+}
+
+function boundTime(ms: number | undefined): string | null {
+  return ms === undefined ? null : formatTimelineTime(ms);
 }
 
 function toRow(x: OccurrenceEntry): TimelineRow {
   const e = x.event;
-  return {
+  const row: TimelineRow = {
     time: formatTimelineTime(x.ms),
     namespace: e.metadata.namespace ?? '',
     object: objectKey(e),
@@ -109,9 +146,14 @@ function toRow(x: OccurrenceEntry): TimelineRow {
     count: x.count,
     estimated: x.estimated,
   };
+  if (x.estimated) {
+    row.earliest = boundTime(x.earliestMs);
+    row.latest = boundTime(x.latestMs);
+  }
+  return row;
 }
 
-function summarize(rows: readonly TimelineRow[], entries: readonly OccurrenceEntry[], input: TimelineInput, withHistory: boolean): TimelineSummary {
+function summarize(rows: readonly TimelineRow[], entries: readonly OccurrenceEntry[], input: TimelineInput, withHistory: boolean, undated: number): TimelineSummary {
   const first = entries[0];
   const last = entries[entries.length - 1];
   const warning = rows.find((r) => r.type.toLowerCase() === 'warning');
@@ -135,12 +177,15 @@ function summarize(rows: readonly TimelineRow[], entries: readonly OccurrenceEnt
       until: input.until !== undefined ? formatTimelineTime(input.until) : last !== undefined ? formatTimelineTime(last.ms) : null,
     },
     firstWarning:
-      warning === undefined ? null : { time: warning.time, namespace: warning.namespace, object: warning.object, reason: warning.reason, message: warning.message },
+      warning === undefined
+        ? null
+        : { time: warning.time, estimated: warning.estimated, namespace: warning.namespace, object: warning.object, reason: warning.reason, message: warning.message },
     reasons: [...reasons.values()].sort((a, b) => b.count - a.count || a.first - b.first).map(({ reason, type, count }) => ({ reason, type, count })),
     objects: [...objects.values()],
     rows: rows.length,
     occurrences,
     estimatedRows: rows.filter((r) => r.estimated).length,
+    undated,
     history: withHistory ? 'occurrences' : 'events',
   };
 }

@@ -1,5 +1,5 @@
 import { escapeTerminal, humanDuration } from '../api/index.js';
-import type { Timeline, TimelineRow } from './types.js';
+import type { Timeline, TimelineRow } from '../api/index.js';
 
 /** TimelineFormat is an `-o` value of `kevents timeline`. */
 export type TimelineFormat = 'table' | 'markdown' | 'csv' | 'json';
@@ -46,11 +46,23 @@ function oneLine(s: string): string {
   return escapeTerminal(s.replace(/\s*\n\s*/g, ' '));
 }
 
+/** windowText is the window; an end that is an estimated row's time is marked as estimated. */
 function windowText(t: Timeline): string {
   const { since, until } = t.summary.window;
   if (since === null || until === null) return 'no events';
   const span = Date.parse(until) - Date.parse(since);
-  return `${since} to ${until} (${humanDuration(span)})`;
+  const first = t.rows[0];
+  const last = t.rows[t.rows.length - 1];
+  const from = first !== undefined && first.estimated && first.time === since ? `~${since}` : since;
+  const to = last !== undefined && last.estimated && last.time === until ? `~${until}` : until;
+  return `${from} to ${to} (${humanDuration(span)})`;
+}
+
+function estimatedText(s: Timeline['summary']): string {
+  const parts: string[] = [];
+  if (s.estimatedRows > 0) parts.push(`~ marks ${s.estimatedRows} estimated rows (times spread between known ones)`);
+  if (s.undated > 0) parts.push(`${s.undated} occurrences carry no time at all`);
+  return parts.length === 0 ? '' : `; ${parts.join('; ')}`;
 }
 
 function reasonsText(t: Timeline, top: number): string {
@@ -71,14 +83,14 @@ function formatText(t: Timeline, o: FormatTimelineOptions): string {
   lines.push(style.bold(`Timeline${o.title ? ` of ${o.title}` : ''}: ${windowText(t)}`));
   if (s.firstWarning !== null) {
     const w = s.firstWarning;
-    lines.push(`First Warning: ${w.time} ${oneLine(w.object)} ${style.warning(oneLine(w.reason))}: ${oneLine(w.message)}`);
+    lines.push(`First Warning: ${w.estimated ? '~' : ''}${w.time} ${oneLine(w.object)} ${style.warning(oneLine(w.reason))}: ${oneLine(w.message)}`);
   } else {
     lines.push('First Warning: none');
   }
   if (s.reasons.length > 0) lines.push(`Reasons:  ${oneLine(reasonsText(t, top))}`);
   if (s.objects.length > 0) lines.push(`Objects:  ${oneLine(s.objects.map((x) => x.object).join(', '))}`);
   const history = s.history === 'occurrences' ? 'archive occurrences' : 'event counts';
-  lines.push(style.dim(`${s.rows} rows, ${s.occurrences} occurrences, from ${history}${s.estimatedRows > 0 ? `; ~ marks ${s.estimatedRows} estimated rows` : ''}`));
+  lines.push(style.dim(`${s.rows} rows, ${s.occurrences} occurrences, from ${history}${estimatedText(s)}`));
   lines.push('');
   if (t.rows.length > 0) {
     const header = [...(o.showNamespace ? ['NAMESPACE'] : []), 'TIME', 'TYPE', 'REASON', 'OBJECT', 'COUNT', 'MESSAGE'];
@@ -120,11 +132,14 @@ function formatMarkdown(t: Timeline, o: FormatTimelineOptions): string {
   out.push(
     s.firstWarning === null
       ? '- **First Warning:** none'
-      : `- **First Warning:** ${s.firstWarning.time} \`${mdCell(s.firstWarning.object)}\` **${mdCell(s.firstWarning.reason)}**: ${mdCell(s.firstWarning.message)}`,
+      : `- **First Warning:** ${s.firstWarning.estimated ? '~' : ''}${s.firstWarning.time} \`${mdCell(s.firstWarning.object)}\` **${mdCell(s.firstWarning.reason)}**: ${mdCell(s.firstWarning.message)}`,
   );
   if (s.reasons.length > 0) out.push(`- **Reasons:** ${mdCell(reasonsText(t, o.topReasons ?? 5))}`);
   if (s.objects.length > 0) out.push(`- **Objects:** ${s.objects.map((x) => `\`${mdCell(x.object)}\``).join(', ')}`);
-  out.push(`- **Rows:** ${s.rows} (${s.occurrences} occurrences${s.estimatedRows > 0 ? `, ${s.estimatedRows} estimated, marked ~` : ''})`, '');
+  out.push(
+    `- **Rows:** ${s.rows} (${s.occurrences} occurrences${s.estimatedRows > 0 ? `, ${s.estimatedRows} estimated, marked ~: times spread between known ones` : ''}${s.undated > 0 ? `; ${s.undated} occurrences carry no time at all` : ''})`,
+    '',
+  );
   if (t.rows.length > 0) {
     const header = [...(o.showNamespace ? ['Namespace'] : []), 'Time', 'Type', 'Reason', 'Object', 'Count', 'Message'];
     out.push(`| ${header.join(' | ')} |`, `|${header.map((h) => (h === 'Count' ? '---:' : '---')).join('|')}|`);
@@ -147,9 +162,12 @@ function csvField(s: string): string {
 }
 
 function formatCsv(t: Timeline): string {
-  const lines = ['time,namespace,object,type,reason,message,count,estimated'];
+  // earliest and latest bound an estimated row's time (empty where the data gives no bound, and on known rows).
+  const lines = ['time,namespace,object,type,reason,message,count,estimated,earliest,latest'];
   for (const r of t.rows) {
-    lines.push([r.time, r.namespace, r.object, r.type, r.reason, r.message, String(r.count), String(r.estimated)].map(csvField).join(','));
+    lines.push(
+      [r.time, r.namespace, r.object, r.type, r.reason, r.message, String(r.count), String(r.estimated), r.earliest ?? '', r.latest ?? ''].map(csvField).join(','),
+    );
   }
   return `${lines.join('\r\n')}\r\n`;
 }

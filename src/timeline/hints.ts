@@ -1,5 +1,5 @@
 import type { CoreEvent } from '../api/index.js';
-import type { TimelineHint } from './types.js';
+import type { TimelineHint } from '../api/index.js';
 
 /**
  * Next steps by reason: each a command the reader can paste, filled in with the

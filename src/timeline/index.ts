@@ -1,4 +1,4 @@
-export type { Timeline, TimelineEventRef, TimelineHint, TimelineRow, TimelineSummary } from './types.js';
+export type { Timeline, TimelineEventRef, TimelineHint, TimelineRow, TimelineSummary } from '../api/index.js';
 export { buildTimeline, formatTimelineTime, type TimelineInput } from './build-timeline.js';
 export {
   collectTimeline,
@@ -10,7 +10,7 @@ export {
   type SourceReasonCount,
   type TimelineSource,
 } from './timeline-source.js';
-export { eventEntries, MAX_SPREAD_ROWS, spreadEntries, type OccurrenceEntry } from './occurrence-rows.js';
+export { decompressEvent, eventEntries, MAX_SPREAD_ROWS, spreadEntries, type EventEntries, type OccurrenceEntry } from './occurrence-rows.js';
 export { inScope, objectKey, scheduledNode, scopeObjects, type ObjectScope, type OwnerLink } from './scope.js';
 export { BUILTIN_KINDS, ForParseError, isNamespacedKind, parseForArgument, resolveKind, type KindInfo, type ObjectRef } from './kinds.js';
 export { containerOf, DISTROLESS_RULE, HINT_RULES, hintsFor, type HintContext, type HintRule } from './hints.js';

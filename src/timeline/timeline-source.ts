@@ -5,7 +5,7 @@ import type { ObjectRef } from './kinds.js';
 import { isNamespacedKind } from './kinds.js';
 import { scheduledNode, scopeObjects } from './scope.js';
 import type { OwnerLink } from './scope.js';
-import type { Timeline, TimelineSummary } from './types.js';
+import type { Timeline, TimelineSummary } from '../api/index.js';
 
 /** SourceQuery narrows a read: a namespace (undefined: all), and optionally one involved object. */
 export interface SourceQuery {

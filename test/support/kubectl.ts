@@ -57,10 +57,14 @@ export interface KubectlResult {
   stderr: string;
 }
 
-/** runKubectl runs kubectl against a server with a fresh discovery cache. */
-export function runKubectl(k: Kubectl, server: string, args: string[], options: { input?: string; timeoutMs?: number } = {}): Promise<KubectlResult> {
+/**
+ * runKubectl runs kubectl against a server with a fresh discovery cache: by URL alone, or with
+ * `kubeconfig` (a file with the server's CA and a token, for a real kube-apiserver) instead.
+ */
+export function runKubectl(k: Kubectl, server: string, args: string[], options: { input?: string; timeoutMs?: number; kubeconfig?: string } = {}): Promise<KubectlResult> {
   const cacheDir = mkdtempSync(join(tmpdir(), 'kevents-kubectl-cache-'));
-  const full = ['--server', server, '--cache-dir', cacheDir, ...args];
+  const target = options.kubeconfig !== undefined ? ['--kubeconfig', options.kubeconfig] : ['--server', server];
+  const full = [...target, '--cache-dir', cacheDir, ...args];
   return new Promise((resolve) => {
     const child = execFile(
       k.path,

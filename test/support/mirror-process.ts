@@ -10,19 +10,29 @@ export interface MirrorProcess {
   exited: Promise<void>;
 }
 
-/** startMirror runs `kevents mirror --source SOURCE --to TO --cluster lab` with its metrics on a free loopback port, and waits until it serves them. */
-export function startMirror(source: string, to: string): Promise<MirrorProcess> {
+/**
+ * startMirror runs `kevents mirror --source SOURCE --to TO --cluster lab` (or `--kubeconfig FILE` for a
+ * source that needs its CA and a token) with its metrics on a free loopback port, and waits until it
+ * serves them.
+ */
+export function startMirror(source: string | { kubeconfig: string }, to: string): Promise<MirrorProcess> {
+  const from = typeof source === 'string' ? ['--source', source] : ['--kubeconfig', source.kubeconfig];
   const child = spawn(
     process.execPath,
-    ['--enable-source-maps', CLI, 'mirror', '--source', source, '--to', to, '--cluster', 'lab', '--listen', '127.0.0.1:0', '--log-level', 'info'],
+    ['--enable-source-maps', CLI, 'mirror', ...from, '--to', to, '--cluster', 'lab', '--listen', '127.0.0.1:0', '--log-level', 'info'],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
+  return waitForMirror(child);
+}
+
+/** waitForMirror follows a spawned `kevents mirror` until it serves its metrics (or exits), keeping what it prints. */
+export function waitForMirror(child: ChildProcess): Promise<MirrorProcess> {
   let out = '';
-  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`kevents mirror did not start: ${out}`)), 30_000);
-    child.stdout.on('data', (d: Buffer) => {
+    child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /readiness on (http:\/\/\S+)/.exec(out);
       if (m) {

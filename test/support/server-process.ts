@@ -29,7 +29,7 @@ export async function startServer(args: string[] = [], env: NodeJS.ProcessEnv = 
     const timer = setTimeout(() => reject(new Error(`kevents serve did not start: ${err}`)), 20_000);
     child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
+      const m = /listening on (https?:\/\/\S+)/.exec(out);
       if (m) {
         clearTimeout(timer);
         resolve(m[1]!);

@@ -1,4 +1,5 @@
 import type { Occurrence } from '../../api/occurrence.js';
+import type { TimelineRow } from '../../api/timeline.js';
 import type { EventRow, Matchable } from './model.js';
 import { objectKeyOf } from './model.js';
 
@@ -14,6 +15,40 @@ export interface Mark extends Matchable {
   objectKey: string;
   message: string;
   estimated: boolean;
+  /** earliest and latest bound an estimated mark (Unix ms; undefined where nothing bounds it). */
+  earliest?: number | undefined;
+  latest?: number | undefined;
+}
+
+function boundMs(t: string | null | undefined): number | undefined {
+  return t === null || t === undefined ? undefined : Date.parse(t);
+}
+
+/**
+ * marksFromTimeline turns the server's timeline rows (src/timeline, the rows
+ * `kevents timeline` prints) into marks: one per row, estimated where the row
+ * is, with the bounds it was spread between. The UI computes no times of its own.
+ */
+export function marksFromTimeline(rows: readonly TimelineRow[]): Mark[] {
+  return rows.map((r) => {
+    const cut = r.object.indexOf('/');
+    const kind = cut < 0 ? r.object : r.object.slice(0, cut);
+    const name = cut < 0 ? '' : r.object.slice(cut + 1);
+    return {
+      t: Date.parse(r.time),
+      n: r.count,
+      namespace: r.namespace,
+      kind,
+      type: r.type,
+      reason: r.reason,
+      message: r.message,
+      objectKey: `${kind}/${r.namespace}/${name}`,
+      estimated: r.estimated,
+      earliest: boundMs(r.earliest),
+      latest: boundMs(r.latest),
+      haystack: `${r.namespace}\n${kind}\n${name}\n${r.reason}\n${r.type}\n${r.message}`.toLowerCase(),
+    };
+  });
 }
 
 /** MAX_MARKS_PER_EVENT bounds how finely one event's count is spread, so a count of 50,000 stays cheap. */
@@ -47,8 +82,14 @@ export function marksFromRows(rows: readonly EventRow[], from: number, to: numbe
   return out;
 }
 
-/** marksFromOccurrences turns archived occurrences into exact marks at the event's own last-seen time. */
-export function marksFromOccurrences(items: readonly Occurrence[]): Mark[] {
+/**
+ * ServedOccurrence is an occurrence as a server may serve it: with an
+ * `estimated` flag where the server itself knows the time is not observed.
+ */
+export type ServedOccurrence = Occurrence & { estimated?: boolean };
+
+/** marksFromOccurrences turns archived occurrences into marks at the event's own last-seen time, estimated only where the server says so. */
+export function marksFromOccurrences(items: readonly ServedOccurrence[]): Mark[] {
   return items.map((o) => {
     const namespace = o.event.namespace ?? o.metadata.namespace ?? '';
     const m: Mark = {
@@ -60,7 +101,7 @@ export function marksFromOccurrences(items: readonly Occurrence[]): Mark[] {
       reason: o.reason ?? '',
       message: o.message ?? '',
       objectKey: objectKeyOf(o.regarding, namespace),
-      estimated: false,
+      estimated: o.estimated === true,
       haystack: '',
     };
     m.haystack = `${namespace}\n${m.kind}\n${o.regarding.name ?? ''}\n${m.reason}\n${m.type}\n${m.message}\n${o.reportingController ?? ''}`.toLowerCase();
@@ -82,35 +123,6 @@ export function topTallies(marks: readonly Mark[], key: (m: Mark) => string, lim
     sums.set(k, (sums.get(k) ?? 0) + m.n);
   }
   return [...sums].map(([k, n]) => ({ key: k, n })).sort((a, b) => b.n - a.n || (a.key < b.key ? -1 : 1)).slice(0, limit);
-}
-
-/** Series are bucketed counts for a chart: x in Unix seconds, one y array per group. */
-export interface Series {
-  x: number[];
-  groups: string[];
-  ys: number[][];
-}
-
-/**
- * bucketSeries counts marks per time bucket for the `top` largest groups, the
- * rest folded into "other", so the chart stays readable with many reasons.
- */
-export function bucketSeries(marks: readonly Mark[], from: number, to: number, buckets: number, key: (m: Mark) => string, top: number): Series {
-  const width = (to - from) / buckets;
-  const leaders = topTallies(marks, key, top).map((t) => t.key);
-  const groups = [...leaders];
-  const hasOther = marks.some((m) => !leaders.includes(key(m)));
-  if (hasOther) groups.push('other');
-  const index = new Map(groups.map((g, i) => [g, i]));
-  const ys = groups.map(() => new Array<number>(buckets).fill(0));
-  for (const m of marks) {
-    const b = Math.floor((m.t - from) / width);
-    if (b < 0 || b >= buckets) continue;
-    const g = index.get(key(m)) ?? index.get('other');
-    if (g !== undefined) ys[g]![b]! += m.n;
-  }
-  const x = Array.from({ length: buckets }, (_, i) => (from + i * width) / 1000);
-  return { x, groups, ys };
 }
 
 /** Lane is one object on the timeline with its marks in time order. */
@@ -151,12 +163,12 @@ export function lanesOf(marks: readonly Mark[]): Lane[] {
  */
 export function combinedMarks(
   rows: readonly EventRow[],
-  occurrences: readonly Occurrence[],
+  occurrences: readonly ServedOccurrence[],
   from: number,
   to: number,
   keep: (m: Matchable) => boolean,
 ): Mark[] {
-  const byEvent = new Map<string, Occurrence[]>();
+  const byEvent = new Map<string, ServedOccurrence[]>();
   for (const o of occurrences) {
     const key = `${o.event.namespace ?? o.metadata.namespace ?? ''}/${o.event.name}`;
     const list = byEvent.get(key);
@@ -172,14 +184,35 @@ export function combinedMarks(
   }
   for (const [key, list] of byEvent) {
     const row = known.get(key);
+    list.sort((a, b) => Date.parse(a.observedTime ?? '') - Date.parse(b.observedTime ?? ''));
     const marks = marksFromOccurrences(list);
+    let previous: number | undefined;
     list.forEach((o, i) => {
       const m = marks[i]!;
+      const before = previous;
+      if (!Number.isNaN(m.t)) previous = m.t;
       if (!keep(m)) return;
+      const inWindow = (x: Mark): boolean => x.t >= from && x.t < to;
       if (o.countBefore === 0 && o.countAfter > 1 && row !== undefined && row.first < m.t) {
-        out.push(...marksFromRows([{ ...row, count: o.countAfter, last: m.t }], from, to, () => true));
-      } else if (m.t >= from && m.t < to) out.push(m);
+        out.push(...marksFromRows([{ ...row, count: o.countAfter, last: m.t }], from, to, () => true).map((x) => (m.estimated ? { ...x, estimated: true } : x)));
+      } else if (m.n > 1 && before !== undefined && before < m.t) {
+        // A change that folds several repeats: the last happened at its last-seen time, the
+        // others at times the data does not give, somewhere since the previous change.
+        out.push(...spread(m, before, m.t, m.n - 1).filter(inWindow));
+        if (inWindow(m)) out.push({ ...m, n: 1 });
+      } else if (inWindow(m)) out.push(m);
     });
+  }
+  return out;
+}
+
+/** spread places `count` estimated repeats evenly inside (lo, hi), in at most MAX_MARKS_PER_EVENT marks. */
+function spread(base: Mark, lo: number, hi: number, count: number): Mark[] {
+  const steps = Math.min(count, MAX_MARKS_PER_EVENT);
+  const out: Mark[] = [];
+  for (let i = 1; i <= steps; i++) {
+    const n = Math.round((count * i) / steps) - Math.round((count * (i - 1)) / steps);
+    if (n > 0) out.push({ ...base, t: lo + ((hi - lo) * i) / (steps + 1), n, estimated: true });
   }
   return out;
 }

@@ -1,5 +1,6 @@
 import type { CoreEvent, WatchEvent } from '../../api/types.js';
 import type { Occurrence, OccurrenceList } from '../../api/occurrence.js';
+import type { Timeline } from '../../api/timeline.js';
 
 const EVENTS = '/api/v1';
 const ARCHIVE = '/apis/archive.kevents.io/v1alpha1';
@@ -150,4 +151,23 @@ export async function listOccurrences(q: OccurrenceQuery): Promise<OccurrenceRes
     token = page.metadata.continue || undefined;
   } while (token !== undefined && items.length < q.max);
   return { items, truncated: token !== undefined };
+}
+
+/** TimelineQuery selects a timeline: a window (Unix ms) and a namespace (empty or undefined: all). */
+export interface TimelineQuery {
+  since: number;
+  until: number;
+  namespace?: string | undefined;
+  signal?: AbortSignal;
+}
+
+/**
+ * getTimeline reads the timeline of a window as the server builds it with
+ * src/timeline: the rows `kevents timeline` prints, every occurrence an
+ * event counts accounted for, estimated rows marked as such.
+ */
+export function getTimeline(q: TimelineQuery): Promise<Timeline> {
+  const base = q.namespace ? `${ARCHIVE}/namespaces/${encodeURIComponent(q.namespace)}/timeline` : `${ARCHIVE}/timeline`;
+  const p = new URLSearchParams({ since: new Date(q.since).toISOString(), until: new Date(q.until).toISOString() });
+  return getJson<Timeline>(`${base}?${p.toString()}`, q.signal);
 }

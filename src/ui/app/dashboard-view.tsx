@@ -1,5 +1,5 @@
 import { useMemo } from 'preact/hooks';
-import { bucketSeries, combinedMarks, marksFromRows, topTallies } from './aggregate.js';
+import { combinedMarks, marksFromRows, topTallies } from './aggregate.js';
 import type { Mark, Tally } from './aggregate.js';
 import type { EventCache } from './event-cache.js';
 import { compact } from './format.js';
@@ -8,7 +8,8 @@ import { rowMatcher } from './model.js';
 import type { GroupBy, Route } from './route.js';
 import type { Navigate } from './use-route.js';
 import { WINDOWS } from './route.js';
-import { SeriesChart } from './series-chart.js';
+import { BarChart } from './bar-chart.js';
+import { bucketLabel, bucketSizeFor, stackBuckets } from './buckets.js';
 
 /** DashboardViewProps configure the DashboardView. */
 export interface DashboardViewProps {
@@ -18,7 +19,6 @@ export interface DashboardViewProps {
   now: number;
 }
 
-const BUCKETS = 60;
 const TOP_SERIES = 6;
 const TOP_ROWS = 10;
 // The archive is asked again this often while the dashboard is open.
@@ -40,7 +40,8 @@ const GROUP_KEYS: Record<GroupBy, (m: Mark) => string> = {
 export function DashboardView({ cache, route, navigate, now }: DashboardViewProps) {
   useCache(cache, 1000);
   const windowMs = WINDOWS[route.window] ?? 3_600_000;
-  const bucketMs = windowMs / BUCKETS;
+  const bucketMs = bucketSizeFor(windowMs);
+  const buckets = Math.round(windowMs / bucketMs);
   // Buckets align to their width so that the chart shifts by whole buckets.
   const to = Math.ceil(now / bucketMs) * bucketMs;
   const from = to - windowMs;
@@ -57,7 +58,7 @@ export function DashboardView({ cache, route, navigate, now }: DashboardViewProp
   }, [cache.rows, archive, from, to, filterKey]);
 
   const by = GROUP_KEYS[route.by];
-  const series = useMemo(() => bucketSeries(marks, from, to, BUCKETS, by, TOP_SERIES), [marks, route.by]);
+  const stacked = useMemo(() => stackBuckets(marks, from, bucketMs, buckets, by, TOP_SERIES), [marks, route.by, from, bucketMs]);
   const tallies = useMemo(
     () => ({
       reason: topTallies(marks, GROUP_KEYS.reason, TOP_ROWS),
@@ -98,13 +99,18 @@ export function DashboardView({ cache, route, navigate, now }: DashboardViewProp
           {Math.round(total).toLocaleString()} warnings in the last {route.window}
         </span>
       </div>
-      <SeriesChart
-        series={series}
-        label={`Warnings per ${Math.round(bucketMs / 60_000) || 1} minute(s) by ${route.by} over the last ${route.window}: ${tallies[route.by]
-          .slice(0, 3)
-          .map((t) => `${t.key || '(none)'} ${Math.round(t.n)}`)
-          .join(', ')}`}
-      />
+      {total === 0 ? (
+        <EmptyState window={route.window} filtered={filterKey !== '|||'} loading={cache.status.phase === 'loading'} navigate={navigate} />
+      ) : (
+        <BarChart
+          data={stacked}
+          now={now}
+          label={`Warnings per ${bucketLabel(bucketMs)} by ${route.by} over the last ${route.window}: ${tallies[route.by]
+            .slice(0, 3)
+            .map((t) => `${t.key || '(none)'} ${Math.round(t.n)}`)
+            .join(', ')}${stacked.estimatedTotal > 0 ? `; the time of ${stacked.estimatedTotal} is estimated` : ''}`}
+        />
+      )}
       <p class="source">Counts are {source}.</p>
       <div class="tallies">
         <TallyTable title="By reason" rows={tallies.reason} onPick={(k) => navigate({ filters: { ...filters, reason: k } })} />
@@ -113,6 +119,52 @@ export function DashboardView({ cache, route, navigate, now }: DashboardViewProp
         <TallyTable title="Noisiest objects" rows={tallies.objects} onPick={(k) => navigate({ object: k })} />
       </div>
     </section>
+  );
+}
+
+/** WIDER is the next window to try when one is empty. */
+const WIDER: Record<string, string> = { '15m': '1h', '1h': '24h', '6h': '24h', '24h': '7d' };
+
+/**
+ * EmptyState says why the chart is empty and what to do: clear the filters,
+ * widen the window, or send the server some events.
+ */
+function EmptyState({ window, filtered, loading, navigate }: { window: string; filtered: boolean; loading: boolean; navigate: Navigate }) {
+  if (loading) return <div class="chart empty" role="status">Loading events…</div>;
+  const wider = WIDER[window];
+  return (
+    <div class="chart empty" role="status">
+      <p class="empty-title">No warnings in the last {window}.</p>
+      {filtered ? (
+        <p>
+          The filters may hide them:{' '}
+          <button type="button" class="link" onClick={() => navigate({ filters: { namespace: '', kind: '', type: '', reason: '', q: '' } })}>
+            clear the filters
+          </button>
+          .
+        </p>
+      ) : null}
+      {wider !== undefined ? (
+        <p>
+          Look further back:{' '}
+          <button type="button" class="link" onClick={() => navigate({ window: wider })}>
+            the last {wider}
+          </button>
+          .
+        </p>
+      ) : null}
+      <p>
+        Warnings show here as soon as something writes them to this server. To see one now, record it (in a kevents checkout,{' '}
+        <code>node dist/bin/kevents.js</code> stands for <code>kevents</code>):
+      </p>
+      <pre>
+        <code>{`kevents record --server ${location.origin} --for pod/web-1 --type Warning --reason BackOff --action Restarting --message "Back-off restarting failed container"`}</code>
+      </pre>
+      <p>
+        Or archive a cluster's events into it: <code>kevents serve --mirror ~/.kube/config</code>, or point any client at it (
+        <code>kubectl --server {location.origin} …</code>).
+      </p>
+    </div>
   );
 }
 

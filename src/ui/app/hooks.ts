@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { listOccurrences } from './client.js';
-import type { OccurrenceQuery, OccurrenceResult } from './client.js';
+import type { Timeline } from '../../api/timeline.js';
+import { getTimeline, listOccurrences } from './client.js';
+import type { OccurrenceQuery, OccurrenceResult, TimelineQuery } from './client.js';
 import type { EventCache } from './event-cache.js';
 
 /**
@@ -73,6 +74,30 @@ export function useOccurrences(query: Omit<OccurrenceQuery, 'signal'>, key: stri
       (result) => setState(result === undefined ? { phase: 'absent' } : { phase: 'ok', result }),
       (e: unknown) => {
         if (!abort.signal.aborted) setState({ phase: 'error', message: e instanceof Error ? e.message : String(e) });
+      },
+    );
+    return () => abort.abort();
+  }, [key]);
+  return state;
+}
+
+/** TimelineState is the server's timeline for a view; the last good one stays shown while the next loads. */
+export type TimelineState =
+  | { phase: 'loading'; timeline?: Timeline }
+  | { phase: 'error'; message: string; timeline?: Timeline }
+  | { phase: 'ok'; timeline: Timeline };
+
+/** useTimeline asks the server for a window's timeline, again whenever `key` changes. */
+export function useTimeline(query: Omit<TimelineQuery, 'signal'>, key: string): TimelineState {
+  const [state, setState] = useState<TimelineState>({ phase: 'loading' });
+  const queryRef = useRef(query);
+  queryRef.current = query;
+  useEffect(() => {
+    const abort = new AbortController();
+    getTimeline({ ...queryRef.current, signal: abort.signal }).then(
+      (timeline) => setState({ phase: 'ok', timeline }),
+      (e: unknown) => {
+        if (!abort.signal.aborted) setState((s) => ({ phase: 'error', message: e instanceof Error ? e.message : String(e), ...(s.timeline !== undefined ? { timeline: s.timeline } : {}) }));
       },
     );
     return () => abort.abort();

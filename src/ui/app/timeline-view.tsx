@@ -1,9 +1,9 @@
 import { useMemo, useRef, useState } from 'preact/hooks';
-import { combinedMarks, lanesOf, marksFromRows } from './aggregate.js';
+import { lanesOf, marksFromTimeline } from './aggregate.js';
 import type { Lane, Mark } from './aggregate.js';
 import type { EventCache } from './event-cache.js';
 import { humanDuration } from './format.js';
-import { useCache, useMedia, useOccurrences } from './hooks.js';
+import { useCache, useMedia, useTimeline } from './hooks.js';
 import { rowMatcher } from './model.js';
 import type { Route } from './route.js';
 import type { Navigate } from './use-route.js';
@@ -28,7 +28,8 @@ const PRESETS: [string, number][] = [
 // Marks closer than this share of the width merge into one, so a lane costs
 // at most a few hundred elements however many repeats it has.
 const MERGE_FRACTION = 0.004;
-const MAX_OCCURRENCES = 100_000;
+// A timeline that follows now is asked for again this often.
+const FOLLOW_REFRESH_MS = 10_000;
 
 interface Dot {
   x: number;
@@ -55,8 +56,15 @@ function dotsOf(lane: Lane, from: number, span: number): Dot[] {
   return dots;
 }
 
+/** markTime is a mark's time; an estimated one is never shown as a known time, but as the span it lies in. */
+function markTime(m: Mark): string {
+  if (!m.estimated) return new Date(m.t).toLocaleString();
+  const at = (ms: number | undefined): string => (ms === undefined ? '?' : new Date(ms).toLocaleString());
+  return m.earliest === m.latest && m.earliest !== undefined ? `~${at(m.t)} (estimated)` : `~${at(m.t)} (estimated: between ${at(m.earliest)} and ${at(m.latest)})`;
+}
+
 function markTitle(m: Mark): string {
-  return `${new Date(m.t).toLocaleString()} ${m.type} ${m.reason}${m.estimated ? ' (estimated time)' : ''}: ${m.message}`;
+  return `${markTime(m)} ${m.type} ${m.reason}${m.n > 1 ? ` ×${m.n}` : ''}: ${m.message}`;
 }
 
 function toLocalInput(ms: number): string {
@@ -74,32 +82,35 @@ function ticks(from: number, to: number, count: number): number[] {
 }
 
 /**
- * TimelineView draws a lane per object and a mark per occurrence over a time
+ * TimelineView draws a lane per object and a mark per row of the server's
+ * timeline (src/timeline, the rows `kevents timeline` prints) over a time
  * range that the URL keeps: zoom with the presets, the buttons, the date
  * fields or by dragging across the axis; Enter or a click on a lane opens that
- * object's events and next steps.
+ * object's events and next steps. Estimated rows are drawn hollow.
  */
 export function TimelineView({ cache, route, navigate, now }: TimelineViewProps) {
-  useCache(cache, 500);
+  // New events ask for the timeline again, at most this often: the server decompresses the whole window each time.
+  useCache(cache, 5000);
+  const changes = useRef({ rows: cache.rows, n: 0 });
+  if (changes.current.rows !== cache.rows) changes.current = { rows: cache.rows, n: changes.current.n + 1 };
   const narrow = useMedia('(max-width: 720px)');
   const following = route.to === undefined;
   const to = route.to ?? now;
   const from = route.from ?? to - DEFAULT_SPAN_MS;
   const span = Math.max(MIN_SPAN_MS, to - from);
-  const archive = useOccurrences(
-    { since: from, until: to, max: MAX_OCCURRENCES, namespace: route.filters.namespace || undefined },
-    `${route.from}|${following ? Math.floor(now / 30_000) : route.to}|${route.filters.namespace}`,
+  const served = useTimeline(
+    { since: from, until: from + span, namespace: route.filters.namespace || undefined },
+    `${route.from}|${following ? `${Math.floor(now / FOLLOW_REFRESH_MS)}|${changes.current.n}` : route.to}|${route.filters.namespace}`,
   );
   const { filters } = route;
   const filterKey = `${filters.namespace}|${filters.kind}|${filters.type}|${filters.reason}|${filters.q}`;
+  const timeline = served.timeline;
   const lanes = useMemo(() => {
+    if (timeline === undefined) return [];
     const match = rowMatcher(filters);
-    const marks =
-      archive.phase === 'ok'
-        ? combinedMarks(cache.rows, archive.result.items, from, from + span, match)
-        : marksFromRows(cache.rows, from, from + span, match);
-    return lanesOf(marks);
-  }, [cache.rows, archive, from, span, filterKey]);
+    return lanesOf(marksFromTimeline(timeline.rows).filter(match));
+  }, [timeline, filterKey]);
+  const estimated = timeline?.summary.estimatedRows ?? 0;
 
   const setRange = (f: number, t: number, push = true): void => {
     const s = Math.max(MIN_SPAN_MS, t - f);
@@ -178,9 +189,10 @@ export function TimelineView({ cache, route, navigate, now }: TimelineViewProps)
               if (!Number.isNaN(t)) setRange(Math.min(from, t - MIN_SPAN_MS), t);
             }} />
         </label>
-        <span class="count">
+        <span class="count" data-estimated={estimated}>
           {lanes.length.toLocaleString()} objects · {humanDuration(span)}
-          {archive.phase === 'ok' ? ' · from the archive' : ' · estimated times'}
+          {timeline === undefined ? '' : timeline.summary.history === 'occurrences' ? ' · from the archive' : ' · from event counts'}
+          {estimated > 0 ? ` · ${estimated.toLocaleString()} estimated (hollow)` : ''}
         </span>
       </div>
       <div class="axis-row">
@@ -221,7 +233,13 @@ export function TimelineView({ cache, route, navigate, now }: TimelineViewProps)
         label="Objects in time order of their first event. Enter opens the object's events and next steps."
         renderRow={renderLane}
         onActivate={(lane) => navigate({ object: lane.objectKey })}
-        empty={cache.status.phase === 'loading' ? 'Loading events…' : 'No events in this range. Zoom out or pick an earlier range.'}
+        empty={
+          served.phase === 'error'
+            ? `Could not read the timeline: ${served.message}`
+            : served.phase === 'loading' && timeline === undefined
+              ? 'Loading the timeline…'
+              : 'No events in this range. Zoom out or pick an earlier range.'
+        }
       />
     </section>
   );

@@ -1,11 +1,17 @@
 /**
  * The timeline's output: a stable shape, documented in docs/cli.md, printed as is
- * by `kevents timeline -o json`. Fields are only ever added.
+ * by `kevents timeline -o json` and served to the web UI by `kevents serve`
+ * (GET /apis/archive.kevents.io/v1alpha1/[namespaces/NS/]timeline). Fields are
+ * only ever added.
  */
 
 /** TimelineRow is one occurrence of an event, in time order. */
 export interface TimelineRow {
-  /** time is when it happened (RFC 3339, UTC): the event's own last-seen time after the change. */
+  /**
+   * time is when it happened (RFC 3339, UTC): a time the event states (its first
+   * time, or its last-seen time after a recorded change), or, on an estimated
+   * row, a point between `earliest` and `latest`.
+   */
   time: string;
   namespace: string;
   /** object is `Kind/name` of the event's involved object. */
@@ -15,13 +21,25 @@ export interface TimelineRow {
   message: string;
   /** count is how many repeats of the event this row stands for (usually 1). */
   count: number;
-  /** estimated rows were spread between an event's first and last time from its count alone. */
+  /**
+   * estimated rows stand for repeats the data counts but gives no time for (those
+   * a change folded, or a count with no history): their time is spread between
+   * the known times around them, never a time the data gives.
+   */
   estimated: boolean;
+  /**
+   * earliest and latest, on estimated rows only, are the known times the row's
+   * repeats happened between (inclusive); null where the data gives no bound.
+   */
+  earliest?: string | null;
+  latest?: string | null;
 }
 
 /** TimelineEventRef is an event of the summary (the first Warning). */
 export interface TimelineEventRef {
   time: string;
+  /** estimated: the event's first time is not known, `time` is the earliest the data allows (see TimelineRow). */
+  estimated: boolean;
   namespace: string;
   object: string;
   reason: string;
@@ -41,8 +59,10 @@ export interface TimelineSummary {
   /** rows and occurrences: how many rows, and how many occurrences they stand for. */
   rows: number;
   occurrences: number;
-  /** estimatedRows are rows spread from counts because no occurrence history was available. */
+  /** estimatedRows are the rows whose time is estimated (see TimelineRow.estimated). */
   estimatedRows: number;
+  /** undated are occurrences of events that carry no time at all, so no row can place them (they are not in `occurrences`). */
+  undated: number;
   /** history says where the rows come from: `occurrences` when the archive held the history of an event with rows, else `events` (counts only). */
   history: 'occurrences' | 'events';
 }

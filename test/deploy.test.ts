@@ -1,0 +1,135 @@
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { parseAllDocuments } from 'yaml';
+import { findKubectls } from './support/kubectl.js';
+import { CLI } from './support/server-process.js';
+
+/**
+ * deploy/ holds the manifests twice, as a kustomize base with two overlays and as a
+ * Helm chart: the chart must render exactly what the overlays build (the Namespace
+ * aside, which `helm install --create-namespace` makes). The manifests' own rules
+ * (least privilege, non-root, read-only root filesystem, probes, requests) are
+ * checked on what kustomize builds. Applying them to a real API server is in
+ * test/cluster-mirror.test.ts.
+ */
+
+const root = new URL('..', import.meta.url).pathname;
+const kubectl = findKubectls().at(-1)!;
+
+type Doc = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string }; [k: string]: unknown };
+
+function docs(text: string): Doc[] {
+  return parseAllDocuments(text)
+    .map((d) => d.toJS() as Doc | null)
+    .filter((d): d is Doc => d !== null);
+}
+
+const kustomize = (overlay: string): Doc[] => docs(execFileSync(kubectl.path, ['kustomize', `${root}deploy/kustomize/overlays/${overlay}`], { encoding: 'utf8' }));
+
+let helmPath: string | undefined;
+function helm(args: string[]): string {
+  helmPath ??= execFileSync(process.execPath, [`${root}scripts/helm.mjs`], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+  return execFileSync(helmPath, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+const byKey = (list: Doc[]): Map<string, Doc> => new Map(list.map((d) => [`${d.kind}/${d.metadata.namespace ?? ''}/${d.metadata.name}`, d]));
+
+void describe('deploy/', () => {
+  for (const overlay of ['sqlite', 'postgres']) {
+    void it(`the Helm chart with archive.type=${overlay} renders what overlays/${overlay} builds`, () => {
+      const fromKustomize = byKey(kustomize(overlay).filter((d) => d.kind !== 'Namespace'));
+      const fromHelm = byKey(docs(helm(['template', 'kevents', `${root}deploy/chart/kevents`, '--namespace', 'kevents', '--set', `archive.type=${overlay}`])));
+      assert.deepEqual([...fromHelm.keys()].sort(), [...fromKustomize.keys()].sort());
+      for (const [key, doc] of fromKustomize) assert.deepEqual(fromHelm.get(key), doc, key);
+    });
+  }
+
+  void it('helm lint passes and a wrong archive.type is refused', () => {
+    helm(['lint', `${root}deploy/chart/kevents`]);
+    assert.throws(() => helm(['template', 'kevents', `${root}deploy/chart/kevents`, '--set', 'archive.type=etcd']), /archive\.type must be sqlite or postgres/);
+  });
+
+  void it('the ClusterRole grants list and watch on events in both groups and nothing else; the Role only the mirror\'s Lease', () => {
+    for (const overlay of ['sqlite', 'postgres']) {
+      const all = kustomize(overlay);
+      const clusterRoles = all.filter((d) => d.kind === 'ClusterRole');
+      assert.deepEqual(clusterRoles.map((d) => d.rules), [
+        [
+          { apiGroups: [''], resources: ['events'], verbs: ['list', 'watch'] },
+          { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['list', 'watch'] },
+        ],
+      ]);
+      const roles = all.filter((d) => d.kind === 'Role');
+      assert.deepEqual(roles.map((d) => [d.metadata.namespace, d.rules]), [
+        [
+          'kevents',
+          [
+            { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
+            { apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: ['kevents-mirror'], verbs: ['get', 'update'] },
+          ],
+        ],
+      ]);
+    }
+  });
+
+  void it('every container runs as non-root on a read-only root filesystem, with probes on /readyz and /livez and resource requests', () => {
+    for (const overlay of ['sqlite', 'postgres']) {
+      const deployment = kustomize(overlay).find((d) => d.kind === 'Deployment') as unknown as {
+        spec: { replicas: number; template: { spec: { securityContext: Record<string, unknown>; containers: Record<string, any>[] } } };
+      };
+      assert.equal(deployment.spec.replicas, overlay === 'postgres' ? 2 : 1);
+      const pod = deployment.spec.template.spec;
+      assert.equal(pod.securityContext.runAsNonRoot, true);
+      for (const c of pod.containers) {
+        assert.equal(c.securityContext.readOnlyRootFilesystem, true, c.name);
+        assert.equal(c.securityContext.allowPrivilegeEscalation, false, c.name);
+        assert.deepEqual(c.securityContext.capabilities, { drop: ['ALL'] }, c.name);
+        assert.equal(c.readinessProbe.httpGet.path, '/readyz', c.name);
+        assert.equal(c.livenessProbe.httpGet.path, '/livez', c.name);
+        assert.ok(c.resources.requests.cpu !== undefined && c.resources.requests.memory !== undefined, c.name);
+      }
+      const names = pod.containers.map((c) => c.name);
+      assert.deepEqual(names, overlay === 'postgres' ? ['serve', 'mirror'] : ['serve']);
+      const mirrorArgs = overlay === 'postgres' ? pod.containers[1]!.args : pod.containers[0]!.args;
+      assert.ok(mirrorArgs.includes(overlay === 'postgres' ? '--leader-elect' : '--mirror=in-cluster'), mirrorArgs.join(' '));
+    }
+  });
+
+  void it('the Dockerfile builds in a Node 20 stage and runs as non-root on distroless Node 20', () => {
+    const text = readFileSync(`${root}deploy/Dockerfile`, 'utf8');
+    const froms = [...text.matchAll(/^FROM\s+(\S+)(?:\s+AS\s+(\S+))?/gim)].map((m) => m[1]);
+    assert.equal(froms.length, 2);
+    assert.match(froms[0]!, /^node:20(\.\d+)*-bookworm-slim/);
+    assert.match(froms[1]!, /^gcr\.io\/distroless\/nodejs20-debian12:nonroot/);
+    assert.match(text, /^USER 65532:65532$/m);
+  });
+});
+
+void describe('kevents mirror --leader-elect flags', () => {
+  const mirror = (args: string[]): { status: number | null; stderr: string } => {
+    const r = spawnSync(process.execPath, [CLI, 'mirror', '--to', 'memory:', '--source', 'http://127.0.0.1:1', '--listen', '127.0.0.1:0', '--leader-elect', ...args], { encoding: 'utf8', timeout: 30_000 });
+    return { status: r.status, stderr: r.stderr };
+  };
+  void it('refuses timings client-go would refuse, with its message', () => {
+    const a = mirror(['--leader-elect-lease-duration', '10s', '--leader-elect-renew-deadline', '10s']);
+    assert.equal(a.status, 2, a.stderr);
+    assert.match(a.stderr, /leader election: leaseDuration must be greater than renewDeadline/);
+    const b = mirror(['--leader-elect-retry-period', '9s']);
+    assert.equal(b.status, 2, b.stderr);
+    assert.match(b.stderr, /renewDeadline must be greater than retryPeriod\*JitterFactor\(1\.2\)/);
+    const c = mirror(['--leader-elect-retry-period', 'soon']);
+    assert.equal(c.status, 2, c.stderr);
+    assert.match(c.stderr, /--leader-elect-retry-period: /);
+  });
+  void it('--in-cluster outside a pod says what is missing', () => {
+    const r = spawnSync(process.execPath, [CLI, 'mirror', '--to', 'memory:', '--in-cluster', '--listen', '127.0.0.1:0'], {
+      encoding: 'utf8',
+      timeout: 30_000,
+      env: { ...process.env, KUBERNETES_SERVICE_HOST: '', KUBERNETES_SERVICE_PORT: '' },
+    });
+    assert.equal(r.status, 1, r.stderr);
+    assert.match(r.stderr, /error: --in-cluster: unable to load in-cluster configuration, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be defined/);
+  });
+});

@@ -49,6 +49,8 @@ export class SinkRunner {
   private waitingSince: number | undefined;
   private lastError: string | undefined;
   private started = false;
+  /** uncertain is set while the sink may hold records of the next delivery: at start (a crash in flight) and after a failed send. */
+  private uncertain = true;
 
   constructor(private readonly o: SinkRunnerOptions) {}
 
@@ -187,13 +189,21 @@ export class SinkRunner {
       if (this.hard.signal.aborted || (attempt > 0 && this.stopping)) throw new Stopped('stopped');
       if (attempt > 0) this.o.metrics.retried.inc(metric);
       try {
-        await this.o.sink.send(records, this.hard.signal);
-        this.o.metrics.sent.inc(metric, records.length);
+        let pending = records;
+        if (this.uncertain && this.o.sink.delivered !== undefined) {
+          const held = await this.o.sink.delivered(records, this.hard.signal);
+          pending = records.filter((r) => !held.has(r.id));
+          if (pending.length < records.length) this.o.logger.info('export: the sink already held records of a redelivery; skipped them', { sink: cfg.name, skipped: records.length - pending.length });
+        }
+        this.uncertain = false;
+        if (pending.length > 0) await this.o.sink.send(pending, this.hard.signal);
+        this.o.metrics.sent.inc(metric, pending.length);
         this.waitingSince = undefined;
         this.lastError = undefined;
         return [];
       } catch (e) {
         if (this.hard.signal.aborted) throw new Stopped('stopped');
+        this.uncertain = !isSinkRejected(e);
         this.o.metrics.failed.inc(metric);
         const message = e instanceof Error ? e.message : String(e);
         this.lastError = message;

@@ -64,6 +64,15 @@ export function isSinkRejected(e: unknown): boolean {
 export interface ExportSink {
   /** send resolves once the sink acknowledged every record of the batch. */
   send(records: ExportRecord[], signal: AbortSignal): Promise<void>;
+  /**
+   * delivered, where the sink can tell, returns the ids of the records it
+   * already holds. The runner asks it before the first delivery after a start
+   * (the batch in flight at a crash) and before each retry after the sink was
+   * unavailable (a batch that failed half way), and sends only the rest: a sink
+   * that can answer sees each record once even across `kill -9`. A sink that
+   * deduplicates by itself (an `_id`, a message id) needs none.
+   */
+  delivered?(records: ExportRecord[], signal: AbortSignal): Promise<Set<string>>;
   close(): Promise<void>;
 }
 

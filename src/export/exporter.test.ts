@@ -90,4 +90,52 @@ void describe('exporter over an SQLite archive', () => {
     await log.close();
     await store.close();
   });
+
+  void it('asks a sink that can tell which records of a redelivery it holds, at start and after a failed send, and sends only the rest', async () => {
+    const path = join(dir, 'b.db');
+    const store = new SqliteEventStore({ path });
+    /** HalfSink takes the first record of a batch, then fails the send once, as a server that went away half way. */
+    class HalfSink extends FlakySink {
+      asked: string[][] = [];
+      halfFail = 1;
+      override send(records: ExportRecord[]): Promise<void> {
+        if (this.halfFail > 0) {
+          this.halfFail--;
+          this.received.push(records[0]!);
+          return Promise.reject(new Error('socket hang up'));
+        }
+        return super.send(records);
+      }
+      delivered(records: ExportRecord[]): Promise<Set<string>> {
+        this.asked.push(records.map((r) => r.id));
+        const held = new Set(this.received.map((r) => r.id));
+        return Promise.resolve(new Set(records.filter((r) => held.has(r.id)).map((r) => r.id)));
+      }
+    }
+    const sink = new HalfSink();
+    SINK_TYPES.half = { fields: [], defaultPolicy: 'occurrences', read: () => ({}), create: () => sink } satisfies SinkType;
+    const config = parseExportConfig('sinks:\n  - name: h\n    type: half\n    batchSize: 10\n    retry: { initialBackoff: 1ms, maxBackoff: 5ms }\n');
+    const log = new SqliteExportLog({ path });
+    for (const n of ['a', 'b', 'c']) await store.create(event(n), { occurrence: {} });
+    const exporter = createExporter({ log, config, pollIntervalMs: 5 });
+    exporter.start();
+    await until('everything is delivered', async () => (await log.getPosition('h'))?.position === (await log.head()));
+    await exporter.stop();
+    // Asked before the first send (a start) and before the retry; the record taken half way is not sent twice.
+    assert.equal(sink.asked.length, 2);
+    assert.deepEqual(sink.received.map((r) => r.fields.name), ['a', 'b', 'c']);
+    // Once a send succeeded the runner no longer asks.
+    await store.create(event('d'), { occurrence: {} });
+    const again = createExporter({ log, config, pollIntervalMs: 5 });
+    again.start();
+    await until('d is delivered', () => sink.received.length === 4);
+    await store.create(event('e'), { occurrence: {} });
+    await until('e is delivered', () => sink.received.length === 5);
+    await again.stop();
+    assert.equal(sink.asked.length, 3, 'asked once more, at the second start only');
+    assert.deepEqual(sink.received.map((r) => r.fields.name), ['a', 'b', 'c', 'd', 'e']);
+    delete SINK_TYPES.half;
+    await log.close();
+    await store.close();
+  });
 });

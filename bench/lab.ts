@@ -1,0 +1,63 @@
+/**
+ * Lab benchmark: how long `kevents lab up` takes to be ready with the peers
+ * cached (target: under 30 s), and how long each `kevents lab check N` answers
+ * (target: under 1 s), each beside a baseline measured in the same run:
+ *
+ *   - lab up against a bare control plane (etcd + kube-apiserver with
+ *     scheduler and controller-manager, started by the tests' own
+ *     test/support/control-plane.ts), the part of the lab that is upstream's;
+ *   - a check against `kubectl get events -A` with the learner's kubeconfig,
+ *     the least a learner would run to look for themselves.
+ *
+ * Each check runs BENCH_REPEAT (default 3) times on the fresh lab (where every
+ * check fails: nothing is solved, so each reads everything it looks at); the
+ * median is printed.
+ *
+ * Run: npm run build && node --import tsx bench/lab.ts
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startControlPlane } from '../test/support/control-plane.js';
+
+const REPEAT = Number(process.env.BENCH_REPEAT ?? 3);
+const CLI = fileURLToPath(new URL('../dist/bin/kevents.js', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'kevents-bench-lab-'));
+
+function timed(cmd: string, args: string[]): { seconds: number; code: number | null; out: string } {
+  const t = performance.now();
+  const r = spawnSync(cmd, args, { encoding: 'utf8' });
+  return { seconds: (performance.now() - t) / 1000, code: r.status, out: `${r.stdout}${r.stderr}` };
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+try {
+  let t = performance.now();
+  const cp = await startControlPlane({ scheduler: true, controllerManager: true });
+  const bare = (performance.now() - t) / 1000;
+  await cp.stop();
+
+  t = performance.now();
+  const up = timed(process.execPath, [CLI, 'lab', 'up', '--dir', dir, '--no-build']);
+  if (up.code !== 0) throw new Error(`lab up failed:\n${up.out}`);
+  console.log(`lab up: ${up.seconds.toFixed(1)} s to ready; bare control plane ${bare.toFixed(1)} s (${(up.seconds / bare).toFixed(2)}x)`);
+
+  const kubectl = median(Array.from({ length: REPEAT }, () => timed('kubectl', ['--kubeconfig', join(dir, 'kubeconfig'), 'get', 'events', '-A']).seconds));
+  console.log(`baseline: kubectl get events -A ${kubectl.toFixed(2)} s (median of ${REPEAT})`);
+  const list = timed(process.execPath, [CLI, 'lab', 'exercises']);
+  const numbers = [...list.out.matchAll(/^\s*(\d+)[.)\s]/gm)].map((m) => Number(m[1]));
+  for (const n of numbers.length > 0 ? numbers : [1, 2, 3, 4, 5, 6, 7]) {
+    const runs = Array.from({ length: REPEAT }, () => timed(process.execPath, [CLI, 'lab', 'check', String(n), '--dir', dir]));
+    const s = median(runs.map((r) => r.seconds));
+    console.log(`check ${n}: ${s.toFixed(2)} s (exit ${runs[0]!.code}; ${(s / kubectl).toFixed(2)}x kubectl get events)`);
+  }
+} finally {
+  spawnSync(process.execPath, [CLI, 'lab', 'down', '--dir', dir], { stdio: 'ignore' });
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -100,6 +100,9 @@ route:
         - match: [{ minCount: 10 }]
           topic: loud
           sinks: [big]
+        - match: [{ reason: BackOff }]
+          topic: backoff
+          sinks: [all]
 `);
   const targets = (f: ExportFields): Record<string, string | undefined> => Object.fromEntries(routeTargets(config.route, f));
   const cases: [string, ExportChange, Record<string, string | undefined>][] = [
@@ -108,6 +111,7 @@ route:
     ['a Warning goes to the nested route', change({ type: 'Warning' }), { all: 'events', warn: 'events' }],
     ['a label match is a regular expression on the value', change({ labels: { team: 'payments' } }), { all: 'events', warn: 'events' }],
     ['a deeper route takes its own topic', change({ type: 'Warning', count: 10 }), { all: 'events', warn: 'events', big: 'loud' }],
+    ['a sink named at two depths takes the deeper matching route\'s topic', change({ type: 'Warning', reason: 'BackOff' }), { all: 'backoff', warn: 'events' }],
   ];
   for (const [what, c, want] of cases) void it(what, () => assert.deepEqual(targets(fieldsOf(c)), want));
 });

@@ -6,8 +6,8 @@ import type { ConfigReader } from './config-reader.js';
  * rules match a change stops there (for itself and the routes under it); a
  * route with `match` rules goes on only when one of them matches; the change
  * then goes to the route's `sinks` and on to each of its `routes`. A sink
- * receives a change at most once, with the `topic` of the first route that
- * sent it there (a route inherits its parent's topic).
+ * receives a change at most once, with the `topic` of the deepest matching
+ * route that names it (a route inherits its parent's topic).
  */
 
 /** Rule is one match or drop rule: every condition it has must hold. */
@@ -94,7 +94,8 @@ export function routeTargets(route: Route, f: ExportFields, out = new Map<string
   if (route.drop.some((rule) => rule.test(f))) return out;
   if (route.match.length > 0 && !route.match.some((rule) => rule.test(f))) return out;
   const t = route.topic ?? topic;
-  for (const s of route.sinks) if (!out.has(s)) out.set(s, t);
+  // The deepest matching route that names a sink gives it its topic: nested routes go first.
   for (const child of route.routes) routeTargets(child, f, out, t);
+  for (const s of route.sinks) if (!out.has(s)) out.set(s, t);
   return out;
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { requireCjs } from '../../internal/index.js';
 import type { Logger } from '../../internal/index.js';
 import { SinkRejected } from '../types.js';
@@ -18,8 +19,31 @@ interface KafkaDriver {
     requestTimeout?: number;
   }) => {
     producer(config: { idempotent: boolean; maxInFlightRequests: number; allowAutoTopicCreation: boolean }): KafkaProducer;
+    consumer(config: { groupId: string; allowAutoTopicCreation: boolean; maxWaitTimeInMs?: number }): KafkaConsumer;
+    admin(): KafkaAdmin;
   };
 }
+
+interface KafkaAdmin {
+  connect(): Promise<void>;
+  disconnect(): Promise<void>;
+  listTopics(): Promise<string[]>;
+  fetchTopicOffsets(topic: string): Promise<{ partition: number; high: string; low: string }[]>;
+}
+
+interface KafkaConsumer {
+  connect(): Promise<void>;
+  disconnect(): Promise<void>;
+  subscribe(s: { topics: string[]; fromBeginning: boolean }): Promise<void>;
+  run(r: {
+    autoCommit: boolean;
+    eachBatch: (p: { batch: { topic: string; partition: number; messages: { offset: string; headers?: Record<string, Buffer | string | (Buffer | string)[] | undefined> }[] } }) => Promise<void>;
+  }): Promise<void>;
+  seek(s: { topic: string; partition: number; offset: string }): void;
+}
+
+/** TAIL_SLACK: how many messages before a batch's own count the redelivery check reads back per partition (other writers of the topic). */
+const TAIL_SLACK = 100;
 
 interface KafkaProducer {
   connect(): Promise<void>;
@@ -59,24 +83,27 @@ class KafkaSink implements ExportSink {
     private readonly logger: Logger,
   ) {}
 
+  private client(): InstanceType<KafkaDriver['Kafka']> {
+    const { Kafka } = requireCjs('kafkajs') as KafkaDriver;
+    return new Kafka({
+      clientId: this.o.clientId,
+      brokers: this.o.brokers,
+      // The exporter retries (and counts) failed batches itself; the client gives up quickly and reports.
+      retry: { retries: 2, initialRetryTime: 100, maxRetryTime: 1_000 },
+      connectionTimeout: 3_000,
+      requestTimeout: this.o.timeoutMs,
+      logCreator: () => (entry) => {
+        const level = KAFKA_LOG_LEVELS[entry.level] ?? 'debug';
+        // kafkajs logs every failed connection as an error; the exporter reports those once per retry.
+        this.logger[level === 'error' ? 'debug' : level](`kafka: ${entry.log.message}`, {});
+      },
+    });
+  }
+
   private connect(): Promise<KafkaProducer> {
     this.connecting ??= (async () => {
-      const { Kafka } = requireCjs('kafkajs') as KafkaDriver;
-      const kafka = new Kafka({
-        clientId: this.o.clientId,
-        brokers: this.o.brokers,
-        // The exporter retries (and counts) failed batches itself; the client gives up quickly and reports.
-        retry: { retries: 2, initialRetryTime: 100, maxRetryTime: 1_000 },
-        connectionTimeout: 3_000,
-        requestTimeout: this.o.timeoutMs,
-        logCreator: () => (entry) => {
-          const level = KAFKA_LOG_LEVELS[entry.level] ?? 'debug';
-          // kafkajs logs every failed connection as an error; the exporter reports those once per retry.
-          this.logger[level === 'error' ? 'debug' : level](`kafka: ${entry.log.message}`, {});
-        },
-      });
       // Idempotent: the broker drops a retried batch it already appended (one in flight keeps the order).
-      const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: true });
+      const producer = this.client().producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: true });
       try {
         await producer.connect();
       } catch (e) {
@@ -87,6 +114,75 @@ class KafkaSink implements ExportSink {
       return producer;
     })();
     return this.connecting;
+  }
+
+  /**
+   * delivered reads back the tail of each partition the records go to (as
+   * many messages as the batch has for that topic, plus TAIL_SLACK) and
+   * returns the records whose `kevents-id` header is there. The idempotent
+   * producer drops a retry only within one producer session; this covers a
+   * new session after a crash or a lost connection.
+   */
+  async delivered(records: ExportRecord[], signal: AbortSignal): Promise<Set<string>> {
+    const wanted = new Map<string, number>();
+    for (const r of records) {
+      const topic = r.topic ?? this.o.topic;
+      wanted.set(topic, (wanted.get(topic) ?? 0) + 1);
+    }
+    const kafka = this.client();
+    const admin = kafka.admin();
+    await admin.connect();
+    const ranges: { topic: string; partition: number; from: bigint; to: bigint }[] = [];
+    try {
+      const existing = new Set(await admin.listTopics());
+      for (const [topic, n] of wanted) {
+        if (!existing.has(topic)) continue;
+        for (const p of await admin.fetchTopicOffsets(topic)) {
+          const high = BigInt(p.high);
+          const low = BigInt(p.low);
+          const from = high - BigInt(n + TAIL_SLACK) > low ? high - BigInt(n + TAIL_SLACK) : low;
+          if (from < high) ranges.push({ topic, partition: p.partition, from, to: high });
+        }
+      }
+    } finally {
+      await admin.disconnect().catch(() => undefined);
+    }
+    const held = new Set<string>();
+    if (ranges.length === 0) return held;
+    const ids = new Set(records.map((r) => r.id));
+    const left = new Map(ranges.map((r) => [`${r.topic}/${r.partition}`, r]));
+    const consumer = kafka.consumer({ groupId: `${this.o.clientId}-check-${randomUUID()}`, allowAutoTopicCreation: false, maxWaitTimeInMs: 200 });
+    await consumer.connect();
+    try {
+      await consumer.subscribe({ topics: [...new Set(ranges.map((r) => r.topic))], fromBeginning: false });
+      let done: () => void = () => {};
+      const finished = new Promise<void>((resolve) => (done = resolve));
+      await consumer.run({
+        autoCommit: false,
+        eachBatch: async ({ batch }) => {
+          const range = left.get(`${batch.topic}/${batch.partition}`);
+          if (range === undefined) return;
+          for (const m of batch.messages) {
+            const id = m.headers?.['kevents-id'];
+            const text = Array.isArray(id) ? String(id[0]) : id?.toString();
+            if (text !== undefined && ids.has(text)) held.add(text);
+            if (BigInt(m.offset) + 1n >= range.to) left.delete(`${batch.topic}/${batch.partition}`);
+          }
+          if (left.size === 0) done();
+          await Promise.resolve();
+        },
+      });
+      for (const r of ranges) consumer.seek({ topic: r.topic, partition: r.partition, offset: String(r.from) });
+      const timeout = new Promise<never>((_, reject) => {
+        const t = setTimeout(() => reject(new Error(`kafka: reading back ${left.size} partition(s) to check a redelivery timed out`)), this.o.timeoutMs);
+        t.unref();
+        signal.addEventListener('abort', () => reject(new Error('stopped')), { once: true });
+      });
+      await Promise.race([finished, timeout]);
+    } finally {
+      await consumer.disconnect().catch(() => undefined);
+    }
+    return held;
   }
 
   async send(records: ExportRecord[]): Promise<void> {

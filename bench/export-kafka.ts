@@ -1,0 +1,271 @@
+/**
+ * Export benchmark, Kafka: `kevents export` (the built CLI, as a process)
+ * delivering an SQLite archive's changes to a real KRaft broker (the one the
+ * tests use, from scripts/sinks.mjs), against the same client (kafkajs, the
+ * idempotent producer, acks=all, the same batch size) producing the same
+ * records directly, in the same run.
+ *
+ *   - throughput: BENCH_EVENTS (default 100,000) archived changes delivered
+ *     under the occurrences policy, events/s, as a share of the direct producer
+ *     (target: 20,000 events/s);
+ *   - latency: `kevents serve --sinks` taking BENCH_RATE (default 1,000) creates/s
+ *     for BENCH_SECONDS (default 30); p50/p99 from the archive commit
+ *     (`observedTime`) to the record read back by a consumer (target: p99 < 1 s);
+ *   - outage: the broker down for BENCH_OUTAGE_SECONDS (default 300) while
+ *     `kevents serve` takes BENCH_RATE creates/s and `kevents export` waits; the
+ *     exporter's resident memory sampled every 5 s (target: flat), then the time
+ *     it takes to catch up once the broker is back.
+ *
+ * Run: npm run build && node --import tsx bench/export-kafka.ts [throughput,latency,outage]
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Kafka, logLevel } from 'kafkajs';
+import { fieldsOf, kafkaMessage, recordOf } from '../src/export/index.js';
+import { SqliteEventStore, SqliteExportLog } from '../src/storage/sqlite/index.js';
+import { sinkPaths, startKafka } from '../test/support/sink-servers.js';
+import { kubeletFields } from './support/events.js';
+
+const N = Number(process.env.BENCH_EVENTS ?? 100_000);
+const RATE = Number(process.env.BENCH_RATE ?? 1_000);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 30);
+const OUTAGE_SECONDS = Number(process.env.BENCH_OUTAGE_SECONDS ?? 300);
+const BATCH = Number(process.env.BENCH_BATCH ?? 1_000);
+const only = (process.argv[2] ?? 'throughput,latency,outage').split(',');
+const CLI = fileURLToPath(new URL('../dist/bin/kevents.js', import.meta.url));
+
+const dir = mkdtempSync(join(tmpdir(), 'kevents-bench-export-'));
+const children: ChildProcess[] = [];
+process.on('exit', () => {
+  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+  rmSync(dir, { recursive: true, force: true });
+});
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+function start(args: string[], banner: RegExp): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let out = '';
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  return new Promise((resolve, reject) => {
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = banner.exec(out);
+      if (m) resolve({ child, url: m[1]! });
+    });
+    child.once('exit', (code) => reject(new Error(`${args[0]} exited with ${code}: ${out.slice(-2000)}`)));
+  });
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+function event(i: number, now: number, note = ''): Record<string, unknown> {
+  const ns = `ns-${i % 50}`;
+  const pod = `web-${(i * 7919) % 5000}-7d9f8b6c4-x2v9k`;
+  const t = new Date(now).toISOString().replace(/\.\d+Z$/, 'Z');
+  const fields = kubeletFields(i, t);
+  return {
+    metadata: { name: `${pod}.${(0x17a2b3c4d5e6f7an + BigInt(i)).toString(16)}`, namespace: ns },
+    involvedObject: { kind: 'Pod', namespace: ns, name: pod, uid: `7c3a${String(i % 5000).padStart(8, '0')}-1111-4222-8333-444455556666`, apiVersion: 'v1', fieldPath: 'spec.containers{app}' },
+    ...fields,
+    message: `${fields.message}${note}`,
+  };
+}
+
+function rssMiB(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+function config(broker: string, topic: string): string {
+  const path = join(dir, `${topic}.yaml`);
+  writeFileSync(path, `sinks:\n  - name: kafka\n    type: kafka\n    brokers: [${broker}]\n    topic: ${topic}\n    policy: occurrences\n    batchSize: ${BATCH}\n    retry: { initialBackoff: 200ms, maxBackoff: 2s }\n`);
+  return path;
+}
+
+/** Writer POSTs creates to a kevents server at a steady rate over keep-alive connections. */
+class Writer {
+  sent = 0;
+  failed = 0;
+  private stopped = false;
+  private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
+  constructor(private readonly base: string, private readonly offset: number) {}
+  private post(i: number): Promise<void> {
+    const ev = event(this.offset + i, Date.now());
+    const body = JSON.stringify(ev);
+    const ns = (ev.metadata as { namespace: string }).namespace;
+    return new Promise((resolve) => {
+      const req = http.request(`${this.base}/api/v1/namespaces/${ns}/events`, { method: 'POST', agent: this.agent, headers: { 'Content-Type': 'application/json' } }, (res) => {
+        res.resume();
+        res.on('end', () => {
+          if (res.statusCode === 201) this.sent++;
+          else this.failed++;
+          resolve();
+        });
+      });
+      req.on('error', () => {
+        this.failed++;
+        resolve();
+      });
+      req.end(body);
+    });
+  }
+  async run(seconds: number): Promise<void> {
+    const t0 = Date.now();
+    let i = 0;
+    const inflight = new Set<Promise<void>>();
+    while (!this.stopped && Date.now() - t0 < seconds * 1000) {
+      const due = Math.floor(((Date.now() - t0) / 1000) * RATE);
+      while (i < due && inflight.size < 64) {
+        const p: Promise<void> = this.post(i++).then(() => {
+          inflight.delete(p);
+        });
+        inflight.add(p);
+      }
+      await sleep(5);
+    }
+    await Promise.all(inflight);
+    this.agent.destroy();
+  }
+}
+
+async function fillArchive(path: string, n: number): Promise<void> {
+  const store = new SqliteEventStore({ path });
+  const now = Date.now();
+  for (let i = 0; i < n; i++) await store.create(event(i, now) as never, { occurrence: {} });
+  await store.close();
+}
+
+async function throughput(broker: string): Promise<void> {
+  const db = join(dir, 'throughput.db');
+  let t = performance.now();
+  await fillArchive(db, N);
+  console.log(`archive: ${N} changes written in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+
+  // Baseline: the same records, built beforehand, produced by the same client with the same settings.
+  const log = new SqliteExportLog({ path: db });
+  const batches: ReturnType<typeof kafkaMessage>[][] = [];
+  for (let after = 0; ; ) {
+    const changes = await log.read(after, BATCH);
+    if (changes.length === 0) break;
+    batches.push(changes.map((c) => kafkaMessage(recordOf('occurrences', fieldsOf(c), undefined, undefined)!)));
+    after = changes.at(-1)!.id;
+  }
+  const kafka = new Kafka({ clientId: 'bench', brokers: [broker], logLevel: logLevel.NOTHING });
+  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: true });
+  await producer.connect();
+  await producer.sendBatch({ topicMessages: [{ topic: 'baseline', messages: batches[0]!.slice(0, 1) }], acks: -1 });
+  t = performance.now();
+  for (const messages of batches) await producer.sendBatch({ topicMessages: [{ topic: 'baseline', messages }], acks: -1 });
+  const baseSeconds = (performance.now() - t) / 1000;
+  await producer.disconnect();
+  const baseRate = N / baseSeconds;
+
+  const head = await log.head();
+  t = performance.now();
+  const exporter = await start(['export', '--config', config(broker, 'kevents'), '--from', `sqlite:${db}`, '--listen', '127.0.0.1:0'], /readiness on (http:\/\/\S+)/);
+  let firstAt: number | undefined;
+  for (;;) {
+    const p = (await log.getPosition('kafka'))?.position ?? 0;
+    if (p > 0) firstAt ??= performance.now();
+    if (p >= head) break;
+    await sleep(20);
+  }
+  const total = (performance.now() - t) / 1000;
+  const steady = (performance.now() - firstAt!) / 1000;
+  await stop(exporter.child);
+  await log.close();
+  console.log(`throughput: direct kafkajs ${Math.round(baseRate)} records/s (${baseSeconds.toFixed(2)} s)`);
+  console.log(`throughput: kevents export ${Math.round(N / total)} events/s including process start (${total.toFixed(2)} s), ${Math.round(N / steady)} events/s from the first batch; ${((N / steady / baseRate) * 100).toFixed(0)}% of direct`);
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+async function latency(broker: string): Promise<void> {
+  const db = join(dir, 'latency.db');
+  const serve = await start(['serve', '--storage', `sqlite:${db}`, '--listen', '127.0.0.1:0', '--sinks', config(broker, 'latency')], /listening on (http:\/\/\S+)/);
+  const kafka = new Kafka({ clientId: 'bench', brokers: [broker], logLevel: logLevel.NOTHING });
+  const admin = kafka.admin();
+  await admin.connect();
+  await admin.createTopics({ topics: [{ topic: 'latency', numPartitions: 3 }], waitForLeaders: true });
+  await admin.disconnect();
+  const consumer = kafka.consumer({ groupId: `bench-${Date.now()}`, maxWaitTimeInMs: 10 });
+  await consumer.connect();
+  await consumer.subscribe({ topics: ['latency'], fromBeginning: true });
+  const delays: number[] = [];
+  await consumer.run({
+    eachBatch: async ({ batch }) => {
+      const now = Date.now();
+      for (const m of batch.messages) delays.push(now - Date.parse((JSON.parse(m.value!.toString()) as { observedTime: string }).observedTime));
+      await Promise.resolve();
+    },
+  });
+  await sleep(2_000);
+  const writer = new Writer(serve.url, 0);
+  await writer.run(SECONDS);
+  const deadline = Date.now() + 30_000;
+  while (delays.length < writer.sent && Date.now() < deadline) await sleep(100);
+  await consumer.disconnect();
+  await stop(serve.child);
+  delays.sort((a, b) => a - b);
+  console.log(`latency: ${writer.sent} creates at ${RATE}/s for ${SECONDS} s (${writer.failed} failed), ${delays.length} read back; archive commit to consumer p50 ${percentile(delays, 50)} ms, p99 ${percentile(delays, 99)} ms, max ${delays.at(-1)} ms`);
+}
+
+async function outage(paths: NonNullable<ReturnType<typeof sinkPaths>['kafka']>): Promise<void> {
+  const broker = await startKafka(paths);
+  const db = join(dir, 'outage.db');
+  const serve = await start(['serve', '--storage', `sqlite:${db}`, '--listen', '127.0.0.1:0'], /listening on (http:\/\/\S+)/);
+  await new Writer(serve.url, 0).run(1);
+  const exporter = await start(['export', '--config', config(broker.address, 'outage'), '--from', `sqlite:${db}`, '--listen', '127.0.0.1:0'], /readiness on (http:\/\/\S+)/);
+  const log = new SqliteExportLog({ path: db });
+  while (((await log.getPosition('kafka'))?.position ?? 0) < (await log.head())) await sleep(100);
+  await broker.down();
+  const writer = new Writer(serve.url, 1_000_000);
+  const writing = writer.run(OUTAGE_SECONDS);
+  const samples: { s: number; rss: number }[] = [];
+  const t0 = Date.now();
+  while (Date.now() - t0 < OUTAGE_SECONDS * 1000) {
+    await sleep(5_000);
+    samples.push({ s: Math.round((Date.now() - t0) / 1000), rss: rssMiB(exporter.child.pid!) });
+  }
+  await writing;
+  const head = await log.head();
+  await broker.up();
+  const t = performance.now();
+  while (((await log.getPosition('kafka'))?.position ?? 0) < head) await sleep(100);
+  const catchUp = (performance.now() - t) / 1000;
+  const rss = samples.map((x) => x.rss);
+  const firstMinute = samples.filter((x) => x.s <= 60).map((x) => x.rss);
+  const lastMinute = samples.filter((x) => x.s > OUTAGE_SECONDS - 60).map((x) => x.rss);
+  const mean = (a: number[]): number => a.reduce((x, y) => x + y, 0) / a.length;
+  console.log(`outage: broker down ${OUTAGE_SECONDS} s while ${writer.sent} creates arrived (${writer.failed} failed); exporter RSS MiB min ${Math.min(...rss).toFixed(1)}, max ${Math.max(...rss).toFixed(1)}, first-minute mean ${mean(firstMinute).toFixed(1)}, last-minute mean ${mean(lastMinute).toFixed(1)}`);
+  console.log(`outage: samples ${samples.map((x) => `${x.s}s=${x.rss.toFixed(0)}`).join(' ')}`);
+  console.log(`outage: caught up ${writer.sent} changes in ${catchUp.toFixed(1)} s once the broker was back`);
+  await log.close();
+  await stop(exporter.child);
+  await stop(serve.child);
+  await broker.stop();
+}
+
+const paths = sinkPaths(['kafka']).kafka;
+if (paths === undefined) throw new Error('Kafka could not be set up: run node scripts/sinks.mjs --only kafka');
+if (only.includes('throughput') || only.includes('latency')) {
+  const broker = await startKafka(paths);
+  if (only.includes('throughput')) await throughput(broker.address);
+  if (only.includes('latency')) await latency(broker.address);
+  await broker.stop();
+}
+if (only.includes('outage')) await outage(paths);
+process.exit(0);

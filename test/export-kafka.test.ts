@@ -1,0 +1,180 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, describe, it } from 'node:test';
+import { Kafka, logLevel } from 'kafkajs';
+import { SINK_TYPES, parseExportConfig } from '../src/export/index.js';
+import type { ExportRecord } from '../src/export/index.js';
+import { noopLogger } from '../src/internal/index.js';
+import { Workload, archiveChanges } from './support/event-workload.js';
+import { startExport, stopExport } from './support/export-process.js';
+import type { ExportProcess } from './support/export-process.js';
+import { startServer } from './support/server-process.js';
+import { sinkPaths, startKafka } from './support/sink-servers.js';
+
+/**
+ * Kafka end to end: a real KRaft broker (jars from Maven Central, started by
+ * scripts/sinks.mjs's setup), `kevents export` producing the archive's changes
+ * to an upsert topic (key = event uid: the last message of a key is the event
+ * at its final count) and an occurrences topic (Warnings routed to a topic of
+ * their own); the broker is down for a minute (SIGKILL, then restarted on its
+ * data) while the exporter is killed with SIGKILL twice. A consumer reading
+ * both topics from the start must find every change under its id, and no id
+ * that is not one.
+ */
+
+const OUTAGE_MS = Number(process.env.KEVENTS_EXPORT_OUTAGE_MS ?? 60_000);
+const paths = sinkPaths(['kafka']);
+
+interface Message {
+  topic: string;
+  key: string;
+  id: string;
+  value: any;
+}
+
+async function until(what: string, fn: () => Promise<boolean> | boolean, timeoutMs = 180_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await fn())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await sleep(250);
+  }
+}
+
+void describe('kevents export to Kafka', { skip: paths.kafka === undefined ? 'Kafka could not be set up (scripts/sinks.mjs)' : false }, () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kevents-export-kafka-'));
+  const cleanups: (() => Promise<unknown>)[] = [];
+  after(async () => {
+    for (const c of cleanups.reverse()) await c().catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  void it('reads back which records of a batch the broker already holds, across partitions and topics, and nothing else', { timeout: 300_000 }, async () => {
+    const broker = await startKafka(paths.kafka!);
+    cleanups.push(() => broker.stop());
+    const sinkType = SINK_TYPES.kafka!;
+    const { options } = parseExportConfig(`sinks:\n  - { name: k, type: kafka, brokers: [${broker.address}], topic: check-a }\n`).sinks[0]!;
+    const record = (i: number, topic?: string): ExportRecord => ({
+      id: `uid-${i % 7}.${i}`,
+      documentId: `uid-${i % 7}.${i}`,
+      key: `uid-${i % 7}`,
+      version: i,
+      policy: 'occurrences',
+      fields: {} as never,
+      payload: { i },
+      ...(topic !== undefined ? { topic } : {}),
+    });
+    const signal = new AbortController().signal;
+    const first = sinkType.create(options, { logger: noopLogger, env: {} });
+    // Nothing produced yet (the topics do not even exist): nothing is held.
+    assert.deepEqual([...(await first.delivered!([record(0), record(1, 'check-b')], signal))], []);
+    const sent = Array.from({ length: 40 }, (_, i) => record(i, i % 3 === 0 ? 'check-b' : undefined));
+    await first.send(sent, signal);
+    await first.close();
+    // A new producer session (as after a crash) asks about the batch it would send again, plus records never sent.
+    const second = sinkType.create(options, { logger: noopLogger, env: {} });
+    const batch = [...sent.slice(25), ...Array.from({ length: 10 }, (_, i) => record(100 + i, i % 2 === 0 ? 'check-b' : undefined))];
+    const held = await second.delivered!(batch, signal);
+    assert.deepEqual([...held].sort(), sent.slice(25).map((r) => r.id).sort());
+    await second.close();
+  });
+
+  void it('delivers upserts and occurrences through a broker outage and two kill -9s', { timeout: 900_000 }, async () => {
+    const broker = await startKafka(paths.kafka!);
+    cleanups.push(() => broker.stop());
+    const db = join(dir, 'events.db');
+    const server = await startServer(['--storage', `sqlite:${db}`]);
+    cleanups.push(() => server.stop());
+    const config = join(dir, 'export.yaml');
+    writeFileSync(
+      config,
+      `sinks:
+  - name: upserts
+    type: kafka
+    brokers: [${broker.address}]
+    topic: events-upsert
+    policy: upsert
+    batchSize: 50
+    retry: { initialBackoff: 200ms, maxBackoff: 3s }
+  - name: history
+    type: kafka
+    brokers: [${broker.address}]
+    topic: events-occurrences
+    policy: occurrences
+    retry: { initialBackoff: 200ms, maxBackoff: 3s }
+route:
+  drop: [{ namespace: kube-system }]
+  sinks: [upserts]
+  routes:
+    - sinks: [history]
+      routes:
+        - match: [{ type: Warning }]
+          topic: events-warnings
+          sinks: [history]
+`,
+    );
+    let exporter: ExportProcess = await startExport(config, `sqlite:${db}`);
+    cleanups.push(() => stopExport(exporter, 'SIGKILL'));
+    const load = new Workload(server.url);
+    await load.core('crash', 'app', 'Warning', 'BackOff');
+    for (let i = 0; i < 4; i++) await load.bumpCore('crash');
+    await load.core('dropped', 'kube-system');
+    for (let i = 0; i < 3; i++) await load.round(i);
+    await sleep(1_000);
+    await stopExport(exporter, 'SIGKILL');
+    await load.round(3);
+    exporter = await startExport(config, `sqlite:${db}`);
+    await broker.down();
+    const outageEnds = Date.now() + OUTAGE_MS;
+    await load.round(4);
+    await sleep(Math.min(3_000, OUTAGE_MS / 3));
+    await stopExport(exporter, 'SIGKILL');
+    await load.round(5);
+    exporter = await startExport(config, `sqlite:${db}`);
+    await load.round(6);
+    const wait = outageEnds - Date.now();
+    if (wait > 0) await sleep(wait);
+    await broker.up();
+
+    const { changeIds, events, finalCount } = await archiveChanges(server.url);
+    const messages: Message[] = [];
+    const kafka = new Kafka({ clientId: 'kevents-test', brokers: [broker.address], logLevel: logLevel.NOTHING });
+    const consumer = kafka.consumer({ groupId: `test-${Date.now()}` });
+    await consumer.connect();
+    cleanups.push(() => consumer.disconnect());
+    await until('the topics exist', async () => {
+      const admin = kafka.admin();
+      await admin.connect();
+      const topics = await admin.listTopics();
+      await admin.disconnect();
+      return ['events-upsert', 'events-occurrences', 'events-warnings'].every((t) => topics.includes(t));
+    });
+    await consumer.subscribe({ topics: ['events-upsert', 'events-occurrences', 'events-warnings'], fromBeginning: true });
+    await consumer.run({
+      eachMessage: async ({ topic, message }) => {
+        messages.push({ topic, key: message.key!.toString(), id: message.headers!['kevents-id']!.toString(), value: JSON.parse(message.value!.toString()) });
+        await Promise.resolve();
+      },
+    });
+    const history = (): Message[] => messages.filter((m) => m.topic !== 'events-upsert');
+    await until('every occurrence is in Kafka', () => new Set(history().map((m) => m.id)).size >= changeIds.length);
+    const last = (): Map<string, Message> => new Map(messages.filter((m) => m.topic === 'events-upsert').map((m) => [m.key, m]));
+    await until('every event is in Kafka at its final count', () => [...events].every((uid) => last().get(uid)?.value.count === finalCount.get(uid)));
+
+    assert.deepEqual([...new Set(history().map((m) => m.id))].sort(), changeIds);
+    for (const m of history()) assert.equal(m.topic === 'events-warnings', m.value.type === 'Warning', `${m.id} went to ${m.topic}`);
+    assert.deepEqual([...last().keys()].sort(), [...events].sort());
+    for (const [uid, m] of last()) {
+      assert.equal(m.value.count, finalCount.get(uid), `event ${uid}`);
+      assert.equal(m.key, m.value.uid);
+    }
+    // Nothing twice: the producer's idempotence within a session, and the sink's read-back of the tail after a crash or a lost connection.
+    const upserts = messages.filter((m) => m.topic === 'events-upsert');
+    assert.equal(history().length, changeIds.length, 'every change is in Kafka once');
+    assert.equal(upserts.length, new Set(upserts.map((m) => m.id)).size, 'no upsert message twice');
+    process.stdout.write(`# ${changeIds.length} changes of ${events.size} events; ${upserts.length} upsert messages\n`);
+    await stopExport(exporter, 'SIGTERM');
+  });
+});

@@ -137,7 +137,6 @@ export async function startKafka(paths: NonNullable<SinkPaths['kafka']>): Promis
       'transaction.state.log.min.isr=1',
       'group.initial.rebalance.delay.ms=0',
       'auto.create.topics.enable=true',
-      'log.flush.interval.messages=1',
       '',
     ].join('\n'),
   );

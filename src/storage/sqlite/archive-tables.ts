@@ -309,10 +309,11 @@ export class ArchiveTables {
 }
 
 /** decodeOccurrence rebuilds an occurrence from its row and the version it describes (or, for rows of earlier layouts, its body). */
-export function decodeOccurrence(row: OccurrenceRow): Occurrence {
+export function decodeOccurrence(row: OccurrenceRow, decoded?: CoreEvent): Occurrence {
   if (row.body !== null) return decodeBody(row.id, row.body);
   if (row.object === null) throw new Error(`occurrence ${row.id}: the event version it describes is missing`);
-  const event = decodeEvent(decodeObject(row.object), row.id);
+  // A caller that needs the event as well passes it decoded, so the stored object is decoded once.
+  const event = decoded ?? decodeEvent(decodeObject(row.object), row.id);
   const observedTime = row.observed_time ?? formatMicroTime({ epochMicros: BigInt(row.observed_us) })!;
   const change = { countBefore: row.count_before, countAfter: row.count_after };
   return occurrenceOf(event, change, { observedTime, cluster: row.cluster ?? undefined }, row.id);

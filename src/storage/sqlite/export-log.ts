@@ -80,8 +80,9 @@ export class SqliteExportLog implements ExportLog {
   read(after: number, limit: number): Promise<ExportChange[]> {
     return this.run(() =>
       this.stmt.read.all(after, limit).map((row) => {
-        const change: ExportChange = { id: row.id, observedMicros: row.observed_us, occurrence: decodeOccurrence(row) };
-        if (row.object !== null) change.event = decodeEvent(decodeObject(row.object), row.id);
+        const event = row.object !== null ? decodeEvent(decodeObject(row.object), row.id) : undefined;
+        const change: ExportChange = { id: row.id, observedMicros: row.observed_us, occurrence: decodeOccurrence(row, event) };
+        if (event !== undefined) change.event = event;
         return change;
       }),
     );

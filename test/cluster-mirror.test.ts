@@ -10,7 +10,7 @@ import type { ControlPlane } from './support/control-plane.js';
 import { legacyEvent, request } from './support/http.js';
 import { findKubectls, runKubectl } from './support/kubectl.js';
 import { CLI, startServer } from './support/server-process.js';
-import { waitForMirror } from './support/mirror-process.js';
+import { mirrorMetric, waitForMirror } from './support/mirror-process.js';
 import type { MirrorProcess } from './support/mirror-process.js';
 import { makeCertificates } from './support/tls.js';
 
@@ -225,6 +225,12 @@ void describe('kevents in the cluster', { timeout: 600_000 }, () => {
     const leaseMs = 3_000;
     const flags = ['--to', `${POSTGRES_URL}?schema=${schema}`, '--leader-elect', '--leader-elect-lease-duration', '3s', '--leader-elect-renew-deadline', '2s', '--leader-elect-retry-period', '500ms'];
     mirrors.push(await startMirror(cp, saDir, flags), await startMirror(cp, saDir, flags));
+    // The load bumps its events, so it starts once a leader has committed its first list: a bump
+    // that list already saw would be folded into the event's first archived state.
+    await until('a replica leads and has listed the source', async () => {
+      for (const m of mirrors) if ((await isLeader(m)) && (await mirrorMetric(m, 'kevents_mirror_ready')) === 1) return true;
+      return false;
+    });
     // Load: new events, and count bumps of earlier ones, one request at a time, all through the test.
     const counts = new Map<string, number>();
     let stopLoad = false;

@@ -187,6 +187,101 @@ void describe('mirror (in process, against kevents serve)', () => {
     assert.deepEqual(calls, ['list', 'watch 1', 'watch 2']);
   });
 
+  void it('loses no change when it dies after any commit: between its list and its watch, in the replay, on the live stream', async () => {
+    const v1Path = '/apis/events.k8s.io/v1/namespaces/default/events';
+    const v1Event = {
+      metadata: { name: 'v', namespace: 'default' },
+      eventTime: '2025-01-01T00:00:00.000000Z',
+      reportingController: 'kevents.io/test',
+      reportingInstance: 'test-1',
+      action: 'Pulling',
+      reason: 'Pulling',
+      regarding: { kind: 'Pod', namespace: 'default', name: 'pod-v' },
+      note: 'pulling',
+      type: 'Normal',
+    };
+    const corePath = '/api/v1/namespaces/default/events';
+    const merge = 'application/merge-patch+json';
+    /**
+     * run mirrors a new source into a new archive with a mirror that dies after `dieAfter` commits
+     * (every later write fails before reaching the archive, as after kill -9), then with a second
+     * mirror that resumes from the archive's checkpoint. The source changes between the first list
+     * and its watch (the watch replays those from history), then after the first watched change
+     * (the watch gets those live).
+     */
+    const run = async (dieAfter: number): Promise<{ commits: number; want: string[]; have: string[] }> => {
+      const src = await startSource();
+      for (const n of ['a', 'b']) await send(src.url, 'POST', corePath, coreEvent(n));
+      await send(src.url, 'POST', v1Path, v1Event);
+      const client = await clientOf(src.url);
+      const afterList = async (): Promise<void> => {
+        await bump(src.url, 'a', 2);
+        await bump(src.url, 'a', 3);
+        await send(src.url, 'POST', corePath, coreEvent('c'));
+        await send(src.url, 'PATCH', `${v1Path}/v`, { series: { count: 2, lastObservedTime: '2025-01-01T00:00:09.000000Z' } }, merge);
+      };
+      const live = async (): Promise<void> => {
+        await bump(src.url, 'b', 2);
+        await send(src.url, 'PATCH', `${corePath}/b`, { message: 'back-off b again' }, merge);
+        await send(src.url, 'PATCH', `${corePath}/b`, { metadata: { labels: { touched: 'yes' } } }, merge);
+        await send(src.url, 'DELETE', `${corePath}/c`, {});
+        await bump(src.url, 'a', 4);
+      };
+      let listed: Promise<void> | undefined;
+      let watched: Promise<void> | undefined;
+      const racing: MirrorSource = {
+        async list(options) {
+          const page = await client.list(options);
+          await (listed ??= afterList());
+          return page;
+        },
+        async *watch(options) {
+          for await (const frame of client.watch(options)) {
+            yield frame;
+            await (watched ??= live());
+          }
+        },
+      };
+      const archive = new MemoryEventStore();
+      let commits = 0;
+      const dying = new Proxy(archive, {
+        get(target, p) {
+          if (p === 'applyArchiveBatch') {
+            return (batch: Parameters<ArchiveStore['applyArchiveBatch']>[0]) => {
+              if (commits >= dieAfter) return Promise.reject(new Error('killed'));
+              commits++;
+              return target.applyArchiveBatch(batch);
+            };
+          }
+          const v = Reflect.get(target, p) as unknown;
+          return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+        },
+      });
+      const complete = async (): Promise<boolean> => (await archive.getCheckpoint('test'))?.resourceVersion === String(await src.store.currentResourceVersion());
+      const first = createMirror({ source: racing, sourceId: 'test', store: dying, maxBatch: 1 });
+      void first.run();
+      await until('the first mirror died or archived everything', async () => commits >= dieAfter || (watched !== undefined && (await watched.then(complete))));
+      await first.stop();
+      const made = commits;
+      // The source changes on while no mirror runs.
+      await (listed ??= afterList());
+      await (watched ??= live());
+      const second = createMirror({ source: client, sourceId: 'test', store: archive, maxBatch: 1 });
+      void second.run();
+      await until('the second mirror archived everything', complete);
+      await second.stop();
+      return { commits: made, want: history((await src.store.listOccurrences({})).items), have: history(await occurrencesOf(archive)) };
+    };
+    const whole = await run(Number.MAX_SAFE_INTEGER);
+    assert.deepEqual(whole.want, ['a 0->1', 'a 1->2', 'a 2->3', 'a 3->4', 'b 0->1', 'b 1->2', 'b 2->2', 'c 0->1', 'v 0->1', 'v 1->2']);
+    assert.deepEqual(whole.have, whole.want);
+    // From its first commit (the first list) on: what happens before a mirror's first list is committed it cannot see.
+    for (let k = 1; k < whole.commits; k++) {
+      const r = await run(k);
+      assert.deepEqual(r.have, r.want, `the first mirror died after ${k} of ${whole.commits} commits`);
+    }
+  });
+
   void it('is not ready until synced, and stops being ready when the watch stalls', async () => {
     const clock = new FakeClock();
     let release: (() => void) | undefined;

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { CLI } from './server-process.js';
+import { until } from './wait.js';
 
 /** MirrorProcess is a running `kevents mirror` child process. */
 export interface MirrorProcess {
@@ -58,4 +59,16 @@ export async function mirrorMetric(m: MirrorProcess, name: string): Promise<numb
   const text = await (await fetch(`${m.metricsUrl}/metrics`)).text();
   const line = text.split('\n').find((l) => l.startsWith(`${name} `));
   return line === undefined ? Number.NaN : Number(line.split(' ')[1]);
+}
+
+/**
+ * untilListed waits until a mirror has committed its first list of the source (kevents_mirror_ready
+ * is 1 once it has). A change the source makes before that list is read is folded into the state
+ * the list finds (two changes of one event become one): it happened before the mirror could see
+ * it. A test whose ground truth holds every change of the source therefore changes events (other
+ * than creating them) only after this. The mirror's readiness line is printed while that list may
+ * still be on its way to the source, so the line alone is not enough.
+ */
+export async function untilListed(m: MirrorProcess, timeoutMs = 60_000): Promise<void> {
+  await until('the mirror committed its first list of the source', async () => (await mirrorMetric(m, 'kevents_mirror_ready')) === 1, timeoutMs, 50);
 }

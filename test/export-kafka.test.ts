@@ -71,6 +71,11 @@ void describe('kevents export to Kafka', { skip: paths.kafka === undefined ? 'Ka
     // Nothing produced yet (the topics do not even exist): nothing is held.
     assert.deepEqual([...(await first.delivered!([record(0), record(1, 'check-b')], signal))], []);
     const sent = Array.from({ length: 40 }, (_, i) => record(i, i % 3 === 0 ? 'check-b' : undefined));
+    // Topics the broker creates on first use have no leader for a moment: create them, and wait for their leaders.
+    const admin = new Kafka({ clientId: 'kevents-test', brokers: [broker.address], logLevel: logLevel.NOTHING }).admin();
+    await admin.connect();
+    await admin.createTopics({ topics: [{ topic: 'check-a', numPartitions: 3 }, { topic: 'check-b', numPartitions: 3 }], waitForLeaders: true });
+    await admin.disconnect();
     await first.send(sent, signal);
     await first.close();
     // A new producer session (as after a crash) asks about the batch it would send again, plus records never sent.

@@ -56,7 +56,7 @@ function bareImports(dir: string): Set<string> {
   const names = new Set<string>();
   for (const f of readdirSync(dir).filter((n) => n.endsWith('.js'))) {
     const text = readFileSync(join(dir, f), 'utf8');
-    for (const m of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\brequireCjs\(\s*|\brequire\(\s*)["']([^"'./][^"']*)["']/g)) {
+    for (const m of text.matchAll(/(?:(?<![-\w$.])from\s*|\bimport\s*\(\s*|\brequireCjs\(\s*|\brequire\(\s*)["']([^"'./][^"']*)["']/g)) {
       const spec = m[1]!;
       if (spec.startsWith('node:') || builtinModules.includes(spec)) continue;
       names.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!);

@@ -1,10 +1,9 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { createConsoleLogger } from '../internal/index.js';
 import type { LogLevel } from '../internal/index.js';
-import { CliError, UsageError } from './errors.js';
+import { UsageError } from './errors.js';
 import { startExport } from './export-sinks.js';
+import { listenHealth } from './health-server.js';
 import type { CliIO } from './run.js';
 import { parseListen } from './serve.js';
 import { describeStorage, parseStorageSpec } from './storage-spec.js';
@@ -28,57 +27,21 @@ export async function runExport(flags: ExportFlags, io: CliIO): Promise<void> {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'kevents_' });
   const run = await startExport(spec, flags.config, { logger, registry, flag: '--from' });
-  const http = createServer((req, res) => {
-    const path = (req.url ?? '').split('?')[0];
-    if (path === '/metrics') {
-      registry.metrics().then(
-        (text) => {
-          res.writeHead(200, { 'Content-Type': registry.contentType });
-          res.end(text);
-        },
-        (e: unknown) => {
-          res.writeHead(500);
-          res.end(String(e));
-        },
-      );
-      return;
-    }
-    if (path === '/healthz' || path === '/livez') {
-      res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
-      res.end('ok');
-      return;
-    }
-    if (path === '/readyz') {
-      const r = run.exporter.readiness();
-      res.writeHead(r.ready ? 200 : 500, { 'Content-Type': 'text/plain; charset=utf-8' });
-      res.end(r.ready ? 'ok' : `[-]export failed: ${r.message}\nreadyz check failed`);
-      return;
-    }
-    res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' });
-    res.end('not found');
-  });
-  let address: AddressInfo;
+  let health;
   try {
-    address = await new Promise<AddressInfo>((resolve, reject) => {
-      http.once('error', reject);
-      http.listen(port, host, () => resolve(http.address() as AddressInfo));
-    });
+    health = await listenHealth({ host, port, registry, checks: () => [{ name: 'export', check: () => run.exporter.readiness() }] });
   } catch (e) {
     await run.stop();
-    throw new CliError(`cannot listen on ${host}:${port}: ${(e as Error).message}`);
+    throw e;
   }
-  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   io.stdout.write(
     [
       `kevents export: ${describeStorage(spec)} -> ${run.sinks.join(', ')} (SIGHUP reloads ${flags.config})`,
-      `  metrics and readiness on http://${shownHost}:${address.port} (/metrics, /readyz)`,
+      `  metrics and readiness on ${health.origin} (/metrics, /readyz)`,
       '',
     ].join('\n'),
   );
   await untilSignal(logger);
   await run.stop();
-  await new Promise<void>((resolve) => {
-    http.close(() => resolve());
-    http.closeAllConnections();
-  });
+  await health.close();
 }

@@ -1,5 +1,3 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { KubeConnection, RestClient, UrlConnection, createEventsClient, loadKubeConfig, namespaceOf } from '../client/index.js';
 import type { EventsClient } from '../client/index.js';
@@ -10,6 +8,7 @@ import type { Mirror, Readiness, Retention } from '../mirror/index.js';
 import { isArchiveStore } from '../storage/index.js';
 import type { ArchiveStore, EventStore } from '../storage/index.js';
 import type { ExportRun } from './export-sinks.js';
+import { listenHealth } from './health-server.js';
 import { untilSignal } from './until-signal.js';
 import { CliError, UsageError } from './errors.js';
 import { parseGoDuration } from './go-duration.js';
@@ -255,63 +254,31 @@ export async function runMirror(flags: MirrorFlags, io: CliIO): Promise<void> {
       throw e;
     }
   }
-  const http = createServer((req, res) => {
-    const path = (req.url ?? '').split('?')[0];
-    if (path === '/metrics') {
-      registry.metrics().then(
-        (text) => {
-          res.writeHead(200, { 'Content-Type': registry.contentType });
-          res.end(text);
-        },
-        (e: unknown) => {
-          res.writeHead(500);
-          res.end(String(e));
-        },
-      );
-      return;
-    }
-    if (path === '/healthz' || path === '/livez') {
-      res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
-      res.end('ok');
-      return;
-    }
-    if (path === '/readyz') {
-      const checks = [['mirror', run.readiness()] as const, ...(exporting !== undefined ? [['export', exporting.exporter.readiness()] as const] : [])];
-      const failed = checks.filter(([, r]) => !r.ready);
-      res.writeHead(failed.length === 0 ? 200 : 500, { 'Content-Type': 'text/plain; charset=utf-8' });
-      res.end(failed.length === 0 ? 'ok' : `${failed.map(([name, r]) => `[-]${name} failed: ${r.message}`).join('\n')}\nreadyz check failed`);
-      return;
-    }
-    res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' });
-    res.end('not found');
-  });
-  let address: AddressInfo;
+  let health;
   try {
-    address = await new Promise<AddressInfo>((resolve, reject) => {
-      http.once('error', reject);
-      http.listen(port, host, () => resolve(http.address() as AddressInfo));
+    health = await listenHealth({
+      host,
+      port,
+      registry,
+      checks: () => [{ name: 'mirror', check: () => run.readiness() }, ...(exporting !== undefined ? [{ name: 'export', check: () => exporting.exporter.readiness() }] : [])],
     });
   } catch (e) {
     await exporting?.stop();
     await run.stop();
     await store.close();
-    throw new CliError(`cannot listen on ${host}:${port}: ${(e as Error).message}`);
+    throw e;
   }
-  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   io.stdout.write(
     [
       `kevents mirror: ${run.source} -> ${describeStorage(spec)}${flags.cluster ? ` (cluster ${flags.cluster})` : ''}`,
-      `  metrics and readiness on http://${shownHost}:${address.port} (/metrics, /readyz)`,
+      `  metrics and readiness on ${health.origin} (/metrics, /readyz)`,
       '',
     ].join('\n'),
   );
   const lost = await Promise.race([untilSignal(logger).then(() => undefined), ...(run.lost !== undefined ? [run.lost] : [])]);
   await exporting?.stop();
   await run.stop();
-  await new Promise<void>((resolve) => {
-    http.close(() => resolve());
-    http.closeAllConnections();
-  });
+  await health.close();
   await store.close();
   if (lost !== undefined) {
     const { leadershipLost } = await import('./mirror-leader.js');

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +9,7 @@ import pg from 'pg';
 import { startExport, stopExport } from './support/export-process.js';
 import type { ExportProcess } from './support/export-process.js';
 import { Workload, archiveChanges } from './support/event-workload.js';
-import { startServer } from './support/server-process.js';
+import { CLI, startServer } from './support/server-process.js';
 
 /**
  * Export from PostgreSQL end to end: two `kevents serve` replicas over one
@@ -120,5 +121,18 @@ void describe('kevents export from PostgreSQL', () => {
     for (let k = 1; k < ids.length; k++) if (ids[k]! < ids[k - 1]!) backs++;
     assert.ok(backs <= 1, `the exporter went back ${backs} times (once at most: the restart after the kill)`);
     await stopExport(exporter, 'SIGTERM');
+  });
+
+  void it('refuses a store that keeps no export log, and a schema that holds no archive, with a one-line error', () => {
+    writeFileSync(join(dir, 'refused.yaml'), sinkConfig('lines', join(dir, 'refused.jsonl')));
+    const run = (from: string): { status: number | null; stderr: string } =>
+      spawnSync(process.execPath, [CLI, 'export', '--config', join(dir, 'refused.yaml'), '--from', from, '--listen', '127.0.0.1:0'], { encoding: 'utf8', timeout: 30_000 });
+    const memory = run('memory:');
+    assert.equal(memory.status, 2, memory.stderr);
+    assert.match(memory.stderr, /--from needs an archive in SQLite \(sqlite:PATH\) or PostgreSQL \(postgres:\/\/…\); a memory store keeps no export log/);
+    const empty = run(`${POSTGRES_URL}?schema=${schema}_none`);
+    assert.equal(empty.status, 1, empty.stderr);
+    assert.match(empty.stderr, new RegExp(`cannot open the archive in schema ${schema}_none: schema ${schema}_none holds no archive \\(start kevents serve or kevents mirror on it first\\)`));
+    assert.equal(empty.stderr.trim().split('\n').length, 1, empty.stderr);
   });
 });

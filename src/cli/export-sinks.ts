@@ -3,6 +3,7 @@ import { createExporter, isConfigError, loadExportConfig } from '../export/index
 import type { Exporter } from '../export/index.js';
 import { realClock } from '../internal/index.js';
 import type { Logger } from '../internal/index.js';
+import type { ExportLog } from '../storage/index.js';
 import { CliError, UsageError } from './errors.js';
 import type { StorageSpec } from './storage-spec.js';
 
@@ -16,12 +17,14 @@ export interface ExportRun {
 
 /**
  * startExport composes the exporter of `--config`/`--sinks FILE` over an
- * archive: the archive's export log (the one place that names its class), the
+ * archive: the archive's export log (the one place that names its classes), the
  * config, and a SIGHUP handler that reloads the config (a config with errors
  * is logged and the running one kept).
  */
 export async function startExport(spec: StorageSpec, configFile: string, deps: { logger: Logger; registry?: Registry; flag: string }): Promise<ExportRun> {
-  if (spec.kind !== 'sqlite') throw new UsageError(`${deps.flag} needs an SQLite archive (sqlite:PATH); exporting from ${spec.kind} is not supported yet`);
+  if (spec.kind !== 'sqlite' && spec.kind !== 'postgres') {
+    throw new UsageError(`${deps.flag} needs an archive in SQLite (sqlite:PATH) or PostgreSQL (postgres://…); a ${spec.kind} store keeps no export log`);
+  }
   let config;
   try {
     config = await loadExportConfig(configFile);
@@ -29,11 +32,9 @@ export async function startExport(spec: StorageSpec, configFile: string, deps: {
     if (isConfigError(e)) throw new CliError(`invalid export config:\n${e.message}`, { cause: e });
     throw e;
   }
-  const path = await import('node:path');
-  const { SqliteExportLog } = await import('../storage/sqlite/index.js');
-  let log;
+  let log: ExportLog;
   try {
-    log = new SqliteExportLog({ path: path.resolve(spec.path) });
+    log = await openExportLog(spec);
   } catch (e) {
     throw new CliError((e as Error).message, { cause: e });
   }
@@ -68,4 +69,15 @@ export async function startExport(spec: StorageSpec, configFile: string, deps: {
       await log.close();
     },
   };
+}
+
+/** openExportLog opens the export log of an SQLite or PostgreSQL archive; each backend loads only when asked for. */
+async function openExportLog(spec: Extract<StorageSpec, { kind: 'sqlite' | 'postgres' }>): Promise<ExportLog> {
+  if (spec.kind === 'postgres') {
+    const { PostgresExportLog } = await import('../storage/postgres/index.js');
+    return PostgresExportLog.open({ connectionString: spec.url });
+  }
+  const path = await import('node:path');
+  const { SqliteExportLog } = await import('../storage/sqlite/index.js');
+  return new SqliteExportLog({ path: path.resolve(spec.path) });
 }

@@ -4,7 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, describe, it } from 'node:test';
+import pg from 'pg';
 import type { CoreEvent } from '../api/index.js';
+import type { EventStore, ExportLog } from '../storage/index.js';
+import { PostgresEventStore, PostgresExportLog } from '../storage/postgres/index.js';
 import { SqliteEventStore, SqliteExportLog } from '../storage/sqlite/index.js';
 import { parseExportConfig } from './config.js';
 import { createExporter } from './exporter.js';
@@ -51,17 +54,53 @@ async function until(what: string, fn: () => boolean | Promise<boolean>): Promis
   }
 }
 
-void describe('exporter over an SQLite archive', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'kevents-exporter-'));
-  after(() => rmSync(dir, { recursive: true, force: true }));
+/** Archive is a fresh archive of one backend: its store, an export log over it, and how to remove both. */
+interface Archive {
+  store: EventStore;
+  log: ExportLog;
+  destroy: () => Promise<void>;
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'kevents-exporter-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+let n = 0;
+
+/** POSTGRES_URL is the test database: the machine's PostgreSQL unless KEVENTS_TEST_POSTGRES says otherwise. */
+const POSTGRES_URL = process.env.KEVENTS_TEST_POSTGRES ?? 'postgres://postgres@127.0.0.1:55432/test';
+const admin = new pg.Pool({ connectionString: POSTGRES_URL, max: 1 });
+after(() => admin.end());
+
+const BACKENDS: Record<string, () => Promise<Archive>> = {
+  'an SQLite': () => {
+    const path = join(dir, `a${n++}.db`);
+    const store = new SqliteEventStore({ path });
+    const log = new SqliteExportLog({ path });
+    return Promise.resolve({ store, log, destroy: () => log.close().then(() => store.close()) });
+  },
+  'a PostgreSQL': async () => {
+    const schema = `kevents_exporter_${process.pid}_${n++}`;
+    const store = new PostgresEventStore({ connectionString: POSTGRES_URL, schema, poolSize: 3 });
+    await store.ready();
+    const log = await PostgresExportLog.open({ connectionString: POSTGRES_URL, schema });
+    return {
+      store,
+      log,
+      destroy: async () => {
+        await log.close();
+        await store.close();
+        await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+      },
+    };
+  },
+};
+
+for (const [backend, open] of Object.entries(BACKENDS)) void describe(`exporter over ${backend} archive`, () => {
 
   void it('delivers through an outage, dead-letters what the sink refuses, and resumes at its position', async () => {
-    const path = join(dir, 'a.db');
-    const store = new SqliteEventStore({ path });
+    const { store, log, destroy } = await open();
     const sink = new FlakySink();
     SINK_TYPES.flaky = { fields: [], defaultPolicy: 'upsert', read: () => ({}), create: () => sink } satisfies SinkType;
     const config = parseExportConfig('sinks:\n  - name: f\n    type: flaky\n    batchSize: 3\n    retry: { maxAttempts: 2, initialBackoff: 1ms, maxBackoff: 5ms }\n');
-    const log = new SqliteExportLog({ path });
     const exporter = createExporter({ log, config, pollIntervalMs: 5 });
     for (const n of ['a', 'b', 'c', 'd']) await store.create(event(n), { occurrence: {} });
     for (let c = 2; c <= 4; c++) await store.guaranteedUpdate('prod', 'a', () => event('a', c), { occurrence: {} });
@@ -87,13 +126,11 @@ void describe('exporter over an SQLite archive', () => {
     await again.stop();
     assert.deepEqual(sink.received.slice(before).map((r) => [r.documentId, r.fields.count]), [['uid-b', 2]]);
     delete SINK_TYPES.flaky;
-    await log.close();
-    await store.close();
+    await destroy();
   });
 
   void it('asks a sink that can tell which records of a redelivery it holds, at start and after a failed send, and sends only the rest', async () => {
-    const path = join(dir, 'b.db');
-    const store = new SqliteEventStore({ path });
+    const { store, log, destroy } = await open();
     /** HalfSink takes the first record of a batch, then fails the send once, as a server that went away half way. */
     class HalfSink extends FlakySink {
       asked: string[][] = [];
@@ -115,7 +152,6 @@ void describe('exporter over an SQLite archive', () => {
     const sink = new HalfSink();
     SINK_TYPES.half = { fields: [], defaultPolicy: 'occurrences', read: () => ({}), create: () => sink } satisfies SinkType;
     const config = parseExportConfig('sinks:\n  - name: h\n    type: half\n    batchSize: 10\n    retry: { initialBackoff: 1ms, maxBackoff: 5ms }\n');
-    const log = new SqliteExportLog({ path });
     for (const n of ['a', 'b', 'c']) await store.create(event(n), { occurrence: {} });
     const exporter = createExporter({ log, config, pollIntervalMs: 5 });
     exporter.start();
@@ -135,7 +171,6 @@ void describe('exporter over an SQLite archive', () => {
     assert.equal(sink.asked.length, 3, 'asked once more, at the second start only');
     assert.deepEqual(sink.received.map((r) => r.fields.name), ['a', 'b', 'c', 'd', 'e']);
     delete SINK_TYPES.half;
-    await log.close();
-    await store.close();
+    await destroy();
   });
 });

@@ -1,2 +1,3 @@
 export * from './postgres-event-store.js';
 export * from './options.js';
+export * from './export-log.js';

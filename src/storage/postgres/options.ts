@@ -77,3 +77,18 @@ export const DEFAULT_POOL_SIZE = 10;
 export const DEFAULT_MAX_BATCH = 1_000;
 /** DEFAULT_WATCH_CACHE_SIZE covers a few seconds of changes at full ingest rate, which is how far back most watch resumes reach. */
 export const DEFAULT_WATCH_CACHE_SIZE = 8_192;
+
+/** splitSchema takes a `schema` parameter out of a connection string (PostgreSQL itself would refuse it as an unknown setting). */
+export function splitSchema(connectionString: string | undefined): { connectionString: string | undefined; schema: string | undefined } {
+  if (connectionString === undefined) return { connectionString, schema: undefined };
+  let url: URL;
+  try {
+    url = new URL(connectionString);
+  } catch {
+    return { connectionString, schema: undefined };
+  }
+  const schema = url.searchParams.get('schema') ?? undefined;
+  if (schema === undefined) return { connectionString, schema };
+  url.searchParams.delete('schema');
+  return { connectionString: url.toString(), schema };
+}

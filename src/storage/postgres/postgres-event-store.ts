@@ -50,6 +50,7 @@ import { ListQueries } from './list-query.js';
 import type { ListRow, ListScope } from './list-query.js';
 import { Maintenance } from './maintenance.js';
 import { DEFAULT_MAX_BATCH, DEFAULT_POOL_SIZE, DEFAULT_SCHEMA, DEFAULT_WATCH_CACHE_SIZE } from './options.js';
+import { splitSchema } from './options.js';
 import type { PgPool, PostgresEventStoreOptions } from './options.js';
 import { CURRENT, applySchema, checkSchemaName } from './schema.js';
 import { WriteBatch, fieldsOf, writeFunctionSql } from './write-batch.js';
@@ -524,21 +525,6 @@ export class PostgresEventStore implements ArchiveStore {
       });
     });
   }
-}
-
-/** splitSchema takes a `schema` parameter out of a connection string (PostgreSQL itself would refuse it as an unknown setting). */
-function splitSchema(connectionString: string | undefined): { connectionString: string | undefined; schema: string | undefined } {
-  if (connectionString === undefined) return { connectionString, schema: undefined };
-  let url: URL;
-  try {
-    url = new URL(connectionString);
-  } catch {
-    return { connectionString, schema: undefined };
-  }
-  const schema = url.searchParams.get('schema') ?? undefined;
-  if (schema === undefined) return { connectionString, schema };
-  url.searchParams.delete('schema');
-  return { connectionString: url.toString(), schema };
 }
 
 function rvOf(out: Outcome): number {

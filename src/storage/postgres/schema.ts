@@ -152,6 +152,32 @@ INSERT INTO ${s}.meta (name, value) SELECT 'bytes', coalesce(sum(char_length(obj
 }
 
 /**
+ * exportSql is what sinks keep in the archive (see PostgresExportLog): a
+ * position, with the state of its policy, per sink, and the records sinks
+ * refused for good, and `occ_id`, which the log reads occurrences by, in id
+ * order from a sink's position (ids only grow, so an append adds to the
+ * index's last page). The store creates it with the rest of the layout, and the
+ * export log too, so an exporter also works on a database an earlier build set
+ * up.
+ */
+export function exportSql(s: string): string {
+  return `
+CREATE INDEX IF NOT EXISTS occ_id ON ${s}.occurrences (id);
+CREATE TABLE IF NOT EXISTS ${s}.export_positions (sink text PRIMARY KEY, position bigint NOT NULL, state text, updated_at bigint NOT NULL);
+CREATE TABLE IF NOT EXISTS ${s}.export_dead_letters (
+  id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  sink text NOT NULL,
+  change_id bigint NOT NULL,
+  record text NOT NULL,
+  error text NOT NULL,
+  attempts integer NOT NULL,
+  at bigint NOT NULL
+);
+CREATE INDEX IF NOT EXISTS export_dead_letters_sink ON ${s}.export_dead_letters (sink, id);
+`;
+}
+
+/**
  * applySchema creates the schema of a new database (with `functions`, the
  * definitions of the stored functions), migrates one of an earlier version and
  * refuses one of a later version. Replicas starting together take turns on an
@@ -168,6 +194,7 @@ export async function applySchema(client: PgClient, s: string, functions: string
     const found = rows[0] === undefined ? undefined : Number(rows[0].value);
     if (found !== undefined && found > SCHEMA_VERSION) throw new Error(`unsupported schema version ${found} in ${s} (this build reads ${SCHEMA_VERSION})`);
     await client.query(archiveSql(s));
+    await client.query(exportSql(s));
     await client.query(functions);
     await client.query(`INSERT INTO ${s}.meta (name, value) VALUES ('schema', $1) ON CONFLICT (name) DO UPDATE SET value = excluded.value`, [SCHEMA_VERSION]);
     await client.query('COMMIT');

@@ -1,2 +1,3 @@
 export * from './conformance.js';
 export * from './archive-conformance.js';
+export * from './export-log-conformance.js';

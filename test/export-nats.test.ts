@@ -7,8 +7,11 @@ import { after, describe, it } from 'node:test';
 import { startExport, stopExport } from './support/export-process.js';
 import type { ExportProcess } from './support/export-process.js';
 import { Workload, archiveChanges } from './support/event-workload.js';
+import { isSinkRejected, parseExportConfig } from '../src/export/index.js';
+import type { ExportRecord } from '../src/export/index.js';
+import { noopLogger } from '../src/internal/index.js';
 import { readStream, streamState } from './support/nats-stream.js';
-import type { StreamMessage } from './support/nats-stream.js';
+import type { NatsAuth, StreamMessage } from './support/nats-stream.js';
 import { startServer } from './support/server-process.js';
 import { sinkPaths, startNats } from './support/sink-servers.js';
 
@@ -62,7 +65,7 @@ void describe('kevents export to NATS JetStream', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  void it('publishes every change once through a nats-server crash and two kill -9s', { timeout: 600_000 }, async () => {
+  void it('publishes every change once through a nats-server crash and four kill -9s', { timeout: 600_000 }, async () => {
     const paths = sinkPaths(['nats']);
     assert.ok(paths.nats !== undefined, 'nats-server is not set up: run node scripts/sinks.mjs --only nats');
     const nats = await startNats(paths.nats);
@@ -205,5 +208,37 @@ route:
     const output = [...logs, exporter.output()].join('\n');
     const skipped = [...output.matchAll(/already held records of a redelivery.*?"skipped":(\d+)/g)].map((m) => Number(m[1]));
     process.stdout.write(`# ${changeIds.length} changes of ${events.size} events; ${kevents.length} messages in KEVENTS, ${short.length} in SHORT; delivered() skipped ${skipped.reduce((a, b) => a + b, 0)} records in ${skipped.length} redeliveries\n`);
+  });
+
+  void it('authenticates with a user and password or a token, and takes a refused login as unavailable', { timeout: 120_000 }, async () => {
+    const paths = sinkPaths(['nats']);
+    assert.ok(paths.nats !== undefined, 'nats-server is not set up: run node scripts/sinks.mjs --only nats');
+    const records: ExportRecord[] = [1, 2, 3].map((i) => ({ id: `u-${i}.${i}`, documentId: `u-${i}.${i}`, key: `u-${i}`, version: i, policy: 'occurrences', fields: {} as never, payload: { n: i } }));
+    const cases: { args: string[]; yaml: string; env: Record<string, string>; wrong: Record<string, string>; auth: NatsAuth }[] = [
+      { args: ['--user', 'kevents', '--pass', 's3cret'], yaml: 'user: kevents\n    passwordEnv: NATS_PASSWORD', env: { NATS_PASSWORD: 's3cret' }, wrong: { NATS_PASSWORD: 'guess' }, auth: { user: 'kevents', pass: 's3cret' } },
+      { args: ['--auth', 't0ken'], yaml: 'tokenEnv: NATS_TOKEN', env: { NATS_TOKEN: 't0ken' }, wrong: { NATS_TOKEN: 'guess' }, auth: { token: 't0ken' } },
+    ];
+    for (const c of cases) {
+      const server = await startNats(paths.nats, c.args);
+      cleanups.push(() => server.stop());
+      const [cfg] = parseExportConfig(`sinks:\n  - name: n\n    type: nats\n    servers: [${server.address}]\n    subject: auth.events\n    stream: { name: AUTH }\n    ${c.yaml}\n`).sinks;
+      const sink = cfg!.sinkType.create(cfg!.options, { logger: noopLogger, env: c.env });
+      const signal = new AbortController().signal;
+      await sink.send(records, signal);
+      await sink.send(records.slice(1), signal);
+      const held = await sink.delivered!(records, signal);
+      await sink.close();
+      assert.deepEqual([...held].sort(), records.map((r) => r.id), `${c.args[0]}: delivered() finds what was published`);
+      const stored = await readStream(server.address, 'AUTH', c.auth);
+      assert.deepEqual(stored.map((m) => m.headers['kevents-id']), records.map((r) => r.id), `${c.args[0]}: JetStream dropped the repeated message ids`);
+      assert.deepEqual(stored.map((m) => m.data), records.map((r) => r.payload));
+
+      const refused = cfg!.sinkType.create(cfg!.options, { logger: noopLogger, env: c.wrong });
+      const err = await refused.send(records, signal).then(() => undefined, (e: unknown) => e as Error);
+      await refused.close();
+      assert.ok(err !== undefined, `${c.args[0]}: a wrong secret is refused`);
+      assert.match(err.message, /nats: cannot connect to .*[Aa]uthorization/);
+      assert.equal(isSinkRejected(err), false, 'a refused login is retried: the secret may be mended on the server');
+    }
   });
 });

@@ -15,9 +15,16 @@ export interface StreamMessage {
   data: unknown;
 }
 
+/** NatsAuth are the credentials of a server started with `--user`/`--pass` or `--auth`. */
+export interface NatsAuth {
+  user?: string;
+  pass?: string;
+  token?: string;
+}
+
 /** streamState is a stream's message count and last sequence, or undefined while the stream does not exist. */
-export async function streamState(servers: string, stream: string): Promise<{ messages: number; lastSeq: number } | undefined> {
-  const nc = await nats.connect({ servers, reconnect: false });
+export async function streamState(servers: string, stream: string, auth: NatsAuth = {}): Promise<{ messages: number; lastSeq: number } | undefined> {
+  const nc = await nats.connect({ servers, reconnect: false, ...auth });
   try {
     const jsm = await jetstream.jetstreamManager(nc);
     const info = await jsm.streams.info(stream).catch(() => undefined);
@@ -28,8 +35,8 @@ export async function streamState(servers: string, stream: string): Promise<{ me
 }
 
 /** readStream reads every message of a stream with an ordered consumer, in stream order. */
-export async function readStream(servers: string, stream: string): Promise<StreamMessage[]> {
-  const nc = await nats.connect({ servers, reconnect: false });
+export async function readStream(servers: string, stream: string, auth: NatsAuth = {}): Promise<StreamMessage[]> {
+  const nc = await nats.connect({ servers, reconnect: false, ...auth });
   try {
     const jsm = await jetstream.jetstreamManager(nc);
     const { state } = await jsm.streams.info(stream);

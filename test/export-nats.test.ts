@@ -8,7 +8,7 @@ import { startExport, stopExport } from './support/export-process.js';
 import type { ExportProcess } from './support/export-process.js';
 import { Workload, archiveChanges } from './support/event-workload.js';
 import { isSinkRejected, parseExportConfig } from '../src/export/index.js';
-import type { ExportRecord } from '../src/export/index.js';
+import type { ExportRecord, ExportSink } from '../src/export/index.js';
 import { noopLogger } from '../src/internal/index.js';
 import { readStream, streamState } from './support/nats-stream.js';
 import type { NatsAuth, StreamMessage } from './support/nats-stream.js';
@@ -240,5 +240,33 @@ route:
       assert.match(err.message, /nats: cannot connect to .*[Aa]uthorization/);
       assert.equal(isSinkRejected(err), false, 'a refused login is retried: the secret may be mended on the server');
     }
+  });
+
+  void it('takes a subject no stream takes as unavailable, and a message larger than the server takes as a refusal', { timeout: 120_000 }, async () => {
+    const paths = sinkPaths(['nats']);
+    assert.ok(paths.nats !== undefined, 'nats-server is not set up: run node scripts/sinks.mjs --only nats');
+    const server = await startNats(paths.nats);
+    cleanups.push(() => server.stop());
+    const record = (payload: unknown): ExportRecord => ({ id: 'u.1', documentId: 'u.1', key: 'u', version: 1, policy: 'occurrences', fields: {} as never, payload });
+    const signal = new AbortController().signal;
+    const build = (yaml: string): ExportSink => {
+      const [cfg] = parseExportConfig(`sinks:\n  - name: n\n    type: nats\n    servers: [${server.address}]\n    timeout: 2s\n${yaml}`).sinks;
+      return cfg!.sinkType.create(cfg!.options, { logger: noopLogger, env: {} });
+    };
+    const nowhere = build('    subject: nowhere.events\n');
+    const unavailable = await nowhere.send([record({ n: 1 })], signal).then(() => undefined, (e: unknown) => e as Error);
+    await nowhere.close();
+    assert.ok(unavailable !== undefined);
+    assert.match(unavailable.message, /no JetStream stream takes subject nowhere\.events/);
+    assert.equal(isSinkRejected(unavailable), false);
+
+    const big = build('    subject: big.events\n    stream: { name: BIG }\n');
+    const refused = await big.send([record({ note: 'x'.repeat(2 * 1024 * 1024) })], signal).then(() => undefined, (e: unknown) => e as Error);
+    await big.send([record({ n: 1 })], signal);
+    await big.close();
+    assert.ok(refused !== undefined);
+    assert.match(refused.message, /max_payload/);
+    assert.equal(isSinkRejected(refused), true);
+    assert.equal((await readStream(server.address, 'BIG')).length, 1, 'the connection outlives the refusal');
   });
 });

@@ -83,7 +83,8 @@ function loki() {
 }
 
 function nats() {
-  const bin = which('nats-server');
+  // Debian installs it in /usr/sbin, which is not on every user's PATH.
+  const bin = which('nats-server') ?? (existsSync('/usr/sbin/nats-server') ? '/usr/sbin/nats-server' : undefined);
   if (bin === undefined) throw new Error('nats needs the Debian package nats-server (apt-get install nats-server)');
   const v = spawnSync(bin, ['--version'], { encoding: 'utf8' }).stdout.trim();
   return { version: v.replace(/^nats-server:\s*v?/, ''), bin };

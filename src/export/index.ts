@@ -14,4 +14,4 @@ export { recordOf, collapseUpserts, documentKey } from './policy.js';
 export { createAlertPolicy, DEFAULT_ALERT, type AlertOptions, type AlertPolicy } from './alerting.js';
 export { SinkRejected, isSinkRejected } from './types.js';
 export type { AlertSummary, ExportRecord, ExportSink, PolicyName, SinkDeps, SinkType } from './types.js';
-export { SINK_TYPES, jsonLine, kafkaMessage, cloudEvent, signBody, webhookBody, slackMessage, escapeMrkdwn, SIGNATURE_HEADER, SLACK_LIMITS } from './sinks/index.js';
+export { SINK_TYPES, jsonLine, kafkaMessage, natsMessage, cloudEvent, signBody, webhookBody, slackMessage, escapeMrkdwn, SIGNATURE_HEADER, SLACK_LIMITS } from './sinks/index.js';

@@ -148,12 +148,12 @@ export async function startKafka(paths: NonNullable<SinkPaths['kafka']>): Promis
   return serverProcess('kafka', () => spawn(paths.java, [...jvm, 'kafka.Kafka', props], { stdio: ['ignore', 'pipe', 'pipe'] }), port, `127.0.0.1:${port}`, dir);
 }
 
-/** startNats runs nats-server with JetStream, its store in a fresh directory. */
-export async function startNats(paths: NonNullable<SinkPaths['nats']>): Promise<SinkServer> {
+/** startNats runs nats-server with JetStream, its store in a fresh directory; `args` adds options (`--user`, `--auth`). */
+export async function startNats(paths: NonNullable<SinkPaths['nats']>, args: string[] = []): Promise<SinkServer> {
   const dir = mkdtempSync(join(tmpdir(), 'kevents-nats-'));
   dirs.add(dir);
   const port = await freePort();
-  return serverProcess('nats', () => spawn(paths.bin, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir], { stdio: ['ignore', 'pipe', 'pipe'] }), port, `127.0.0.1:${port}`, dir);
+  return serverProcess('nats', () => spawn(paths.bin, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir, ...args], { stdio: ['ignore', 'pipe', 'pipe'] }), port, `127.0.0.1:${port}`, dir);
 }
 
 /** startLoki runs Loki as a single binary (filesystem storage, in-memory ring), its data in a fresh directory. */

@@ -1,0 +1,154 @@
+/**
+ * Export benchmark, NATS JetStream: `kevents export` (the built CLI, as a
+ * process) delivering an SQLite archive's changes to Debian's nats-server with
+ * JetStream (the one the tests use, from scripts/sinks.mjs), against the same
+ * client (@nats-io/transport-node + @nats-io/jetstream: `js.publish` with a
+ * `Nats-Msg-Id`, the same headers, the same acknowledgements in flight)
+ * publishing the same records directly, in the same run. Each writes to a
+ * stream of its own (file storage, the sink's default 10 minute duplicate window).
+ *
+ *   - throughput: BENCH_EVENTS (default 100,000) archived changes delivered under
+ *     the occurrences policy, events/s, as a share of the direct publisher;
+ *     BENCH_BATCH (default 1,000) records per batch, BENCH_IN_FLIGHT (default
+ *     256) acknowledgements awaited at once by both.
+ *
+ * Run: npm run build && node --import tsx bench/export-nats.ts
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type * as JetStream from '@nats-io/jetstream';
+import type * as Nats from '@nats-io/transport-node';
+import { fieldsOf, natsMessage, recordOf } from '../src/export/index.js';
+import { SqliteEventStore, SqliteExportLog } from '../src/storage/sqlite/index.js';
+import { sinkPaths, startNats } from '../test/support/sink-servers.js';
+import { kubeletFields } from './support/events.js';
+
+const require = createRequire(import.meta.url);
+const nats = require('@nats-io/transport-node') as typeof Nats;
+const jetstream = require('@nats-io/jetstream') as typeof JetStream;
+
+const N = Number(process.env.BENCH_EVENTS ?? 100_000);
+const BATCH = Number(process.env.BENCH_BATCH ?? 1_000);
+const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 256);
+const WINDOW_NS = 10 * 60 * 1e9;
+const CLI = fileURLToPath(new URL('../dist/bin/kevents.js', import.meta.url));
+
+const dir = mkdtempSync(join(tmpdir(), 'kevents-bench-export-nats-'));
+const children: ChildProcess[] = [];
+process.on('exit', () => {
+  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+  rmSync(dir, { recursive: true, force: true });
+});
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+function start(args: string[], banner: RegExp): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let out = '';
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  return new Promise((resolve, reject) => {
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = banner.exec(out);
+      if (m) resolve({ child, url: m[1]! });
+    });
+    child.once('exit', (code) => reject(new Error(`${args[0]} exited with ${code}: ${out.slice(-2000)}`)));
+  });
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+function event(i: number, now: number): Record<string, unknown> {
+  const ns = `ns-${i % 50}`;
+  const pod = `web-${(i * 7919) % 5000}-7d9f8b6c4-x2v9k`;
+  const t = new Date(now).toISOString().replace(/\.\d+Z$/, 'Z');
+  return {
+    metadata: { name: `${pod}.${(0x17a2b3c4d5e6f7an + BigInt(i)).toString(16)}`, namespace: ns },
+    involvedObject: { kind: 'Pod', namespace: ns, name: pod, uid: `7c3a${String(i % 5000).padStart(8, '0')}-1111-4222-8333-444455556666`, apiVersion: 'v1', fieldPath: 'spec.containers{app}' },
+    ...kubeletFields(i, t),
+  };
+}
+
+async function fillArchive(path: string, n: number): Promise<void> {
+  const store = new SqliteEventStore({ path });
+  const now = Date.now();
+  for (let i = 0; i < n; i++) await store.create(event(i, now) as never, { occurrence: {} });
+  await store.close();
+}
+
+const server = await (async () => {
+  const paths = sinkPaths(['nats']).nats;
+  if (paths === undefined) throw new Error('nats-server could not be set up: run node scripts/sinks.mjs --only nats');
+  return startNats(paths);
+})();
+
+const db = join(dir, 'throughput.db');
+let t = performance.now();
+await fillArchive(db, N);
+console.log(`archive: ${N} changes written in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+
+const nc = await nats.connect({ servers: server.address });
+const jsm = await jetstream.jetstreamManager(nc);
+const js = jetstream.jetstream(nc);
+for (const name of ['BASELINE', 'KEVENTS']) {
+  await jsm.streams.add({ name, subjects: [`${name.toLowerCase()}.>`], storage: jetstream.StorageType.File, duplicate_window: WINDOW_NS });
+}
+
+// Baseline: the same records, built beforehand, published by the same client with the same headers and bound.
+const log = new SqliteExportLog({ path: db });
+const batches: ReturnType<typeof natsMessage>[][] = [];
+for (let after = 0; ; ) {
+  const changes = await log.read(after, BATCH);
+  if (changes.length === 0) break;
+  batches.push(changes.map((c) => natsMessage(recordOf('occurrences', fieldsOf(c), undefined, undefined)!, 'baseline.events')));
+  after = changes.at(-1)!.id;
+}
+t = performance.now();
+for (const batch of batches) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(IN_FLIGHT, batch.length) }, async () => {
+      while (next < batch.length) {
+        const m = batch[next++]!;
+        const h = nats.headers();
+        for (const [k, v] of Object.entries(m.headers)) h.set(k, v);
+        await js.publish(m.subject, m.data, { msgID: m.msgID, headers: h });
+      }
+    }),
+  );
+}
+const baseSeconds = (performance.now() - t) / 1000;
+const baseRate = N / baseSeconds;
+
+const config = join(dir, 'export.yaml');
+writeFileSync(config, `sinks:\n  - name: nats\n    type: nats\n    servers: [${server.address}]\n    subject: kevents.events\n    policy: occurrences\n    batchSize: ${BATCH}\n    maxInFlight: ${IN_FLIGHT}\n    stream: { name: KEVENTS }\n    retry: { initialBackoff: 200ms, maxBackoff: 2s }\n`);
+const head = await log.head();
+t = performance.now();
+const exporter = await start(['export', '--config', config, '--from', `sqlite:${db}`, '--listen', '127.0.0.1:0'], /readiness on (http:\/\/\S+)/);
+let firstAt: number | undefined;
+for (;;) {
+  const p = (await log.getPosition('nats'))?.position ?? 0;
+  if (p > 0) firstAt ??= performance.now();
+  if (p >= head) break;
+  await sleep(20);
+}
+const total = (performance.now() - t) / 1000;
+const steady = (performance.now() - firstAt!) / 1000;
+await stop(exporter.child);
+await log.close();
+const [base, kevents] = [await jsm.streams.info('BASELINE'), await jsm.streams.info('KEVENTS')];
+await nc.close();
+await server.stop();
+console.log(`throughput: direct js.publish ${Math.round(baseRate)} records/s (${baseSeconds.toFixed(2)} s, ${base.state.messages} stored)`);
+console.log(`throughput: kevents export ${Math.round(N / total)} events/s including process start (${total.toFixed(2)} s), ${Math.round(N / steady)} events/s from the first batch (${kevents.state.messages} stored); ${((N / steady / baseRate) * 100).toFixed(0)}% of direct`);
+process.exit(0);

@@ -130,7 +130,7 @@ void describe('the loki config', () => {
     assert.equal(o.pushUrl, 'http://127.0.0.1:3100/loki/api/v1/push');
     assert.deepEqual(o.labels, ['namespace', 'kind', 'reason', 'type', 'cluster']);
     assert.equal(o.timestamp, 'observedTime');
-    assert.deepEqual(o.query, { api: 'logsql', url: 'http://127.0.0.1:3100/select/logsql/query' });
+    assert.deepEqual(o.query, { api: 'logsql', url: 'http://127.0.0.1:3100/select/logsql/query', settleMs: 5_000 });
   });
 });
 
@@ -214,7 +214,7 @@ void describe('the loki sink over HTTP', () => {
   });
 
   void it('finds held records through LogsQL with the tenant as AccountID and ProjectID, and fails when the query does', async () => {
-    const s = await sink('    tenant: "3:4"\n    query: { api: logsql }\n');
+    const s = await sink('    tenant: "3:4"\n    query: { api: logsql, settle: 0 }\n');
     status = 200;
     answer = `${JSON.stringify({ kevents_id: 'u-1.1' })}\n`;
     const held = await s.delivered!([record({ changeId: 1 }), record({ changeId: 2 })], new AbortController().signal);

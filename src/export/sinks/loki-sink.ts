@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ExportRecord, ExportSink, SinkDeps, SinkType } from '../types.js';
 import { DEFAULT_TIMEOUT_MS, postBody, redact } from './http-post.js';
 
@@ -23,7 +24,16 @@ export interface LokiQuery {
   /** api: `loki` (LogQL, GET query_range) or `logsql` (VictoriaLogs, POST /select/logsql/query). */
   api: 'loki' | 'logsql';
   url: string;
+  /**
+   * settleMs: how long after the last push a query can see everything it
+   * took. Loki's ingesters answer at once; VictoriaLogs shows what it took
+   * after its next in-memory flush (about a second).
+   */
+  settleMs: number;
 }
+
+/** DEFAULT_SETTLE_MS per query API: VictoriaLogs needs a flush (1 s or more) before a push is visible. */
+const DEFAULT_SETTLE_MS = { loki: 0, logsql: 5_000 } as const;
 
 /** LokiOptions configure a Loki sink. */
 export interface LokiOptions {
@@ -163,6 +173,9 @@ export function logsqlHeldQuery(ids: string[], fromNs: string, toNs: string): UR
 const HELD_QUERY_CHUNK = 200;
 
 class LokiSink implements ExportSink {
+  /** lastPush is when a push last started (or the sink was made: a previous process may have pushed just before it crashed). */
+  private lastPush = Date.now();
+
   constructor(
     private readonly o: LokiOptions,
     private readonly headers: Record<string, string>,
@@ -170,6 +183,7 @@ class LokiSink implements ExportSink {
 
   async send(records: ExportRecord[], signal: AbortSignal): Promise<void> {
     const body = lokiPushBody(records, this.o);
+    this.lastPush = Date.now();
     await postBody(this.o.pushUrl, body, { headers: { ...this.headers, 'Content-Type': 'application/json' }, signal, timeoutMs: this.o.timeoutMs });
   }
 
@@ -177,6 +191,8 @@ class LokiSink implements ExportSink {
     const held = new Set<string>();
     const q = this.o.query;
     if (q === undefined || !this.o.structuredMetadata || records.length === 0) return held;
+    const wait = this.lastPush + q.settleMs - Date.now();
+    if (wait > 0) await sleep(wait, undefined, { signal });
     for (let i = 0; i < records.length; i += HELD_QUERY_CHUNK) {
       const chunk = records.slice(i, i + HELD_QUERY_CHUNK);
       if (q.api === 'logsql') {
@@ -299,12 +315,12 @@ export const lokiSinkType: SinkType<LokiOptions> = {
     if (tokenEnv !== undefined) o.tokenEnv = tokenEnv;
     if ((username === undefined) !== (passwordEnv === undefined)) r.fail(p(username === undefined ? 'passwordEnv' : 'username'), 'basic auth needs both username and passwordEnv');
     if (tokenEnv !== undefined && username !== undefined) r.fail(p('tokenEnv'), 'give basic auth (username, passwordEnv) or a bearer token (tokenEnv), not both');
-    const q = r.object(p('query'), raw.query, ['api', 'url', 'path']);
+    const q = r.object(p('query'), raw.query, ['api', 'url', 'path', 'settle']);
     if (q !== undefined) {
       const api = (r.string(p('query', 'api'), q.api, { required: true, oneOf: ['loki', 'logsql'] }) as LokiQuery['api'] | undefined) ?? 'loki';
       const base = (r.string(p('query', 'url'), q.url, { pattern: /^https?:\/\/[^\s?#]+$/, hint: 'must be an http:// or https:// base URL' }) ?? url).replace(/\/+$/, '');
       const queryPath = r.string(p('query', 'path'), q.path, { pattern: /^\/[^\s?#]*$/, hint: 'must start with /' }) ?? (api === 'loki' ? '/loki/api/v1/query_range' : '/select/logsql/query');
-      o.query = { api, url: `${base}${queryPath}` };
+      o.query = { api, url: `${base}${queryPath}`, settleMs: r.duration(p('query', 'settle'), q.settle) ?? DEFAULT_SETTLE_MS[api] };
       if (!o.structuredMetadata) r.fail(p('query'), 'finding held records needs structuredMetadata (the record id is looked up there)');
     }
     return o;

@@ -107,10 +107,10 @@ export function streamLabels(r: ExportRecord, o: Pick<LokiOptions, 'labels' | 's
 export function lokiStreams(records: ExportRecord[], o: Pick<LokiOptions, 'labels' | 'staticLabels' | 'timestamp' | 'structuredMetadata'>): LokiStream[] {
   const streams = new Map<string, { stream: Record<string, string>; entries: { ts: string; line: string; id: string; order: number }[] }>();
   records.forEach((r, order) => {
-    const stream = streamLabels(r, o);
-    const key = JSON.stringify(Object.entries(stream).sort(([a], [b]) => (a < b ? -1 : 1)));
+    // The static labels are the same for every record: the chosen fields' values alone tell streams apart.
+    const key = o.labels.map((name) => LABEL_VALUE[name](r)).join('\u0000');
     let s = streams.get(key);
-    if (s === undefined) streams.set(key, (s = { stream, entries: [] }));
+    if (s === undefined) streams.set(key, (s = { stream: streamLabels(r, o), entries: [] }));
     s.entries.push({ ts: entryTime(r, o), line: JSON.stringify(r.payload), id: r.id, order });
   });
   return [...streams.values()].map((s) => ({

@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url';
 /**
  * The real sink servers the export tests and benches deliver to: Kafka (KRaft,
  * the broker's jars from Maven Central), NATS with JetStream (Debian's
- * nats-server) and Loki (built from its Go module). `scripts/sinks.mjs` sets
+ * nats-server) and VictoriaLogs (built from its Go module; it speaks Loki's push
+ * API, and Loki itself is AGPL-licensed). `scripts/sinks.mjs` sets
  * them up; each server here runs from a fresh data directory on free loopback
  * ports and can be stopped and started again on them.
  */
@@ -20,7 +21,7 @@ const SINKS_SCRIPT = fileURLToPath(new URL('../../scripts/sinks.mjs', import.met
 /** SinkPaths are what `scripts/sinks.mjs --json` prints. */
 export interface SinkPaths {
   kafka?: { version: string; classpath: string; java: string };
-  loki?: { version: string; bin: string };
+  victorialogs?: { version: string; bin: string };
   nats?: { version: string; bin: string };
 }
 
@@ -156,63 +157,39 @@ export async function startNats(paths: NonNullable<SinkPaths['nats']>, args: str
   return serverProcess('nats', () => spawn(paths.bin, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir, ...args], { stdio: ['ignore', 'pipe', 'pipe'] }), port, `127.0.0.1:${port}`, dir);
 }
 
-/** startLoki runs Loki as a single binary (filesystem storage, in-memory ring), its data in a fresh directory. */
-export async function startLoki(paths: NonNullable<SinkPaths['loki']>): Promise<SinkServer> {
-  const dir = mkdtempSync(join(tmpdir(), 'kevents-loki-'));
+/**
+ * startVictoriaLogs runs a single-node VictoriaLogs, its data in a fresh
+ * directory, flushing to disk each second (the shortest interval it allows).
+ * It acknowledges a push before it is on disk: a SIGKILL loses what it took in
+ * its last few seconds, so a test that wants to keep everything waits that
+ * long before `down()`.
+ */
+export async function startVictoriaLogs(paths: NonNullable<SinkPaths['victorialogs']>): Promise<SinkServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'kevents-victorialogs-'));
   dirs.add(dir);
   const port = await freePort();
-  const grpc = await freePort();
-  const config = join(dir, 'loki.yaml');
-  writeFileSync(
-    config,
-    `auth_enabled: false
-server:
-  http_listen_address: 127.0.0.1
-  http_listen_port: ${port}
-  grpc_listen_address: 127.0.0.1
-  grpc_listen_port: ${grpc}
-  log_level: warn
-common:
-  instance_addr: 127.0.0.1
-  path_prefix: ${dir}
-  storage:
-    filesystem:
-      chunks_directory: ${dir}/chunks
-      rules_directory: ${dir}/rules
-  replication_factor: 1
-  ring:
-    kvstore:
-      store: inmemory
-schema_config:
-  configs:
-    - from: 2024-01-01
-      store: tsdb
-      object_store: filesystem
-      schema: v13
-      index:
-        prefix: index_
-        period: 24h
-limits_config:
-  reject_old_samples: false
-  ingestion_rate_mb: 64
-  ingestion_burst_size_mb: 128
-  allow_structured_metadata: true
-  volume_enabled: true
-ingester:
-  wal:
-    enabled: true
-    dir: ${dir}/wal
-analytics:
-  reporting_enabled: false
-`,
-  );
-  const server = await serverProcess('loki', () => spawn(paths.bin, [`-config.file=${config}`], { stdio: ['ignore', 'pipe', 'pipe'] }), port, `http://127.0.0.1:${port}`, dir);
-  // The port opens before the ring is ready: wait for /ready.
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    const ok = await fetch(`${server.address}/ready`).then((r) => r.ok, () => false);
-    if (ok) return server;
-    if (Date.now() > deadline) throw new Error(`loki did not get ready: ${server.output().slice(-2000)}`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
+  const args = [
+    `-httpListenAddr=127.0.0.1:${port}`,
+    `-storageDataPath=${join(dir, 'data')}`,
+    '-inmemoryDataFlushInterval=1s',
+    '-retentionPeriod=100y',
+    '-loggerLevel=WARN',
+    '-http.shutdownDelay=0s',
+  ];
+  const server = await serverProcess('victorialogs', () => spawn(paths.bin, args, { stdio: ['ignore', 'pipe', 'pipe'] }), port, `http://127.0.0.1:${port}`, dir);
+  const ready = async (): Promise<void> => {
+    const deadline = Date.now() + 60_000;
+    while (!(await fetch(`${server.address}/insert/loki/ready`).then((r) => r.ok, () => false))) {
+      if (Date.now() > deadline) throw new Error(`victorialogs did not get ready: ${server.output().slice(-2000)}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  };
+  await ready();
+  return {
+    ...server,
+    async up() {
+      await server.up();
+      await ready();
+    },
+  };
 }

@@ -5,8 +5,10 @@
 //   VictoriaLogs: built from its Go module (go install …/app/victoria-logs@v…); it speaks Loki's push API
 //     (Grafana Loki itself is AGPL-licensed, which kevents may not use: see docs/export.md, "loki")
 //   NATS: nats-server from Debian (apt-get install nats-server), found on PATH
+//   OpenSearch: a single node from OpenSearch's own modules on Maven Central (the server, the Netty4
+//     HTTP transport, analysis-common), started by a small launcher of ours compiled here with javac
 // Idempotent: what is already in the cache is reused. Usage:
-//   node scripts/sinks.mjs [--json] [--only kafka,nats,victorialogs]
+//   node scripts/sinks.mjs [--json] [--only kafka,nats,victorialogs,opensearch]
 // Cache: $KEVENTS_SINKS_CACHE, default ~/.cache/kevents-sinks.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
@@ -17,11 +19,13 @@ const KAFKA_VERSION = '3.9.1';
 const KAFKA_SCALA = '2.13';
 const SLF4J_VERSION = '1.7.36';
 const VICTORIALOGS_VERSION = '1.52.2';
+const OPENSEARCH_VERSION = '2.19.6';
+const LOG4J_VERSION = '2.25.4';
 
 const args = process.argv.slice(2);
 const json = args.includes('--json');
 const onlyArg = args.find((a) => a.startsWith('--only'));
-const only = onlyArg === undefined ? ['kafka', 'nats', 'victorialogs'] : (onlyArg.includes('=') ? onlyArg.split('=')[1] : args[args.indexOf(onlyArg) + 1]).split(',');
+const only = onlyArg === undefined ? ['kafka', 'nats', 'victorialogs', 'opensearch'] : (onlyArg.includes('=') ? onlyArg.split('=')[1] : args[args.indexOf(onlyArg) + 1]).split(',');
 const cache = process.env.KEVENTS_SINKS_CACHE ?? join(homedir(), '.cache', 'kevents-sinks');
 const log = (line) => process.stderr.write(`sinks: ${line}\n`);
 
@@ -90,13 +94,93 @@ function nats() {
   return { version: v.replace(/^nats-server:\s*v?/, ''), bin };
 }
 
-const setups = { kafka, nats, victorialogs };
+// The OpenSearch distribution is not on Maven Central, its modules are: Node has a constructor taking
+// plugins from the classpath (what OpenSearch's own test framework uses), so this launcher starts a real
+// node with the Netty4 HTTP transport and analysis-common. Security is a separate plugin: none here.
+const OPENSEARCH_LAUNCHER = `import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import org.opensearch.common.settings.Settings;
+import org.opensearch.env.Environment;
+import org.opensearch.node.InternalSettingsPreparer;
+import org.opensearch.node.Node;
+
+/** Runs a single-node OpenSearch, plugins from the classpath. Usage: KeventsOpenSearch HOME HTTP_PORT TRANSPORT_PORT */
+public final class KeventsOpenSearch {
+  static final class ClasspathNode extends Node {
+    ClasspathNode(Environment env) {
+      super(env, List.of(org.opensearch.transport.Netty4Plugin.class, org.opensearch.analysis.common.CommonAnalysisPlugin.class), true);
+    }
+  }
+
+  public static void main(String[] args) throws Exception {
+    Path home = Path.of(args[0]).toAbsolutePath();
+    Settings settings = Settings.builder()
+        .put("cluster.name", "kevents-test")
+        .put("node.name", "kevents")
+        .put("path.home", home.toString())
+        .put("path.data", home.resolve("data").toString())
+        .put("path.logs", home.resolve("logs").toString())
+        .put("network.host", "127.0.0.1")
+        .put("http.port", args[1])
+        .put("transport.port", args[2])
+        .put("discovery.type", "single-node")
+        .put("cluster.routing.allocation.disk.threshold_enabled", false)
+        .build();
+    Environment env = InternalSettingsPreparer.prepareEnvironment(settings, Map.of(), home.resolve("config"), () -> "kevents");
+    Node node = new ClasspathNode(env);
+    node.start();
+    System.out.println("kevents-opensearch: started on 127.0.0.1:" + args[1]);
+    new CountDownLatch(1).await();
+  }
+}
+`;
+
+function opensearch() {
+  const dir = join(cache, `opensearch-${OPENSEARCH_VERSION}`);
+  const libs = join(dir, 'libs');
+  const classes = join(dir, 'launcher', 'classes');
+  const done = join(dir, '.complete');
+  if (!existsSync(done)) {
+    if (which('mvn') === undefined || which('javac') === undefined) throw new Error('opensearch needs Maven (apt-get install maven) and a Java 17 JDK');
+    log(`opensearch ${OPENSEARCH_VERSION}: fetching the server's modules from Maven Central into ${libs}`);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'pom.xml'),
+      `<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>io.kevents</groupId><artifactId>opensearch-server</artifactId><version>1</version>
+  <dependencies>
+    <dependency><groupId>org.opensearch</groupId><artifactId>opensearch</artifactId><version>${OPENSEARCH_VERSION}</version></dependency>
+    <dependency><groupId>org.opensearch.plugin</groupId><artifactId>transport-netty4-client</artifactId><version>${OPENSEARCH_VERSION}</version></dependency>
+    <dependency><groupId>org.opensearch.plugin</groupId><artifactId>analysis-common</artifactId><version>${OPENSEARCH_VERSION}</version></dependency>
+    <dependency><groupId>org.apache.logging.log4j</groupId><artifactId>log4j-core</artifactId><version>${LOG4J_VERSION}</version></dependency>
+  </dependencies>
+</project>
+`,
+    );
+    run('mvn', ['-q', '-B', 'dependency:copy-dependencies', `-DoutputDirectory=${libs}`, '-DincludeScope=runtime'], dir);
+    const src = join(dir, 'launcher', 'src');
+    mkdirSync(src, { recursive: true });
+    mkdirSync(classes, { recursive: true });
+    writeFileSync(join(src, 'KeventsOpenSearch.java'), OPENSEARCH_LAUNCHER);
+    run('javac', ['-cp', `${libs}/*`, '-d', classes, join(src, 'KeventsOpenSearch.java')], dir);
+    writeFileSync(done, `${new Date().toISOString()}\n`);
+  }
+  if (!existsSync(join(libs, `opensearch-${OPENSEARCH_VERSION}.jar`)) || !existsSync(join(classes, 'KeventsOpenSearch.class'))) {
+    throw new Error(`${dir} lacks the OpenSearch jar or the launcher: remove ${dir} and run again`);
+  }
+  return { version: OPENSEARCH_VERSION, classpath: `${classes}:${libs}/*`, java: which('java') ?? 'java', main: 'KeventsOpenSearch' };
+}
+
+const setups = { kafka, nats, victorialogs, opensearch };
 const out = {};
 let failed = false;
 for (const name of only) {
   const setup = setups[name];
   if (setup === undefined) {
-    log(`unknown server ${name} (kafka, nats, victorialogs)`);
+    log(`unknown server ${name} (kafka, nats, victorialogs, opensearch)`);
     process.exit(2);
   }
   try {

@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,8 +10,9 @@ import { fileURLToPath } from 'node:url';
 /**
  * The real sink servers the export tests and benches deliver to: Kafka (KRaft,
  * the broker's jars from Maven Central), NATS with JetStream (Debian's
- * nats-server) and VictoriaLogs (built from its Go module; it speaks Loki's push
- * API, and Loki itself is AGPL-licensed). `scripts/sinks.mjs` sets
+ * nats-server), VictoriaLogs (built from its Go module; it speaks Loki's push
+ * API, and Loki itself is AGPL-licensed) and OpenSearch (a single node from its
+ * Maven Central modules). `scripts/sinks.mjs` sets
  * them up; each server here runs from a fresh data directory on free loopback
  * ports and can be stopped and started again on them.
  */
@@ -23,6 +24,7 @@ export interface SinkPaths {
   kafka?: { version: string; classpath: string; java: string };
   victorialogs?: { version: string; bin: string };
   nats?: { version: string; bin: string };
+  opensearch?: { version: string; classpath: string; java: string; main: string };
 }
 
 /** sinkPaths runs `scripts/sinks.mjs` for the servers asked (set-up is idempotent); a server it cannot set up is absent. */
@@ -189,6 +191,42 @@ export async function startVictoriaLogs(paths: NonNullable<SinkPaths['victorialo
     ...server,
     async up() {
       await server.up();
+      await ready();
+    },
+  };
+}
+
+/** startOpenSearch runs a single OpenSearch node (discovery.type single-node, no security plugin), its data in a fresh directory. */
+export async function startOpenSearch(paths: NonNullable<SinkPaths['opensearch']>): Promise<SinkServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'kevents-opensearch-'));
+  dirs.add(dir);
+  mkdirSync(join(dir, 'config'), { recursive: true });
+  const port = await freePort();
+  const transport = await freePort();
+  const jvm = ['-Xms512m', '-Xmx512m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-Djava.awt.headless=true', '-cp', paths.classpath];
+  const server = await serverProcess(
+    'opensearch',
+    () => spawn(paths.java, [...jvm, paths.main, dir, String(port), String(transport)], { stdio: ['ignore', 'pipe', 'pipe'] }),
+    port,
+    `http://127.0.0.1:${port}`,
+    dir,
+  );
+  const up = server.up;
+  const ready = async (): Promise<void> => {
+    // The port opens before the node recovered its indices: wait for a yellow (or green) cluster.
+    const deadline = Date.now() + 90_000;
+    for (;;) {
+      const ok = await fetch(`${server.address}/_cluster/health?wait_for_status=yellow&timeout=5s`).then((r) => r.ok, () => false);
+      if (ok) return;
+      if (Date.now() > deadline) throw new Error(`opensearch did not get ready: ${server.output().slice(-2000)}`);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  };
+  await ready();
+  return {
+    ...server,
+    async up() {
+      await up();
       await ready();
     },
   };

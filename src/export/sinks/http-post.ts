@@ -4,26 +4,27 @@ import { SinkRejected } from '../types.js';
 export const DEFAULT_TIMEOUT_MS = 10_000;
 
 /**
- * postBody sends one request and classifies its answer: 2xx is delivered; 408,
+ * postBody sends one request (a POST unless told) and classifies its answer: 2xx is delivered; 408,
  * 429 and 5xx (and no answer) mean the sink is unavailable (an Error, retried
  * until it answers); any other status refused the records (SinkRejected).
  */
 export async function postBody(
   url: string,
   body: string,
-  options: { headers: Record<string, string>; signal: AbortSignal; timeoutMs: number },
+  options: { headers: Record<string, string>; signal: AbortSignal; timeoutMs: number; method?: 'POST' | 'PUT' },
 ): Promise<string> {
+  const method = options.method ?? 'POST';
   const signal = AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)]);
   let res: Response;
   try {
-    res = await fetch(url, { method: 'POST', body, headers: options.headers, signal });
+    res = await fetch(url, { method, body, headers: options.headers, signal });
   } catch (e) {
     const cause = (e as { cause?: { code?: string; message?: string } }).cause;
-    throw new Error(`POST ${redact(url)}: ${cause?.code ?? cause?.message ?? (e as Error).message}`, { cause: e });
+    throw new Error(`${method} ${redact(url)}: ${cause?.code ?? cause?.message ?? (e as Error).message}`, { cause: e });
   }
   const text = await res.text().catch(() => '');
   if (res.ok) return text;
-  const message = `POST ${redact(url)}: ${res.status} ${res.statusText}${text !== '' ? `: ${text.slice(0, 300)}` : ''}`;
+  const message = `${method} ${redact(url)}: ${res.status} ${res.statusText}${text !== '' ? `: ${text.slice(0, 300)}` : ''}`;
   if (res.status === 408 || res.status === 429 || res.status >= 500) throw new Error(message);
   throw new SinkRejected(message);
 }

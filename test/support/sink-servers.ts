@@ -211,7 +211,7 @@ export async function startOpenSearch(paths: NonNullable<SinkPaths['opensearch']
     `http://127.0.0.1:${port}`,
     dir,
   );
-  const up = server.up;
+  const up = (): Promise<void> => server.up();
   const ready = async (): Promise<void> => {
     // The port opens before the node recovered its indices: wait for a yellow (or green) cluster.
     const deadline = Date.now() + 90_000;

@@ -70,7 +70,8 @@ export function recordTime(r: ExportRecord): string {
 /** indexTemplate is the `_index_template` body for a pattern: its time parts become `*`, events' fields get their types. */
 export function indexTemplate(pattern: string): { name: string; body: Record<string, unknown> } {
   const glob = pattern.replace(DATE_PART, '*');
-  const name = `kevents-${glob.replace(/\*/g, '').replace(/[^a-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '') || 'events'}`;
+  const stem = glob.replace(/\*/g, '').replace(/[^a-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '') || 'events';
+  const name = stem.startsWith('kevents') ? stem : `kevents-${stem}`;
   const keyword = { type: 'keyword' };
   const date = { type: 'date' };
   const long = { type: 'long' };

@@ -174,7 +174,7 @@ void describe('opensearch sink: against a fake server', () => {
   const sink = (url: string, extra: Record<string, unknown> = {}, env: Record<string, string> = {}) =>
     opensearchSinkType.create(
       { flavour: 'opensearch', url, index: 'ev-{yyyy.MM.dd}', template: true, headers: {}, timeoutMs: 5_000, ...extra },
-      { logger: { debug() {}, info() {}, warn() {}, error() {} } as never, env },
+      { logger: { debug() {}, info() {}, warn() {}, error() {} }, env },
     );
 
   void it('installs the template once, before the first bulk, with the credentials', async () => {

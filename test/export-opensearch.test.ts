@@ -137,6 +137,8 @@ route:
       assert.equal(d._source.count, finalCount.get(d._id), `event ${d._id}`);
       assert.equal(d._source.uid, d._id);
       assert.equal(d._index, `kevents-upserts-${day(d._source.firstSeen)}`);
+      // The document's version is the id of the event's last change: writes were ordered by it.
+      assert.equal(d._version, Math.max(...changeIds.filter((c) => c.startsWith(`${d._id}.`)).map((c) => Number(c.slice(d._id.length + 1)))), `version of ${d._id}`);
     }
     for (const [name, count] of load.counts) if (!name.startsWith('kube-system/')) assert.ok(upserts.some((d) => `${d._source.namespace}/${d._source.name}` === name && d._source.count === count), name);
     // occurrences: exactly one document per change, under its id; Warnings in the routed monthly index.

@@ -16,3 +16,4 @@ export { SinkRejected, isSinkRejected } from './types.js';
 export type { AlertSummary, ExportRecord, ExportSink, PolicyName, SinkDeps, SinkType } from './types.js';
 export { SINK_TYPES, jsonLine, kafkaMessage, natsMessage, cloudEvent, signBody, webhookBody, slackMessage, escapeMrkdwn, SIGNATURE_HEADER, SLACK_LIMITS } from './sinks/index.js';
 export { lokiPushBody, lokiStreams, rfc3339Nanos } from './sinks/index.js';
+export { bulkBody, bulkOutcome, indexName, indexTemplate } from './sinks/index.js';

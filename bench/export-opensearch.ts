@@ -1,0 +1,148 @@
+/**
+ * Export benchmark, OpenSearch: `kevents export` (the built CLI, as a process)
+ * delivering an SQLite archive's changes to a real single-node OpenSearch (the
+ * one the tests use, from scripts/sinks.mjs) through the bulk API, against the
+ * same bulk requests (same NDJSON bodies, built beforehand from the same
+ * records, same batch size, same index template) posted directly with fetch
+ * from this process, in the same run.
+ *
+ *   - for each policy (BENCH_POLICIES, default occurrences,upsert): BENCH_EVENTS
+ *     (default 100,000) archived changes, events/s, as a share of the direct
+ *     requests (target: 10,000 events/s).
+ *
+ * Run: npm run build && node --import tsx bench/export-opensearch.ts
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { bulkBody, bulkOutcome, fieldsOf, indexTemplate, recordOf } from '../src/export/index.js';
+import type { ExportRecord, PolicyName } from '../src/export/index.js';
+import { SqliteEventStore, SqliteExportLog } from '../src/storage/sqlite/index.js';
+import { sinkPaths, startOpenSearch } from '../test/support/sink-servers.js';
+import { kubeletFields } from './support/events.js';
+
+const N = Number(process.env.BENCH_EVENTS ?? 100_000);
+const BATCH = Number(process.env.BENCH_BATCH ?? 1_000);
+const POLICIES = (process.env.BENCH_POLICIES ?? 'occurrences,upsert').split(',') as Exclude<PolicyName, 'alert' | 'first'>[];
+const CLI = fileURLToPath(new URL('../dist/bin/kevents.js', import.meta.url));
+
+const dir = mkdtempSync(join(tmpdir(), 'kevents-bench-export-os-'));
+const children: ChildProcess[] = [];
+process.on('exit', () => {
+  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+  rmSync(dir, { recursive: true, force: true });
+});
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+function start(args: string[], banner: RegExp): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let out = '';
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  return new Promise((resolve, reject) => {
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = banner.exec(out);
+      if (m) resolve({ child, url: m[1]! });
+    });
+    child.once('exit', (code) => reject(new Error(`${args[0]} exited with ${code}: ${out.slice(-2000)}`)));
+  });
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+function event(i: number, now: number): Record<string, unknown> {
+  const ns = `ns-${i % 50}`;
+  const pod = `web-${(i * 7919) % 5000}-7d9f8b6c4-x2v9k`;
+  const t = new Date(now).toISOString().replace(/\.\d+Z$/, 'Z');
+  return {
+    metadata: { name: `${pod}.${(0x17a2b3c4d5e6f7an + BigInt(i)).toString(16)}`, namespace: ns },
+    involvedObject: { kind: 'Pod', namespace: ns, name: pod, uid: `7c3a${String(i % 5000).padStart(8, '0')}-1111-4222-8333-444455556666`, apiVersion: 'v1', fieldPath: 'spec.containers{app}' },
+    ...kubeletFields(i, t),
+  };
+}
+
+async function fillArchive(path: string, n: number): Promise<void> {
+  const store = new SqliteEventStore({ path });
+  const now = Date.now();
+  for (let i = 0; i < n; i++) await store.create(event(i, now) as never, { occurrence: {} });
+  await store.close();
+}
+
+async function count(base: string, pattern: string): Promise<number> {
+  await fetch(`${base}/${pattern}/_refresh`, { method: 'POST' });
+  const r = (await (await fetch(`${base}/${pattern}/_count`)).json()) as { count: number };
+  return r.count;
+}
+
+async function direct(base: string, policy: string, bodies: { body: string; records: ExportRecord[] }[]): Promise<number> {
+  const pattern = `direct-${policy}-{yyyy.MM.dd}`;
+  const { name, body } = indexTemplate(pattern);
+  const put = await fetch(`${base}/_index_template/${name}`, { method: 'PUT', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  if (!put.ok) throw new Error(`template: ${await put.text()}`);
+  const t = performance.now();
+  for (const b of bodies) {
+    const r = await fetch(`${base}/_bulk?filter_path=errors,items.*.status,items.*.error.type,items.*.error.reason`, { method: 'POST', headers: { 'Content-Type': 'application/x-ndjson' }, body: b.body.replaceAll(`"_index":"kevents-${policy}-`, `"_index":"direct-${policy}-`) });
+    const outcome = bulkOutcome(b.records, await r.text());
+    if (outcome.refused.length + outcome.unavailable.length > 0) throw new Error(`direct bulk: ${JSON.stringify(outcome).slice(0, 300)}`);
+  }
+  return (performance.now() - t) / 1000;
+}
+
+async function run(base: string, db: string, policy: Exclude<PolicyName, 'alert' | 'first'>): Promise<void> {
+  // Baseline: the same records, as the same bulk bodies, built beforehand.
+  const log = new SqliteExportLog({ path: db });
+  const bodies: { body: string; records: ExportRecord[] }[] = [];
+  for (let after = 0; ; ) {
+    const changes = await log.read(after, BATCH);
+    if (changes.length === 0) break;
+    const records = changes.map((c) => recordOf(policy, fieldsOf(c), undefined, undefined)!);
+    bodies.push({ body: bulkBody(records, () => `kevents-${policy}-{yyyy.MM.dd}`), records });
+    after = changes.at(-1)!.id;
+  }
+  const baseSeconds = await direct(base, policy, bodies);
+  const baseRate = N / baseSeconds;
+  const stored = await count(base, `direct-${policy}-*`);
+
+  const config = join(dir, `${policy}.yaml`);
+  writeFileSync(config, `sinks:\n  - name: os-${policy}\n    type: opensearch\n    url: ${base}\n    index: kevents-${policy}-{yyyy.MM.dd}\n    policy: ${policy}\n    batchSize: ${BATCH}\n`);
+  const head = await log.head();
+  let t = performance.now();
+  const exporter = await start(['export', '--config', config, '--from', `sqlite:${db}`, '--listen', '127.0.0.1:0'], /readiness on (http:\/\/\S+)/);
+  let firstAt: number | undefined;
+  for (;;) {
+    const p = (await log.getPosition(`os-${policy}`))?.position ?? 0;
+    if (p > 0) firstAt ??= performance.now();
+    if (p >= head) break;
+    await sleep(20);
+  }
+  const total = (performance.now() - t) / 1000;
+  const steady = (performance.now() - firstAt!) / 1000;
+  t = performance.now();
+  await stop(exporter.child);
+  await log.close();
+  const exported = await count(base, `kevents-${policy}-*`);
+  console.log(`${policy}: direct bulk ${Math.round(baseRate)} events/s (${baseSeconds.toFixed(2)} s, ${stored} documents)`);
+  console.log(
+    `${policy}: kevents export ${Math.round(N / total)} events/s including process start (${total.toFixed(2)} s), ${Math.round(N / steady)} events/s from the first batch (${exported} documents); ${((N / steady / baseRate) * 100).toFixed(0)}% of direct`,
+  );
+}
+
+const paths = sinkPaths(['opensearch']).opensearch;
+if (paths === undefined) throw new Error('OpenSearch could not be set up: run node scripts/sinks.mjs --only opensearch');
+const os = await startOpenSearch(paths);
+const db = join(dir, 'archive.db');
+const t = performance.now();
+await fillArchive(db, N);
+console.log(`archive: ${N} changes written in ${((performance.now() - t) / 1000).toFixed(1)} s; batches of ${BATCH}; OpenSearch ${paths.version}`);
+for (const policy of POLICIES) await run(os.address, db, policy);
+await os.stop();
+process.exit(0);

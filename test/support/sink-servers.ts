@@ -197,13 +197,14 @@ export async function startVictoriaLogs(paths: NonNullable<SinkPaths['victorialo
 }
 
 /** startOpenSearch runs a single OpenSearch node (discovery.type single-node, no security plugin), its data in a fresh directory. */
-export async function startOpenSearch(paths: NonNullable<SinkPaths['opensearch']>): Promise<SinkServer> {
+export async function startOpenSearch(paths: NonNullable<SinkPaths['opensearch']>, options: { jvm?: string[] } = {}): Promise<SinkServer> {
   const dir = mkdtempSync(join(tmpdir(), 'kevents-opensearch-'));
   dirs.add(dir);
   mkdirSync(join(dir, 'config'), { recursive: true });
   const port = await freePort();
   const transport = await freePort();
-  const jvm = ['-Xms512m', '-Xmx512m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-Djava.awt.headless=true', '-cp', paths.classpath];
+  // Tests want a quick start (C1 only, a small heap); a bench passes its own options.
+  const jvm = [...(options.jvm ?? ['-Xms512m', '-Xmx512m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1']), '-Djava.awt.headless=true', '-cp', paths.classpath];
   const server = await serverProcess(
     'opensearch',
     () => spawn(paths.java, [...jvm, paths.main, dir, String(port), String(transport)], { stdio: ['ignore', 'pipe', 'pipe'] }),

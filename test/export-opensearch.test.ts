@@ -4,6 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, describe, it } from 'node:test';
+import { SINK_TYPES, isSinkRejected, parseExportConfig } from '../src/export/index.js';
+import type { ExportFields, ExportRecord } from '../src/export/index.js';
+import { noopLogger } from '../src/internal/index.js';
 import { Workload, archiveChanges } from './support/event-workload.js';
 import { startExport, stopExport } from './support/export-process.js';
 import type { ExportProcess } from './support/export-process.js';
@@ -167,6 +170,31 @@ route:
     const counted = ((await r.json()) as { count: number }).count;
     assert.ok(counted > 0);
     assert.equal(counted, history.filter((d) => d._source.reason === 'BackOff').length);
+    // Per-item errors against the real server: a document it cannot map refuses only its own record.
+    const sinkType = SINK_TYPES.opensearch!;
+    const { options } = parseExportConfig(`sinks:\n  - { name: s, type: opensearch, url: "${os.address}", index: "check-{yyyy.MM.dd}", policy: occurrences }\n`).sinks[0]!;
+    const sink = sinkType.create(options, { logger: noopLogger, env: {} });
+    const fields = { firstSeen: '2025-01-01T00:00:00Z', lastSeen: '2025-01-01T00:00:00Z', observedTime: '2025-01-01T00:00:00Z' } as ExportFields;
+    const batch: ExportRecord[] = Array.from({ length: 5 }, (_, i) => ({
+      id: `check.${i}`,
+      documentId: `check.${i}`,
+      key: 'check',
+      version: i + 1,
+      policy: 'occurrences',
+      fields,
+      payload: { lastSeen: i === 2 ? 'yesterday' : '2025-01-01T00:00:00Z', i },
+    }));
+    const signal = new AbortController().signal;
+    const refused = await sink.send(batch, signal).catch((e: unknown) => e as Error);
+    assert.ok(isSinkRejected(refused), String(refused));
+    assert.match((refused as Error).message, /refused 1 of 5 records: check\.2: 400 mapper_parsing_exception/);
+    // The runner's retry one at a time: the others are already there (409, delivered), the bad one is refused again.
+    for (const r of batch) {
+      const e = await sink.send([r], signal).catch((err: unknown) => err as Error);
+      assert.equal(e !== undefined, r.id === 'check.2', `${r.id}: ${String(e)}`);
+    }
+    assert.deepEqual((await search(os.address, 'check-*')).map((d) => d._id).sort(), ['check.0', 'check.1', 'check.3', 'check.4']);
+    await sink.close();
     process.stdout.write(`# ${changeIds.length} changes of ${events.size} events; ${upserts.length} upsert documents, ${history.length} occurrence documents\n`);
     await stopExport(exporter, 'SIGTERM');
   });

@@ -7,6 +7,7 @@ import { after, describe, it } from 'node:test';
 import { SINK_TYPES, isSinkRejected, parseExportConfig } from '../src/export/index.js';
 import type { ExportFields, ExportRecord } from '../src/export/index.js';
 import { noopLogger } from '../src/internal/index.js';
+import { SqliteExportLog } from '../src/storage/sqlite/index.js';
 import { Workload, archiveChanges } from './support/event-workload.js';
 import { startExport, stopExport } from './support/export-process.js';
 import type { ExportProcess } from './support/export-process.js';
@@ -170,6 +171,11 @@ route:
     const counted = ((await r.json()) as { count: number }).count;
     assert.ok(counted > 0);
     assert.equal(counted, history.filter((d) => d._source.reason === 'BackOff').length);
+    // Redeliveries answered 409 (already there, or a later version): delivered, never dead letters.
+    const log = new SqliteExportLog({ path: db });
+    for (const sink of ['upserts', 'history']) assert.deepEqual(await log.deadLetters(sink, 10), [], `dead letters of ${sink}`);
+    await log.close();
+
     // Per-item errors against the real server: a document it cannot map refuses only its own record.
     const sinkType = SINK_TYPES.opensearch!;
     const { options } = parseExportConfig(`sinks:\n  - { name: s, type: opensearch, url: "${os.address}", index: "check-{yyyy.MM.dd}", policy: occurrences }\n`).sinks[0]!;
@@ -194,6 +200,12 @@ route:
       assert.equal(e !== undefined, r.id === 'check.2', `${r.id}: ${String(e)}`);
     }
     assert.deepEqual((await search(os.address, 'check-*')).map((d) => d._id).sort(), ['check.0', 'check.1', 'check.3', 'check.4']);
+    // An upsert older than what the server holds (a late redelivery) is delivered and changes nothing.
+    const doc = (version: number): ExportRecord => ({ ...batch[0]!, id: `doc@${version}`, documentId: 'doc', version, policy: 'upsert', payload: { v: version } });
+    await sink.send([doc(5)], signal);
+    await sink.send([doc(3), doc(5)], signal);
+    const [held] = (await search(os.address, 'check-*')).filter((d) => d._id === 'doc');
+    assert.deepEqual([held?._version, (held?._source as unknown as { v: number }).v], [5, 5]);
     await sink.close();
     process.stdout.write(`# ${changeIds.length} changes of ${events.size} events; ${upserts.length} upsert documents, ${history.length} occurrence documents\n`);
     await stopExport(exporter, 'SIGTERM');

@@ -26,7 +26,7 @@ import { sinkPaths, startVictoriaLogs } from './support/sink-servers.js';
  * lines the sink documents.
  */
 
-const OUTAGE_MS = Number(process.env.KEVENTS_EXPORT_OUTAGE_MS ?? 20_000);
+const OUTAGE_MS = Number(process.env.KEVENTS_EXPORT_OUTAGE_MS ?? 60_000);
 /** PERSIST_MS: VictoriaLogs has written a push to its parts on disk within a few seconds (measured: 3 to 4 s with -inmemoryDataFlushInterval=1s). */
 const PERSIST_MS = 8_000;
 const LABELS = ['kind', 'namespace', 'reason', 'service_name', 'type'];

@@ -26,7 +26,7 @@ import { sinkPaths, startOpenSearch } from './support/sink-servers.js';
  * document per change under its id, none missing.
  */
 
-const OUTAGE_MS = Number(process.env.KEVENTS_EXPORT_OUTAGE_MS ?? 30_000);
+const OUTAGE_MS = Number(process.env.KEVENTS_EXPORT_OUTAGE_MS ?? 60_000);
 const paths = sinkPaths(['opensearch']);
 
 interface Hit {

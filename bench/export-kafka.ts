@@ -18,18 +18,14 @@
  *
  * Run: npm run build && node --import tsx bench/export-kafka.ts [throughput,latency,outage]
  */
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import http from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Kafka, logLevel } from 'kafkajs';
 import { fieldsOf, kafkaMessage, recordOf } from '../src/export/index.js';
-import { SqliteEventStore, SqliteExportLog } from '../src/storage/sqlite/index.js';
+import { SqliteExportLog } from '../src/storage/sqlite/index.js';
 import { sinkPaths, startKafka } from '../test/support/sink-servers.js';
-import { kubeletFields } from './support/events.js';
+import { benchDir, fillArchive, kubeletEvent, rssMiB, sleep, startCli, stopCli } from './support/cli.js';
 
 const N = Number(process.env.BENCH_EVENTS ?? 100_000);
 const RATE = Number(process.env.BENCH_RATE ?? 1_000);
@@ -37,56 +33,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 30);
 const OUTAGE_SECONDS = Number(process.env.BENCH_OUTAGE_SECONDS ?? 300);
 const BATCH = Number(process.env.BENCH_BATCH ?? 1_000);
 const only = (process.argv[2] ?? 'throughput,latency,outage').split(',');
-const CLI = fileURLToPath(new URL('../dist/bin/kevents.js', import.meta.url));
-
-const dir = mkdtempSync(join(tmpdir(), 'kevents-bench-export-'));
-const children: ChildProcess[] = [];
-process.on('exit', () => {
-  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
-  rmSync(dir, { recursive: true, force: true });
-});
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-function start(args: string[], banner: RegExp): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let out = '';
-  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  return new Promise((resolve, reject) => {
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = banner.exec(out);
-      if (m) resolve({ child, url: m[1]! });
-    });
-    child.once('exit', (code) => reject(new Error(`${args[0]} exited with ${code}: ${out.slice(-2000)}`)));
-  });
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await exited;
-}
-
-function event(i: number, now: number, note = ''): Record<string, unknown> {
-  const ns = `ns-${i % 50}`;
-  const pod = `web-${(i * 7919) % 5000}-7d9f8b6c4-x2v9k`;
-  const t = new Date(now).toISOString().replace(/\.\d+Z$/, 'Z');
-  const fields = kubeletFields(i, t);
-  return {
-    metadata: { name: `${pod}.${(0x17a2b3c4d5e6f7an + BigInt(i)).toString(16)}`, namespace: ns },
-    involvedObject: { kind: 'Pod', namespace: ns, name: pod, uid: `7c3a${String(i % 5000).padStart(8, '0')}-1111-4222-8333-444455556666`, apiVersion: 'v1', fieldPath: 'spec.containers{app}' },
-    ...fields,
-    message: `${fields.message}${note}`,
-  };
-}
-
-function rssMiB(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) / 1024 : NaN;
-}
-
+const dir = benchDir('export-kafka');
 function config(broker: string, topic: string): string {
   const path = join(dir, `${topic}.yaml`);
   writeFileSync(path, `sinks:\n  - name: kafka\n    type: kafka\n    brokers: [${broker}]\n    topic: ${topic}\n    policy: occurrences\n    batchSize: ${BATCH}\n    retry: { initialBackoff: 200ms, maxBackoff: 2s }\n`);
@@ -101,7 +48,7 @@ class Writer {
   private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
   constructor(private readonly base: string, private readonly offset: number) {}
   private post(i: number): Promise<void> {
-    const ev = event(this.offset + i, Date.now());
+    const ev = kubeletEvent(this.offset + i, Date.now());
     const body = JSON.stringify(ev);
     const ns = (ev.metadata as { namespace: string }).namespace;
     return new Promise((resolve) => {
@@ -139,13 +86,6 @@ class Writer {
   }
 }
 
-async function fillArchive(path: string, n: number): Promise<void> {
-  const store = new SqliteEventStore({ path });
-  const now = Date.now();
-  for (let i = 0; i < n; i++) await store.create(event(i, now) as never, { occurrence: {} });
-  await store.close();
-}
-
 async function throughput(broker: string): Promise<void> {
   const db = join(dir, 'throughput.db');
   let t = performance.now();
@@ -173,7 +113,7 @@ async function throughput(broker: string): Promise<void> {
 
   const head = await log.head();
   t = performance.now();
-  const exporter = await start(['export', '--config', config(broker, 'kevents'), '--from', `sqlite:${db}`, '--listen', '127.0.0.1:0'], /readiness on (http:\/\/\S+)/);
+  const exporter = await startCli(['export', '--config', config(broker, 'kevents'), '--from', `sqlite:${db}`, '--listen', '127.0.0.1:0'], /readiness on (http:\/\/\S+)/);
   let firstAt: number | undefined;
   for (;;) {
     const p = (await log.getPosition('kafka'))?.position ?? 0;
@@ -183,7 +123,7 @@ async function throughput(broker: string): Promise<void> {
   }
   const total = (performance.now() - t) / 1000;
   const steady = (performance.now() - firstAt!) / 1000;
-  await stop(exporter.child);
+  await stopCli(exporter.child);
   await log.close();
   console.log(`throughput: direct kafkajs ${Math.round(baseRate)} records/s (${baseSeconds.toFixed(2)} s)`);
   console.log(`throughput: kevents export ${Math.round(N / total)} events/s including process start (${total.toFixed(2)} s), ${Math.round(N / steady)} events/s from the first batch; ${((N / steady / baseRate) * 100).toFixed(0)}% of direct`);
@@ -195,7 +135,7 @@ function percentile(sorted: number[], p: number): number {
 
 async function latency(broker: string): Promise<void> {
   const db = join(dir, 'latency.db');
-  const serve = await start(['serve', '--storage', `sqlite:${db}`, '--listen', '127.0.0.1:0', '--sinks', config(broker, 'latency')], /listening on (http:\/\/\S+)/);
+  const serve = await startCli(['serve', '--storage', `sqlite:${db}`, '--listen', '127.0.0.1:0', '--sinks', config(broker, 'latency')], /listening on (http:\/\/\S+)/);
   const kafka = new Kafka({ clientId: 'bench', brokers: [broker], logLevel: logLevel.NOTHING });
   const admin = kafka.admin();
   await admin.connect();
@@ -218,7 +158,7 @@ async function latency(broker: string): Promise<void> {
   const deadline = Date.now() + 30_000;
   while (delays.length < writer.sent && Date.now() < deadline) await sleep(100);
   await consumer.disconnect();
-  await stop(serve.child);
+  await stopCli(serve.child);
   delays.sort((a, b) => a - b);
   console.log(`latency: ${writer.sent} creates at ${RATE}/s for ${SECONDS} s (${writer.failed} failed), ${delays.length} read back; archive commit to consumer p50 ${percentile(delays, 50)} ms, p99 ${percentile(delays, 99)} ms, max ${delays.at(-1)} ms`);
 }
@@ -226,9 +166,9 @@ async function latency(broker: string): Promise<void> {
 async function outage(paths: NonNullable<ReturnType<typeof sinkPaths>['kafka']>): Promise<void> {
   const broker = await startKafka(paths);
   const db = join(dir, 'outage.db');
-  const serve = await start(['serve', '--storage', `sqlite:${db}`, '--listen', '127.0.0.1:0'], /listening on (http:\/\/\S+)/);
+  const serve = await startCli(['serve', '--storage', `sqlite:${db}`, '--listen', '127.0.0.1:0'], /listening on (http:\/\/\S+)/);
   await new Writer(serve.url, 0).run(1);
-  const exporter = await start(['export', '--config', config(broker.address, 'outage'), '--from', `sqlite:${db}`, '--listen', '127.0.0.1:0'], /readiness on (http:\/\/\S+)/);
+  const exporter = await startCli(['export', '--config', config(broker.address, 'outage'), '--from', `sqlite:${db}`, '--listen', '127.0.0.1:0'], /readiness on (http:\/\/\S+)/);
   const log = new SqliteExportLog({ path: db });
   while (((await log.getPosition('kafka'))?.position ?? 0) < (await log.head())) await sleep(100);
   await broker.down();
@@ -254,8 +194,8 @@ async function outage(paths: NonNullable<ReturnType<typeof sinkPaths>['kafka']>)
   console.log(`outage: samples ${samples.map((x) => `${x.s}s=${x.rss.toFixed(0)}`).join(' ')}`);
   console.log(`outage: caught up ${writer.sent} changes in ${catchUp.toFixed(1)} s once the broker was back`);
   await log.close();
-  await stop(exporter.child);
-  await stop(serve.child);
+  await stopCli(exporter.child);
+  await stopCli(serve.child);
   await broker.stop();
 }
 

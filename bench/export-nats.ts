@@ -14,19 +14,15 @@
  *
  * Run: npm run build && node --import tsx bench/export-nats.ts
  */
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type * as JetStream from '@nats-io/jetstream';
 import type * as Nats from '@nats-io/transport-node';
 import { fieldsOf, natsMessage, recordOf } from '../src/export/index.js';
-import { SqliteEventStore, SqliteExportLog } from '../src/storage/sqlite/index.js';
+import { SqliteExportLog } from '../src/storage/sqlite/index.js';
 import { sinkPaths, startNats } from '../test/support/sink-servers.js';
-import { kubeletFields } from './support/events.js';
+import { benchDir, fillArchive, sleep, startCli, stopCli } from './support/cli.js';
 
 const require = createRequire(import.meta.url);
 const nats = require('@nats-io/transport-node') as typeof Nats;
@@ -36,56 +32,7 @@ const N = Number(process.env.BENCH_EVENTS ?? 100_000);
 const BATCH = Number(process.env.BENCH_BATCH ?? 1_000);
 const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 256);
 const WINDOW_NS = 10 * 60 * 1e9;
-const CLI = fileURLToPath(new URL('../dist/bin/kevents.js', import.meta.url));
-
-const dir = mkdtempSync(join(tmpdir(), 'kevents-bench-export-nats-'));
-const children: ChildProcess[] = [];
-process.on('exit', () => {
-  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
-  rmSync(dir, { recursive: true, force: true });
-});
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-function start(args: string[], banner: RegExp): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let out = '';
-  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  return new Promise((resolve, reject) => {
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = banner.exec(out);
-      if (m) resolve({ child, url: m[1]! });
-    });
-    child.once('exit', (code) => reject(new Error(`${args[0]} exited with ${code}: ${out.slice(-2000)}`)));
-  });
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await exited;
-}
-
-function event(i: number, now: number): Record<string, unknown> {
-  const ns = `ns-${i % 50}`;
-  const pod = `web-${(i * 7919) % 5000}-7d9f8b6c4-x2v9k`;
-  const t = new Date(now).toISOString().replace(/\.\d+Z$/, 'Z');
-  return {
-    metadata: { name: `${pod}.${(0x17a2b3c4d5e6f7an + BigInt(i)).toString(16)}`, namespace: ns },
-    involvedObject: { kind: 'Pod', namespace: ns, name: pod, uid: `7c3a${String(i % 5000).padStart(8, '0')}-1111-4222-8333-444455556666`, apiVersion: 'v1', fieldPath: 'spec.containers{app}' },
-    ...kubeletFields(i, t),
-  };
-}
-
-async function fillArchive(path: string, n: number): Promise<void> {
-  const store = new SqliteEventStore({ path });
-  const now = Date.now();
-  for (let i = 0; i < n; i++) await store.create(event(i, now) as never, { occurrence: {} });
-  await store.close();
-}
-
+const dir = benchDir('export-nats');
 const server = await (async () => {
   const paths = sinkPaths(['nats']).nats;
   if (paths === undefined) throw new Error('nats-server could not be set up: run node scripts/sinks.mjs --only nats');
@@ -134,7 +81,7 @@ const config = join(dir, 'export.yaml');
 writeFileSync(config, `sinks:\n  - name: nats\n    type: nats\n    servers: [${server.address}]\n    subject: kevents.events\n    policy: occurrences\n    batchSize: ${BATCH}\n    maxInFlight: ${IN_FLIGHT}\n    stream: { name: KEVENTS }\n    retry: { initialBackoff: 200ms, maxBackoff: 2s }\n`);
 const head = await log.head();
 t = performance.now();
-const exporter = await start(['export', '--config', config, '--from', `sqlite:${db}`, '--listen', '127.0.0.1:0'], /readiness on (http:\/\/\S+)/);
+const exporter = await startCli(['export', '--config', config, '--from', `sqlite:${db}`, '--listen', '127.0.0.1:0'], /readiness on (http:\/\/\S+)/);
 let firstAt: number | undefined;
 for (;;) {
   const p = (await log.getPosition('nats'))?.position ?? 0;
@@ -144,7 +91,7 @@ for (;;) {
 }
 const total = (performance.now() - t) / 1000;
 const steady = (performance.now() - firstAt!) / 1000;
-await stop(exporter.child);
+await stopCli(exporter.child);
 await log.close();
 const [base, kevents] = [await jsm.streams.info('BASELINE'), await jsm.streams.info('KEVENTS')];
 await nc.close();

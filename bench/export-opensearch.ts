@@ -13,71 +13,18 @@
  *
  * Run: npm run build && node --import tsx bench/export-opensearch.ts
  */
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { bulkBody, bulkOutcome, fieldsOf, indexTemplate, recordOf } from '../src/export/index.js';
 import type { ExportRecord, PolicyName } from '../src/export/index.js';
-import { SqliteEventStore, SqliteExportLog } from '../src/storage/sqlite/index.js';
+import { SqliteExportLog } from '../src/storage/sqlite/index.js';
 import { sinkPaths, startOpenSearch } from '../test/support/sink-servers.js';
-import { kubeletFields } from './support/events.js';
+import { benchDir, fillArchive, sleep, startCli, stopCli } from './support/cli.js';
 
 const N = Number(process.env.BENCH_EVENTS ?? 100_000);
 const BATCH = Number(process.env.BENCH_BATCH ?? 1_000);
 const POLICIES = (process.env.BENCH_POLICIES ?? 'occurrences,upsert').split(',') as Exclude<PolicyName, 'alert' | 'first'>[];
-const CLI = fileURLToPath(new URL('../dist/bin/kevents.js', import.meta.url));
-
-const dir = mkdtempSync(join(tmpdir(), 'kevents-bench-export-os-'));
-const children: ChildProcess[] = [];
-process.on('exit', () => {
-  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
-  rmSync(dir, { recursive: true, force: true });
-});
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-function start(args: string[], banner: RegExp): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let out = '';
-  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  return new Promise((resolve, reject) => {
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = banner.exec(out);
-      if (m) resolve({ child, url: m[1]! });
-    });
-    child.once('exit', (code) => reject(new Error(`${args[0]} exited with ${code}: ${out.slice(-2000)}`)));
-  });
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await exited;
-}
-
-function event(i: number, now: number): Record<string, unknown> {
-  const ns = `ns-${i % 50}`;
-  const pod = `web-${(i * 7919) % 5000}-7d9f8b6c4-x2v9k`;
-  const t = new Date(now).toISOString().replace(/\.\d+Z$/, 'Z');
-  return {
-    metadata: { name: `${pod}.${(0x17a2b3c4d5e6f7an + BigInt(i)).toString(16)}`, namespace: ns },
-    involvedObject: { kind: 'Pod', namespace: ns, name: pod, uid: `7c3a${String(i % 5000).padStart(8, '0')}-1111-4222-8333-444455556666`, apiVersion: 'v1', fieldPath: 'spec.containers{app}' },
-    ...kubeletFields(i, t),
-  };
-}
-
-async function fillArchive(path: string, n: number): Promise<void> {
-  const store = new SqliteEventStore({ path });
-  const now = Date.now();
-  for (let i = 0; i < n; i++) await store.create(event(i, now) as never, { occurrence: {} });
-  await store.close();
-}
-
+const dir = benchDir('export-os');
 async function count(base: string, pattern: string): Promise<number> {
   await fetch(`${base}/${pattern}/_refresh`, { method: 'POST' });
   const r = (await (await fetch(`${base}/${pattern}/_count`)).json()) as { count: number };
@@ -131,7 +78,7 @@ async function run(base: string, db: string, policy: Exclude<PolicyName, 'alert'
   writeFileSync(config, `sinks:\n  - name: os-${policy}\n    type: opensearch\n    url: ${base}\n    index: kevents-${policy}-{yyyy.MM.dd}\n    policy: ${policy}\n    batchSize: ${BATCH}\n`);
   const head = await log.head();
   const t = performance.now();
-  const exporter = await start(['export', '--config', config, '--from', `sqlite:${db}`, '--listen', '127.0.0.1:0'], /readiness on (http:\/\/\S+)/);
+  const exporter = await startCli(['export', '--config', config, '--from', `sqlite:${db}`, '--listen', '127.0.0.1:0'], /readiness on (http:\/\/\S+)/);
   let firstAt: number | undefined;
   for (;;) {
     const p = (await log.getPosition(`os-${policy}`))?.position ?? 0;
@@ -141,7 +88,7 @@ async function run(base: string, db: string, policy: Exclude<PolicyName, 'alert'
   }
   const total = (performance.now() - t) / 1000;
   const steady = (performance.now() - firstAt!) / 1000;
-  await stop(exporter.child);
+  await stopCli(exporter.child);
   await log.close();
   const exported = await count(base, `kevents-${policy}-*`);
   const afterSeconds = await direct(base, policy, bodies, 'b');

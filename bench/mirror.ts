@@ -16,64 +16,22 @@
  * Run: npm run build && node --import tsx bench/mirror.ts
  */
 import Database from 'better-sqlite3';
-import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import http from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { kubeletFields } from './support/events.js';
+import { CLI, benchDir, kubeletEvent, rssMiB, sleep, startCli, stopCli } from './support/cli.js';
 
 const N = Number(process.env.BENCH_EVENTS ?? 100_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
 const RATE = 1_000;
 /** MIRROR_NODE_ARGS are node options for the mirror processes only (BENCH_MIRROR_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"). */
 const MIRROR_NODE_ARGS = (process.env.BENCH_MIRROR_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
-const CLI = fileURLToPath(new URL('../dist/bin/kevents.js', import.meta.url));
+const dir = benchDir('mirror');
 
-const dir = mkdtempSync(join(tmpdir(), 'kevents-bench-mirror-'));
-const children: ChildProcess[] = [];
-process.on('exit', () => {
-  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
-  rmSync(dir, { recursive: true, force: true });
-});
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
+/** start runs kevents (the mirror with MIRROR_NODE_ARGS) until its banner. */
 function start(args: string[], banner: RegExp): Promise<{ child: ChildProcess; url: string; startedAt: number }> {
-  const startedAt = performance.now();
-  const nodeArgs = args[0] === 'mirror' ? MIRROR_NODE_ARGS : [];
-  const child = spawn(process.execPath, [...nodeArgs, CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let out = '';
-  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  return new Promise((resolve, reject) => {
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = banner.exec(out);
-      if (m) resolve({ child, url: m[1]!, startedAt });
-    });
-    child.once('exit', (code) => reject(new Error(`${args[0]} exited with ${code}: ${out}`)));
-  });
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await exited;
-}
-
-function event(i: number, now: number): Record<string, unknown> {
-  const ns = `ns-${i % 50}`;
-  const pod = `web-${(i * 7919) % 5000}-7d9f8b6c4-x2v9k`;
-  const t = new Date(now).toISOString().replace(/\.\d+Z$/, 'Z');
-  return {
-    metadata: { name: `${pod}.${(0x17a2b3c4d5e6f7an + BigInt(i)).toString(16)}`, namespace: ns },
-    involvedObject: { kind: 'Pod', namespace: ns, name: pod, uid: `7c3a${String(i % 5000).padStart(8, '0')}-1111-4222-8333-444455556666`, apiVersion: 'v1', fieldPath: 'spec.containers{app}' },
-    ...kubeletFields(i, t),
-  };
+  return startCli(args, banner, args[0] === 'mirror' ? MIRROR_NODE_ARGS : []);
 }
 
 // node:http with a keep-alive agent: fetch() costs the bench process several times the CPU per request,
@@ -81,7 +39,7 @@ function event(i: number, now: number): Record<string, unknown> {
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
 function create(base: string, i: number): Promise<void> {
-  const e = event(i, Date.now());
+  const e = kubeletEvent(i, Date.now());
   const ns = (e.metadata as { namespace: string }).namespace;
   const body = JSON.stringify(e);
   return new Promise((resolve, reject) => {
@@ -126,11 +84,6 @@ async function waitWritten(url: string, n: number): Promise<{ first: number; don
     if (w >= n) return { first, done: performance.now() };
     await sleep(first === 0 ? 20 : 100);
   }
-}
-
-function rssMiB(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m === null ? Number.NaN : Number(m[1]) / 1024;
 }
 
 async function rawInserts(base: string): Promise<number> {
@@ -189,7 +142,7 @@ async function main(): Promise<void> {
   const cold = await waitWritten(mirror.url, N);
   const coldS = (cold.done - mirror.startedAt) / 1000;
   const listRate = N / ((cold.done - cold.first) / 1000);
-  await stop(mirror.child);
+  await stopCli(mirror.child);
   const disk = diskBytes(archive);
 
   // Watch path: N more changes while the mirror is down, caught up from its checkpoint.
@@ -222,8 +175,8 @@ async function main(): Promise<void> {
   const sentRate = (i - 2 * N) / ((performance.now() - t0) / 1000);
   const lag = await metric(mirror.url, 'kevents_mirror_watch_lag_seconds');
   await waitWritten(mirror.url, N + (i - 2 * N));
-  await stop(mirror.child);
-  await stop(source.child);
+  await stopCli(mirror.child);
+  await stopCli(source.child);
 
   console.table([
     { what: 'raw better-sqlite3 insert (key, object), 1,000 rows/commit', 'events/s': Math.round(raw), 'share of raw': '' },

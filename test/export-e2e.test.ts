@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, describe, it } from 'node:test';
-import { startExport, stopExport } from './support/export-process.js';
+import { outageWithKill, startExport, stopExport } from './support/export-process.js';
 import type { ExportProcess } from './support/export-process.js';
 import { Workload, archiveChanges } from './support/event-workload.js';
 import { startServer } from './support/server-process.js';
@@ -103,17 +103,7 @@ route:
     exporter = await startExport(config, `sqlite:${db}`, env);
 
     // The upsert webhook goes down for the outage, and the exporter is killed again during it.
-    await hooks.down();
-    const outageEnds = Date.now() + OUTAGE_MS;
-    await load.round(5);
-    await sleep(Math.min(3_000, OUTAGE_MS / 3));
-    await stopExport(exporter, 'SIGKILL');
-    await load.round(6);
-    exporter = await startExport(config, `sqlite:${db}`, env);
-    await load.round(7);
-    const waited = outageEnds - Date.now();
-    if (waited > 0) await sleep(waited);
-    await hooks.up();
+    exporter = await outageWithKill({ exporter, restart: () => startExport(config, `sqlite:${db}`, env), sink: hooks, round: (i) => load.round(i), from: 5, outageMs: OUTAGE_MS });
 
     // What the archive holds is the truth each sink is checked against.
     const { changeIds, events, finalCount } = await archiveChanges(server.url);

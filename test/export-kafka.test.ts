@@ -9,7 +9,7 @@ import { SINK_TYPES, parseExportConfig } from '../src/export/index.js';
 import type { ExportRecord } from '../src/export/index.js';
 import { noopLogger } from '../src/internal/index.js';
 import { Workload, archiveChanges } from './support/event-workload.js';
-import { startExport, stopExport } from './support/export-process.js';
+import { outageWithKill, startExport, stopExport } from './support/export-process.js';
 import type { ExportProcess } from './support/export-process.js';
 import { startServer } from './support/server-process.js';
 import { sinkPaths, startKafka } from './support/sink-servers.js';
@@ -131,17 +131,7 @@ route:
     await stopExport(exporter, 'SIGKILL');
     await load.round(3);
     exporter = await startExport(config, `sqlite:${db}`);
-    await broker.down();
-    const outageEnds = Date.now() + OUTAGE_MS;
-    await load.round(4);
-    await sleep(Math.min(3_000, OUTAGE_MS / 3));
-    await stopExport(exporter, 'SIGKILL');
-    await load.round(5);
-    exporter = await startExport(config, `sqlite:${db}`);
-    await load.round(6);
-    const wait = outageEnds - Date.now();
-    if (wait > 0) await sleep(wait);
-    await broker.up();
+    exporter = await outageWithKill({ exporter, restart: () => startExport(config, `sqlite:${db}`), sink: broker, round: (i) => load.round(i), from: 4, outageMs: OUTAGE_MS });
 
     const { changeIds, events, finalCount } = await archiveChanges(server.url);
     const messages: Message[] = [];

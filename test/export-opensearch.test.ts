@@ -9,7 +9,7 @@ import type { ExportFields, ExportRecord } from '../src/export/index.js';
 import { noopLogger } from '../src/internal/index.js';
 import { SqliteExportLog } from '../src/storage/sqlite/index.js';
 import { Workload, archiveChanges } from './support/event-workload.js';
-import { startExport, stopExport } from './support/export-process.js';
+import { outageWithKill, startExport, stopExport } from './support/export-process.js';
 import type { ExportProcess } from './support/export-process.js';
 import { startServer } from './support/server-process.js';
 import { sinkPaths, startOpenSearch } from './support/sink-servers.js';
@@ -114,17 +114,7 @@ route:
     await stopExport(exporter, 'SIGKILL');
     await load.round(3);
     exporter = await startExport(config, `sqlite:${db}`);
-    await os.down();
-    const outageEnds = Date.now() + OUTAGE_MS;
-    await load.round(4);
-    await sleep(Math.min(3_000, OUTAGE_MS / 3));
-    await stopExport(exporter, 'SIGKILL');
-    await load.round(5);
-    exporter = await startExport(config, `sqlite:${db}`);
-    await load.round(6);
-    const wait = outageEnds - Date.now();
-    if (wait > 0) await sleep(wait);
-    await os.up();
+    exporter = await outageWithKill({ exporter, restart: () => startExport(config, `sqlite:${db}`), sink: os, round: (i) => load.round(i), from: 4, outageMs: OUTAGE_MS });
 
     const { changeIds, events, finalCount } = await archiveChanges(server.url);
     assert.ok(changeIds.length > 60, `the workload made ${changeIds.length} changes`);

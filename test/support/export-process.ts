@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { CLI } from './server-process.js';
 
 /** ExportProcess is a running `kevents export` child process. */
@@ -47,4 +48,33 @@ export async function exportMetric(p: ExportProcess, name: string, sink: string)
   const text = await (await fetch(`${p.metricsUrl}/metrics`)).text();
   const line = text.split('\n').find((l) => l.startsWith(`${name}{sink="${sink}"}`));
   return line === undefined ? Number.NaN : Number(line.split(' ')[1]);
+}
+
+/**
+ * outageWithKill is the outage the export tests put a sink through: the sink
+ * goes down (SIGKILL, keeping its data) while the load goes on with rounds
+ * `from`, `from + 1` and `from + 2`; the exporter is killed with SIGKILL during
+ * the outage and started again; after `outageMs` the sink comes back. It
+ * returns the exporter that runs then.
+ */
+export async function outageWithKill(o: {
+  exporter: ExportProcess;
+  restart: () => Promise<ExportProcess>;
+  sink: { down(): Promise<void>; up(): Promise<void> };
+  round: (i: number) => Promise<void>;
+  from: number;
+  outageMs: number;
+}): Promise<ExportProcess> {
+  await o.sink.down();
+  const outageEnds = Date.now() + o.outageMs;
+  await o.round(o.from);
+  await sleep(Math.min(3_000, o.outageMs / 3));
+  await stopExport(o.exporter, 'SIGKILL');
+  await o.round(o.from + 1);
+  const exporter = await o.restart();
+  await o.round(o.from + 2);
+  const left = outageEnds - Date.now();
+  if (left > 0) await sleep(left);
+  await o.sink.up();
+  return exporter;
 }

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { waitForReadinessBanner } from './mirror-process.js';
 import { CLI } from './server-process.js';
 
 /** ExportProcess is a running `kevents export` child process. */
@@ -17,24 +18,7 @@ export function startExport(config: string, from: string, env: NodeJS.ProcessEnv
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...env },
   });
-  let out = '';
-  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`kevents export did not start: ${out}`)), 30_000);
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /readiness on (http:\/\/\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ child, metricsUrl: m[1]!, output: () => out, exited });
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`kevents export exited with ${code}: ${out}`));
-    });
-  });
+  return waitForReadinessBanner(child, 'kevents export');
 }
 
 /** stopExport signals an export process (if it still runs) and waits for it to exit. */

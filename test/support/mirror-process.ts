@@ -28,11 +28,16 @@ export function startMirror(source: string | { kubeconfig: string }, to: string)
 
 /** waitForMirror follows a spawned `kevents mirror` until it serves its metrics (or exits), keeping what it prints. */
 export function waitForMirror(child: ChildProcess): Promise<MirrorProcess> {
+  return waitForReadinessBanner(child, 'kevents mirror');
+}
+
+/** waitForReadinessBanner waits until a `kevents mirror` or `kevents export` child prints where it serves /metrics and /readyz. */
+export function waitForReadinessBanner(child: ChildProcess, what: string): Promise<MirrorProcess> {
   let out = '';
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`kevents mirror did not start: ${out}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`${what} did not start: ${out}`)), 30_000);
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /readiness on (http:\/\/\S+)/.exec(out);
@@ -43,7 +48,7 @@ export function waitForMirror(child: ChildProcess): Promise<MirrorProcess> {
     });
     child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`kevents mirror exited with ${code}: ${out}`));
+      reject(new Error(`${what} exited with ${code}: ${out}`));
     });
   });
 }

@@ -90,10 +90,7 @@ route:
     const load = new Workload(server.url);
 
     // A burst of a Warning: one Slack message for it, and a follow-up once it stops.
-    await load.core('crash', 'app', 'Warning', 'BackOff');
-    for (let i = 0; i < 9; i++) await load.bumpCore('crash');
-    await load.core('dropped', 'kube-system');
-    for (let i = 0; i < 3; i++) await load.round(i);
+    await load.opening(9);
     await until('the burst is reported', () => slack.messages.length >= 1);
 
     // The first kill -9, while changes keep coming.

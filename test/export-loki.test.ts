@@ -126,10 +126,7 @@ route:
     let exporter: ExportProcess = await start();
     cleanups.push(() => stopExport(exporter, 'SIGKILL'));
     const load = new Workload(server.url);
-    await load.core('crash', 'app', 'Warning', 'BackOff');
-    for (let i = 0; i < 5; i++) await load.bumpCore('crash');
-    await load.core('dropped', 'kube-system');
-    for (let i = 0; i < 3; i++) await load.round(i);
+    await load.opening(5);
 
     // The first kill -9 lands while the load goes on and batches of 7 are in flight.
     const round3 = load.round(3);

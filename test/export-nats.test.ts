@@ -116,10 +116,7 @@ route:
     cleanups.push(() => stopExport(exporter, 'SIGKILL'));
     const load = new Workload(server.url);
 
-    await load.core('crash', 'app', 'Warning', 'BackOff');
-    for (let i = 0; i < 9; i++) await load.bumpCore('crash');
-    await load.core('dropped', 'kube-system');
-    for (let i = 0; i < 3; i++) await load.round(i);
+    await load.opening(9);
     await until('the first changes are in the stream', async () => ((await streamState(nats.address, 'KEVENTS'))?.messages ?? 0) > 0);
 
     // kill -9 while changes keep coming; a burst arrives while the exporter is down, and it is killed again

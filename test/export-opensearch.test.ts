@@ -106,10 +106,7 @@ route:
     let exporter: ExportProcess = await startExport(config, `sqlite:${db}`);
     cleanups.push(() => stopExport(exporter, 'SIGKILL'));
     const load = new Workload(server.url);
-    await load.core('crash', 'app', 'Warning', 'BackOff');
-    for (let i = 0; i < 4; i++) await load.bumpCore('crash');
-    await load.core('dropped', 'kube-system');
-    for (let i = 0; i < 3; i++) await load.round(i);
+    await load.opening(4);
     await sleep(1_000);
     await stopExport(exporter, 'SIGKILL');
     await load.round(3);

@@ -48,6 +48,18 @@ export class Workload {
     this.counts.set(`app/${name}`, n);
   }
 
+  /**
+   * opening is how every export test begins: a Warning (`app/crash`, BackOff)
+   * bumped `bumps` times, an event in kube-system (which the tests' routes
+   * drop), and rounds 0 to 2.
+   */
+  async opening(bumps: number): Promise<void> {
+    await this.core('crash', 'app', 'Warning', 'BackOff');
+    for (let i = 0; i < bumps; i++) await this.bumpCore('crash');
+    await this.core('dropped', 'kube-system');
+    for (let i = 0; i < 3; i++) await this.round(i);
+  }
+
   /** round creates two events per API and bumps every event so far once. */
   async round(i: number): Promise<void> {
     await this.core(`core-${i}`);

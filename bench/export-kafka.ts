@@ -22,10 +22,10 @@ import { writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
-import { fieldsOf, kafkaMessage, recordOf } from '../src/export/index.js';
+import { kafkaMessage } from '../src/export/index.js';
 import { SqliteExportLog } from '../src/storage/sqlite/index.js';
 import { sinkPaths, startKafka } from '../test/support/sink-servers.js';
-import { benchDir, fillArchive, kubeletEvent, rssMiB, sleep, startCli, stopCli } from './support/cli.js';
+import { archivedBatches, benchDir, fillArchive, kubeletEvent, rssMiB, sleep, startCli, stopCli, timeExport } from './support/cli.js';
 
 const N = Number(process.env.BENCH_EVENTS ?? 100_000);
 const RATE = Number(process.env.BENCH_RATE ?? 1_000);
@@ -93,14 +93,7 @@ async function throughput(broker: string): Promise<void> {
   console.log(`archive: ${N} changes written in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 
   // Baseline: the same records, built beforehand, produced by the same client with the same settings.
-  const log = new SqliteExportLog({ path: db });
-  const batches: ReturnType<typeof kafkaMessage>[][] = [];
-  for (let after = 0; ; ) {
-    const changes = await log.read(after, BATCH);
-    if (changes.length === 0) break;
-    batches.push(changes.map((c) => kafkaMessage(recordOf('occurrences', fieldsOf(c), undefined, undefined)!)));
-    after = changes.at(-1)!.id;
-  }
+  const batches = (await archivedBatches(db, BATCH, 'occurrences')).map((b) => b.map((r) => kafkaMessage(r)));
   const kafka = new Kafka({ clientId: 'bench', brokers: [broker], logLevel: logLevel.NOTHING });
   const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: true });
   await producer.connect();
@@ -111,20 +104,7 @@ async function throughput(broker: string): Promise<void> {
   await producer.disconnect();
   const baseRate = N / baseSeconds;
 
-  const head = await log.head();
-  t = performance.now();
-  const exporter = await startCli(['export', '--config', config(broker, 'kevents'), '--from', `sqlite:${db}`, '--listen', '127.0.0.1:0'], /readiness on (http:\/\/\S+)/);
-  let firstAt: number | undefined;
-  for (;;) {
-    const p = (await log.getPosition('kafka'))?.position ?? 0;
-    if (p > 0) firstAt ??= performance.now();
-    if (p >= head) break;
-    await sleep(20);
-  }
-  const total = (performance.now() - t) / 1000;
-  const steady = (performance.now() - firstAt!) / 1000;
-  await stopCli(exporter.child);
-  await log.close();
+  const { total, steady } = await timeExport(config(broker, 'kevents'), db, 'kafka');
   console.log(`throughput: direct kafkajs ${Math.round(baseRate)} records/s (${baseSeconds.toFixed(2)} s)`);
   console.log(`throughput: kevents export ${Math.round(N / total)} events/s including process start (${total.toFixed(2)} s), ${Math.round(N / steady)} events/s from the first batch; ${((N / steady / baseRate) * 100).toFixed(0)}% of direct`);
 }

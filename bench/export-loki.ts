@@ -19,31 +19,20 @@
  *
  * Run: npm run build && node --import tsx bench/export-loki.ts
  */
-import Database from 'better-sqlite3';
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { fieldsOf, lokiPushBody, parseExportConfig, recordOf } from '../src/export/index.js';
-import { SqliteEventStore, SqliteExportLog } from '../src/storage/sqlite/index.js';
+import { lokiPushBody, parseExportConfig } from '../src/export/index.js';
+import { SqliteEventStore } from '../src/storage/sqlite/index.js';
 import { sinkPaths, startVictoriaLogs } from '../test/support/sink-servers.js';
+import { archivedBatches, benchDir, sleep, timeExport } from './support/cli.js';
 import { kubeletFields } from './support/events.js';
 
 const N = Number(process.env.BENCH_EVENTS ?? 20_000);
 const BATCH = Number(process.env.BENCH_BATCH ?? 500);
 const TARGET = 10_000;
 const PUSH_PATH = '/insert/loki/api/v1/push?disable_message_parsing=1';
-const CLI = fileURLToPath(new URL('../dist/bin/kevents.js', import.meta.url));
 
-const dir = mkdtempSync(join(tmpdir(), 'kevents-bench-export-loki-'));
-const children: ChildProcess[] = [];
-process.on('exit', () => {
-  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
-  rmSync(dir, { recursive: true, force: true });
-});
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const dir = benchDir('export-loki');
 
 async function count(base: string, account: string): Promise<number> {
   const res = await fetch(`${base}/select/logsql/query`, {
@@ -79,15 +68,7 @@ async function main(): Promise<void> {
   // Baseline: the same records as the sink makes them, pushed directly.
   const config = parseExportConfig(`sinks:\n  - name: logs\n    type: loki\n    url: ${logs.address}\n    path: "${PUSH_PATH}"\n`);
   const options = config.sinks[0]!.options as Parameters<typeof lokiPushBody>[1];
-  const log = new SqliteExportLog({ path: db });
-  const bodies: string[] = [];
-  for (let after = 0; ; ) {
-    const changes = await log.read(after, BATCH);
-    if (changes.length === 0) break;
-    bodies.push(lokiPushBody(changes.map((c) => recordOf('occurrences', fieldsOf(c), undefined, undefined)!), options));
-    after = changes.at(-1)!.id;
-  }
-  await log.close();
+  const bodies = (await archivedBatches(db, BATCH, 'occurrences')).map((records) => lokiPushBody(records, options));
   const b0 = performance.now();
   for (const body of bodies) {
     const res = await fetch(`${logs.address}${PUSH_PATH}`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Scope-OrgID': '1' }, body });
@@ -98,27 +79,8 @@ async function main(): Promise<void> {
   // kevents export, the built CLI.
   const file = join(dir, 'export.yaml');
   writeFileSync(file, `sinks:\n  - name: logs\n    type: loki\n    url: ${logs.address}\n    path: "${PUSH_PATH}"\n    tenant: "2"\n    batchSize: ${BATCH}\n`);
-  const child = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== ''), CLI, 'export', '--config', file, '--from', `sqlite:${db}`, '--listen', '127.0.0.1:0', '--log-level', 'warn'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let out = '';
-  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  await new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /readiness on (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`kevents export exited with ${code}: ${out}`)));
-  });
-  // Progress is read from the saved position (a scrape of /metrics counts the queue, which costs the exporter).
-  const archive = new Database(db, { readonly: true });
-  const head = (archive.prepare('SELECT max(id) AS id FROM occurrences').get() as { id: number }).id;
-  const position = archive.prepare("SELECT position FROM export_positions WHERE sink = 'logs'");
-  const k0 = performance.now();
-  while (((position.get() as { position: number } | undefined)?.position ?? 0) < head) await sleep(5);
-  archive.close();
-  const keventsRate = N / ((performance.now() - k0) / 1000);
-  child.kill('SIGTERM');
+  const { steady } = await timeExport(file, db, 'logs', (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== ''));
+  const keventsRate = N / steady;
 
   await sleep(3_000);
   const [baselineHeld, keventsHeld] = [await count(logs.address, '1'), await count(logs.address, '2')];

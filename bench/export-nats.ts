@@ -19,10 +19,9 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type * as JetStream from '@nats-io/jetstream';
 import type * as Nats from '@nats-io/transport-node';
-import { fieldsOf, natsMessage, recordOf } from '../src/export/index.js';
-import { SqliteExportLog } from '../src/storage/sqlite/index.js';
+import { natsMessage } from '../src/export/index.js';
 import { sinkPaths, startNats } from '../test/support/sink-servers.js';
-import { benchDir, fillArchive, sleep, startCli, stopCli } from './support/cli.js';
+import { archivedBatches, benchDir, fillArchive, timeExport } from './support/cli.js';
 
 const require = createRequire(import.meta.url);
 const nats = require('@nats-io/transport-node') as typeof Nats;
@@ -52,14 +51,7 @@ for (const name of ['BASELINE', 'KEVENTS']) {
 }
 
 // Baseline: the same records, built beforehand, published by the same client with the same headers and bound.
-const log = new SqliteExportLog({ path: db });
-const batches: ReturnType<typeof natsMessage>[][] = [];
-for (let after = 0; ; ) {
-  const changes = await log.read(after, BATCH);
-  if (changes.length === 0) break;
-  batches.push(changes.map((c) => natsMessage(recordOf('occurrences', fieldsOf(c), undefined, undefined)!, 'baseline.events')));
-  after = changes.at(-1)!.id;
-}
+const batches = (await archivedBatches(db, BATCH, 'occurrences')).map((b) => b.map((r) => natsMessage(r, 'baseline.events')));
 t = performance.now();
 for (const batch of batches) {
   let next = 0;
@@ -79,20 +71,7 @@ const baseRate = N / baseSeconds;
 
 const config = join(dir, 'export.yaml');
 writeFileSync(config, `sinks:\n  - name: nats\n    type: nats\n    servers: [${server.address}]\n    subject: kevents.events\n    policy: occurrences\n    batchSize: ${BATCH}\n    maxInFlight: ${IN_FLIGHT}\n    stream: { name: KEVENTS }\n    retry: { initialBackoff: 200ms, maxBackoff: 2s }\n`);
-const head = await log.head();
-t = performance.now();
-const exporter = await startCli(['export', '--config', config, '--from', `sqlite:${db}`, '--listen', '127.0.0.1:0'], /readiness on (http:\/\/\S+)/);
-let firstAt: number | undefined;
-for (;;) {
-  const p = (await log.getPosition('nats'))?.position ?? 0;
-  if (p > 0) firstAt ??= performance.now();
-  if (p >= head) break;
-  await sleep(20);
-}
-const total = (performance.now() - t) / 1000;
-const steady = (performance.now() - firstAt!) / 1000;
-await stopCli(exporter.child);
-await log.close();
+const { total, steady } = await timeExport(config, db, 'nats');
 const [base, kevents] = [await jsm.streams.info('BASELINE'), await jsm.streams.info('KEVENTS')];
 await nc.close();
 await server.stop();

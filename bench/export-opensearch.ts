@@ -19,7 +19,7 @@ import { bulkBody, bulkOutcome, fieldsOf, indexTemplate, recordOf } from '../src
 import type { ExportRecord, PolicyName } from '../src/export/index.js';
 import { SqliteExportLog } from '../src/storage/sqlite/index.js';
 import { sinkPaths, startOpenSearch } from '../test/support/sink-servers.js';
-import { benchDir, fillArchive, sleep, startCli, stopCli } from './support/cli.js';
+import { archivedBatches, benchDir, fillArchive, timeExport } from './support/cli.js';
 
 const N = Number(process.env.BENCH_EVENTS ?? 100_000);
 const BATCH = Number(process.env.BENCH_BATCH ?? 1_000);
@@ -62,34 +62,13 @@ async function warmUp(base: string, db: string): Promise<void> {
 
 async function run(base: string, db: string, policy: Exclude<PolicyName, 'alert' | 'first'>): Promise<void> {
   // Baseline: the same records, as the same bulk bodies, built beforehand.
-  const log = new SqliteExportLog({ path: db });
-  const bodies: { body: string; records: ExportRecord[] }[] = [];
-  for (let after = 0; ; ) {
-    const changes = await log.read(after, BATCH);
-    if (changes.length === 0) break;
-    const records = changes.map((c) => recordOf(policy, fieldsOf(c), undefined, undefined)!);
-    bodies.push({ body: bulkBody(records, () => `kevents-${policy}-{yyyy.MM.dd}`), records });
-    after = changes.at(-1)!.id;
-  }
+  const bodies = (await archivedBatches(db, BATCH, policy)).map((records) => ({ body: bulkBody(records, () => `kevents-${policy}-{yyyy.MM.dd}`), records }));
   // The direct requests run before and after the exporter (the machine's load drifts), into fresh indices each time.
   const before = await direct(base, policy, bodies, 'a');
 
   const config = join(dir, `${policy}.yaml`);
   writeFileSync(config, `sinks:\n  - name: os-${policy}\n    type: opensearch\n    url: ${base}\n    index: kevents-${policy}-{yyyy.MM.dd}\n    policy: ${policy}\n    batchSize: ${BATCH}\n`);
-  const head = await log.head();
-  const t = performance.now();
-  const exporter = await startCli(['export', '--config', config, '--from', `sqlite:${db}`, '--listen', '127.0.0.1:0'], /readiness on (http:\/\/\S+)/);
-  let firstAt: number | undefined;
-  for (;;) {
-    const p = (await log.getPosition(`os-${policy}`))?.position ?? 0;
-    if (p > 0) firstAt ??= performance.now();
-    if (p >= head) break;
-    await sleep(20);
-  }
-  const total = (performance.now() - t) / 1000;
-  const steady = (performance.now() - firstAt!) / 1000;
-  await stopCli(exporter.child);
-  await log.close();
+  const { total, steady } = await timeExport(config, db, `os-${policy}`);
   const exported = await count(base, `kevents-${policy}-*`);
   const afterSeconds = await direct(base, policy, bodies, 'b');
   const stored = await count(base, `direct*-${policy}-*`);

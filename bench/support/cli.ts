@@ -10,7 +10,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SqliteEventStore } from '../../src/storage/sqlite/index.js';
+import { fieldsOf, recordOf } from '../../src/export/index.js';
+import type { ExportRecord } from '../../src/export/index.js';
+import { SqliteEventStore, SqliteExportLog } from '../../src/storage/sqlite/index.js';
 import { kubeletFields } from './events.js';
 
 export const CLI = fileURLToPath(new URL('../../dist/bin/kevents.js', import.meta.url));
@@ -80,4 +82,43 @@ export async function fillArchive(path: string, n: number): Promise<void> {
   const now = Date.now();
   for (let i = 0; i < n; i++) await store.create(kubeletEvent(i, now) as never, { occurrence: {} });
   await store.close();
+}
+
+/** archivedBatches reads an archive's whole export log as the records a sink of `policy` makes, `batch` to a batch (the baselines' input, built before they are timed). */
+export async function archivedBatches(db: string, batch: number, policy: 'upsert' | 'occurrences'): Promise<ExportRecord[][]> {
+  const log = new SqliteExportLog({ path: db });
+  const batches: ExportRecord[][] = [];
+  for (let after = 0; ; ) {
+    const changes = await log.read(after, batch);
+    if (changes.length === 0) break;
+    batches.push(changes.map((c) => recordOf(policy, fieldsOf(c), undefined, undefined)!));
+    after = changes.at(-1)!.id;
+  }
+  await log.close();
+  return batches;
+}
+
+/**
+ * timeExport runs `kevents export --config CONFIG --from sqlite:DB` until the
+ * position it saves for `sink` reaches the archive's head, and stops it:
+ * seconds in all (process start included) and from its first saved batch.
+ * Progress is read from the saved position, not /metrics (a scrape counts the
+ * queue, which costs the exporter).
+ */
+export async function timeExport(config: string, db: string, sink: string, nodeArgs: string[] = []): Promise<{ total: number; steady: number }> {
+  const log = new SqliteExportLog({ path: db });
+  const head = await log.head();
+  const t = performance.now();
+  const exporter = await startCli(['export', '--config', config, '--from', `sqlite:${db}`, '--listen', '127.0.0.1:0', '--log-level', 'warn'], /readiness on (http:\/\/\S+)/, nodeArgs);
+  let firstAt: number | undefined;
+  for (;;) {
+    const p = (await log.getPosition(sink))?.position ?? 0;
+    if (p > 0) firstAt ??= performance.now();
+    if (p >= head) break;
+    await sleep(5);
+  }
+  const end = performance.now();
+  await stopCli(exporter.child);
+  await log.close();
+  return { total: (end - t) / 1000, steady: (end - (firstAt ?? t)) / 1000 };
 }

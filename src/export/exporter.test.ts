@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, describe, it } from 'node:test';
-import pg from 'pg';
 import type { CoreEvent } from '../api/index.js';
 import type { EventStore, ExportLog } from '../storage/index.js';
 import { PostgresEventStore, PostgresExportLog } from '../storage/postgres/index.js';
@@ -14,6 +13,7 @@ import { createExporter } from './exporter.js';
 import { SINK_TYPES } from './sinks/index.js';
 import { SinkRejected } from './types.js';
 import type { ExportRecord, ExportSink, SinkType } from './types.js';
+import { POSTGRES_URL, testSchemas } from '../../test/support/postgres.js';
 
 /** FlakySink is a sink under the test's control: unavailable for a number of sends, refusing the records of some events. */
 class FlakySink implements ExportSink {
@@ -65,10 +65,7 @@ const dir = mkdtempSync(join(tmpdir(), 'kevents-exporter-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
 
-/** POSTGRES_URL is the test database: the machine's PostgreSQL unless KEVENTS_TEST_POSTGRES says otherwise. */
-const POSTGRES_URL = process.env.KEVENTS_TEST_POSTGRES ?? 'postgres://postgres@127.0.0.1:55432/test';
-const admin = new pg.Pool({ connectionString: POSTGRES_URL, max: 1 });
-after(() => admin.end());
+const postgres = testSchemas('kevents_exporter');
 
 const BACKENDS: Record<string, () => Promise<Archive>> = {
   'an SQLite': () => {
@@ -78,7 +75,7 @@ const BACKENDS: Record<string, () => Promise<Archive>> = {
     return Promise.resolve({ store, log, destroy: () => log.close().then(() => store.close()) });
   },
   'a PostgreSQL': async () => {
-    const schema = `kevents_exporter_${process.pid}_${n++}`;
+    const schema = postgres.fresh();
     const store = new PostgresEventStore({ connectionString: POSTGRES_URL, schema, poolSize: 3 });
     await store.ready();
     const log = await PostgresExportLog.open({ connectionString: POSTGRES_URL, schema });
@@ -88,7 +85,7 @@ const BACKENDS: Record<string, () => Promise<Archive>> = {
       destroy: async () => {
         await log.close();
         await store.close();
-        await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+        await postgres.drop(schema);
       },
     };
   },

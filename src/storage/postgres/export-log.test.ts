@@ -1,31 +1,13 @@
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import pg from 'pg';
 import { FakeClock } from '../../internal/index.js';
 import { isStorageError } from '../errors.js';
 import { runExportLogConformance, sampleEvent } from '../testing/index.js';
 import { PostgresEventStore, PostgresExportLog } from './index.js';
+import { POSTGRES_URL, testSchemas } from '../../../test/support/postgres.js';
 
-/** POSTGRES_URL is the test database: the machine's PostgreSQL unless KEVENTS_TEST_POSTGRES says otherwise. */
-const POSTGRES_URL = process.env.KEVENTS_TEST_POSTGRES ?? 'postgres://postgres@127.0.0.1:55432/test';
-
-const admin = new pg.Pool({ connectionString: POSTGRES_URL, max: 2 });
-const made = new Set<string>();
-let n = 0;
-const fresh = (): string => {
-  const s = `kevents_exportlog_${process.pid}_${n++}`;
-  made.add(s);
-  return s;
-};
-const drop = async (s: string): Promise<void> => {
-  await admin.query(`DROP SCHEMA IF EXISTS ${s} CASCADE`);
-  made.delete(s);
-};
-after(async () => {
-  for (const s of made) await drop(s);
-  await admin.end();
-});
+const { admin, fresh, drop } = testSchemas('kevents_exportlog');
 
 runExportLogConformance('postgres', {
   create: async () => {

@@ -3,7 +3,10 @@
 // kube-controller-manager, kwok) from their published Go modules, once, into a cache
 // outside the repository keyed by version, and prints where they are.
 //
-//   node scripts/peers.mjs [--json] [--only NAME[,NAME]] [--cache DIR]
+//   node scripts/peers.mjs [--json] [--only NAME[,NAME]] [--cache DIR] [--log FILE]
+//
+// Standard output carries only the result: what go prints goes to the log file
+// (default CACHE/build.log), named in the error when a build fails.
 //
 // k8s.io/kubernetes cannot be built with `go install pkg@version`: its go.mod requires its
 // staging modules at v0.0.0 and replaces them with ./staging folders. The build therefore
@@ -14,6 +17,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync, renameSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { runLogged } from './builder-io.mjs';
 
 /** KUBERNETES_VERSION matches the newest bundled kubectl minor (1.33). */
 export const KUBERNETES_VERSION = 'v1.33.13';
@@ -24,15 +28,17 @@ const KUBE_COMMANDS = ['kube-apiserver', 'kube-scheduler', 'kube-controller-mana
 const ALL = [...KUBE_COMMANDS, 'kwok', 'etcd'];
 
 function parseArgs(argv) {
-  const opts = { json: false, only: ALL, cache: process.env.KEVENTS_PEERS_CACHE ?? join(homedir(), '.cache', 'kevents-peers'), quiet: false };
+  const opts = { json: false, only: ALL, cache: process.env.KEVENTS_PEERS_CACHE ?? join(homedir(), '.cache', 'kevents-peers'), quiet: false, log: undefined };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--json') opts.json = true;
+    else if (a === '--log') opts.log = String(argv[++i] ?? '');
+    else if (a.startsWith('--log=')) opts.log = a.slice('--log='.length);
     else if (a === '--quiet') opts.quiet = true;
     else if (a === '--only') opts.only = String(argv[++i] ?? '').split(',').filter(Boolean);
     else if (a === '--cache') opts.cache = String(argv[++i] ?? '');
     else if (a === '--help' || a === '-h') {
-      process.stdout.write('usage: npm run --silent peers -- [--json] [--only kube-apiserver,kwok,…] [--cache DIR]\n');
+      process.stdout.write('usage: npm run --silent peers -- [--json] [--only kube-apiserver,kwok,…] [--cache DIR] [--log FILE]\n');
       process.exit(0);
     } else {
       process.stderr.write(`peers: unknown argument ${a}\n`);
@@ -45,6 +51,7 @@ function parseArgs(argv) {
       process.exit(2);
     }
   }
+  opts.log = opts.log || join(opts.cache, 'build.log');
   return opts;
 }
 
@@ -106,9 +113,8 @@ function withLock(dir, fn) {
   }
 }
 
-function run(go, args, cwd, env) {
-  const r = spawnSync(go, args, { cwd, env: { ...process.env, GOFLAGS: '-mod=mod', GOTOOLCHAIN: 'local', ...env }, stdio: ['ignore', 'inherit', 'inherit'] });
-  if (r.status !== 0) throw new Error(`go ${args.join(' ')} failed in ${cwd} (exit ${r.status})`);
+function run(opts, go, args, cwd, env) {
+  runLogged(go, args, { cwd, env: { ...process.env, GOFLAGS: '-mod=mod', GOTOOLCHAIN: 'local', ...env }, log: opts.log });
 }
 
 /**
@@ -136,7 +142,7 @@ function buildKube(opts, go, names) {
     if (still.length === 0) return;
     const wrapper = join(dir, 'wrapper');
     mkdirSync(wrapper, { recursive: true });
-    const info = JSON.parse(execFileSync(go, ['mod', 'download', '-json', `k8s.io/kubernetes@${KUBERNETES_VERSION}`], { encoding: 'utf8', env: { ...process.env, GOTOOLCHAIN: 'local' } }));
+    const info = JSON.parse(execFileSync(go, ['mod', 'download', '-json', `k8s.io/kubernetes@${KUBERNETES_VERSION}`], { encoding: 'utf8', env: { ...process.env, GOTOOLCHAIN: 'local' }, stdio: ['ignore', 'pipe', 'inherit'] }));
     const upstreamMod = readFileSync(info.GoMod, 'utf8');
     const staging = [...upstreamMod.matchAll(/^\s*(k8s\.io\/[\w.\-/]+)\s+v0\.0\.0\s*$/gm)].map((m) => m[1]);
     if (staging.length === 0) throw new Error(`no staging modules found in ${info.GoMod}`);
@@ -156,11 +162,11 @@ function buildKube(opts, go, names) {
     ];
     writeFileSync(join(wrapper, 'go.mod'), lines.join('\n'));
     writeFileSync(join(wrapper, 'peers.go'), '// Package peers only anchors the build of upstream commands.\npackage peers\n');
-    log(opts, `building ${still.join(', ')} ${KUBERNETES_VERSION} (a cold build takes many minutes)`);
+    log(opts, `building ${still.join(', ')} ${KUBERNETES_VERSION} (a cold build takes many minutes; output in ${opts.log})`);
     mkdirSync(bin, { recursive: true });
     for (const name of still) {
       const out = join(bin, `${name}.partial`);
-      run(go, ['build', '-trimpath', `-ldflags=${versionLdflags()}`, '-o', out, `k8s.io/kubernetes/cmd/${name}`], wrapper, { CGO_ENABLED: '0' });
+      run(opts, go, ['build', '-trimpath', `-ldflags=${versionLdflags()}`, '-o', out, `k8s.io/kubernetes/cmd/${name}`], wrapper, { CGO_ENABLED: '0' });
       renameSync(out, join(bin, name));
     }
   });
@@ -173,8 +179,8 @@ function buildKwok(opts, go) {
   if (isExecutable(target)) return target;
   withLock(dir, () => {
     if (isExecutable(target)) return;
-    log(opts, `building kwok ${KWOK_VERSION}`);
-    run(go, ['install', '-trimpath', '-ldflags=-s -w', `sigs.k8s.io/kwok/cmd/kwok@${KWOK_VERSION}`], dir, { GOBIN: join(dir, 'bin'), CGO_ENABLED: '0', GOFLAGS: '' });
+    log(opts, `building kwok ${KWOK_VERSION} (output in ${opts.log})`);
+    run(opts, go, ['install', '-trimpath', '-ldflags=-s -w', `sigs.k8s.io/kwok/cmd/kwok@${KWOK_VERSION}`], dir, { GOBIN: join(dir, 'bin'), CGO_ENABLED: '0', GOFLAGS: '' });
   });
   return target;
 }

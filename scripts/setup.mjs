@@ -6,6 +6,7 @@
 //
 //   node scripts/setup.mjs            set up, then print what the tests will use
 //   node scripts/setup.mjs --check    only say what is missing (exit 1 if anything is)
+//   node scripts/setup.mjs --packages-only   only the Debian packages and the PostgreSQL server
 //
 // run-tests.mjs calls prepare() and hands the result to the tests as environment variables.
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -132,25 +133,45 @@ export function startPostgres({ quiet }) {
   return `postgres://postgres@127.0.0.1:${TEST_POSTGRES_PORT}/test`;
 }
 
-function runJsonScript(script, { quiet }) {
-  const path = join(root, 'scripts', script);
+/** BUILDERS are the scripts that build or fetch what the tests run against, and what each is for. */
+const BUILDERS = { 'peers.mjs': 'the upstream peers', 'sinks.mjs': 'the sink servers' };
+
+/** builderLog is where a builder's children (go, mvn, javac) write: kept, so a failure can be read later. */
+export function builderLog(script) {
+  return join(homedir(), '.cache', 'kevents-setup', `${script.replace(/\.mjs$/, '')}.log`);
+}
+
+/**
+ * runBuilder runs one builder with --json and parses what it prints. Its standard output must be
+ * the JSON alone; a failure, or anything else on standard output, is one line naming the builder
+ * and its log.
+ */
+export function runBuilder(script, { quiet, scriptsDir = join(root, 'scripts'), env = process.env, log = builderLog(script) }) {
+  const path = join(scriptsDir, script);
   if (!existsSync(path)) return undefined;
-  const r = spawnSync(process.execPath, [path, '--json', ...(quiet ? ['--quiet'] : [])], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 20 });
-  if (r.status !== 0) throw new Error(`scripts/${script} failed (exit ${r.status})`);
-  return JSON.parse(r.stdout);
+  const what = `scripts/${script} (${BUILDERS[script] ?? 'a builder'})`;
+  const r = spawnSync(process.execPath, [path, '--json', '--log', log, ...(quiet ? ['--quiet'] : [])], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], env, maxBuffer: 1 << 20 });
+  if (r.error) throw new Error(`${what} could not run: ${r.error.message}`);
+  if (r.status !== 0) throw new Error(`${what} failed (exit ${r.status ?? r.signal}); its build log is ${log}`);
+  try {
+    return JSON.parse(r.stdout);
+  } catch {
+    throw new Error(`${what} printed something other than JSON on standard output (${JSON.stringify(r.stdout.slice(0, 40))}…); its build log is ${log}`);
+  }
 }
 
 /**
  * prepare sets the machine up for the tests and returns the environment variables that tell the
  * tests where everything is: KEVENTS_TEST_POSTGRES, KEVENTS_PEERS (JSON) and KEVENTS_SINKS (JSON).
  */
-export function prepare({ quiet = false } = {}) {
+export function prepare({ quiet = false, packagesOnly = false } = {}) {
   installPackages({ quiet });
   const env = {};
   env.KEVENTS_TEST_POSTGRES = process.env.KEVENTS_TEST_POSTGRES ?? startPostgres({ quiet });
-  const peers = runJsonScript('peers.mjs', { quiet });
+  if (packagesOnly) return env;
+  const peers = runBuilder('peers.mjs', { quiet });
   if (peers) env.KEVENTS_PEERS = JSON.stringify(peers);
-  const sinks = runJsonScript('sinks.mjs', { quiet });
+  const sinks = runBuilder('sinks.mjs', { quiet });
   if (sinks) env.KEVENTS_SINKS = JSON.stringify(sinks);
   return env;
 }
@@ -158,7 +179,7 @@ export function prepare({ quiet = false } = {}) {
 function main() {
   const args = process.argv.slice(2);
   if (args.includes('--help') || args.includes('-h')) {
-    process.stdout.write('usage: node scripts/setup.mjs [--check] [--quiet]\n');
+    process.stdout.write('usage: node scripts/setup.mjs [--check] [--packages-only] [--quiet]\n');
     return;
   }
   if (args.includes('--check')) {
@@ -168,7 +189,7 @@ function main() {
     return;
   }
   try {
-    const env = prepare({ quiet: args.includes('--quiet') });
+    const env = prepare({ quiet: args.includes('--quiet'), packagesOnly: args.includes('--packages-only') });
     if (!args.includes('--quiet')) for (const [k, v] of Object.entries(env)) process.stdout.write(`${k}=${v.length > 200 ? `${v.slice(0, 200)}…` : v}\n`);
   } catch (err) {
     process.stderr.write(`setup: ${err.message}\n`);

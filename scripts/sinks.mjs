@@ -8,12 +8,15 @@
 //   OpenSearch: a single node from OpenSearch's own modules on Maven Central (the server, the Netty4
 //     HTTP transport, analysis-common), started by a small launcher of ours compiled here with javac
 // Idempotent: what is already in the cache is reused. Usage:
-//   node scripts/sinks.mjs [--json] [--only kafka,nats,victorialogs,opensearch]
+//   node scripts/sinks.mjs [--json] [--only kafka,nats,victorialogs,opensearch] [--log FILE]
+// Standard output carries only the result: what mvn, javac and go print goes to the log file
+// (default CACHE/build.log), named in the error when a step fails.
 // Cache: $KEVENTS_SINKS_CACHE, default ~/.cache/kevents-sinks.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { logArg, runLogged } from './builder-io.mjs';
 
 const KAFKA_VERSION = '3.9.1';
 const KAFKA_SCALA = '2.13';
@@ -27,12 +30,11 @@ const json = args.includes('--json');
 const onlyArg = args.find((a) => a.startsWith('--only'));
 const only = onlyArg === undefined ? ['kafka', 'nats', 'victorialogs', 'opensearch'] : (onlyArg.includes('=') ? onlyArg.split('=')[1] : args[args.indexOf(onlyArg) + 1]).split(',');
 const cache = process.env.KEVENTS_SINKS_CACHE ?? join(homedir(), '.cache', 'kevents-sinks');
+const buildLog = logArg(args, join(cache, 'build.log'));
 const log = (line) => process.stderr.write(`sinks: ${line}\n`);
 
-function run(cmd, argv, cwd) {
-  const r = spawnSync(cmd, argv, { cwd, stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, GOFLAGS: process.env.GOFLAGS ?? '-mod=mod' } });
-  if (r.error) throw new Error(`${cmd}: ${r.error.message}`);
-  if (r.status !== 0) throw new Error(`${cmd} ${argv.join(' ')} exited with ${r.status}`);
+function run(cmd, argv, cwd, env = { GOFLAGS: process.env.GOFLAGS ?? '-mod=mod' }) {
+  runLogged(cmd, argv, { cwd, env: { ...process.env, ...env }, log: buildLog });
 }
 
 function which(cmd) {
@@ -46,7 +48,7 @@ function kafka() {
   const done = join(dir, '.complete');
   if (!existsSync(done)) {
     if (which('mvn') === undefined) throw new Error('kafka needs Maven (apt-get install maven) and Java 17');
-    log(`kafka ${KAFKA_VERSION}: fetching the broker's jars from Maven Central into ${libs}`);
+    log(`kafka ${KAFKA_VERSION}: fetching the broker's jars from Maven Central into ${libs} (output in ${buildLog})`);
     mkdirSync(dir, { recursive: true });
     writeFileSync(
       join(dir, 'pom.xml'),
@@ -72,16 +74,15 @@ function victorialogs() {
   const bin = join(dir, 'bin', 'victoria-logs');
   if (!existsSync(bin)) {
     if (which('go') === undefined) throw new Error('victorialogs is built from its Go module: install Go 1.26 or later');
-    log(`victorialogs ${VICTORIALOGS_VERSION}: building from the Go module github.com/VictoriaMetrics/VictoriaLogs into ${dir}/bin`);
+    log(`victorialogs ${VICTORIALOGS_VERSION}: building from the Go module github.com/VictoriaMetrics/VictoriaLogs into ${dir}/bin (output in ${buildLog})`);
     mkdirSync(dir, { recursive: true });
     // The module has no replace directives, so go install builds it as published (pure Go, no cgo).
-    const r = spawnSync(
-      'go',
-      ['install', '-trimpath', '-ldflags=-s -w', `github.com/VictoriaMetrics/VictoriaLogs/app/victoria-logs@v${VICTORIALOGS_VERSION}`],
-      { cwd: dir, stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, GOBIN: join(dir, 'bin'), CGO_ENABLED: '0', GOFLAGS: '', GOTOOLCHAIN: 'local' } },
-    );
-    if (r.error) throw new Error(`go: ${r.error.message}`);
-    if (r.status !== 0) throw new Error(`go install exited with ${r.status}`);
+    run('go', ['install', '-trimpath', '-ldflags=-s -w', `github.com/VictoriaMetrics/VictoriaLogs/app/victoria-logs@v${VICTORIALOGS_VERSION}`], dir, {
+      GOBIN: join(dir, 'bin'),
+      CGO_ENABLED: '0',
+      GOFLAGS: '',
+      GOTOOLCHAIN: 'local',
+    });
   }
   return { version: VICTORIALOGS_VERSION, bin };
 }
@@ -144,7 +145,7 @@ function opensearch() {
   const done = join(dir, '.complete');
   if (!existsSync(done)) {
     if (which('mvn') === undefined || which('javac') === undefined) throw new Error('opensearch needs Maven (apt-get install maven) and a Java 17 JDK');
-    log(`opensearch ${OPENSEARCH_VERSION}: fetching the server's modules from Maven Central into ${libs}`);
+    log(`opensearch ${OPENSEARCH_VERSION}: fetching the server's modules from Maven Central into ${libs} (output in ${buildLog})`);
     mkdirSync(dir, { recursive: true });
     writeFileSync(
       join(dir, 'pom.xml'),

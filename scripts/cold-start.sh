@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Runs the README's test command (`npm ci && npm test`) in its steps and times each one, to
+# check and cost a cold start: see docs/cold-start.md. Run it from a clean clone with HOME
+# pointed at an empty folder. Exits with the first failing step's status.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+steps=()
+step() {
+  local name=$1; shift
+  local t0=$SECONDS
+  echo "cold-start: ${name}: $*" >&2
+  "$@"
+  local rc=$?
+  steps+=("$(printf '%-32s %4d min %02d s  (exit %d)' "$name" $(((SECONDS - t0) / 60)) $(((SECONDS - t0) % 60)) "$rc")")
+  if [ "$rc" -ne 0 ]; then summary; exit "$rc"; fi
+}
+summary() {
+  echo
+  echo "cold-start: HOME=$HOME, $(nproc) cores, node $(node --version)"
+  printf '%s\n' "${steps[@]}"
+}
+step 'npm ci' npm ci --no-audit --no-fund
+step 'Debian packages and PostgreSQL' node scripts/setup.mjs --packages-only
+step 'peers' sh -c 'node scripts/peers.mjs --json > /dev/null'
+step 'sink servers' sh -c 'node scripts/sinks.mjs --json > /dev/null'
+step 'npm test' npm test
+summary

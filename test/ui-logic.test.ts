@@ -1,13 +1,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CoreEvent } from '../src/api/index.js';
-import type { Occurrence } from '../src/api/index.js';
-import { combinedMarks, lanesOf, marksFromRows, marksFromTimeline, topTallies } from '../src/ui/app/aggregate.js';
-import type { ServedOccurrence } from '../src/ui/app/aggregate.js';
+import { lanesOf, marksFromTimeline, topTallies } from '../src/ui/app/aggregate.js';
 import { buildTimeline } from '../src/timeline/index.js';
 import { bucketSizeFor, countTicks, stackBuckets } from '../src/ui/app/buckets.js';
 import { humanDuration, interval } from '../src/ui/app/format.js';
-import { hintsFor } from '../src/ui/app/hints.js';
 import { EMPTY_FILTERS, newerFirst, rowMatcher, toRow } from '../src/ui/app/model.js';
 import { formatRoute, parseRoute } from '../src/ui/app/route.js';
 import { spliceSorted } from '../src/ui/app/splice-sorted.js';
@@ -29,6 +26,11 @@ function ev(o: { name: string; ns?: string; kind?: string; object?: string; reas
     lastTimestamp: iso(o.last),
     source: { component: 'kubelet' },
   };
+}
+
+/** timelineMarks are the marks the UI draws for events: the rows the server's timeline builds of them. */
+function timelineMarks(events: CoreEvent[]) {
+  return marksFromTimeline(buildTimeline({ events }).rows);
 }
 
 describe('toRow', () => {
@@ -82,68 +84,6 @@ describe('humanDuration and interval', () => {
   });
 });
 
-describe('marksFromRows', () => {
-  it('keeps an event\'s whole count: first and last exact, the rest estimated between', () => {
-    const r = toRow(ev({ name: 'a', count: 10, first: T0, last: T0 + 900_000 }));
-    const marks = marksFromRows([r], T0 - 1, T0 + 3600_000, () => true);
-    assert.equal(marks.reduce((s, m) => s + m.n, 0), 10);
-    assert.deepEqual([marks[0]!.t, marks[0]!.estimated], [T0, false]);
-    assert.deepEqual([marks.at(-1)!.t, marks.at(-1)!.estimated], [T0 + 900_000, false]);
-    assert.ok(marks.slice(1, -1).every((m) => m.estimated && m.t > T0 && m.t < T0 + 900_000));
-  });
-  it('spreads a huge count over a bounded number of marks', () => {
-    const r = toRow(ev({ name: 'a', count: 50_000, first: T0, last: T0 + 3600_000 }));
-    const marks = marksFromRows([r], T0, T0 + 7200_000, () => true);
-    assert.ok(marks.length <= 50);
-    assert.equal(marks.reduce((s, m) => s + m.n, 0), 50_000);
-  });
-  it('leaves out what falls outside the window or the filter', () => {
-    const rows = [ev({ name: 'old', first: T0 - 7200_000, last: T0 - 3600_000 }), ev({ name: 'in', first: T0, last: T0 }), ev({ name: 'n', type: 'Normal', first: T0, last: T0 })].map(toRow);
-    const marks = marksFromRows(rows, T0 - 60_000, T0 + 60_000, (r) => r.type === 'Warning');
-    assert.equal(marks.length, 1);
-  });
-});
-
-describe('combinedMarks', () => {
-  const occ = (name: string, t: number, before: number, after: number): Occurrence => ({
-    metadata: { name: `${name}.1`, namespace: 'default' },
-    event: { name, namespace: 'default' },
-    observedTime: iso(t), lastSeen: iso(t), countBefore: before, countAfter: after,
-    type: 'Warning', reason: 'BackOff', message: 'm', regarding: { kind: 'Pod', namespace: 'default', name: 'web-1' },
-  });
-  it('draws archived events from their occurrences and estimates the others', () => {
-    const rows = [ev({ name: 'archived', count: 3, first: T0, last: T0 + 120_000 }), ev({ name: 'unarchived', count: 2, first: T0, last: T0 + 60_000 })].map(toRow);
-    const marks = combinedMarks(rows, [occ('archived', T0 + 60_000, 1, 2), occ('archived', T0 + 120_000, 2, 3)], T0 - 1, T0 + 3600_000, () => true);
-    assert.equal(marks.filter((m) => !m.estimated).length, 4);
-    assert.deepEqual(marks.map((m) => m.t).sort(), [T0, T0 + 60_000, T0 + 60_000, T0 + 120_000]);
-  });
-  it('spreads a first occurrence that arrives with repeats back to the event\'s first sighting', () => {
-    const rows = [toRow(ev({ name: 'a', count: 5, first: T0, last: T0 + 240_000 }))];
-    const marks = combinedMarks(rows, [occ('a', T0 + 240_000, 0, 5)], T0 - 1, T0 + 3600_000, () => true);
-    assert.equal(marks.reduce((s, m) => s + m.n, 0), 5);
-    assert.equal(Math.min(...marks.map((m) => m.t)), T0);
-  });
-  it('keeps occurrences of events the server no longer has', () => {
-    const marks = combinedMarks([], [occ('gone', T0, 0, 1)], T0 - 1, T0 + 1, () => true);
-    assert.equal(marks.length, 1);
-  });
-  it('spreads the repeats a later change folds since the previous one, estimated, the last one observed at its time', () => {
-    const rows = [toRow(ev({ name: 'a', count: 6, first: T0, last: T0 + 600_000 }))];
-    const marks = combinedMarks(rows, [occ('a', T0, 0, 1), occ('a', T0 + 600_000, 1, 6)], T0 - 1, T0 + 3600_000, () => true);
-    assert.equal(marks.reduce((s, m) => s + m.n, 0), 6);
-    const observed = marks.filter((m) => !m.estimated);
-    assert.deepEqual(observed.map((m) => [m.t, m.n]).sort(), [[T0, 1], [T0 + 600_000, 1]]);
-    const estimated = marks.filter((m) => m.estimated);
-    assert.equal(estimated.reduce((s, m) => s + m.n, 0), 4);
-    assert.ok(estimated.every((m) => m.t > T0 && m.t < T0 + 600_000));
-  });
-  it('marks an occurrence estimated when the server says its time is', () => {
-    const served: ServedOccurrence[] = [{ ...occ('b', T0, 0, 1), estimated: true }, occ('c', T0, 0, 1)];
-    const marks = combinedMarks([], served, T0 - 1, T0 + 1, () => true);
-    assert.deepEqual(marks.map((m) => [m.n, m.estimated]), [[1, true], [1, false]]);
-  });
-});
-
 describe('bar chart buckets', () => {
   const cases: [string, number, number][] = [
     ['15m', 15 * 60_000, 30_000],
@@ -171,12 +111,11 @@ describe('bar chart buckets', () => {
     }
   });
   it('stacks observed and estimated counts per group, folding the rest into other, every mark counted once', () => {
-    const rows = [
+    const marks = timelineMarks([
       ev({ name: 'a', reason: 'BackOff', count: 10, first: T0, last: T0 + 540_000 }),
       ev({ name: 'b', reason: 'Unhealthy', count: 2, first: T0 + 60_000, last: T0 + 120_000 }),
       ev({ name: 'c', reason: 'Failed', first: T0 + 30_000, last: T0 + 30_000 }),
-    ].map(toRow);
-    const marks = marksFromRows(rows, T0, T0 + 600_000, () => true);
+    ]);
     const s = stackBuckets(marks, T0, 60_000, 10, (m) => m.reason, 2);
     assert.deepEqual(s.groups, ['BackOff', 'Unhealthy', 'other']);
     assert.equal(s.total, 13);
@@ -191,12 +130,11 @@ describe('bar chart buckets', () => {
 });
 
 describe('tallies, series and lanes', () => {
-  const rows = [
+  const marks = timelineMarks([
     ev({ name: 'a', object: 'web-1', reason: 'BackOff', count: 4, first: T0, last: T0 + 180_000 }),
     ev({ name: 'b', object: 'web-2', reason: 'Unhealthy', first: T0 + 60_000, last: T0 + 60_000 }),
     ev({ name: 'c', kind: 'Node', object: 'node-1', reason: 'NodeNotReady', type: 'Normal', first: T0 - 60_000, last: T0 - 60_000 }),
-  ].map(toRow);
-  const marks = marksFromRows(rows, T0 - 600_000, T0 + 600_000, () => true);
+  ]);
   it('ranks groups by total', () => {
     assert.deepEqual(topTallies(marks, (m) => m.reason, 2), [{ key: 'BackOff', n: 4 }, { key: 'NodeNotReady', n: 1 }]);
   });
@@ -236,30 +174,6 @@ describe('routes', () => {
       assert.deepEqual(parseRoute(formatRoute(parseRoute(hash))), parseRoute(hash === '' ? '#/live' : want));
     });
   }
-});
-
-describe('hintsFor', () => {
-  const cases: [string, string, RegExp][] = [
-    ['FailedScheduling', 'Pod', /^kubectl describe pod\/p -n ns$/],
-    ['BackOff', 'Pod', /^kubectl logs p -n ns --previous$/],
-    ['CrashLoopBackOff', 'Pod', /--copy-to=p-debug/],
-    ['ImagePullBackOff', 'Pod', /\{\.spec\.containers\[\*\]\.image\}/],
-    ['ErrImagePull', 'Pod', /imagePullSecrets/],
-    ['Unhealthy', 'Pod', /^kubectl port-forward pod\/p -n ns 8080:PORT$/],
-    ['Evicted', 'Pod', /^kubectl describe node node-7$/],
-    ['NodeHasDiskPressure', 'Node', /^kubectl describe node p$/],
-  ];
-  for (const [reason, kind, command] of cases) {
-    it(`${reason} on a ${kind}`, () => {
-      const hints = hintsFor({ kind, namespace: 'ns', name: 'p', node: 'node-7' }, [reason]);
-      assert.ok(hints.some((h) => command.test(h.command)), hints.map((h) => h.command).join('\n'));
-      assert.ok(hints.every((h) => h.reason === reason));
-    });
-  }
-  it('gives each rule once and nothing for unknown reasons', () => {
-    assert.equal(hintsFor({ kind: 'Pod', namespace: '', name: 'p' }, ['BackOff', 'CrashLoopBackOff', 'BackOff']).length, 3);
-    assert.deepEqual(hintsFor({ kind: 'Pod', namespace: '', name: 'p' }, ['Pulled', 'Started']), []);
-  });
 });
 
 describe('spliceSorted', () => {

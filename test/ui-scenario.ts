@@ -29,7 +29,7 @@ export const XSS_MESSAGE = '<img src=x onerror=alert(1)>';
  * seedScenario writes an incident through both event APIs, as kubelet,
  * scheduler and controllers would: an image that will not pull, a crash loop,
  * an unschedulable job, a failing probe, node disk pressure with an eviction,
- * a rollout, and one event whose message is HTML.
+ * a rollout (Deployment, ReplicaSet, Pod), and one event whose message is HTML.
  */
 export async function seedScenario(base: string): Promise<void> {
   const core = [
@@ -51,6 +51,8 @@ export async function seedScenario(base: string): Promise<void> {
       message: 'The node was low on resource: ephemeral-storage. Threshold quantity: 10Gi, available: 8Gi.', firstAgo: 950, lastAgo: 950 }),
     legacyEvent({ name: 'web.1', namespace: 'shop', kind: 'Deployment', object: 'web', reason: 'ScalingReplicaSet', component: 'deployment-controller',
       message: 'Scaled up replica set web-7d9f to 3', firstAgo: 1810, lastAgo: 1810 }),
+    legacyEvent({ name: 'web-7d9f.1', namespace: 'shop', kind: 'ReplicaSet', object: 'web-7d9f', reason: 'SuccessfulCreate', component: 'replicaset-controller',
+      message: 'Created pod: web-7d9f-abcde', firstAgo: 1805, lastAgo: 1805 }),
     legacyEvent({ name: 'evil.1', namespace: 'default', object: 'evil', reason: 'Failed', type: 'Warning', message: XSS_MESSAGE, firstAgo: 120, lastAgo: 120 }),
   ];
   const v1 = [

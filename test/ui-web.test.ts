@@ -4,6 +4,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { isoSecondsAgo, legacyEvent, request } from './support/http.js';
+import { runBuiltCli } from './support/cli-process.js';
 import { startServer } from './support/server-process.js';
 import type { ServerProcess } from './support/server-process.js';
 import { launchChromium, mustCreate, seedScenario, until, XSS_MESSAGE } from './ui-scenario.js';
@@ -81,7 +82,7 @@ describe('web UI in headless Chromium against kevents serve', () => {
     const { page, seen } = await openPage(context);
     await page.goto(`${srv.url}/`);
     await page.getByText('Back-off restarting failed container api').waitFor();
-    assert.equal(await rows(page, 'live-list').count(), 13);
+    assert.equal(await rows(page, 'live-list').count(), 14);
     const reasons = await rowTexts(page, 'live-list', '.c-reason');
     assert.equal(reasons[0], 'BackOff', 'the latest repeat is on top');
     assert.deepEqual((await rowTexts(page, 'live-list', '.c-count')).slice(0, 2), ['×23', '×14']);
@@ -96,7 +97,7 @@ describe('web UI in headless Chromium against kevents serve', () => {
     await rows(page, 'live-list').first().waitFor();
 
     await page.getByLabel('Namespace', { exact: true }).fill('shop');
-    await rowCount(page, 'live-list', 8);
+    await rowCount(page, 'live-list', 9);
     assert.deepEqual(new Set(await rowTexts(page, 'live-list', '.c-ns')), new Set(['shop']));
     assert.match(page.url(), /ns=shop/);
 
@@ -209,7 +210,7 @@ describe('web UI in headless Chromium against kevents serve', () => {
     await page.keyboard.press('Enter');
     await page.getByRole('dialog', { name: /Pod\/coredns-76f75df574-q8v2w/ }).waitFor();
     assert.match(page.url(), /object=Pod%2Fkube-system%2Fcoredns-76f75df574-q8v2w/);
-    await page.getByText('kubectl port-forward pod/coredns-76f75df574-q8v2w -n kube-system 8080:PORT').waitFor();
+    await page.getByText(/^kubectl port-forward pod\/coredns-76f75df574-q8v2w -n kube-system \S+$/).waitFor();
     await page.keyboard.press('Escape');
     await page.getByRole('dialog').waitFor({ state: 'detached' });
     await page.keyboard.press('/');
@@ -246,7 +247,7 @@ describe('web UI in headless Chromium against kevents serve', () => {
     assert.match(page.url(), /by=namespace/);
     await noisiest.getByRole('button', { name: 'Pod/batch/report-28731-zt5kq' }).click();
     await page.getByRole('dialog', { name: /Pod\/report-28731-zt5kq/ }).waitFor();
-    await page.getByText('kubectl describe pod/report-28731-zt5kq -n batch').waitFor();
+    await page.getByText("kubectl get pod report-28731-zt5kq -n batch -o jsonpath='{.spec.containers[*].resources.requests}'").waitFor();
     assert.deepEqual(seen, { dialogs: [], errors: [] });
     await page.close();
   });
@@ -339,7 +340,7 @@ describe('web UI in headless Chromium against kevents serve', () => {
     const { page, seen } = await openPage(context);
     await page.goto(`${srv.url}/#/timeline`);
     await rows(page, 'timeline-list').first().waitFor();
-    assert.equal(await rows(page, 'timeline-list').count(), 9);
+    assert.equal(await rows(page, 'timeline-list').count(), 10);
     const labels = await rowTexts(page, 'timeline-list', '.lane-label');
     assert.match(labels[0] ?? '', /Deployment web/, 'lanes run in order of each object\'s first event');
     assert.ok((await page.locator('#timeline-list .mark.warning').count()) > 10);
@@ -357,13 +358,43 @@ describe('web UI in headless Chromium against kevents serve', () => {
     await page.goto(`${srv.url}/#/timeline?ns=shop`);
     await page.locator('#timeline-list [role=option]', { hasText: 'web-7d9f-abcde' }).click();
     const panel = page.getByRole('dialog', { name: /Pod\/web-7d9f-abcde/ });
-    await panel.getByRole('table').waitFor();
-    const header = await panel.getByRole('table').getByRole('row').first().textContent();
+    const describe = panel.locator('table.describe:not(.incident-rows)');
+    await describe.waitFor();
+    const header = await describe.getByRole('row').first().textContent();
     assert.equal(header, 'TypeReasonAgeFromMessage');
     await panel.getByText(/\(x4 over 3?\d+m\)/).first().waitFor();
-    await panel.getByText('kubectl logs web-7d9f-abcde -n shop --previous').waitFor();
-    await panel.getByText("kubectl get pod/web-7d9f-abcde -n shop -o jsonpath='{.spec.containers[*].image}'").waitFor();
+    await panel.getByText("kubectl get pod web-7d9f-abcde -n shop -o jsonpath='{.spec.containers[*].image}'").waitFor();
     await shoot(page, 'ui-timeline-object');
+    assert.deepEqual(seen, { dialogs: [], errors: [] });
+    await page.close();
+  });
+
+  it('opens a Deployment as its incident: the ReplicaSet and Pod it owns, their warnings and the next steps, as kevents timeline --for prints them', async () => {
+    const cli = await runBuiltCli(['timeline', '--for', 'deployment/web', '-n', 'shop', '--since', '30d', '-o', 'json', '--server', srv.url]);
+    assert.equal(cli.code, 0, cli.stderr);
+    const want = JSON.parse(cli.stdout) as { rows: { object: string; type: string; reason: string }[]; hints: { command: string }[]; summary: { firstWarning: { reason: string } | null } };
+    assert.ok(want.rows.some((r) => r.object === 'Pod/web-7d9f-abcde' && r.type === 'Warning'), 'the CLI follows the Deployment to its Pod');
+
+    const { page, seen } = await openPage(context);
+    await page.goto(`${srv.url}/#/live?object=Deployment%2Fshop%2Fweb`);
+    const panel = page.getByRole('dialog', { name: /Deployment\/web/ });
+    const incident = panel.locator('table.incident-rows tbody tr');
+    await incident.first().waitFor();
+    // The Deployment's own events (describe) are one; the incident holds what it owns too, row for row as the CLI.
+    assert.equal(await panel.locator('table.describe:not(.incident-rows) tbody tr').count(), 1);
+    assert.equal(await incident.count(), want.rows.length);
+    const objects = await panel.locator('table.incident-rows tbody td:nth-child(2)').allTextContents();
+    assert.deepEqual(objects, want.rows.map((r) => r.object));
+    assert.ok(objects.includes('ReplicaSet/web-7d9f') && objects.includes('Pod/web-7d9f-abcde'), objects.join('|'));
+    assert.ok((await panel.locator('table.incident-rows tr.warning').count()) > 0, "the pod's warnings are in the incident");
+    await panel.getByText(/First warning: .*(Failed|ErrImagePull|BackOff)/).waitFor();
+    assert.match((await panel.locator('.incident-summary').textContent()) ?? '', /ReplicaSet\/web-7d9f, Pod\/web-7d9f-abcde/);
+    // The image-pull next steps the server computes, exactly those the CLI prints.
+    const commands = await panel.locator('.hints code').allTextContents();
+    assert.deepEqual(commands, want.hints.map((h) => h.command));
+    assert.ok(commands.includes("kubectl get pod web-7d9f-abcde -n shop -o jsonpath='{.spec.containers[*].image}'"), commands.join('\n'));
+    assert.equal(await panel.getByText('No specific steps').count(), 0);
+    await shoot(page, 'ui-object-deployment');
     assert.deepEqual(seen, { dialogs: [], errors: [] });
     await page.close();
   });

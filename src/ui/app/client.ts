@@ -1,5 +1,4 @@
 import type { CoreEvent, WatchEvent } from '../../api/types.js';
-import type { Occurrence, OccurrenceList } from '../../api/occurrence.js';
 import type { Timeline } from '../../api/timeline.js';
 
 const EVENTS = '/api/v1';
@@ -89,75 +88,15 @@ export async function objectEvents(kind: string, namespace: string, name: string
   return list.items ?? [];
 }
 
-/** OccurrenceQuery selects archived occurrences. */
-export interface OccurrenceQuery {
-  since: number;
-  until: number;
-  namespace?: string;
-  fieldSelector?: string;
-  /** max caps how many are read, so a huge window cannot exhaust the tab. */
-  max: number;
-  signal?: AbortSignal;
-}
-
-/** OccurrenceResult is what the archive answered, and whether it was cut at `max`. */
-export interface OccurrenceResult {
-  items: Occurrence[];
-  truncated: boolean;
-}
-
-let archiveOffered: Promise<boolean> | undefined;
-
-/**
- * hasArchive tells whether the server offers the archive API group, from its
- * discovery document, asked once: a missing group is normal, not an error.
- */
-export function hasArchive(): Promise<boolean> {
-  archiveOffered ??= getJson<{ groups?: { name?: string }[] }>('/apis').then(
-    (list) => (list.groups ?? []).some((g) => g.name === 'archive.kevents.io'),
-    () => {
-      archiveOffered = undefined;
-      return false;
-    },
-  );
-  return archiveOffered;
-}
-
-/**
- * listOccurrences reads the archive API, or answers undefined when the server
- * does not offer it, in which case views estimate from the events.
- */
-export async function listOccurrences(q: OccurrenceQuery): Promise<OccurrenceResult | undefined> {
-  if (!(await hasArchive())) return undefined;
-  const base = q.namespace ? `${ARCHIVE}/namespaces/${encodeURIComponent(q.namespace)}/occurrences` : `${ARCHIVE}/occurrences`;
-  const items: Occurrence[] = [];
-  let token: string | undefined;
-  do {
-    const p = new URLSearchParams({
-      since: new Date(q.since).toISOString(),
-      until: new Date(q.until).toISOString(),
-      limit: String(Math.min(5000, q.max - items.length)),
-    });
-    if (q.fieldSelector) p.set('fieldSelector', q.fieldSelector);
-    if (token !== undefined) p.set('continue', token);
-    let page: OccurrenceList;
-    try {
-      page = await getJson<OccurrenceList>(`${base}?${p.toString()}`, q.signal);
-    } catch (e) {
-      if (e instanceof HttpError && e.status === 404) return undefined;
-      throw e;
-    }
-    items.push(...(page.items ?? []));
-    token = page.metadata.continue || undefined;
-  } while (token !== undefined && items.length < q.max);
-  return { items, truncated: token !== undefined };
-}
-
-/** TimelineQuery selects a timeline: a window (Unix ms) and a namespace (empty or undefined: all). */
+/** TimelineQuery selects a timeline: a window (Unix ms), a namespace (empty or undefined: all), an object and types. */
 export interface TimelineQuery {
   since: number;
   until: number;
   namespace?: string | undefined;
+  /** for is `Kind/name`: the object and the objects it owns, as `kevents timeline --for` scopes it. */
+  for?: string | undefined;
+  /** types keeps only these event types (Normal, Warning). */
+  types?: readonly string[] | undefined;
   signal?: AbortSignal;
 }
 
@@ -169,5 +108,7 @@ export interface TimelineQuery {
 export function getTimeline(q: TimelineQuery): Promise<Timeline> {
   const base = q.namespace ? `${ARCHIVE}/namespaces/${encodeURIComponent(q.namespace)}/timeline` : `${ARCHIVE}/timeline`;
   const p = new URLSearchParams({ since: new Date(q.since).toISOString(), until: new Date(q.until).toISOString() });
+  if (q.for !== undefined) p.set('for', q.for);
+  if (q.types !== undefined && q.types.length > 0) p.set('types', q.types.join(','));
   return getJson<Timeline>(`${base}?${p.toString()}`, q.signal);
 }

@@ -1,9 +1,9 @@
 import { useMemo } from 'preact/hooks';
-import { combinedMarks, marksFromRows, topTallies } from './aggregate.js';
+import { marksFromTimeline, topTallies } from './aggregate.js';
 import type { Mark, Tally } from './aggregate.js';
 import type { EventCache } from './event-cache.js';
 import { compact } from './format.js';
-import { useCache, useOccurrences } from './hooks.js';
+import { useChanges, useTimeline } from './hooks.js';
 import { rowMatcher } from './model.js';
 import type { GroupBy, Route } from './route.js';
 import type { Navigate } from './use-route.js';
@@ -21,9 +21,10 @@ export interface DashboardViewProps {
 
 const TOP_SERIES = 6;
 const TOP_ROWS = 10;
-// The archive is asked again this often while the dashboard is open.
-const ARCHIVE_REFRESH_MS = 30_000;
-const MAX_OCCURRENCES = 100_000;
+// New events ask for the counts again at most this often: the server decompresses the whole window each time.
+const CHANGE_REFRESH_MS = 2000;
+// Without new events the counts are asked for again this often, so that old warnings leave the window.
+const IDLE_REFRESH_MS = 30_000;
 
 const GROUP_KEYS: Record<GroupBy, (m: Mark) => string> = {
   reason: (m) => m.reason,
@@ -34,28 +35,30 @@ const GROUP_KEYS: Record<GroupBy, (m: Mark) => string> = {
 /**
  * DashboardView counts Warning events over a selectable window: a chart by
  * reason, namespace or kind, totals for each, and the noisiest objects. It
- * reads exact occurrences from the archive API when the server has it, and
- * otherwise spreads each event's count between its first and last sighting.
+ * counts the rows of the server's timeline (src/timeline, what `kevents
+ * timeline` prints): observed occurrences where the archive has them, the
+ * rest estimated by the same rule, so the UI computes no times of its own.
  */
 export function DashboardView({ cache, route, navigate, now }: DashboardViewProps) {
-  useCache(cache, 1000);
+  const changes = useChanges(cache, CHANGE_REFRESH_MS);
   const windowMs = WINDOWS[route.window] ?? 3_600_000;
   const bucketMs = bucketSizeFor(windowMs);
   const buckets = Math.round(windowMs / bucketMs);
   // Buckets align to their width so that the chart shifts by whole buckets.
   const to = Math.ceil(now / bucketMs) * bucketMs;
   const from = to - windowMs;
-  const archive = useOccurrences(
-    { since: from, until: to, fieldSelector: 'type=Warning', max: MAX_OCCURRENCES, namespace: route.filters.namespace || undefined },
-    `${route.window}|${route.filters.namespace}|${Math.floor(now / ARCHIVE_REFRESH_MS)}`,
+  const served = useTimeline(
+    { since: from, until: to, namespace: route.filters.namespace || undefined, types: ['Warning'] },
+    `${route.window}|${route.filters.namespace}|${Math.floor(now / IDLE_REFRESH_MS)}|${changes}`,
   );
   const { filters } = route;
   const filterKey = `${filters.namespace}|${filters.kind}|${filters.reason}|${filters.q}`;
+  const timeline = served.timeline;
   const marks = useMemo(() => {
+    if (timeline === undefined) return [];
     const match = rowMatcher({ ...filters, type: 'Warning' });
-    if (archive.phase === 'ok') return combinedMarks(cache.rows, archive.result.items, from, to, match);
-    return marksFromRows(cache.rows, from, to, match);
-  }, [cache.rows, archive, from, to, filterKey]);
+    return marksFromTimeline(timeline.rows).filter((m) => m.t >= from && m.t < to && match(m));
+  }, [timeline, from, to, filterKey]);
 
   const by = GROUP_KEYS[route.by];
   const stacked = useMemo(() => stackBuckets(marks, from, bucketMs, buckets, by, TOP_SERIES), [marks, route.by, from, bucketMs]);
@@ -70,10 +73,12 @@ export function DashboardView({ cache, route, navigate, now }: DashboardViewProp
   );
   const total = marks.reduce((s, m) => s + m.n, 0);
   const source =
-    archive.phase === 'ok'
-      ? `from the archive's occurrences${archive.result.truncated ? ` (the first ${MAX_OCCURRENCES.toLocaleString()})` : ''}, and estimated for events it has none of`
-      : archive.phase === 'loading'
-        ? 'estimated from event counts while the archive answers'
+    timeline === undefined
+      ? served.phase === 'error'
+        ? `not available: ${served.message}`
+        : 'loading'
+      : timeline.summary.history === 'occurrences'
+        ? "from the archive's occurrences, and estimated for events it has none of"
         : 'estimated from event counts: repeats spread between first and last seen';
 
   return (
@@ -100,7 +105,7 @@ export function DashboardView({ cache, route, navigate, now }: DashboardViewProp
         </span>
       </div>
       {total === 0 ? (
-        <EmptyState window={route.window} filtered={filterKey !== '|||'} loading={cache.status.phase === 'loading'} navigate={navigate} />
+        <EmptyState window={route.window} filtered={filterKey !== '|||'} loading={timeline === undefined && served.phase === 'loading'} navigate={navigate} />
       ) : (
         <BarChart
           data={stacked}

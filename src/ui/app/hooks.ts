@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Timeline } from '../../api/timeline.js';
-import { getTimeline, listOccurrences } from './client.js';
-import type { OccurrenceQuery, OccurrenceResult, TimelineQuery } from './client.js';
+import { getTimeline } from './client.js';
+import type { TimelineQuery } from './client.js';
 import type { EventCache } from './event-cache.js';
 
 /**
@@ -31,6 +31,18 @@ export function useCache(cache: EventCache, minIntervalMs = 0): EventCache {
   return cache;
 }
 
+/**
+ * useChanges re-renders on cache changes, at most once per `minIntervalMs`, and
+ * counts them: a view that asks the server again when events change keys its
+ * request on the count.
+ */
+export function useChanges(cache: EventCache, minIntervalMs: number): number {
+  useCache(cache, minIntervalMs);
+  const changes = useRef({ rows: cache.rows, n: 0 });
+  if (changes.current.rows !== cache.rows) changes.current = { rows: cache.rows, n: changes.current.n + 1 };
+  return changes.current.n;
+}
+
 /** useNow is the wall clock, refreshed every `stepMs`, for ages and moving windows. */
 export function useNow(stepMs: number): number {
   const [now, setNow] = useState(() => Date.now());
@@ -51,34 +63,6 @@ export function useMedia(query: string): boolean {
     return () => mql.removeEventListener('change', on);
   }, [query]);
   return match;
-}
-
-/** ArchiveState is the archive API's answer for a view: absent means the server has no archive API. */
-export type ArchiveState =
-  | { phase: 'loading' }
-  | { phase: 'absent' }
-  | { phase: 'error'; message: string }
-  | { phase: 'ok'; result: OccurrenceResult };
-
-/**
- * useOccurrences asks the archive API for a window, again whenever `key`
- * changes; views fall back to estimates from the events while it is not 'ok'.
- */
-export function useOccurrences(query: Omit<OccurrenceQuery, 'signal'>, key: string): ArchiveState {
-  const [state, setState] = useState<ArchiveState>({ phase: 'loading' });
-  const queryRef = useRef(query);
-  queryRef.current = query;
-  useEffect(() => {
-    const abort = new AbortController();
-    listOccurrences({ ...queryRef.current, signal: abort.signal }).then(
-      (result) => setState(result === undefined ? { phase: 'absent' } : { phase: 'ok', result }),
-      (e: unknown) => {
-        if (!abort.signal.aborted) setState({ phase: 'error', message: e instanceof Error ? e.message : String(e) });
-      },
-    );
-    return () => abort.abort();
-  }, [key]);
-  return state;
 }
 
 /** TimelineState is the server's timeline for a view; the last good one stays shown while the next loads. */

@@ -1,9 +1,9 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { CoreEvent } from '../../api/types.js';
+import type { Timeline, TimelineRow } from '../../api/timeline.js';
 import { objectEvents } from './client.js';
 import { clockTime, interval } from './format.js';
-import { useOccurrences } from './hooks.js';
-import { hintsFor } from './hints.js';
+import { useTimeline } from './hooks.js';
 import { parseObjectKey, toRow } from './model.js';
 
 /** ObjectPanelProps configure the ObjectPanel. */
@@ -13,8 +13,10 @@ export interface ObjectPanelProps {
   onClose: () => void;
 }
 
-// Look this far back for an object's archived occurrences.
+// Look this far back for an object's incident: what an archive typically keeps.
 const HISTORY_MS = 30 * 24 * 3_600_000;
+// The incident table shows at most this many rows, the latest; the summary counts them all.
+const MAX_ROWS = 200;
 
 function lastTimestamp(e: CoreEvent): number {
   const t = e.lastTimestamp ? Date.parse(e.lastTimestamp) : NaN;
@@ -26,19 +28,12 @@ function describeOrder(a: CoreEvent, b: CoreEvent): number {
   return lastTimestamp(a) - lastTimestamp(b);
 }
 
-function nodeOf(events: readonly CoreEvent[]): string | undefined {
-  for (const e of events) {
-    const m = /^Successfully assigned \S+ to (\S+)$/.exec(e.message ?? '');
-    if (m) return m[1];
-    if (e.source?.host) return e.source.host;
-  }
-  return undefined;
-}
-
 /**
  * ObjectPanel shows one object's events as `kubectl describe` lists them
- * (Type, Reason, Age, From, Message), its archived occurrences when the server
- * keeps them, and next steps for the reasons it has seen.
+ * (Type, Reason, Age, From, Message), then its incident as the server's
+ * timeline tells it for `Kind/name` (what `kevents timeline --for` prints): the
+ * objects it owns (a Deployment's ReplicaSets and Pods, a Pod's Node), every
+ * occurrence among them, the first Warning, and the next steps.
  */
 export function ObjectPanel({ objectKey, now, onClose }: ObjectPanelProps) {
   const target = parseObjectKey(objectKey);
@@ -64,17 +59,15 @@ export function ObjectPanel({ objectKey, now, onClose }: ObjectPanelProps) {
     return () => clearInterval(timer);
   }, []);
 
-  const fs = target ? `regarding.kind=${target.kind},regarding.name=${target.name}` : '';
-  const archive = useOccurrences(
-    { since: now - HISTORY_MS, until: now + 60_000, namespace: target?.namespace || undefined, fieldSelector: fs, max: 2000 },
+  const incident = useTimeline(
+    { since: now - HISTORY_MS, until: now + 60_000, namespace: target?.namespace || undefined, for: target ? `${target.kind}/${target.name}` : undefined },
     `${objectKey}|${refresh}`,
   );
 
   if (target === undefined) return null;
   const rows = [...(events ?? [])].sort(describeOrder).map(toRow);
-  const reasons = [...rows].reverse().map((r) => r.reason);
-  const hints = hintsFor({ ...target, node: nodeOf(events ?? []) }, reasons);
   const title = `${target.kind}/${target.name}`;
+  const timeline = incident.timeline;
 
   return (
     <div class="panel" role="dialog" aria-modal="false" aria-labelledby="panel-title"
@@ -118,24 +111,18 @@ export function ObjectPanel({ objectKey, now, onClose }: ObjectPanelProps) {
           </table>
         </div>
       ) : null}
-      {archive.phase === 'ok' && archive.result.items.length > 0 ? (
-        <details>
-          <summary>Every occurrence ({archive.result.items.length.toLocaleString()}, from the archive)</summary>
-          <ol class="occurrences">
-            {archive.result.items.map((o) => (
-              <li key={o.metadata.name}>
-                <time dateTime={o.lastSeen ?? undefined}>{clockTime(Date.parse(o.lastSeen ?? ''), now)}</time> {o.type} {o.reason} ×{o.countBefore}→{o.countAfter}: {o.message}
-              </li>
-            ))}
-          </ol>
-        </details>
-      ) : null}
+      <h3>Incident</h3>
+      {timeline === undefined ? (
+        incident.phase === 'error' ? <p class="error" role="alert">{incident.message}</p> : <p>Loading…</p>
+      ) : (
+        <Incident timeline={timeline} title={title} now={now} />
+      )}
       <h3>Next steps</h3>
-      {hints.length === 0 ? (
+      {timeline === undefined ? null : timeline.hints.length === 0 ? (
         <p class="none">No specific steps for these reasons. Start with <code>kubectl describe {title.toLowerCase()}{target.namespace ? ` -n ${target.namespace}` : ''}</code>.</p>
       ) : (
         <ul class="hints">
-          {hints.map((h) => (
+          {timeline.hints.map((h) => (
             <li key={h.command}>
               <span class="hint-reason">{h.reason}</span> {h.why}
               <div class="cmd">
@@ -148,6 +135,83 @@ export function ObjectPanel({ objectKey, now, onClose }: ObjectPanelProps) {
           ))}
         </ul>
       )}
+    </div>
+  );
+}
+
+/** RowTime shows a row's time; an estimated one as `~time` with the span the data allows in its title. */
+function RowTime({ row, now }: { row: TimelineRow; now: number }) {
+  const t = Date.parse(row.time);
+  if (!row.estimated) return <time dateTime={row.time}>{clockTime(t, now)}</time>;
+  const bound = (x: string | null | undefined): string => (x === null || x === undefined ? '?' : new Date(x).toLocaleString());
+  return (
+    <time dateTime={row.time} class="estimated" title={`estimated: between ${bound(row.earliest)} and ${bound(row.latest)}`}>
+      ~{clockTime(t, now)}
+    </time>
+  );
+}
+
+/**
+ * Incident is the summary and rows of an object's timeline: which objects are
+ * in it, the first Warning, and every occurrence, latest rows last.
+ */
+function Incident({ timeline, title, now }: { timeline: Timeline; title: string; now: number }) {
+  const { summary } = timeline;
+  if (timeline.rows.length === 0) return <p class="none">No events of {title} or of what it owns in the last 30 days.</p>;
+  const shown = timeline.rows.slice(-MAX_ROWS);
+  const first = summary.firstWarning;
+  const others = summary.objects.filter((o) => o.object !== title);
+  return (
+    <div class="incident">
+      <p class="incident-summary">
+        {summary.occurrences.toLocaleString()} occurrence{summary.occurrences === 1 ? '' : 's'} of {summary.reasons.length} reason
+        {summary.reasons.length === 1 ? '' : 's'}
+        {others.length > 0 ? (
+          <>
+            {' '}
+            across {title} and {others.length} object{others.length === 1 ? '' : 's'} it owns or ran on: {others.map((o) => o.object).join(', ')}
+          </>
+        ) : null}
+        .{summary.estimatedRows > 0 ? ` The time of ${summary.estimatedRows} row${summary.estimatedRows === 1 ? ' is' : 's are'} estimated (~).` : ''}
+      </p>
+      {first !== null ? (
+        <p class="first-warning">
+          First warning: {first.estimated ? '~' : ''}
+          {new Date(first.time).toLocaleString()} <b>{first.reason}</b> on {first.object}: {first.message}
+        </p>
+      ) : null}
+      <div class="scroll-x">
+        <table class="describe incident-rows">
+          {shown.length < timeline.rows.length ? (
+            <caption>the latest {shown.length.toLocaleString()} of {timeline.rows.length.toLocaleString()} rows</caption>
+          ) : null}
+          <thead>
+            <tr>
+              <th scope="col">Time</th>
+              <th scope="col">Object</th>
+              <th scope="col">Type</th>
+              <th scope="col">Reason</th>
+              <th scope="col">Message</th>
+            </tr>
+          </thead>
+          <tbody>
+            {shown.map((r, i) => (
+              <tr key={i} class={r.type === 'Warning' ? 'warning' : ''}>
+                <td class="nowrap">
+                  <RowTime row={r} now={now} />
+                </td>
+                <td class="nowrap">{r.object}</td>
+                <td>{r.type}</td>
+                <td>{r.reason}</td>
+                <td class="message">
+                  {r.message}
+                  {r.count > 1 ? ` (×${r.count})` : ''}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
     </div>
   );
 }

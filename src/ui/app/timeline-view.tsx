@@ -3,7 +3,7 @@ import { lanesOf, marksFromTimeline } from './aggregate.js';
 import type { Lane, Mark } from './aggregate.js';
 import type { EventCache } from './event-cache.js';
 import { humanDuration } from './format.js';
-import { useCache, useMedia, useTimeline } from './hooks.js';
+import { useChanges, useMedia, useTimeline } from './hooks.js';
 import { rowMatcher } from './model.js';
 import type { Route } from './route.js';
 import type { Navigate } from './use-route.js';
@@ -90,9 +90,7 @@ function ticks(from: number, to: number, count: number): number[] {
  */
 export function TimelineView({ cache, route, navigate, now }: TimelineViewProps) {
   // New events ask for the timeline again, at most this often: the server decompresses the whole window each time.
-  useCache(cache, 5000);
-  const changes = useRef({ rows: cache.rows, n: 0 });
-  if (changes.current.rows !== cache.rows) changes.current = { rows: cache.rows, n: changes.current.n + 1 };
+  const changes = useChanges(cache, 5000);
   const narrow = useMedia('(max-width: 720px)');
   const following = route.to === undefined;
   const to = route.to ?? now;
@@ -100,7 +98,7 @@ export function TimelineView({ cache, route, navigate, now }: TimelineViewProps)
   const span = Math.max(MIN_SPAN_MS, to - from);
   const served = useTimeline(
     { since: from, until: from + span, namespace: route.filters.namespace || undefined },
-    `${route.from}|${following ? `${Math.floor(now / FOLLOW_REFRESH_MS)}|${changes.current.n}` : route.to}|${route.filters.namespace}`,
+    `${route.from}|${following ? `${Math.floor(now / FOLLOW_REFRESH_MS)}|${changes}` : route.to}|${route.filters.namespace}`,
   );
   const { filters } = route;
   const filterKey = `${filters.namespace}|${filters.kind}|${filters.type}|${filters.reason}|${filters.q}`;

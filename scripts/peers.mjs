@@ -193,7 +193,7 @@ function buildKwok(opts, go) {
 /**
  * otelcolManifest is the OpenTelemetry Collector Builder's manifest: the receivers and exporters
  * the OTLP sink's tests need (the k8s_events receiver to compare against, the otlp receiver kevents
- * sends to, the file exporter both write to) and only the file config provider.
+ * sends to, the file exporter both write to) and the env and file config providers.
  */
 function otelcolManifest(go, out) {
   const v = OTELCOL_VERSION;
@@ -213,8 +213,9 @@ function otelcolManifest(go, out) {
     'exporters:',
     `  - gomod: go.opentelemetry.io/collector/exporter/debugexporter ${v}`,
     `  - gomod: ${contrib}/exporter/fileexporter ${v}`,
+    // The stable confmap modules of a 0.N release are numbered 1.(N-94); env is the default scheme.
     'providers:',
-    // The stable confmap modules of a 0.N release are numbered 1.(N-94).
+    `  - gomod: go.opentelemetry.io/collector/confmap/provider/envprovider v1.${Number(v.split('.')[1]) - 94}.0`,
     `  - gomod: go.opentelemetry.io/collector/confmap/provider/fileprovider v1.${Number(v.split('.')[1]) - 94}.0`,
     '',
   ].join('\n');

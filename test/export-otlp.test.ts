@@ -1,23 +1,31 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
 import { sinkFromKubeConfig } from '../src/client/index.js';
 import { KEVENTS_ATTRIBUTES } from '../src/export/index.js';
 import { CollectingLogger } from '../src/internal/index.js';
 import { createEventBroadcaster, createLegacyEventBroadcaster } from '../src/recorder/index.js';
+import { SqliteExportLog } from '../src/storage/sqlite/index.js';
 import { createNamespaces } from './support/cluster-setup.js';
 import { startControlPlane } from './support/control-plane.js';
 import type { ControlPlane } from './support/control-plane.js';
-import { exportMetric, startExport, stopExport } from './support/export-process.js';
+import { Workload, archiveChanges } from './support/event-workload.js';
+import { exportMetric, outageWithKill, startExport, stopExport } from './support/export-process.js';
 import type { ExportProcess } from './support/export-process.js';
 import { findKubectls, runKubectl } from './support/kubectl.js';
 import { startMirror, stopMirror } from './support/mirror-process.js';
 import type { MirrorProcess } from './support/mirror-process.js';
 import { attribute, startCollector } from './support/otel-collector.js';
 import type { Collector, OtlpLogRecord } from './support/otel-collector.js';
+import { freePorts } from './support/ports.js';
+import { startServer } from './support/server-process.js';
+import { makeCertificates } from './support/tls.js';
 import { sleep, until } from './support/wait.js';
 
 /**
@@ -33,6 +41,7 @@ import { sleep, until } from './support/wait.js';
  */
 
 const kubectl = findKubectls().at(-1);
+const OUTAGE_MS = Number(process.env.KEVENTS_EXPORT_OUTAGE_MS ?? 60_000);
 const DOCS = new URL('../docs/export.md', import.meta.url);
 
 /**
@@ -91,6 +100,94 @@ function differences(kevents: OtlpLogRecord, receiver: OtlpLogRecord): Map<strin
 /** changeKey pairs the two sides' records of one change: the event and what its count and time were. */
 function changeKey(r: OtlpLogRecord): string {
   return `${String(attribute(r.attributes, 'k8s.event.uid'))}#${String(attribute(r.attributes, 'k8s.event.count') ?? '-')}#${r.timeUnixNano ?? ''}#${r.body?.stringValue?.length ?? 0}`;
+}
+
+/** recordIds are the kevents record ids of records, in order (repeats kept). */
+function recordIds(records: OtlpLogRecord[]): string[] {
+  return records.map((r) => String(attribute(r.attributes, KEVENTS_ATTRIBUTES.recordId)));
+}
+
+/** LogLine is one line kevents export logs (JSON). */
+type LogLine = { level: string; msg: string; sink?: string; error?: string } & Record<string, unknown>;
+
+function logLines(output: string): LogLine[] {
+  return output.split('\n').flatMap((l) => {
+    try {
+      const j = JSON.parse(l) as unknown;
+      return typeof j === 'object' && j !== null ? [j] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/**
+ * BadCollector stands between a sink and one of the real collector's receivers and gives the
+ * answers the test wants: none at all (not listening yet), 400 with a google.rpc.Status as the
+ * collector writes it, a partial success for the records carrying a marker (the others are
+ * forwarded, as a server that takes part of a request keeps that part), or TLS with a certificate
+ * the sink does not trust. `forward` makes it a plain pass-through.
+ */
+class BadCollector {
+  mode: 'forward' | 'refuse' | 'partial' = 'forward';
+  private server: Server | undefined;
+
+  constructor(
+    readonly port: number,
+    private readonly target: string,
+    private readonly tls?: { cert: Buffer; key: Buffer },
+  ) {}
+
+  get url(): string {
+    return `${this.tls !== undefined ? 'https' : 'http'}://127.0.0.1:${this.port}`;
+  }
+
+  async listen(): Promise<void> {
+    const handler = (req: IncomingMessage, res: ServerResponse): void => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => void this.answer(req, Buffer.concat(chunks), res).catch((e: Error) => res.writeHead(502).end(e.message)));
+    };
+    const server = this.tls !== undefined ? createHttpsServer(this.tls, handler) : createServer(handler);
+    await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', resolve));
+    this.server = server;
+  }
+
+  private async answer(req: IncomingMessage, body: Buffer, res: ServerResponse): Promise<void> {
+    if (this.mode === 'refuse') {
+      // google.rpc.Status{code: 3 (INVALID_ARGUMENT), message}, in protobuf as the collector answers a protobuf request.
+      const message = Buffer.from('kevents test: this collector refuses the request');
+      res.writeHead(400, { 'Content-Type': 'application/x-protobuf' }).end(Buffer.concat([Buffer.from([0x08, 0x03, 0x12, message.length]), message]));
+      return;
+    }
+    let forward = body;
+    let rejected = 0;
+    if (this.mode === 'partial') {
+      // The partial sink speaks OTLP/JSON: drop the marked records, forward the rest.
+      const request = JSON.parse(body.toString('utf8')) as { resourceLogs: { scopeLogs: { logRecords: { body?: { stringValue?: string } }[] }[] }[] };
+      for (const rl of request.resourceLogs) {
+        for (const sl of rl.scopeLogs) {
+          const keep = sl.logRecords.filter((lr) => !(lr.body?.stringValue ?? '').includes('poison'));
+          rejected += sl.logRecords.length - keep.length;
+          sl.logRecords = keep;
+        }
+      }
+      forward = Buffer.from(JSON.stringify(request));
+    }
+    const r = await fetch(`${this.target}/v1/logs`, { method: 'POST', body: forward, headers: { 'Content-Type': String(req.headers['content-type'] ?? 'application/x-protobuf') } });
+    const text = Buffer.from(await r.arrayBuffer());
+    if (rejected > 0 && r.ok) {
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ partialSuccess: { rejectedLogRecords: String(rejected), errorMessage: 'kevents test: a poison record' } }));
+      return;
+    }
+    res.writeHead(r.status, { 'Content-Type': r.headers.get('content-type') ?? 'application/octet-stream' }).end(text);
+  }
+
+  close(): Promise<void> {
+    const s = this.server;
+    this.server = undefined;
+    return s === undefined ? Promise.resolve() : new Promise((resolve) => s.close(() => resolve()));
+  }
 }
 
 /** writeEvents writes the test's events through every path the issue names, waiting for each write's answer. */
@@ -232,18 +329,15 @@ async function writeEvents(cp: ControlPlane): Promise<void> {
 void describe('kevents export to the OpenTelemetry Collector', { timeout: 600_000 }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'kevents-export-otlp-'));
   const cleanups: (() => Promise<unknown>)[] = [];
-  let cp: ControlPlane;
-  before(async () => {
-    cp = await startControlPlane();
-    cleanups.push(() => cp.stop());
-    await createNamespaces(cp, [NS]);
-  });
   after(async () => {
     for (const c of cleanups.reverse()) await c().catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });
   });
 
   void it('writes what the k8s_events receiver writes for the same events, record by record', async () => {
+    const cp = await startControlPlane();
+    cleanups.push(() => cp.stop());
+    await createNamespaces(cp, [NS]);
     const collector: Collector = await startCollector({ kubeconfig: cp.kubeconfigFile() });
     cleanups.push(() => collector.stop());
     const archive = `sqlite:${join(dir, 'mirror.db')}`;
@@ -255,18 +349,16 @@ void describe('kevents export to the OpenTelemetry Collector', { timeout: 600_00
     await sleep(1500);
     await writeEvents(cp);
 
-    let exporter: ExportProcess | undefined;
-    const detail = (): string => `kevents ${ours(collector.received()).length}, receiver ${ours(collector.watched()).length}; exporter: ${exporter?.output().slice(-2000) ?? ''}; collector: ${collector.output().slice(-2000)}`;
-    // The mirror has archived everything once the receiver has seen it all and the archive stops growing.
-    await until('the receiver has written every change', () => ours(collector.watched()).length >= 20, 60_000).catch((e: Error) => assert.fail(`${e.message}: ${detail()}`));
-    exporter = await startExport(config, archive);
-    cleanups.push(() => stopExport(exporter!, 'SIGKILL'));
+    const exporter = await startExport(config, archive);
+    cleanups.push(() => stopExport(exporter, 'SIGKILL'));
+    const detail = (): string => `kevents ${ours(collector.received()).length}, receiver ${ours(collector.watched()).length}; exporter: ${exporter.output().slice(-2000)}; collector: ${collector.output().slice(-2000)}`;
+    await until('the receiver has written the changes', () => ours(collector.watched()).length >= 20, 60_000).catch((e: Error) => assert.fail(`${e.message}: ${detail()}`));
     let last = -1;
     await until(
       'kevents has sent as many records as the receiver wrote, and both stopped growing',
       async () => {
         const n = ours(collector.received()).length;
-        const settled = n === last && n >= ours(collector.watched()).length && (await exportMetric(exporter!, 'kevents_export_queue_depth', 'otel')) === 0;
+        const settled = n === last && n >= ours(collector.watched()).length && (await exportMetric(exporter, 'kevents_export_queue_depth', 'otel')) === 0;
         last = n;
         return settled;
       },
@@ -330,6 +422,131 @@ void describe('kevents export to the OpenTelemetry Collector', { timeout: 600_00
     const docs = readFileSync(DOCS, 'utf8');
     for (const [name, reason] of Object.entries(KNOWN_DIFFERENCES)) assert.ok(docs.includes(`\`${name}\``) && docs.includes(reason), `docs/export.md lists ${name}: ${reason}`);
     process.stdout.write(`# ${kevents.length} records compared with the receiver's; known differences seen: ${[...known].join(', ') || 'none'}\n`);
+    await stopExport(exporter, 'SIGTERM');
+  });
+  void it('delivers every change through a collector SIGKILLed for a minute and two kill -9s, repeating only the batch in flight under the same record id', async () => {
+    const collector = await startCollector();
+    cleanups.push(() => collector.stop());
+    const db = join(dir, 'durable.db');
+    const server = await startServer(['--storage', `sqlite:${db}`]);
+    cleanups.push(() => server.stop());
+    const config = join(dir, 'durable.yaml');
+    const batchSize = 7;
+    writeFileSync(
+      config,
+      `sinks:\n  - name: otel\n    type: otlp\n    url: ${collector.otlpUrl}\n    encoding: json\n    compression: gzip\n    batchSize: ${batchSize}\n    retry: { initialBackoff: 100ms, maxBackoff: 2s }\nroute:\n  drop:\n    - namespace: kube-system\n  sinks: [otel]\n`,
+    );
+    const start = (): Promise<ExportProcess> => startExport(config, `sqlite:${db}`);
+    let exporter = await start();
+    cleanups.push(() => stopExport(exporter, 'SIGKILL'));
+    const load = new Workload(server.url);
+    await load.opening(5);
+    // The first kill -9 lands while the load goes on and batches are in flight.
+    const round3 = load.round(3);
+    await sleep(150);
+    await stopExport(exporter, 'SIGKILL');
+    await round3;
+    exporter = await start();
+    await load.round(4);
+    // The collector goes down once it wrote everything so far out (its file exporter flushes every 100 ms).
+    const sofar = await archiveChanges(server.url);
+    await until('the collector holds every change so far', () => new Set(recordIds(collector.received())).size >= sofar.changeIds.length, 60_000);
+    await sleep(1_000);
+    exporter = await outageWithKill({ exporter, restart: start, sink: collector, round: (i) => load.round(i), from: 5, outageMs: OUTAGE_MS });
+
+    const { changeIds } = await archiveChanges(server.url);
+    assert.ok(changeIds.length > 60, `the workload made ${changeIds.length} changes`);
+    await until('the collector holds every change', () => new Set(recordIds(collector.received())).size >= changeIds.length, 120_000).catch((e: Error) =>
+      assert.fail(`${e.message}: ${new Set(recordIds(collector.received())).size} of ${changeIds.length}; exporter: ${exporter.output().slice(-2000)}`),
+    );
+    await sleep(2_000);
+    const received = collector.received();
+    const ids = recordIds(received);
+    assert.deepEqual([...new Set(ids)].sort(), changeIds, 'every change arrived, and nothing else');
+    // A repeat is a record of the batch in flight at the first kill -9, sent again whole: the same record id, the same record.
+    const copies = new Map<string, string[]>();
+    received.forEach((r, i) => copies.set(ids[i]!, [...(copies.get(ids[i]!) ?? []), JSON.stringify(r)]));
+    const repeated = [...copies].filter(([, c]) => c.length > 1);
+    for (const [id, c] of repeated) {
+      assert.equal(c.length, 2, `${id} arrived ${c.length} times`);
+      assert.equal(c[0], c[1], `the two copies of ${id} are the same record`);
+    }
+    assert.ok(repeated.length <= batchSize, `${repeated.length} records repeated: at most the batch in flight (${batchSize})`);
+    process.stdout.write(`# ${changeIds.length} changes through a ${OUTAGE_MS / 1000}s collector outage and two kill -9s; ${repeated.length} repeated (the batch in flight)\n`);
+    await stopExport(exporter, 'SIGTERM');
+  });
+
+  void it('logs each bad answer on one line, names a stuck sink in /readyz, and loses nothing', async () => {
+    const names = ['unreachable', 'refused', 'partial', 'tls'] as const;
+    const collector = await startCollector({ receivers: [...names] });
+    cleanups.push(() => collector.stop());
+    const certs = makeCertificates();
+    const ports = await freePorts(names.length);
+    const bad = Object.fromEntries(
+      names.map((n, i) => [n, new BadCollector(ports[i]!, collector.otlpUrls[n]!, n === 'tls' ? { cert: readFileSync(certs.certFile), key: readFileSync(certs.keyFile) } : undefined)]),
+    ) as Record<(typeof names)[number], BadCollector>;
+    bad.refused.mode = 'refuse';
+    bad.partial.mode = 'partial';
+    for (const n of ['refused', 'partial', 'tls'] as const) await bad[n].listen();
+    cleanups.push(() => Promise.all(names.map((n) => bad[n].close())));
+
+    const db = join(dir, 'bad.db');
+    const server = await startServer(['--storage', `sqlite:${db}`]);
+    cleanups.push(() => server.stop());
+    const config = join(dir, 'bad.yaml');
+    const sink = (n: (typeof names)[number], extra = ''): string =>
+      `  - name: ${n}\n    type: otlp\n    url: ${bad[n].url}\n    stuckAfter: 3s\n    retry: { initialBackoff: 100ms, maxBackoff: 1s, maxAttempts: ${n === 'partial' ? 2 : 1000} }\n${extra}`;
+    const writeConfig = (tls: string): void =>
+      writeFileSync(config, `sinks:\n${sink('unreachable')}${sink('refused')}${sink('partial', '    encoding: json\n')}${sink('tls', tls)}route:\n  drop:\n    - namespace: kube-system\n  sinks: [${names.join(', ')}]\n`);
+    writeConfig('');
+    const exporter = await startExport(config, `sqlite:${db}`);
+    cleanups.push(() => stopExport(exporter, 'SIGKILL'));
+    const load = new Workload(server.url);
+    await load.opening(2);
+    await load.core('poison-1');
+
+    // Each failure is one line naming the sink and what went wrong.
+    const lines = (): LogLine[] => logLines(exporter.output());
+    const said = (n: string, what: RegExp): boolean => lines().some((l) => l.sink === n && l.level === 'warn' && what.test(String(l.error ?? '')));
+    await until('each bad answer is logged', () => said('unreachable', /ECONNREFUSED/) && said('refused', /400: kevents test: this collector refuses the request$/) && said('partial', /partial success, 1 of \d+ log records rejected: kevents test: a poison record/) && said('tls', /certificate|self.signed|UNABLE_TO/i), 60_000).catch((e: Error) =>
+      assert.fail(`${e.message}: ${exporter.output().slice(-4000)}`),
+    );
+    for (const l of exporter.output().split('\n').filter((t) => /"sink":"(unreachable|refused|partial|tls)"/.test(t) && t.includes('delivery failed'))) assert.doesNotThrow(() => JSON.parse(l), 'each failure is one JSON line');
+    // After stuckAfter, /readyz fails naming each sink that delivers nothing.
+    await until(
+      '/readyz names the stuck sinks',
+      async () => {
+        const r = await fetch(`${exporter.metricsUrl}/readyz?verbose`);
+        const text = await r.text();
+        return r.status !== 200 && ['unreachable', 'refused', 'tls'].every((n) => text.includes(`sink ${n}: nothing delivered for`));
+      },
+      30_000,
+    );
+
+    // The far ends recover (the TLS sink is given the CA through a reload): nothing was lost.
+    await bad.unreachable.listen();
+    bad.refused.mode = 'forward';
+    writeConfig(`    tls: { caFile: ${certs.caFile} }\n`);
+    exporter.child.kill('SIGHUP');
+    const { changeIds } = await archiveChanges(server.url);
+    assert.ok(changeIds.length > 10, `the workload made ${changeIds.length} changes`);
+    for (const n of names) {
+      const want = n === 'partial' ? changeIds.length - 1 : changeIds.length;
+      await until(`the ${n} sink delivered every change`, () => new Set(recordIds(collector.received(n))).size >= want, 90_000).catch((e: Error) =>
+        assert.fail(`${e.message}: ${new Set(recordIds(collector.received(n))).size} of ${want}; ${exporter.output().slice(-3000)}`),
+      );
+    }
+    await sleep(1_000);
+    for (const n of ['unreachable', 'refused', 'tls'] as const) assert.deepEqual([...new Set(recordIds(collector.received(n)))].sort(), changeIds, n);
+    // The partial sink: the poison record was dead-lettered with the server's message, every other record arrived.
+    const log = new SqliteExportLog({ path: db });
+    const dead = await log.deadLetters('partial', 10);
+    await log.close();
+    assert.equal(dead.length, 1, JSON.stringify(dead));
+    assert.match(dead[0]!.error, /partial success, 1 of 1 log records rejected: kevents test: a poison record/);
+    const poisonId = (JSON.parse(dead[0]!.record) as { id: string }).id;
+    assert.deepEqual([...new Set([...recordIds(collector.received('partial')), poisonId])].sort(), changeIds, 'every record but the poison one arrived; that one is a dead letter');
+    await until('/readyz is ready again', async () => (await fetch(`${exporter.metricsUrl}/readyz`)).status === 200, 30_000);
     await stopExport(exporter, 'SIGTERM');
   });
 });

@@ -3,7 +3,8 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findPeers } from './control-plane.js';
-import { dirs, freePort, serverProcess } from './sink-servers.js';
+import { freePorts } from './ports.js';
+import { dirs, serverProcess } from './sink-servers.js';
 import type { SinkServer } from './sink-servers.js';
 
 /**
@@ -36,10 +37,12 @@ export interface OtlpLogRecord {
 
 /** Collector is a running collector. */
 export interface Collector extends SinkServer {
-  /** otlpUrl is the base URL of the OTLP/HTTP receiver (the sink adds /v1/logs). */
+  /** otlpUrl is the base URL of the (first) OTLP/HTTP receiver; the sink adds /v1/logs. */
   otlpUrl: string;
-  /** received reads every log record the otlp receiver's file holds. */
-  received(): OtlpLogRecord[];
+  /** otlpUrls are the base URLs of the OTLP/HTTP receivers, by name. */
+  otlpUrls: Record<string, string>;
+  /** received reads every log record an otlp receiver's file holds (the first one's by default). */
+  received(receiver?: string): OtlpLogRecord[];
   /** watched reads every log record the k8s_events receiver's file holds. */
   watched(): OtlpLogRecord[];
 }
@@ -74,49 +77,49 @@ export function attribute(kvs: OtlpKeyValue[], key: string): string | number | b
 }
 
 /**
- * startCollector runs the collector from a fresh directory: the otlp receiver on a free loopback
- * port, the k8s_events receiver when a kubeconfig is given (in UTC, since it prints
+ * startCollector runs the collector from a fresh directory: one otlp receiver (OTLP/HTTP) per name
+ * in `receivers` (default: one), each on a free loopback port and written to a file of its own,
+ * and the k8s_events receiver when a kubeconfig is given (in UTC, since it prints
  * `k8s.event.start_time` in the collector's time zone). The file exporters flush every 100 ms; a
  * test that SIGKILLs the collector waits that long after its last acknowledged write.
  */
-export async function startCollector(o: { kubeconfig?: string } = {}): Promise<Collector> {
+export async function startCollector(o: { kubeconfig?: string; receivers?: string[] } = {}): Promise<Collector> {
   const bin = findPeers().otelcol;
   if (bin === undefined) throw new Error('scripts/peers.mjs names no otelcol (run node scripts/peers.mjs --only otelcol)');
   const dir = mkdtempSync(join(tmpdir(), 'kevents-otelcol-'));
   dirs.add(dir);
-  const port = await freePort();
-  const file = (name: string): string => `    path: ${join(dir, name)}\n    append: true\n    flush_interval: 100ms\n`;
+  const names = o.receivers ?? ['otlp'];
+  const ports = await freePorts(names.length);
+  const fileOf = (name: string): string => join(dir, `${name}.jsonl`);
+  const exporter = (name: string): string[] => [`  file/${name}:`, `    path: ${fileOf(name)}`, '    append: true', '    flush_interval: 100ms'];
+  const pipeline = (name: string, receiver: string): string[] => [`    logs/${name}:`, `      receivers: [${receiver}]`, `      exporters: [file/${name}]`];
+  const watch = o.kubeconfig !== undefined;
   const config = [
     'receivers:',
-    '  otlp:',
-    '    protocols:',
-    '      http:',
-    `        endpoint: 127.0.0.1:${port}`,
-    ...(o.kubeconfig !== undefined ? ['  k8s_events:', '    auth_type: kubeConfig'] : []),
+    ...names.flatMap((name, i) => [`  otlp/${name}:`, '    protocols:', '      http:', `        endpoint: 127.0.0.1:${ports[i]!}`]),
+    ...(watch ? ['  k8s_events:', '    auth_type: kubeConfig'] : []),
     'exporters:',
-    '  file/otlp:',
-    file('otlp.jsonl'),
-    '  file/receiver:',
-    file('receiver.jsonl'),
+    ...names.flatMap(exporter),
+    ...(watch ? exporter('receiver') : []),
     'service:',
     '  telemetry:',
     // No metrics server: its fixed port (8888) would clash with a collector of another test file.
     '    metrics:',
     '      level: none',
     '  pipelines:',
-    '    logs/otlp:',
-    '      receivers: [otlp]',
-    '      exporters: [file/otlp]',
-    ...(o.kubeconfig !== undefined ? ['    logs/receiver:', '      receivers: [k8s_events]', '      exporters: [file/receiver]'] : []),
+    ...names.flatMap((name) => pipeline(name, `otlp/${name}`)),
+    ...(watch ? pipeline('receiver', 'k8s_events') : []),
     '',
   ].join('\n');
   writeFileSync(join(dir, 'config.yaml'), config);
-  const env = { ...process.env, TZ: 'UTC', ...(o.kubeconfig !== undefined ? { KUBECONFIG: o.kubeconfig } : {}) };
-  const server = await serverProcess('otelcol', () => spawn(bin, ['--config', join(dir, 'config.yaml')], { stdio: ['ignore', 'pipe', 'pipe'], env }), port, `http://127.0.0.1:${port}`, dir);
+  const env = { ...process.env, TZ: 'UTC', ...(watch ? { KUBECONFIG: o.kubeconfig } : {}) };
+  const urls = Object.fromEntries(names.map((name, i) => [name, `http://127.0.0.1:${ports[i]!}`]));
+  const server = await serverProcess('otelcol', () => spawn(bin, ['--config', join(dir, 'config.yaml')], { stdio: ['ignore', 'pipe', 'pipe'], env }), ports.at(-1)!, urls[names[0]!]!, dir);
   return {
     ...server,
     otlpUrl: server.address,
-    received: () => readOtlpFile(join(dir, 'otlp.jsonl')),
-    watched: () => readOtlpFile(join(dir, 'receiver.jsonl')),
+    otlpUrls: urls,
+    received: (receiver = names[0]!) => readOtlpFile(fileOf(receiver)),
+    watched: () => readOtlpFile(fileOf('receiver')),
   };
 }

@@ -306,7 +306,9 @@ class OtlpSink implements ExportSink {
         );
       });
       req.on('error', (e: NodeJS.ErrnoException) => {
-        const why = both.aborted && !signal.aborted ? `no answer in ${this.o.timeoutMs} ms` : (e.code ?? e.message);
+        // The code alone (ECONNREFUSED) or the message alone (a TLS failure's) may not say enough.
+        const text = e.code !== undefined && !e.message.includes(e.code) ? `${e.code}: ${e.message}` : e.message;
+        const why = both.aborted && !signal.aborted ? `no answer in ${this.o.timeoutMs} ms` : text;
         reject(new Error(`${where}: ${why}`, { cause: e }));
       });
       req.end(body);

@@ -114,10 +114,10 @@ function recordIds(records: OtlpLogRecord[]): string[] {
 type LogLine = { level: string; msg: string; sink?: string; error?: string } & Record<string, unknown>;
 
 function logLines(output: string): LogLine[] {
-  return output.split('\n').flatMap((l) => {
+  return output.split('\n').flatMap((l): LogLine[] => {
     try {
       const j = JSON.parse(l) as unknown;
-      return typeof j === 'object' && j !== null ? [j] : [];
+      return typeof j === 'object' && j !== null ? [j as LogLine] : [];
     } catch {
       return [];
     }

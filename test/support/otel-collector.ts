@@ -79,11 +79,12 @@ export function attribute(kvs: OtlpKeyValue[], key: string): string | number | b
 /**
  * startCollector runs the collector from a fresh directory: one otlp receiver (OTLP/HTTP) per name
  * in `receivers` (default: one), each on a free loopback port and written to a file of its own,
- * and the k8s_events receiver when a kubeconfig is given (in UTC, since it prints
+ * (or, with `exporter: 'debug'`, counted by the debug exporter), and the k8s_events receiver when
+ * a kubeconfig is given (in UTC, since it prints
  * `k8s.event.start_time` in the collector's time zone). The file exporters flush every 100 ms; a
  * test that SIGKILLs the collector waits that long after its last acknowledged write.
  */
-export async function startCollector(o: { kubeconfig?: string; receivers?: string[] } = {}): Promise<Collector> {
+export async function startCollector(o: { kubeconfig?: string; receivers?: string[]; exporter?: 'file' | 'debug' } = {}): Promise<Collector> {
   const bin = findPeers().otelcol;
   if (bin === undefined) throw new Error('scripts/peers.mjs names no otelcol (run node scripts/peers.mjs --only otelcol)');
   const dir = mkdtempSync(join(tmpdir(), 'kevents-otelcol-'));
@@ -91,8 +92,11 @@ export async function startCollector(o: { kubeconfig?: string; receivers?: strin
   const names = o.receivers ?? ['otlp'];
   const ports = await freePorts(names.length);
   const fileOf = (name: string): string => join(dir, `${name}.jsonl`);
-  const exporter = (name: string): string[] => [`  file/${name}:`, `    path: ${fileOf(name)}`, '    append: true', '    flush_interval: 100ms'];
-  const pipeline = (name: string, receiver: string): string[] => [`    logs/${name}:`, `      receivers: [${receiver}]`, `      exporters: [file/${name}]`];
+  // A bench counts records with the debug exporter (one log line per request) instead of writing them out.
+  const kind = o.exporter ?? 'file';
+  const exporter = (name: string): string[] =>
+    kind === 'debug' ? [`  debug/${name}:`, '    verbosity: basic'] : [`  file/${name}:`, `    path: ${fileOf(name)}`, '    append: true', '    flush_interval: 100ms'];
+  const pipeline = (name: string, receiver: string): string[] => [`    logs/${name}:`, `      receivers: [${receiver}]`, `      exporters: [${kind}/${name}]`];
   const watch = o.kubeconfig !== undefined;
   const config = [
     'receivers:',

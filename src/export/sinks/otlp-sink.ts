@@ -14,7 +14,6 @@ import type { ExportRecord, ExportSink, SinkDeps, SinkType } from '../types.js';
 import { authorization, HTTP_AUTH_FIELDS, readHttpAuth } from './http-auth.js';
 import type { HttpAuthOptions } from './http-auth.js';
 import { DEFAULT_TIMEOUT_MS, redact } from './http-post.js';
-import { rfc3339Nanos } from './loki-sink.js';
 
 const gzipAsync = promisify(gzip);
 
@@ -60,29 +59,37 @@ const RETRYABLE = new Set([429, 502, 503, 504]);
 /** MAX_RETRY_AFTER_MS bounds a server's Retry-After, so a broken header cannot stall a sink for days. */
 const MAX_RETRY_AFTER_MS = 600_000;
 
+/** RFC3339 is an RFC 3339 time: the date and time, the fraction, the zone. */
+const RFC3339 = /^(\d{4}-\d\d-\d\d)T(\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?(Z|[+-]\d\d:\d\d)$/i;
+
+/** hrTime is an RFC 3339 time as OpenTelemetry's [seconds, nanoseconds], or undefined when it does not parse. */
+function hrTime(text: string | null | undefined): [number, number] | undefined {
+  if (text === undefined || text === null || text === '') return undefined;
+  const m = RFC3339.exec(text);
+  if (m === null) return undefined;
+  // Numbers, not BigInt: seconds and nanoseconds each fit, and this runs for every record.
+  const ms = Date.parse(`${m[1]!}T${m[2]!}${m[4]!.toUpperCase()}`);
+  return Number.isNaN(ms) ? undefined : [ms / 1000, Number((m[3] ?? '').padEnd(9, '0'))];
+}
+
 /**
  * goTimeString is how Go prints a time (`time.Time.String()`, what the receiver writes for
  * `k8s.event.start_time`): `2006-01-02 15:04:05.999999999 -0700 MST`, here always in UTC; an
  * absent time is Go's zero time.
  */
 export function goTimeString(rfc3339: string | null | undefined): string {
-  const nanos = rfc3339 === undefined || rfc3339 === null ? undefined : rfc3339Nanos(rfc3339);
-  if (nanos === undefined) return '0001-01-01 00:00:00 +0000 UTC';
-  const ns = BigInt(nanos);
-  const d = new Date(Number(ns / 1_000_000n));
-  const fraction = (ns % 1_000_000_000n).toString().padStart(9, '0').replace(/0+$/, '');
-  const pad = (n: number): string => String(n).padStart(2, '0');
-  const date = `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
-  const time = `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
+  const m = rfc3339 === undefined || rfc3339 === null ? null : RFC3339.exec(rfc3339);
+  if (m === null) return '0001-01-01 00:00:00 +0000 UTC';
+  const fraction = (m[3] ?? '').replace(/0+$/, '');
+  // A UTC time (what the API server writes) is printed from its text, without a Date.
+  let date = m[1]!;
+  let time = m[2]!;
+  if (m[4]!.toUpperCase() !== 'Z') {
+    const iso = new Date(Date.parse(`${date}T${time}${m[4]!}`)).toISOString();
+    date = iso.slice(0, 10);
+    time = iso.slice(11, 19);
+  }
   return `${date} ${time}${fraction === '' ? '' : `.${fraction}`} +0000 UTC`;
-}
-
-/** hrTime is an RFC 3339 time as OpenTelemetry's [seconds, nanoseconds], or undefined when it does not parse. */
-function hrTime(text: string | null | undefined): [number, number] | undefined {
-  const nanos = text === undefined || text === null || text === '' ? undefined : rfc3339Nanos(text);
-  if (nanos === undefined) return undefined;
-  const ns = BigInt(nanos);
-  return [Number(ns / 1_000_000_000n), Number(ns % 1_000_000_000n)];
 }
 
 /**
@@ -187,10 +194,14 @@ export async function otlpLogsRequest(records: ExportRecord[], encoding: OtlpOpt
   const byResource = new Map<string, Resource>();
   const logs: ReadableLogRecord[] = records.map((r) => {
     const parts = k8seventsLog(r);
-    const key = JSON.stringify(parts.resource);
+    // The values in their fixed order tell resources apart (a NUL is in no Kubernetes name).
+    const key = Object.values(parts.resource).join('\u0000');
     let resource = byResource.get(key);
     if (resource === undefined) byResource.set(key, (resource = resources.resourceFromAttributes(parts.resource)));
-    return { ...parts.record, resource, instrumentationScope: SCOPE };
+    const log = parts.record as ReadableLogRecord & { resource: Resource; instrumentationScope: typeof SCOPE };
+    log.resource = resource;
+    log.instrumentationScope = SCOPE;
+    return log;
   });
   const serializer = encoding === 'json' ? transformer.JsonLogsSerializer : transformer.ProtobufLogsSerializer;
   const body = serializer.serializeRequest(logs);

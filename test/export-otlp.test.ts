@@ -16,7 +16,7 @@ import { createNamespaces } from './support/cluster-setup.js';
 import { startControlPlane } from './support/control-plane.js';
 import type { ControlPlane } from './support/control-plane.js';
 import { Workload, archiveChanges } from './support/event-workload.js';
-import { exportMetric, outageWithKill, startExport, stopExport } from './support/export-process.js';
+import { exportMetric, killInFlight, outageWithKill, startExport, stopExport } from './support/export-process.js';
 import type { ExportProcess } from './support/export-process.js';
 import { findKubectls, runKubectl } from './support/kubectl.js';
 import { startMirror, stopMirror } from './support/mirror-process.js';
@@ -463,12 +463,7 @@ void describe('kevents export to the OpenTelemetry Collector', { timeout: 600_00
     const load = new Workload(server.url);
     await load.opening(5);
     // The first kill -9 lands while the load goes on and batches are in flight.
-    const round3 = load.round(3);
-    await sleep(150);
-    await stopExport(exporter, 'SIGKILL');
-    await round3;
-    exporter = await start();
-    await load.round(4);
+    exporter = await killInFlight({ exporter, restart: start, round: (i) => load.round(i), at: 3 });
     // The collector goes down once it wrote everything so far out (its file exporter flushes every 100 ms).
     const sofar = await archiveChanges(server.url);
     await until('the collector holds every change so far', () => new Set(recordIds(collector.received())).size >= sofar.changeIds.length, 60_000);

@@ -12,7 +12,7 @@
  *     BENCH_RATE (default 1,000) a second; the exporter's RSS every 10 s (target: flat), then how
  *     long it takes to deliver the backlog once the collector is back.
  *
- * Run: npm run build && node --import tsx bench/export-otlp.ts
+ * Run: npm run build && node --import tsx bench/export-otlp.ts (BENCH_EXPORT_NODE_ARGS="--cpu-prof" profiles the exporter)
  */
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -28,6 +28,8 @@ const BATCH = Number(process.env.BENCH_BATCH ?? 1_000);
 const ENCODING = (process.env.BENCH_ENCODING ?? 'protobuf') as 'protobuf' | 'json';
 const OUTAGE_S = Number(process.env.BENCH_OUTAGE_S ?? 300);
 const RATE = Number(process.env.BENCH_RATE ?? 1_000);
+/** NODE_ARGS are node's own arguments for the timed exporter (`--cpu-prof` to profile it). */
+const NODE_ARGS = (process.env.BENCH_EXPORT_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const dir = benchDir('export-otlp');
 
 process.env.KEVENTS_PEERS ??= execFileSync(process.execPath, [new URL('../scripts/peers.mjs', import.meta.url).pathname, '--json', '--quiet', '--only', 'otelcol'], { encoding: 'utf8' });
@@ -65,7 +67,7 @@ async function throughput(url: string, db: string): Promise<void> {
   // Warm the collector up on the same bodies, so neither side pays for its start.
   await direct(url, bodies.slice(0, 20));
   const before = await direct(url, bodies);
-  const { total, steady } = await timeExport(sinkConfig('otel', url), db, 'otel');
+  const { total, steady } = await timeExport(sinkConfig('otel', url), db, 'otel', NODE_ARGS);
   const after = await direct(url, bodies);
   const baseRate = (2 * N) / (before + after);
   console.log(`direct: ${Math.round(baseRate)} records/s (${before.toFixed(2)} s before, ${after.toFixed(2)} s after the exporter; ${bodies.length} requests, ${(bytes / N).toFixed(0)} bytes a record in ${ENCODING})`);

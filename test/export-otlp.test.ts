@@ -369,15 +369,18 @@ void describe('kevents export to the OpenTelemetry Collector', { timeout: 600_00
     const exporter = await startExport(config, archive);
     cleanups.push(() => stopExport(exporter, 'SIGKILL'));
     const detail = (): string => `kevents ${ours(collector.received()).length}, receiver ${ours(collector.watched()).length}; exporter: ${exporter.output().slice(-2000)}; collector: ${collector.output().slice(-2000)}`;
+    // Settled: the exporter has nothing left, and neither file grew for three polls in a row (the
+    // receiver writes one record more than kevents sends: the label update).
     let last = '';
+    let still = 0;
     await until(
-      'kevents has sent as many records as the receiver wrote, and both stopped growing',
+      'kevents has sent a record per change the receiver wrote, and both stopped growing',
       async () => {
         const now = `${ours(collector.received()).length}/${ours(collector.watched()).length}`;
         const [sent, watched] = now.split('/').map(Number) as [number, number];
-        const settled = now === last && sent > 0 && watched > 0 && (await exportMetric(exporter, 'kevents_export_queue_depth', 'otel')) === 0;
+        still = now === last ? still + 1 : 0;
         last = now;
-        return settled;
+        return still >= 3 && sent > 0 && sent + 1 >= watched && (await exportMetric(exporter, 'kevents_export_queue_depth', 'otel')) === 0;
       },
       90_000,
       1_000,

@@ -186,12 +186,21 @@ function loadOtel(): Promise<OtelModules> {
 const SCOPE = { name: '' };
 
 /**
+ * resourceCache keeps the resources of recent batches (an object's events come in many batches), by
+ * their values; a resource is immutable, so sharing one across requests is safe.
+ */
+const resourceCache = new Map<string, Resource>();
+/** RESOURCE_CACHE_SIZE bounds the cache: it starts over past this many objects. */
+const RESOURCE_CACHE_SIZE = 20_000;
+
+/**
  * otlpLogsRequest is a batch as an ExportLogsServiceRequest in the chosen encoding, serialised by
  * OpenTelemetry's own otlp-transformer: records about the same object share one ResourceLogs.
  */
 export async function otlpLogsRequest(records: ExportRecord[], encoding: OtlpOptions['encoding']): Promise<Uint8Array> {
   const { transformer, resources } = await loadOtel();
-  const byResource = new Map<string, Resource>();
+  if (resourceCache.size > RESOURCE_CACHE_SIZE) resourceCache.clear();
+  const byResource = resourceCache;
   const logs: ReadableLogRecord[] = records.map((r) => {
     const parts = k8seventsLog(r);
     // The values in their fixed order tell resources apart (a NUL is in no Kubernetes name).

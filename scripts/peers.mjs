@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Builds the real upstream peers the tests run against (kube-apiserver, kube-scheduler,
-// kube-controller-manager, kwok) from their published Go modules, once, into a cache
+// kube-controller-manager, kwok, the OpenTelemetry Collector) from their published Go modules, once, into a cache
 // outside the repository keyed by version, and prints where they are.
 //
 //   node scripts/peers.mjs [--json] [--only NAME[,NAME]] [--cache DIR] [--log FILE]
@@ -23,9 +23,14 @@ import { runLogged } from './builder-io.mjs';
 export const KUBERNETES_VERSION = 'v1.33.13';
 /** KWOK_VERSION is a kwok release built against Kubernetes 1.33 libraries. */
 export const KWOK_VERSION = 'v0.7.0';
+/**
+ * OTELCOL_VERSION is the one collector release whose contrib k8seventsreceiver the Go module proxy
+ * serves (newer versions of that module are refused there); every component is of that release.
+ */
+export const OTELCOL_VERSION = 'v0.111.0';
 
 const KUBE_COMMANDS = ['kube-apiserver', 'kube-scheduler', 'kube-controller-manager'];
-const ALL = [...KUBE_COMMANDS, 'kwok', 'etcd'];
+const ALL = [...KUBE_COMMANDS, 'kwok', 'etcd', 'otelcol'];
 
 function parseArgs(argv) {
   const opts = { json: false, only: ALL, cache: process.env.KEVENTS_PEERS_CACHE ?? join(homedir(), '.cache', 'kevents-peers'), quiet: false, log: undefined };
@@ -185,6 +190,57 @@ function buildKwok(opts, go) {
   return target;
 }
 
+/**
+ * otelcolManifest is the OpenTelemetry Collector Builder's manifest: the receivers and exporters
+ * the OTLP sink's tests need (the k8s_events receiver to compare against, the otlp receiver kevents
+ * sends to, the file exporter both write to) and the env and file config providers.
+ */
+function otelcolManifest(go, out) {
+  const v = OTELCOL_VERSION;
+  const contrib = 'github.com/open-telemetry/opentelemetry-collector-contrib';
+  return [
+    'dist:',
+    '  module: kevents.local/otelcol',
+    '  name: otelcol',
+    '  description: OpenTelemetry Collector for the kevents OTLP sink tests',
+    `  version: ${v.slice(1)}`,
+    `  otelcol_version: ${v.slice(1)}`,
+    `  output_path: ${out}`,
+    `  go: ${go}`,
+    'receivers:',
+    `  - gomod: go.opentelemetry.io/collector/receiver/otlpreceiver ${v}`,
+    `  - gomod: ${contrib}/receiver/k8seventsreceiver ${v}`,
+    'exporters:',
+    `  - gomod: go.opentelemetry.io/collector/exporter/debugexporter ${v}`,
+    `  - gomod: ${contrib}/exporter/fileexporter ${v}`,
+    // The stable confmap modules of a 0.N release are numbered 1.(N-94); env is the default scheme.
+    'providers:',
+    `  - gomod: go.opentelemetry.io/collector/confmap/provider/envprovider v1.${Number(v.split('.')[1]) - 94}.0`,
+    `  - gomod: go.opentelemetry.io/collector/confmap/provider/fileprovider v1.${Number(v.split('.')[1]) - 94}.0`,
+    '',
+  ].join('\n');
+}
+
+/** buildOtelcol builds the collector with the OpenTelemetry Collector Builder (ocb) of the same release. */
+function buildOtelcol(opts, go) {
+  const dir = join(opts.cache, `otelcol-${OTELCOL_VERSION}`);
+  const target = join(dir, 'bin', 'otelcol');
+  if (isExecutable(target)) return target;
+  withLock(dir, () => {
+    if (isExecutable(target)) return;
+    log(opts, `building otelcol ${OTELCOL_VERSION} with the collector builder (a cold build takes many minutes; output in ${opts.log})`);
+    const tools = join(dir, 'tools');
+    const src = join(dir, 'src');
+    const env = { GOBIN: tools, CGO_ENABLED: '0', GOFLAGS: '' };
+    run(opts, go, ['install', '-trimpath', `go.opentelemetry.io/collector/cmd/builder@${OTELCOL_VERSION}`], dir, env);
+    writeFileSync(join(dir, 'manifest.yaml'), otelcolManifest(go, src));
+    runLogged(join(tools, 'builder'), ['--config', join(dir, 'manifest.yaml')], { cwd: dir, env: { ...process.env, GOTOOLCHAIN: 'local', ...env }, log: opts.log });
+    mkdirSync(join(dir, 'bin'), { recursive: true });
+    renameSync(join(src, 'otelcol'), target);
+  });
+  return target;
+}
+
 function findEtcd() {
   for (const candidate of [process.env.KEVENTS_ETCD, '/usr/bin/etcd']) {
     if (candidate && isExecutable(candidate)) return candidate;
@@ -196,7 +252,7 @@ function main() {
   const opts = parseArgs(process.argv.slice(2));
   const result = {};
   const wantKube = opts.only.filter((n) => KUBE_COMMANDS.includes(n));
-  const needsGo = wantKube.some((n) => !isExecutable(join(opts.cache, `kubernetes-${KUBERNETES_VERSION}-stamped`, 'bin', n))) || (opts.only.includes('kwok') && !isExecutable(join(opts.cache, `kwok-${KWOK_VERSION}`, 'bin', 'kwok')));
+  const needsGo = wantKube.some((n) => !isExecutable(join(opts.cache, `kubernetes-${KUBERNETES_VERSION}-stamped`, 'bin', n))) || (opts.only.includes('kwok') && !isExecutable(join(opts.cache, `kwok-${KWOK_VERSION}`, 'bin', 'kwok'))) || (opts.only.includes('otelcol') && !isExecutable(join(opts.cache, `otelcol-${OTELCOL_VERSION}`, 'bin', 'otelcol')));
   const go = needsGo ? findGo() : undefined;
   if (needsGo && !go) {
     process.stderr.write('peers: Go 1.24 or newer is needed to build the upstream binaries once; no go was found on PATH (set GO to its path)\n');
@@ -208,6 +264,7 @@ function main() {
       for (const n of wantKube) result[n] = join(dir, 'bin', n);
     }
     if (opts.only.includes('kwok')) result.kwok = buildKwok(opts, go);
+    if (opts.only.includes('otelcol')) result.otelcol = buildOtelcol(opts, go);
   } catch (err) {
     process.stderr.write(`peers: ${err.message}\n`);
     process.exit(1);
@@ -222,6 +279,7 @@ function main() {
   }
   result.kubernetesVersion = KUBERNETES_VERSION;
   result.kwokVersion = KWOK_VERSION;
+  if (opts.only.includes('otelcol')) result.otelcolVersion = OTELCOL_VERSION;
   if (opts.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   else for (const [k, v] of Object.entries(result)) process.stdout.write(`${k}\t${v}\n`);
 }

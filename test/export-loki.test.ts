@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { rfc3339Nanos } from '../src/export/index.js';
-import { exportMetric, startExport, stopExport } from './support/export-process.js';
+import { exportMetric, killInFlight, startExport, stopExport } from './support/export-process.js';
 import type { ExportProcess } from './support/export-process.js';
 import { Workload, archiveChanges } from './support/event-workload.js';
 import { startServer } from './support/server-process.js';
@@ -129,12 +129,7 @@ route:
     await load.opening(5);
 
     // The first kill -9 lands while the load goes on and batches of 7 are in flight.
-    const round3 = load.round(3);
-    await sleep(150);
-    await stopExport(exporter, 'SIGKILL');
-    await round3;
-    exporter = await start();
-    await load.round(4);
+    exporter = await killInFlight({ exporter, restart: start, round: (i) => load.round(i), at: 3 });
 
     // The server goes down once it holds everything so far, and has had the time to write it out: a
     // SIGKILL takes with it what VictoriaLogs took in its last few seconds, which it had acknowledged.

@@ -91,7 +91,8 @@ export async function archivedBatches(db: string, batch: number, policy: 'upsert
   for (let after = 0; ; ) {
     const changes = await log.read(after, batch);
     if (changes.length === 0) break;
-    batches.push(changes.map((c) => recordOf(policy, fieldsOf(c), undefined, undefined)!));
+    // With the stored event, as the exporter's records carry it (the otlp sink maps from it).
+    batches.push(changes.map((c) => Object.assign(recordOf(policy, fieldsOf(c), undefined, undefined)!, c.event !== undefined ? { event: c.event } : {})));
     after = changes.at(-1)!.id;
   }
   await log.close();

@@ -69,7 +69,7 @@ export function register(program: Command, io: CliIO): void {
 
   program
     .command('export')
-    .description("deliver an archive's events to Kafka, OpenSearch/Elasticsearch, Loki, NATS JetStream, Slack, webhooks or JSON lines, per sink as upserts, occurrences or alerts (docs/export.md)")
+    .description("deliver an archive's events to Kafka, OpenSearch/Elasticsearch, Loki, OTLP (OpenTelemetry), NATS JetStream, Slack, webhooks or JSON lines, per sink as upserts, occurrences or alerts (docs/export.md)")
     .requiredOption('--config <file>', 'the export config (YAML): sinks, policies, routes; SIGHUP reloads it')
     .option('--from <spec>', 'the archive to read: sqlite:PATH or postgres://USER@HOST:PORT/DB[?schema=NAME] (what kevents serve or kevents mirror writes)', DEFAULT_STORAGE)
     .option('--listen <host:port>', 'address of /metrics and /readyz', '127.0.0.1:9465')

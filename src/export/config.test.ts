@@ -23,7 +23,7 @@ const SINK = 'sinks:\n  - name: a\n    type: stdout\n';
 void describe('parseExportConfig', () => {
   const cases: [string, string, string][] = [
     ['no sinks', 'route: {}\n', 'x.yaml:1:1: sinks: is required'],
-    ['an unknown type', 'sinks:\n  - name: a\n    type: loky\n', 'x.yaml:3:11: sinks[0].type: must be one of file, stdout, webhook, slack, kafka, nats, loki, opensearch, elasticsearch, not "loky"'],
+    ['an unknown type', 'sinks:\n  - name: a\n    type: loky\n', 'x.yaml:3:11: sinks[0].type: must be one of file, stdout, webhook, slack, kafka, nats, loki, opensearch, elasticsearch, otlp, not "loky"'],
     ['an unknown field', `${SINK}    colour: red\n`, 'x.yaml:4:5: sinks[0].colour: unknown field'],
     ['a bad policy', `${SINK}    policy: every\n`, 'x.yaml:4:13: sinks[0].policy: must be one of upsert, occurrences, first, alert, not "every"'],
     ['a bad duration', `${SINK}    stuckAfter: soon\n`, 'x.yaml:4:17: sinks[0].stuckAfter: must be a duration'],

@@ -9,7 +9,7 @@ import { fieldsOf } from './fields.js';
 import { collapseUpserts, recordOf } from './policy.js';
 import { routeTargets } from './route.js';
 import type { Route } from './route.js';
-import { isSinkRejected } from './types.js';
+import { isSinkRejected, retryAfterOf } from './types.js';
 import type { ExportRecord, ExportSink } from './types.js';
 
 /** STOP_GRACE_MS: a stop lets a delivery in flight finish this long, so a reload does not resend it. */
@@ -131,6 +131,7 @@ export class SinkRunner {
         if (policy !== undefined) records.push(...policy.observe(f, c.observedMicros / 1000));
         else {
           const r = recordOf(cfg.policy as 'upsert' | 'occurrences' | 'first', f, cfg.template, targets.get(cfg.name));
+          if (r !== undefined && c.event !== undefined) r.event = c.event;
           if (r !== undefined) records.push(r);
         }
       }
@@ -217,10 +218,11 @@ export class SinkRunner {
             this.o.metrics.deadLettered.inc(metric);
             this.o.logger.error('export: a record was dead-lettered', { sink: cfg.name, id: records[0]!.id, error: message });
             this.waitingSince = undefined;
-            return [{ sink: cfg.name, changeId: records[0]!.fields.changeId, record: JSON.stringify(records[0]), error: message, attempts: refusals }];
+            return [{ sink: cfg.name, changeId: records[0]!.fields.changeId, record: JSON.stringify({ ...records[0], event: undefined }), error: message, attempts: refusals }];
           }
         }
-        const delay = backoff.next();
+        // A sink that said when to come back (Retry-After) is not asked sooner.
+        const delay = Math.max(backoff.next(), retryAfterOf(e));
         this.o.logger.warn('export: delivery failed; retrying', { sink: cfg.name, records: records.length, error: message, retryInMs: Math.round(delay) });
         try {
           await this.o.clock.sleep(delay, this.idle.signal);

@@ -1,3 +1,4 @@
+import type { CoreEvent } from '../api/index.js';
 import type { Logger } from '../internal/index.js';
 import type { ConfigReader } from './config-reader.js';
 import type { ExportFields } from './fields.js';
@@ -40,6 +41,12 @@ export interface ExportRecord {
   /** topic is the destination a route named for this record (Kafka topic, NATS subject), if any. */
   topic?: string;
   alert?: AlertSummary;
+  /**
+   * event is the stored core/v1 Event after the change, for a sink whose wire shape carries what
+   * the field set leaves out (the OTLP sink's k8sevents layout: the regarding object's
+   * resourceVersion, source.host, the creation time); absent for alert records and old archives.
+   */
+  event?: CoreEvent;
 }
 
 /**
@@ -53,6 +60,27 @@ export class SinkRejected extends Error {
     super(message, options);
     this.name = 'SinkRejected';
   }
+}
+
+/**
+ * SinkUnavailable is an unavailable sink that said when to come back (an HTTP `Retry-After`):
+ * the exporter retries it as any other unavailable sink, but not before `retryAfterMs`.
+ */
+export class SinkUnavailable extends Error {
+  constructor(
+    message: string,
+    readonly retryAfterMs: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'SinkUnavailable';
+  }
+}
+
+/** retryAfterOf is how long an error asked the next attempt to wait (0: no wish). */
+export function retryAfterOf(e: unknown): number {
+  const ms = e instanceof Error && e.name === 'SinkUnavailable' ? (e as SinkUnavailable).retryAfterMs : 0;
+  return Number.isFinite(ms) && ms > 0 ? ms : 0;
 }
 
 /** isSinkRejected tells a SinkRejected by its shape. */

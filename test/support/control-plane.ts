@@ -17,6 +17,8 @@ export interface Peers {
   etcd: string;
   kubernetesVersion: string;
   kwokVersion: string;
+  /** otelcol is the OpenTelemetry Collector (otlp and k8s_events receivers, file and debug exporters). */
+  otelcol?: string;
 }
 
 let cachedPeers: Peers | undefined;

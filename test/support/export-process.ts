@@ -35,6 +35,21 @@ export async function exportMetric(p: ExportProcess, name: string, sink: string)
 }
 
 /**
+ * killInFlight is how the export tests crash an exporter with batches in flight: round `at` of the
+ * load starts, the exporter is killed with SIGKILL 150 ms into it, started again once the round is
+ * written, and round `at + 1` follows. It returns the exporter that runs then.
+ */
+export async function killInFlight(o: { exporter: ExportProcess; restart: () => Promise<ExportProcess>; round: (i: number) => Promise<void>; at: number }): Promise<ExportProcess> {
+  const round = o.round(o.at);
+  await sleep(150);
+  await stopExport(o.exporter, 'SIGKILL');
+  await round;
+  const exporter = await o.restart();
+  await o.round(o.at + 1);
+  return exporter;
+}
+
+/**
  * outageWithKill is the outage the export tests put a sink through: the sink
  * goes down (SIGKILL, keeping its data) while the load goes on with rounds
  * `from`, `from + 1` and `from + 2`; the exporter is killed with SIGKILL during

@@ -65,7 +65,8 @@ async function waitForPort(port: number, child: ChildProcess, what: string, outp
 }
 
 const running = new Set<ChildProcess>();
-const dirs = new Set<string>();
+/** dirs are the data directories of the servers, removed when the test process exits. */
+export const dirs = new Set<string>();
 process.once('exit', () => {
   for (const child of running) child.kill('SIGKILL');
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
@@ -82,7 +83,11 @@ export interface SinkServer {
   output(): string;
 }
 
-function serverProcess(what: string, start: () => ChildProcess, readyPort: number, address: string, dir: string): Promise<SinkServer> {
+/**
+ * serverProcess runs a server started by `start`, ready once `readyPort` takes connections, that
+ * can be killed (down) and started again on the same ports (up), its data in `dir`.
+ */
+export function serverProcess(what: string, start: () => ChildProcess, readyPort: number, address: string, dir: string): Promise<SinkServer> {
   let child: ChildProcess | undefined;
   let out = '';
   const launch = async (): Promise<void> => {

@@ -3,6 +3,7 @@ import { fileSinkType, stdoutSinkType } from './jsonl-sink.js';
 import { kafkaSinkType } from './kafka-sink.js';
 import { natsSinkType } from './nats-sink.js';
 import { lokiSinkType } from './loki-sink.js';
+import { otlpSinkType } from './otlp-sink.js';
 import { elasticsearchSinkType, opensearchSinkType } from './opensearch-sink.js';
 import { slackSinkType } from './slack-sink.js';
 import { webhookSinkType } from './webhook-sink.js';
@@ -18,12 +19,14 @@ export const SINK_TYPES: Record<string, SinkType> = {
   loki: lokiSinkType,
   opensearch: opensearchSinkType,
   elasticsearch: elasticsearchSinkType,
+  otlp: otlpSinkType,
 };
 
 export { jsonLine } from './jsonl-sink.js';
 export { kafkaMessage } from './kafka-sink.js';
 export { natsMessage } from './nats-sink.js';
 export { lokiPushBody, lokiStreams, rfc3339Nanos } from './loki-sink.js';
+export { goTimeString, k8seventsLog, otlpLogsRequest, KEVENTS_ATTRIBUTES } from './otlp-sink.js';
 export { bulkBody, bulkOutcome, indexName, indexTemplate } from './opensearch-sink.js';
 export { cloudEvent, signBody, webhookBody, SIGNATURE_HEADER, CLOUDEVENT_TYPE } from './webhook-sink.js';
 export { escapeMrkdwn, slackMessage, SLACK_LIMITS } from './slack-sink.js';

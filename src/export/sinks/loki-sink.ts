@@ -1,5 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ExportRecord, ExportSink, SinkDeps, SinkType } from '../types.js';
+import { authorization, readHttpAuth } from './http-auth.js';
+import type { HttpAuthOptions } from './http-auth.js';
 import { DEFAULT_TIMEOUT_MS, postBody, redact } from './http-post.js';
 
 /** LOKI_LABELS are the fields a stream may be labelled with: each has few values, so streams stay few. */
@@ -36,7 +38,7 @@ export interface LokiQuery {
 const DEFAULT_SETTLE_MS = { loki: 0, logsql: 5_000 } as const;
 
 /** LokiOptions configure a Loki sink. */
-export interface LokiOptions {
+export interface LokiOptions extends HttpAuthOptions {
   /** pushUrl is the base url with the push path (default `/loki/api/v1/push`). */
   pushUrl: string;
   tenant?: string;
@@ -46,9 +48,6 @@ export interface LokiOptions {
   timestamp: 'observedTime' | 'lastSeen';
   structuredMetadata: boolean;
   headers: Record<string, string>;
-  username?: string;
-  passwordEnv?: string;
-  tokenEnv?: string;
   timeoutMs: number;
   query?: LokiQuery;
 }
@@ -307,14 +306,7 @@ export const lokiSinkType: SinkType<LokiOptions> = {
     };
     const tenant = r.string(p('tenant'), raw.tenant, { pattern: /^[^\s|]+$/, hint: 'is not a tenant id (X-Scope-OrgID)' });
     if (tenant !== undefined) o.tenant = tenant;
-    const username = r.string(p('username'), raw.username);
-    const passwordEnv = r.string(p('passwordEnv'), raw.passwordEnv);
-    const tokenEnv = r.string(p('tokenEnv'), raw.tokenEnv);
-    if (username !== undefined) o.username = username;
-    if (passwordEnv !== undefined) o.passwordEnv = passwordEnv;
-    if (tokenEnv !== undefined) o.tokenEnv = tokenEnv;
-    if ((username === undefined) !== (passwordEnv === undefined)) r.fail(p(username === undefined ? 'passwordEnv' : 'username'), 'basic auth needs both username and passwordEnv');
-    if (tokenEnv !== undefined && username !== undefined) r.fail(p('tokenEnv'), 'give basic auth (username, passwordEnv) or a bearer token (tokenEnv), not both');
+    readHttpAuth(r, path, raw, o);
     const q = r.object(p('query'), raw.query, ['api', 'url', 'path', 'settle']);
     if (q !== undefined) {
       const api = (r.string(p('query', 'api'), q.api, { required: true, oneOf: ['loki', 'logsql'] }) as LokiQuery['api'] | undefined) ?? 'loki';
@@ -328,13 +320,8 @@ export const lokiSinkType: SinkType<LokiOptions> = {
   create(o, deps: SinkDeps) {
     const headers: Record<string, string> = { ...o.headers, 'User-Agent': 'kevents-export' };
     if (o.tenant !== undefined) headers['X-Scope-OrgID'] = o.tenant;
-    const secret = (name: string): string => {
-      const v = deps.env[name];
-      if (v === undefined || v === '') throw new Error(`the environment variable ${name} is not set`);
-      return v;
-    };
-    if (o.username !== undefined && o.passwordEnv !== undefined) headers.Authorization = `Basic ${Buffer.from(`${o.username}:${secret(o.passwordEnv)}`).toString('base64')}`;
-    if (o.tokenEnv !== undefined) headers.Authorization = `Bearer ${secret(o.tokenEnv)}`;
+    const auth = authorization(o, deps.env);
+    if (auth !== undefined) headers.Authorization = auth;
     return new LokiSink(o, headers);
   },
 };

@@ -1,9 +1,9 @@
 import type { Registry } from 'prom-client';
 import { createExporter, isConfigError, loadExportConfig } from '../export/index.js';
-import type { Exporter } from '../export/index.js';
+import type { ExportConfig, Exporter } from '../export/index.js';
 import { realClock } from '../internal/index.js';
 import type { Logger } from '../internal/index.js';
-import type { ExportLog } from '../storage/index.js';
+import type { ExportLog, LeaseTable } from '../storage/index.js';
 import { CliError, UsageError } from './errors.js';
 import type { StorageSpec } from './storage-spec.js';
 
@@ -25,13 +25,7 @@ export async function startExport(spec: StorageSpec, configFile: string, deps: {
   if (spec.kind !== 'sqlite' && spec.kind !== 'postgres') {
     throw new UsageError(`${deps.flag} needs an archive in SQLite (sqlite:PATH) or PostgreSQL (postgres://…); a ${spec.kind} store keeps no export log`);
   }
-  let config;
-  try {
-    config = await loadExportConfig(configFile);
-  } catch (e) {
-    if (isConfigError(e)) throw new CliError(`invalid export config:\n${e.message}`, { cause: e });
-    throw e;
-  }
+  const config = await readExportConfig(configFile);
   let log: ExportLog;
   try {
     log = await openExportLog(spec);
@@ -69,6 +63,26 @@ export async function startExport(spec: StorageSpec, configFile: string, deps: {
       await log.close();
     },
   };
+}
+
+/** readExportConfig reads an export config, a config with errors as a CliError that lists them by line and column. */
+export async function readExportConfig(configFile: string): Promise<ExportConfig> {
+  try {
+    return await loadExportConfig(configFile);
+  } catch (e) {
+    if (isConfigError(e)) throw new CliError(`invalid export config:\n${e.message}`, { cause: e });
+    throw e;
+  }
+}
+
+/** openLeaseTable opens the lease table of a PostgreSQL archive, where exporters that share no cluster elect their leader. */
+export async function openLeaseTable(spec: Extract<StorageSpec, { kind: 'postgres' }>): Promise<LeaseTable> {
+  const { PostgresLeaseTable } = await import('../storage/postgres/index.js');
+  try {
+    return await PostgresLeaseTable.open({ connectionString: spec.url });
+  } catch (e) {
+    throw new CliError((e as Error).message, { cause: e });
+  }
 }
 
 /** openExportLog opens the export log of an SQLite or PostgreSQL archive; each backend loads only when asked for. */

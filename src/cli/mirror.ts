@@ -213,10 +213,6 @@ export async function runMirror(flags: MirrorFlags, io: CliIO): Promise<void> {
   if (!given(flags.source) && !given(flags.kubeconfig) && !given(flags.context) && flags.inCluster !== true && !given(io.env.KUBERNETES_SERVICE_HOST)) {
     throw new UsageError('say where to mirror from: --source URL, --kubeconfig PATH [--context NAME], or --in-cluster');
   }
-  if (flags.leaderElect === true && given(flags.sinks)) {
-    // Every replica would deliver the same changes: export belongs to one process beside the elected mirrors.
-    throw new UsageError('--sinks cannot be combined with --leader-elect: run one `kevents export --config FILE --from STORE` beside the replicas instead');
-  }
   const spec = parseStorageSpec(flags.to);
   const { host, port } = parseListen(flags.listen);
   parseRetention(flags);
@@ -232,8 +228,18 @@ export async function runMirror(flags: MirrorFlags, io: CliIO): Promise<void> {
   try {
     await store.ready();
     if (flags.leaderElect === true) {
+      // With --sinks the leader alone delivers them too: every replica would otherwise deliver every change.
+      const sinks = given(flags.sinks) ? flags.sinks : undefined;
       const { startElectedMirror } = await import('./mirror-leader.js');
-      const elected = await startElectedMirror(store, flags, { logger, registry });
+      const alsoWhileLeading =
+        sinks === undefined
+          ? undefined
+          : async () => {
+              const { startExport } = await import('./export-sinks.js');
+              const e = await startExport(spec, sinks, { logger, registry, flag: '--sinks' });
+              return { readiness: () => e.exporter.readiness(), stop: () => e.stop() };
+            };
+      const elected = await startElectedMirror(store, flags, { logger, registry, ...(alsoWhileLeading !== undefined ? { alsoWhileLeading } : {}) });
       run = { ...elected, readiness: () => elected.readiness(), source: elected.describe };
     } else {
       const started = await startMirror(store, flags, { logger, registry });
@@ -244,7 +250,7 @@ export async function runMirror(flags: MirrorFlags, io: CliIO): Promise<void> {
     throw e;
   }
   let exporting: ExportRun | undefined;
-  if (flags.sinks !== undefined && flags.sinks !== '') {
+  if (flags.sinks !== undefined && flags.sinks !== '' && flags.leaderElect !== true) {
     try {
       const { startExport } = await import('./export-sinks.js');
       exporting = await startExport(spec, flags.sinks, { logger, registry, flag: '--sinks' });

@@ -3,3 +3,4 @@ export type * from './event-store.js';
 export { DEFAULT_HISTORY_WINDOW_SECONDS } from './shared/index.js';
 export * from './archive-store.js';
 export type * from './export-log.js';
+export type * from './lease-table.js';

@@ -12,9 +12,9 @@ export interface ExportProcess {
   exited: Promise<void>;
 }
 
-/** startExport runs `kevents export --config CONFIG --from FROM` with its metrics on a free loopback port, and waits until it serves them. */
-export function startExport(config: string, from: string, env: NodeJS.ProcessEnv = {}): Promise<ExportProcess> {
-  const child = spawn(process.execPath, ['--enable-source-maps', CLI, 'export', '--config', config, '--from', from, '--listen', '127.0.0.1:0', '--log-level', 'info'], {
+/** startExport runs `kevents export --config CONFIG --from FROM [ARGS…]` with its metrics on a free loopback port, and waits until it serves them. */
+export function startExport(config: string, from: string, env: NodeJS.ProcessEnv = {}, args: readonly string[] = []): Promise<ExportProcess> {
+  const child = spawn(process.execPath, ['--enable-source-maps', CLI, 'export', '--config', config, '--from', from, '--listen', '127.0.0.1:0', '--log-level', 'info', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...env },
   });

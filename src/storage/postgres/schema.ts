@@ -152,6 +152,14 @@ INSERT INTO ${s}.meta (name, value) SELECT 'bytes', coalesce(sum(char_length(obj
 }
 
 /**
+ * leaseSql is the lease table (see LeaseTable): one row per lease, its spec as
+ * JSON text and a version that every write bumps, which an update must name.
+ */
+export function leaseSql(s: string): string {
+  return `CREATE TABLE IF NOT EXISTS ${s}.leases (namespace text NOT NULL, name text NOT NULL, spec text NOT NULL, version bigint NOT NULL, PRIMARY KEY (namespace, name));`;
+}
+
+/**
  * exportSql is what sinks keep in the archive (see PostgresExportLog): a
  * position, with the state of its policy, per sink, and the records sinks
  * refused for good, and `occ_id`, which the log reads occurrences by, in id

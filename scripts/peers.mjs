@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Builds the real upstream peers the tests run against (kube-apiserver, kube-scheduler,
-// kube-controller-manager, kwok) from their published Go modules, once, into a cache
+// kube-controller-manager, kwok, prometheus, alertmanager) from their published Go modules, once, into a cache
 // outside the repository keyed by version, and prints where they are.
 //
 //   node scripts/peers.mjs [--json] [--only NAME[,NAME]] [--cache DIR] [--log FILE]
@@ -23,9 +23,13 @@ import { runLogged } from './builder-io.mjs';
 export const KUBERNETES_VERSION = 'v1.33.13';
 /** KWOK_VERSION is a kwok release built against Kubernetes 1.33 libraries. */
 export const KWOK_VERSION = 'v0.7.0';
+/** PROMETHEUS_VERSION is the Go module version of Prometheus 3.x (module tags are v0.3xx.y). */
+export const PROMETHEUS_VERSION = 'v0.316.0';
+/** ALERTMANAGER_VERSION is the Alertmanager release the alerting tests run against. */
+export const ALERTMANAGER_VERSION = 'v0.35.0';
 
 const KUBE_COMMANDS = ['kube-apiserver', 'kube-scheduler', 'kube-controller-manager'];
-const ALL = [...KUBE_COMMANDS, 'kwok', 'etcd'];
+const ALL = [...KUBE_COMMANDS, 'kwok', 'etcd', 'prometheus', 'alertmanager'];
 
 function parseArgs(argv) {
   const opts = { json: false, only: ALL, cache: process.env.KEVENTS_PEERS_CACHE ?? join(homedir(), '.cache', 'kevents-peers'), quiet: false, log: undefined };
@@ -185,6 +189,42 @@ function buildKwok(opts, go) {
   return target;
 }
 
+/**
+ * buildPrometheus installs cmd/prometheus with `remove_all_sd`: the tests scrape static targets, and
+ * the build tag leaves out every service-discovery plugin (cloud SDKs, Kubernetes client) but file
+ * and http, which roughly halves the build. Without `builtinassets` the web UI's assets are not
+ * compiled in; the HTTP API the tests use does not need them.
+ */
+function buildPrometheus(opts, go) {
+  return goInstall(opts, go, { name: 'prometheus', version: PROMETHEUS_VERSION, pkg: 'github.com/prometheus/prometheus/cmd/prometheus', tags: 'remove_all_sd' });
+}
+
+/** buildAlertmanager installs cmd/alertmanager; its UI is embedded in the module already. */
+function buildAlertmanager(opts, go) {
+  return goInstall(opts, go, { name: 'alertmanager', version: ALERTMANAGER_VERSION, pkg: 'github.com/prometheus/alertmanager/cmd/alertmanager' });
+}
+
+/** goInstall builds one command with `go install pkg@version` into CACHE/NAME-VERSION/bin, once. */
+function goInstall(opts, go, { name, version, pkg, tags }) {
+  const dir = join(opts.cache, `${name}-${version}`);
+  const target = join(dir, 'bin', pkg.split('/').pop());
+  if (isExecutable(target)) return target;
+  withLock(dir, () => {
+    if (isExecutable(target)) return;
+    log(opts, `building ${name} ${version} (a cold build takes several minutes; output in ${opts.log})`);
+    const args = ['install', '-trimpath', '-ldflags=-s -w'];
+    if (tags) args.push(`-tags=${tags}`);
+    run(opts, go, [...args, `${pkg}@${version}`], dir, { GOBIN: join(dir, 'bin'), CGO_ENABLED: '0', GOFLAGS: '' });
+  });
+  return target;
+}
+
+/** GO_PEERS are the peers built by `go install`, each with where its binary lands. */
+const GO_PEERS = {
+  prometheus: { build: buildPrometheus, target: (cache) => join(cache, `prometheus-${PROMETHEUS_VERSION}`, 'bin', 'prometheus') },
+  alertmanager: { build: buildAlertmanager, target: (cache) => join(cache, `alertmanager-${ALERTMANAGER_VERSION}`, 'bin', 'alertmanager') },
+};
+
 function findEtcd() {
   for (const candidate of [process.env.KEVENTS_ETCD, '/usr/bin/etcd']) {
     if (candidate && isExecutable(candidate)) return candidate;
@@ -196,7 +236,8 @@ function main() {
   const opts = parseArgs(process.argv.slice(2));
   const result = {};
   const wantKube = opts.only.filter((n) => KUBE_COMMANDS.includes(n));
-  const needsGo = wantKube.some((n) => !isExecutable(join(opts.cache, `kubernetes-${KUBERNETES_VERSION}-stamped`, 'bin', n))) || (opts.only.includes('kwok') && !isExecutable(join(opts.cache, `kwok-${KWOK_VERSION}`, 'bin', 'kwok')));
+  const needsGo = wantKube.some((n) => !isExecutable(join(opts.cache, `kubernetes-${KUBERNETES_VERSION}-stamped`, 'bin', n))) || (opts.only.includes('kwok') && !isExecutable(join(opts.cache, `kwok-${KWOK_VERSION}`, 'bin', 'kwok'))) ||
+    Object.entries(GO_PEERS).some(([n, p]) => opts.only.includes(n) && !isExecutable(p.target(opts.cache)));
   const go = needsGo ? findGo() : undefined;
   if (needsGo && !go) {
     process.stderr.write('peers: Go 1.24 or newer is needed to build the upstream binaries once; no go was found on PATH (set GO to its path)\n');
@@ -208,6 +249,7 @@ function main() {
       for (const n of wantKube) result[n] = join(dir, 'bin', n);
     }
     if (opts.only.includes('kwok')) result.kwok = buildKwok(opts, go);
+    for (const [n, p] of Object.entries(GO_PEERS)) if (opts.only.includes(n)) result[n] = p.build(opts, go);
   } catch (err) {
     process.stderr.write(`peers: ${err.message}\n`);
     process.exit(1);
@@ -222,6 +264,8 @@ function main() {
   }
   result.kubernetesVersion = KUBERNETES_VERSION;
   result.kwokVersion = KWOK_VERSION;
+  if (opts.only.includes('prometheus')) result.prometheusVersion = PROMETHEUS_VERSION;
+  if (opts.only.includes('alertmanager')) result.alertmanagerVersion = ALERTMANAGER_VERSION;
   if (opts.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   else for (const [k, v] of Object.entries(result)) process.stdout.write(`${k}\t${v}\n`);
 }

@@ -29,6 +29,7 @@ export function register(program: Command, io: CliIO): void {
     .option('--retention <duration>', 'drop archived events and occurrences older than this, e.g. 30d')
     .option('--max-size <size>', 'drop the oldest archived data while the store is larger than this, e.g. 10GB')
     .option('--sinks <file>', 'also deliver the store\'s events to the sinks of this export config (docs/export.md); SIGHUP reloads it')
+    .option('--event-metrics [file]', 'count the events written from now on as Prometheus series on /metrics (kevents_events_total); FILE sets labels, rules and the series cap (docs/metrics.md)')
     .option('--tls-cert-file <path>', 'serve HTTPS with this PEM certificate (chain); reloaded when the file changes')
     .option('--tls-private-key-file <path>', 'PEM private key of --tls-cert-file')
     .option('--token-auth-file <path>', "bearer tokens in kube-apiserver's CSV format token,user,uid,\"group1,group2\" (groups kevents:readers, kevents:writers); reloaded when it changes")
@@ -55,6 +56,7 @@ export function register(program: Command, io: CliIO): void {
     .option('--cache-size <MiB>', "SQLite page cache of the archive, in MiB (a mirror mostly appends, so a small cache keeps memory low)", String(MIRROR_CACHE_MIB))
     .option('--listen <host:port>', 'address of /metrics and /readyz', '127.0.0.1:9464')
     .option('--sinks <file>', 'also deliver the archived events to the sinks of this export config (docs/export.md); SIGHUP reloads it')
+    .option('--event-metrics [file]', 'count the events archived from now on as Prometheus series on /metrics (kevents_events_total); FILE sets labels, rules and the series cap (docs/metrics.md)')
     .option('--leader-elect', 'run the mirror only while this replica holds a coordination.k8s.io Lease (for several replicas over one archive)')
     .option('--leader-elect-lease-duration <duration>', 'how long standby replicas wait after the last renewal before taking over', '15s')
     .option('--leader-elect-renew-deadline <duration>', 'how long the leader retries a renewal before it stops mirroring', '10s')
@@ -73,6 +75,7 @@ export function register(program: Command, io: CliIO): void {
     .requiredOption('--config <file>', 'the export config (YAML): sinks, policies, routes; SIGHUP reloads it')
     .option('--from <spec>', 'the archive to read: sqlite:PATH or postgres://USER@HOST:PORT/DB[?schema=NAME] (what kevents serve or kevents mirror writes)', DEFAULT_STORAGE)
     .option('--listen <host:port>', 'address of /metrics and /readyz', '127.0.0.1:9465')
+    .option('--event-metrics [file]', "count the archive's events written from now on as Prometheus series on /metrics (kevents_events_total); FILE sets labels, rules and the series cap (docs/metrics.md)")
     .addOption(new Option('--log-level <level>', 'log verbosity').choices(['error', 'warn', 'info', 'debug']).default('info'))
     .action(async (flags: ExportFlags) => {
       const { runExport } = await import('./export.js');

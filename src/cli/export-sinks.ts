@@ -72,7 +72,7 @@ export async function startExport(spec: StorageSpec, configFile: string, deps: {
 }
 
 /** openExportLog opens the export log of an SQLite or PostgreSQL archive; each backend loads only when asked for. */
-async function openExportLog(spec: Extract<StorageSpec, { kind: 'sqlite' | 'postgres' }>): Promise<ExportLog> {
+export async function openExportLog(spec: Extract<StorageSpec, { kind: 'sqlite' | 'postgres' }>): Promise<ExportLog> {
   if (spec.kind === 'postgres') {
     const { PostgresExportLog } = await import('../storage/postgres/index.js');
     return PostgresExportLog.open({ connectionString: spec.url });

@@ -2,7 +2,9 @@ import { Registry, collectDefaultMetrics } from 'prom-client';
 import { createConsoleLogger } from '../internal/index.js';
 import type { LogLevel } from '../internal/index.js';
 import { UsageError } from './errors.js';
+import type { EventMetricsRun } from './event-metrics.js';
 import { startExport } from './export-sinks.js';
+import type { ExportRun } from './export-sinks.js';
 import { listenHealth } from './health-server.js';
 import type { CliIO } from './run.js';
 import { parseListen } from './serve.js';
@@ -15,6 +17,8 @@ export interface ExportFlags {
   from: string;
   listen: string;
   logLevel: string;
+  /** eventMetrics counts the archive's events on /metrics: true for the defaults, or a config file (docs/metrics.md). */
+  eventMetrics?: string | true;
 }
 
 /** runExport runs `kevents export` until SIGINT or SIGTERM; SIGHUP reloads the config. */
@@ -26,12 +30,24 @@ export async function runExport(flags: ExportFlags, io: CliIO): Promise<void> {
   const logger = createConsoleLogger({ level, stream: io.stderr });
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'kevents_' });
-  const run = await startExport(spec, flags.config, { logger, registry, flag: '--from' });
+  let counting: EventMetricsRun | undefined;
+  if (flags.eventMetrics !== undefined) {
+    const { startEventMetrics } = await import('./event-metrics.js');
+    counting = await startEventMetrics(spec, flags.eventMetrics, { registry, logger });
+  }
+  let run: ExportRun;
+  try {
+    run = await startExport(spec, flags.config, { logger, registry, flag: '--from' });
+  } catch (e) {
+    await counting?.stop();
+    throw e;
+  }
   let health;
   try {
     health = await listenHealth({ host, port, registry, checks: () => [{ name: 'export', check: () => run.exporter.readiness() }] });
   } catch (e) {
     await run.stop();
+    await counting?.stop();
     throw e;
   }
   io.stdout.write(
@@ -43,5 +59,6 @@ export async function runExport(flags: ExportFlags, io: CliIO): Promise<void> {
   );
   await untilSignal(logger);
   await run.stop();
+  await counting?.stop();
   await health.close();
 }

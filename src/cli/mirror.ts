@@ -7,6 +7,7 @@ import { createMirror, startRetention } from '../mirror/index.js';
 import type { Mirror, Readiness, Retention } from '../mirror/index.js';
 import { isArchiveStore } from '../storage/index.js';
 import type { ArchiveStore, EventStore } from '../storage/index.js';
+import type { EventMetricsRun } from './event-metrics.js';
 import type { ExportRun } from './export-sinks.js';
 import { listenHealth } from './health-server.js';
 import { untilSignal } from './until-signal.js';
@@ -31,6 +32,8 @@ export interface MirrorFlags {
   logLevel: string;
   /** sinks is an export config: the archive's changes are delivered to its sinks (docs/export.md). */
   sinks?: string;
+  /** eventMetrics counts the archived events on /metrics: true for the defaults, or a config file (docs/metrics.md). */
+  eventMetrics?: string | true;
   /** inCluster reads the source from the pod's service account (the default in a pod without other source flags). */
   inCluster?: boolean;
   leaderElect?: boolean;
@@ -229,8 +232,14 @@ export async function runMirror(flags: MirrorFlags, io: CliIO): Promise<void> {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'kevents_' });
   let run: { readiness(): Readiness; stop(): Promise<void>; lost?: Promise<string>; source: string };
+  let counting: EventMetricsRun | undefined;
   try {
     await store.ready();
+    // Before the mirror: every change it archives from here on is counted, none from before.
+    if (flags.eventMetrics !== undefined) {
+      const { startEventMetrics } = await import('./event-metrics.js');
+      counting = await startEventMetrics(spec, flags.eventMetrics, { registry, logger });
+    }
     if (flags.leaderElect === true) {
       const { startElectedMirror } = await import('./mirror-leader.js');
       const elected = await startElectedMirror(store, flags, { logger, registry });
@@ -240,6 +249,7 @@ export async function runMirror(flags: MirrorFlags, io: CliIO): Promise<void> {
       run = { readiness: () => started.mirror.readiness(), stop: () => started.stop(), source: started.source };
     }
   } catch (e) {
+    await counting?.stop();
     await store.close();
     throw e;
   }
@@ -250,6 +260,7 @@ export async function runMirror(flags: MirrorFlags, io: CliIO): Promise<void> {
       exporting = await startExport(spec, flags.sinks, { logger, registry, flag: '--sinks' });
     } catch (e) {
       await run.stop();
+      await counting?.stop();
       await store.close();
       throw e;
     }
@@ -265,6 +276,7 @@ export async function runMirror(flags: MirrorFlags, io: CliIO): Promise<void> {
   } catch (e) {
     await exporting?.stop();
     await run.stop();
+    await counting?.stop();
     await store.close();
     throw e;
   }
@@ -278,6 +290,7 @@ export async function runMirror(flags: MirrorFlags, io: CliIO): Promise<void> {
   const lost = await Promise.race([untilSignal(logger).then(() => undefined), ...(run.lost !== undefined ? [run.lost] : [])]);
   await exporting?.stop();
   await run.stop();
+  await counting?.stop();
   await health.close();
   await store.close();
   if (lost !== undefined) {

@@ -28,6 +28,8 @@ export interface ServeFlags extends ServeAuthFlags {
   maxSize?: string;
   /** sinks is an export config: the store's changes are delivered to its sinks (docs/export.md). */
   sinks?: string;
+  /** eventMetrics counts the store's events on /metrics: true for the defaults, or a config file (docs/metrics.md). */
+  eventMetrics?: string | true;
   /** historyWindow overrides how long watch history is kept (hidden: for tests that need a 410). */
   historyWindow?: string;
 }
@@ -98,7 +100,13 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
     throw e;
   }
   let archive: { stop(): void | Promise<void> } | undefined;
+  let counting: { stop(): Promise<void> } | undefined;
   try {
+    // Before the mirror: every change it archives from here on is counted, none from before.
+    if (flags.eventMetrics !== undefined) {
+      const { startEventMetrics } = await import('./event-metrics.js');
+      counting = await startEventMetrics(spec, flags.eventMetrics, { registry: await server.metrics.registry(), logger });
+    }
     if (archiving !== undefined && flags.mirror !== undefined && flags.mirror !== '') {
       const isUrl = /^https?:\/\//.test(flags.mirror);
       const registry = await server.metrics.registry();
@@ -119,6 +127,7 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
     }
   } catch (e) {
     security.close();
+    await counting?.stop();
     await server.close();
     await store.close();
     throw e;
@@ -132,6 +141,7 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
       exporting = run;
     } catch (e) {
       await archive?.stop();
+      await counting?.stop();
       await server.close();
       await store.close();
       throw e;
@@ -145,6 +155,7 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
   await exporting?.stop();
   security.close();
   await archive?.stop();
+  await counting?.stop();
   await server.close();
   await store.close();
 }

@@ -72,7 +72,7 @@ export function register(program: Command, io: CliIO): void {
   program
     .command('export')
     .description("deliver an archive's events to Kafka, OpenSearch/Elasticsearch, Loki, NATS JetStream, Slack, webhooks or JSON lines, per sink as upserts, occurrences or alerts (docs/export.md)")
-    .requiredOption('--config <file>', 'the export config (YAML): sinks, policies, routes; SIGHUP reloads it')
+    .option('--config <file>', 'the export config (YAML): sinks, policies, routes; SIGHUP reloads it (needed unless --event-metrics is given)')
     .option('--from <spec>', 'the archive to read: sqlite:PATH or postgres://USER@HOST:PORT/DB[?schema=NAME] (what kevents serve or kevents mirror writes)', DEFAULT_STORAGE)
     .option('--listen <host:port>', 'address of /metrics and /readyz', '127.0.0.1:9465')
     .option('--event-metrics [file]', "count the archive's events written from now on as Prometheus series on /metrics (kevents_events_total); FILE sets labels, rules and the series cap (docs/metrics.md)")

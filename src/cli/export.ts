@@ -13,7 +13,8 @@ import { untilSignal } from './until-signal.js';
 
 /** ExportFlags are the flags of `kevents export`. */
 export interface ExportFlags {
-  config: string;
+  /** config is the export config; without it (and with --event-metrics) the command only counts. */
+  config?: string;
   from: string;
   listen: string;
   logLevel: string;
@@ -23,6 +24,10 @@ export interface ExportFlags {
 
 /** runExport runs `kevents export` until SIGINT or SIGTERM; SIGHUP reloads the config. */
 export async function runExport(flags: ExportFlags, io: CliIO): Promise<void> {
+  if ((flags.config === undefined || flags.config === '') && flags.eventMetrics === undefined) {
+    throw new UsageError('say what to do with the archive: --config FILE (sinks), --event-metrics [FILE] (Prometheus series), or both');
+  }
+  const config = flags.config !== undefined && flags.config !== '' ? flags.config : undefined;
   const spec = parseStorageSpec(flags.from);
   const { host, port } = parseListen(flags.listen);
   const level = flags.logLevel as LogLevel;
@@ -35,30 +40,32 @@ export async function runExport(flags: ExportFlags, io: CliIO): Promise<void> {
     const { startEventMetrics } = await import('./event-metrics.js');
     counting = await startEventMetrics(spec, flags.eventMetrics, { registry, logger });
   }
-  let run: ExportRun;
+  let run: ExportRun | undefined;
   try {
-    run = await startExport(spec, flags.config, { logger, registry, flag: '--from' });
+    if (config !== undefined) run = await startExport(spec, config, { logger, registry, flag: '--from' });
   } catch (e) {
     await counting?.stop();
     throw e;
   }
   let health;
   try {
-    health = await listenHealth({ host, port, registry, checks: () => [{ name: 'export', check: () => run.exporter.readiness() }] });
+    health = await listenHealth({ host, port, registry, checks: () => (run !== undefined ? [{ name: 'export', check: () => run.exporter.readiness() }] : []) });
   } catch (e) {
-    await run.stop();
+    await run?.stop();
     await counting?.stop();
     throw e;
   }
   io.stdout.write(
     [
-      `kevents export: ${describeStorage(spec)} -> ${run.sinks.join(', ')} (SIGHUP reloads ${flags.config})`,
+      run !== undefined
+        ? `kevents export: ${describeStorage(spec)} -> ${run.sinks.join(', ')} (SIGHUP reloads ${config})`
+        : `kevents export: ${describeStorage(spec)} -> event metrics only (no --config)`,
       `  metrics and readiness on ${health.origin} (/metrics, /readyz)`,
       '',
     ].join('\n'),
   );
   await untilSignal(logger);
-  await run.stop();
+  await run?.stop();
   await counting?.stop();
   await health.close();
 }

@@ -17,6 +17,9 @@ export interface Peers {
   etcd: string;
   kubernetesVersion: string;
   kwokVersion: string;
+  /** prometheus and alertmanager are there when the builder was asked for them (the metrics tests). */
+  prometheus?: string;
+  alertmanager?: string;
 }
 
 let cachedPeers: Peers | undefined;

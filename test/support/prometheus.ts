@@ -43,8 +43,8 @@ async function peerProcess(name: 'prometheus' | 'alertmanager', dir: string, por
     const keep = (d: Buffer): void => {
       out = (out + d.toString()).slice(-200_000);
     };
-    c.stdout!.on('data', keep);
-    c.stderr!.on('data', keep);
+    c.stdout.on('data', keep);
+    c.stderr.on('data', keep);
     exited = new Promise((resolve) => c.once('exit', () => resolve()));
     child = c;
     await until(

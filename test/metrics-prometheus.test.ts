@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { createNamespaces } from './support/cluster-setup.js';
 import { startControlPlane } from './support/control-plane.js';
 import type { ControlPlane } from './support/control-plane.js';
+import { kubeletEvent } from './support/kubelet-events.js';
 import { startMirror, stopMirror, untilListed } from './support/mirror-process.js';
 import type { MirrorProcess } from './support/mirror-process.js';
 import { freePorts } from './support/ports.js';
@@ -33,23 +34,7 @@ const RULES = `groups:
         annotations: {summary: '{{ $labels.reason }} repeats in {{ $labels.namespace }}'}
 `;
 
-/** kubeletCore is a core/v1 event as the kubelet writes it, at a count. */
-function kubeletCore(name: string, pod: string, count: number): Record<string, unknown> {
-  const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-  return {
-    apiVersion: 'v1',
-    kind: 'Event',
-    metadata: { name, namespace: NS },
-    involvedObject: { kind: 'Pod', namespace: NS, name: pod, apiVersion: 'v1', fieldPath: 'spec.containers{app}' },
-    reason: 'BackOff',
-    message: 'Back-off restarting failed container app',
-    type: 'Warning',
-    source: { component: 'kubelet', host: 'node-1' },
-    count,
-    firstTimestamp: now,
-    lastTimestamp: now,
-  };
-}
+const kubeletCore = (name: string, pod: string, count: number): Record<string, unknown> => kubeletEvent({ namespace: NS, name, pod, count });
 
 const eventTimes = new Map<string, string>();
 

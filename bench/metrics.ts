@@ -122,7 +122,7 @@ async function ingestBench(): Promise<void> {
         }
       }
       // CPU seconds of the mirror process (start, list, commits, and the counting), per 1,000 events: what the share of a core costs, whatever else runs on the machine.
-      cpu[mode].push((cpuSeconds(mirror.child.pid!) / N) * 1000);
+      cpu[mode].push((cpuSeconds(mirror.child.pid!) / N) * 1e6);
       await stopCli(mirror.child);
     }
   }

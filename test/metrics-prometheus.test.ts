@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { parse, stringify } from 'yaml';
 import { createNamespaces } from './support/cluster-setup.js';
 import { startControlPlane } from './support/control-plane.js';
 import type { ControlPlane } from './support/control-plane.js';
@@ -25,14 +26,20 @@ import { sleep, until } from './support/wait.js';
  */
 
 const NS = 'burst';
-const RULES = `groups:
-  - name: kevents-test
-    rules:
-      - alert: KeventsBackOffBurst
-        expr: sum by (namespace, reason) (increase(kevents_events_total{type="Warning", reason="BackOff"}[1m])) > 5
-        labels: {severity: warning}
-        annotations: {summary: '{{ $labels.reason }} repeats in {{ $labels.namespace }}'}
-`;
+/** RULES are the test's rule (quick: 1 minute, no `for`) and the PrometheusRule that deploy/ ships, which Prometheus must load. */
+const TEST_GROUP = {
+  name: 'kevents-test',
+  rules: [
+    {
+      alert: 'KeventsBackOffBurst',
+      expr: 'sum by (namespace, reason) (increase(kevents_events_total{type="Warning", reason="BackOff"}[1m])) > 5',
+      labels: { severity: 'warning' },
+      annotations: { summary: '{{ $labels.reason }} repeats in {{ $labels.namespace }}' },
+    },
+  ],
+};
+const DEPLOY_RULE = parse(readFileSync(new URL('../deploy/kustomize/components/monitoring/prometheusrule.yaml', import.meta.url), 'utf8')) as { spec: { groups: { name: string; rules: { alert: string }[] }[] } };
+const RULES = stringify({ groups: [TEST_GROUP, ...DEPLOY_RULE.spec.groups] });
 
 const kubeletCore = (name: string, pod: string, count: number): Record<string, unknown> => kubeletEvent({ namespace: NS, name, pod, count });
 
@@ -139,6 +146,12 @@ void describe('event metrics scraped by Prometheus', () => {
     const n = hook.notifications.find((x) => x.alerts.some((a) => a.labels.alertname === 'KeventsBackOffBurst'))!;
     assert.equal(n.commonLabels.severity, 'warning');
     assert.equal(n.alerts[0]!.annotations.summary, `BackOff repeats in ${NS}`);
+  });
+
+  void it('loads the PrometheusRule of deploy/', async () => {
+    const body = (await (await fetch(`${prom.url}/api/v1/rules`)).json()) as { data: { groups: { name: string; rules: { name: string; health: string }[] }[] } };
+    const loaded = body.data.groups.flatMap((g) => g.rules.map((r) => r.name));
+    for (const g of DEPLOY_RULE.spec.groups) for (const r of g.rules) assert.ok(loaded.includes(r.alert), `${r.alert} is not loaded: ${loaded.join(', ')}`);
   });
 
   void it('adds nothing when the mirror restarts, and counts what comes after', async () => {

@@ -46,7 +46,8 @@ export function parseEventMetricsConfig(text: string, file = 'config'): EventMet
   // As in a route: a change a drop rule matches is not counted; with match rules, only what one matches is.
   if (match.length > 0 || drop.length > 0) {
     options.filter = (c) => {
-      const f = fieldsOf(c);
+      // A mirror's change has no place in the log yet; the rules read none of those fields.
+      const f = fieldsOf({ id: 0, observedMicros: 0, ...c });
       return !drop.some((rule) => rule.test(f)) && (match.length === 0 || match.some((rule) => rule.test(f)));
     };
   }
@@ -81,24 +82,32 @@ export async function loadEventMetricsConfig(value: string | true): Promise<Even
 }
 
 /**
- * startEventMetrics registers the event families on `registry` and follows the archive's log from
- * its head (nothing already archived is counted: docs/metrics.md, "Restarts"). It resolves once the
- * starting position is read, so a mirror started after it has every write counted.
+ * registerEventMetrics reads `--event-metrics [FILE]` and registers the event families on the
+ * registry; what the command archives from then on is counted by calling `observe`.
+ */
+export async function registerEventMetrics(value: string | true, registry: Registry): Promise<EventMetrics> {
+  const metrics = createEventMetrics(await loadEventMetricsConfig(value));
+  // The registry only reads name, help, type and get() of what it holds.
+  for (const c of metrics.collectables) registry.registerMetric(c as unknown as Metric);
+  return metrics;
+}
+
+/**
+ * startEventMetrics counts an archive that another writer fills (kevents export, kevents serve
+ * without --mirror): it follows the archive's log from its head, so nothing already archived is
+ * counted (docs/metrics.md, "Restarts"), and resolves once that starting position is read.
  */
 export async function startEventMetrics(spec: StorageSpec, value: string | true, deps: { registry: Registry; logger: Logger }): Promise<EventMetricsRun> {
   if (spec.kind !== 'sqlite' && spec.kind !== 'postgres') {
     throw new UsageError(`--event-metrics counts the changes of an archive in SQLite (sqlite:PATH) or PostgreSQL (postgres://…); a ${spec.kind} store keeps no log of them`);
   }
-  const options = await loadEventMetricsConfig(value);
+  const metrics = await registerEventMetrics(value, deps.registry);
   let log: ExportLog;
   try {
     log = await openExportLog(spec);
   } catch (e) {
     throw new CliError((e as Error).message, { cause: e });
   }
-  const metrics = createEventMetrics(options);
-  // The registry only reads name, help, type and get() of what it holds.
-  for (const c of metrics.collectables) deps.registry.registerMetric(c as unknown as Metric);
   const follower: LogFollower = followLog(log, metrics, { logger: deps.logger });
   await follower.started;
   return {

@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import { Gauge } from 'prom-client';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../internal/index.js';
-import type { Readiness } from '../mirror/index.js';
+import type { MirrorOptions, Readiness } from '../mirror/index.js';
 import type { EventStore } from '../storage/index.js';
 import { CliError, UsageError } from './errors.js';
 import { parseGoDuration } from './go-duration.js';
@@ -39,7 +39,7 @@ function duration(name: string, text: string | undefined, fallback: number): num
  * last one committed in the shared archive, in the same transaction as its
  * events, so a failover neither skips nor repeats a change.
  */
-export async function startElectedMirror(store: EventStore, flags: MirrorFlags, deps: { logger: Logger; registry: Registry }): Promise<ElectedMirror> {
+export async function startElectedMirror(store: EventStore, flags: MirrorFlags, deps: { logger: Logger; registry: Registry; onArchived?: MirrorOptions['onArchived'] | undefined }): Promise<ElectedMirror> {
   const cluster = await import('../cluster/index.js');
   const leaseDurationMs = duration('--leader-elect-lease-duration', flags.leaderElectLeaseDuration, cluster.DEFAULT_LEASE_DURATION_MS);
   const renewDeadlineMs = duration('--leader-elect-renew-deadline', flags.leaderElectRenewDeadline, cluster.DEFAULT_RENEW_DEADLINE_MS);
@@ -72,7 +72,7 @@ export async function startElectedMirror(store: EventStore, flags: MirrorFlags, 
     {
       onStartedLeading(leading) {
         leaderGauge.set(1);
-        run = startMirror(store, flags, { logger, registry: deps.registry, source }).then(
+        run = startMirror(store, flags, { logger, registry: deps.registry, source, onArchived: deps.onArchived }).then(
           (r) => (current = r),
           (e: unknown) => {
             // A leader that cannot mirror must not sit on the Lease: give it up (the process exits) for another replica.

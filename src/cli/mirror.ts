@@ -4,10 +4,9 @@ import type { EventsClient } from '../client/index.js';
 import { createConsoleLogger, realClock } from '../internal/index.js';
 import type { LogLevel, Logger } from '../internal/index.js';
 import { createMirror, startRetention } from '../mirror/index.js';
-import type { Mirror, Readiness, Retention } from '../mirror/index.js';
+import type { Mirror, MirrorOptions, Readiness, Retention } from '../mirror/index.js';
 import { isArchiveStore } from '../storage/index.js';
 import type { ArchiveStore, EventStore } from '../storage/index.js';
-import type { EventMetricsRun } from './event-metrics.js';
 import type { ExportRun } from './export-sinks.js';
 import { listenHealth } from './health-server.js';
 import { untilSignal } from './until-signal.js';
@@ -167,7 +166,7 @@ export interface MirrorRun {
 export async function startMirror(
   store: EventStore,
   flags: SourceFlags & RetentionFlags & { cluster?: string | undefined },
-  deps: { logger: Logger; registry?: Registry; source?: SourceConnection },
+  deps: { logger: Logger; registry?: Registry; source?: SourceConnection; onArchived?: MirrorOptions['onArchived'] | undefined },
 ): Promise<MirrorRun> {
   if (!isArchiveStore(store)) throw new CliError('this storage backend cannot hold an archive (occurrences and checkpoints): use sqlite:, postgres:// or memory:');
   const archive: ArchiveStore = store;
@@ -181,6 +180,7 @@ export async function startMirror(
     clock: realClock,
     logger: deps.logger,
     ...(deps.registry !== undefined ? { registry: deps.registry } : {}),
+    ...(deps.onArchived !== undefined ? { onArchived: deps.onArchived } : {}),
   });
   const retention = startRetention(archive, { ...parseRetention(flags), clock: realClock, logger: deps.logger });
   const running = mirror.run();
@@ -232,25 +232,27 @@ export async function runMirror(flags: MirrorFlags, io: CliIO): Promise<void> {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'kevents_' });
   let run: { readiness(): Readiness; stop(): Promise<void>; lost?: Promise<string>; source: string };
-  let counting: EventMetricsRun | undefined;
+  // The mirror tells the event metrics what each commit appended: what it archived already is never counted again.
+  let onArchived: MirrorOptions['onArchived'];
+  if (flags.eventMetrics !== undefined) {
+    const { registerEventMetrics } = await import('./event-metrics.js');
+    const metrics = await registerEventMetrics(flags.eventMetrics, registry);
+    onArchived = (changes) => {
+      for (const c of changes) metrics.observe(c);
+    };
+  }
   try {
     await store.ready();
-    // Before the mirror: every change it archives from here on is counted, none from before.
-    if (flags.eventMetrics !== undefined) {
-      const { startEventMetrics } = await import('./event-metrics.js');
-      counting = await startEventMetrics(spec, flags.eventMetrics, { registry, logger });
-    }
     if (flags.leaderElect === true) {
       const { startElectedMirror } = await import('./mirror-leader.js');
-      const elected = await startElectedMirror(store, flags, { logger, registry });
+      const elected = await startElectedMirror(store, flags, { logger, registry, onArchived });
       run = { ...elected, readiness: () => elected.readiness(), source: elected.describe };
     } else {
-      const started = await startMirror(store, flags, { logger, registry });
+      const started = await startMirror(store, flags, { logger, registry, onArchived });
       run = { readiness: () => started.mirror.readiness(), stop: () => started.stop(), source: started.source };
     }
   } catch (e) {
-    await counting?.stop();
-    await store.close();
+        await store.close();
     throw e;
   }
   let exporting: ExportRun | undefined;
@@ -260,8 +262,7 @@ export async function runMirror(flags: MirrorFlags, io: CliIO): Promise<void> {
       exporting = await startExport(spec, flags.sinks, { logger, registry, flag: '--sinks' });
     } catch (e) {
       await run.stop();
-      await counting?.stop();
-      await store.close();
+            await store.close();
       throw e;
     }
   }
@@ -276,8 +277,7 @@ export async function runMirror(flags: MirrorFlags, io: CliIO): Promise<void> {
   } catch (e) {
     await exporting?.stop();
     await run.stop();
-    await counting?.stop();
-    await store.close();
+        await store.close();
     throw e;
   }
   io.stdout.write(
@@ -290,8 +290,7 @@ export async function runMirror(flags: MirrorFlags, io: CliIO): Promise<void> {
   const lost = await Promise.race([untilSignal(logger).then(() => undefined), ...(run.lost !== undefined ? [run.lost] : [])]);
   await exporting?.stop();
   await run.stop();
-  await counting?.stop();
-  await health.close();
+    await health.close();
   await store.close();
   if (lost !== undefined) {
     const { leadershipLost } = await import('./mirror-leader.js');

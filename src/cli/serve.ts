@@ -2,6 +2,7 @@ import { realClock, createConsoleLogger } from '../internal/index.js';
 import type { LogLevel } from '../internal/index.js';
 import { createEventsServer } from '../server/index.js';
 import type { ReadinessCheck } from '../server/index.js';
+import type { CoreEvent, Occurrence } from '../api/index.js';
 import { DEFAULT_HISTORY_WINDOW_SECONDS } from '../storage/index.js';
 import { storeTimelineReader } from './timeline-reader.js';
 import { prepareServeSecurity } from './serve-auth.js';
@@ -102,10 +103,18 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
   let archive: { stop(): void | Promise<void> } | undefined;
   let counting: { stop(): Promise<void> } | undefined;
   try {
-    // Before the mirror: every change it archives from here on is counted, none from before.
+    const mirroring = archiving !== undefined && flags.mirror !== undefined && flags.mirror !== '';
+    // With --mirror the mirror tells the event metrics what it appends; without, they follow the archive's log from its head.
+    let onArchived: ((changes: { occurrence: Occurrence; event: CoreEvent }[]) => void) | undefined;
     if (flags.eventMetrics !== undefined) {
-      const { startEventMetrics } = await import('./event-metrics.js');
-      counting = await startEventMetrics(spec, flags.eventMetrics, { registry: await server.metrics.registry(), logger });
+      const { registerEventMetrics, startEventMetrics } = await import('./event-metrics.js');
+      const registry = await server.metrics.registry();
+      if (mirroring) {
+        const metrics = await registerEventMetrics(flags.eventMetrics, registry);
+        onArchived = (changes) => {
+          for (const c of changes) metrics.observe(c);
+        };
+      } else counting = await startEventMetrics(spec, flags.eventMetrics, { registry, logger });
     }
     if (archiving !== undefined && flags.mirror !== undefined && flags.mirror !== '') {
       const isUrl = /^https?:\/\//.test(flags.mirror);
@@ -118,7 +127,7 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
           retention: flags.retention,
           maxSize: flags.maxSize,
         },
-        { logger, registry },
+        { logger, registry, onArchived },
       );
       readinessChecks.push({ name: 'mirror', check: () => run.mirror.readiness() });
       archive = run;

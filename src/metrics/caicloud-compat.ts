@@ -1,4 +1,4 @@
-import type { ExportChange } from '../storage/index.js';
+import type { CountedChange } from './counted-change.js';
 import { SeriesTable } from './series-table.js';
 
 /**
@@ -32,7 +32,7 @@ export function createCaicloudFamilies(maxSeries: number): CaicloudFamilies {
 }
 
 /** caicloudValues are the label values of a change, in CAICLOUD_LABELS order. */
-export function caicloudValues(c: ExportChange): string[] {
+export function caicloudValues(c: CountedChange): string[] {
   const o = c.occurrence;
   const e = c.event;
   const source = e?.source;

@@ -1,4 +1,4 @@
-import type { ExportChange } from '../storage/index.js';
+import type { CountedChange } from './counted-change.js';
 
 /**
  * The labels an event series may carry, each read from a change of the archive's log. The
@@ -6,13 +6,13 @@ import type { ExportChange } from '../storage/index.js';
  * what cardinality limits are for.
  */
 export const EVENT_LABELS = {
-  cluster: (c: ExportChange) => c.occurrence.cluster ?? '',
-  namespace: (c: ExportChange) => c.occurrence.event.namespace,
-  kind: (c: ExportChange) => c.occurrence.regarding.kind ?? '',
-  name: (c: ExportChange) => c.occurrence.regarding.name ?? '',
-  reason: (c: ExportChange) => c.occurrence.reason ?? '',
-  type: (c: ExportChange) => c.occurrence.type ?? '',
-  reporting_controller: (c: ExportChange) => c.occurrence.reportingController ?? '',
+  cluster: (c: CountedChange) => c.occurrence.cluster ?? '',
+  namespace: (c: CountedChange) => c.occurrence.event.namespace,
+  kind: (c: CountedChange) => c.occurrence.regarding.kind ?? '',
+  name: (c: CountedChange) => c.occurrence.regarding.name ?? '',
+  reason: (c: CountedChange) => c.occurrence.reason ?? '',
+  type: (c: CountedChange) => c.occurrence.type ?? '',
+  reporting_controller: (c: CountedChange) => c.occurrence.reportingController ?? '',
 } as const;
 
 /** EventLabel is one label an event series may carry. */
@@ -29,7 +29,7 @@ export const DEFAULT_EVENT_LABELS: readonly EventLabel[] = ['cluster', 'namespac
  * count jump of 5 is 5 occurrences), and at least once for a new event. A change that does not
  * move the count (a message update) adds nothing.
  */
-export function occurrencesOf(c: ExportChange): number {
+export function occurrencesOf(c: CountedChange): number {
   const before = c.occurrence.countBefore;
   const after = c.occurrence.countAfter;
   if (before <= 0) return Math.max(1, after);

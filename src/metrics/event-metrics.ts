@@ -1,6 +1,6 @@
 import { realClock } from '../internal/index.js';
 import type { Clock } from '../internal/index.js';
-import type { ExportChange } from '../storage/index.js';
+import type { CountedChange } from './counted-change.js';
 import { caicloudValues, createCaicloudFamilies } from './caicloud-compat.js';
 import type { CaicloudFamilies } from './caicloud-compat.js';
 import { collectable } from './collectable.js';
@@ -24,7 +24,7 @@ export interface EventMetricsOptions {
   /** idleAfterMs: a series that has not moved for this long is removed (0: never). */
   idleAfterMs?: number;
   /** filter, when set, says which changes are counted (the allow and drop rules). */
-  filter?: (c: ExportChange) => boolean;
+  filter?: (c: CountedChange) => boolean;
   /** caicloud adds the caicloud event_exporter's families (kube_event_count, kube_event_unique_events_total). */
   caicloud?: boolean;
   clock?: Clock;
@@ -33,7 +33,7 @@ export interface EventMetricsOptions {
 /** EventMetrics counts the changes of an archive as Prometheus series. */
 export interface EventMetrics {
   /** observe counts one change. */
-  observe(c: ExportChange): void;
+  observe(c: CountedChange): void;
   /** removeIdle drops the series idle past the idle time (observe and scrapes call it too, at most once a second). */
   removeIdle(): void;
   /** seriesCount is the number of `kevents_events_total` series, the overflow one excluded. */

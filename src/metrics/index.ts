@@ -7,3 +7,4 @@ export { followLog, DEFAULT_FOLLOW_INTERVAL_MS, type LogFollower } from './log-f
 export { DEFAULT_EVENT_LABELS, EVENT_LABEL_NAMES, occurrencesOf, type EventLabel } from './event-labels.js';
 export { CAICLOUD_LABELS } from './caicloud-compat.js';
 export type { Collectable } from './collectable.js';
+export type { CountedChange } from './counted-change.js';

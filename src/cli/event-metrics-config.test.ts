@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ExportChange } from '../storage/index.js';
-import { parseEventMetricsConfig } from './event-metrics.js';
+import { parseEventMetricsConfig } from './event-metrics-config.js';
 
 function change(reason: string, namespace: string): ExportChange {
   return {

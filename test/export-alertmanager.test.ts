@@ -39,6 +39,9 @@ void describe('the alertmanager sink', () => {
   let server: ServerProcess;
   let hook: AlertmanagerReceiver;
   let am: PeerProcess;
+  /** am2 is the other member of an HA pair (its own webhook): every alert goes to both. */
+  let am2: PeerProcess;
+  let hook2: AlertmanagerReceiver;
   let exporter: ExportProcess;
 
   before(async () => {
@@ -47,13 +50,15 @@ void describe('the alertmanager sink', () => {
     server = await startServer(['--storage', `sqlite:${db}`]);
     hook = await startAlertmanagerReceiver();
     am = await startAlertmanager({ webhookUrl: hook.url, groupBy: ['namespace', 'reason'], groupWaitSeconds: 3 });
+    hook2 = await startAlertmanagerReceiver();
+    am2 = await startAlertmanager({ webhookUrl: hook2.url, groupBy: ['namespace', 'reason'], groupWaitSeconds: 3 });
     const config = join(dir, 'export.yaml');
     writeFileSync(
       config,
       `sinks:
   - name: am
     type: alertmanager
-    urls: [${am.url}]
+    urls: [${am.url}, ${am2.url}]
     staticLabels: {severity: warning}
     publicURL: ${PUBLIC_URL}
     alert: {groupWait: 0s, resolveAfter: 4s, resendInterval: 1s}
@@ -67,7 +72,9 @@ void describe('the alertmanager sink', () => {
     if (exporter !== undefined) await stopExport(exporter, 'SIGTERM');
     await server?.stop();
     await am?.stop();
+    await am2?.stop();
     await hook?.close();
+    await hook2?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -76,7 +83,7 @@ void describe('the alertmanager sink', () => {
     const r = await fetch(`${server.url}${path}`, { method, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(kubeletEvent(o)) });
     assert.equal(r.status, method === 'POST' ? 201 : 200, await r.text());
   };
-  const alerts = async (filter: string): Promise<AmAlert[]> => (await (await fetch(`${am.url}/api/v2/alerts?filter=${encodeURIComponent(filter)}`)).json()) as AmAlert[];
+  const alerts = async (filter: string, of: PeerProcess = am): Promise<AmAlert[]> => (await (await fetch(`${of.url}/api/v2/alerts?filter=${encodeURIComponent(filter)}`)).json()) as AmAlert[];
   const notified = (namespace: string, reason: string, status?: 'firing' | 'resolved'): AlertmanagerNotification[] =>
     hook.notifications.filter((n) => n.groupLabels.namespace === namespace && n.groupLabels.reason === reason && (status === undefined || n.status === status));
 
@@ -97,6 +104,9 @@ void describe('the alertmanager sink', () => {
     const [later] = await alerts('namespace="one"');
     assert.equal(later!.startsAt, first!.startsAt);
     await until('the webhook got the firing notification', () => notified('one', 'BackOff', 'firing').length > 0, 30_000);
+    const [other] = await alerts('namespace="one"', am2);
+    assert.deepEqual(other?.labels, later!.labels, 'the other Alertmanager of the pair holds the same alert');
+    assert.equal(other?.startsAt, later!.startsAt);
     await until('the webhook got the resolution', () => notified('one', 'BackOff', 'resolved').length > 0, 60_000);
     const resolved = notified('one', 'BackOff', 'resolved')[0]!;
     assert.equal(resolved.alerts[0]!.labels.name, 'web-1');
@@ -105,12 +115,15 @@ void describe('the alertmanager sink', () => {
 
   void it('keeps the webhook quiet for what an Alertmanager silence matches', async () => {
     const now = Date.now();
-    const silence = await fetch(`${am.url}/api/v2/silences`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ matchers: [{ name: 'reason', value: 'BackOff', isRegex: false, isEqual: true }], startsAt: new Date(now).toISOString(), endsAt: new Date(now + 3_600_000).toISOString(), createdBy: 'test', comment: 'known crash loop' }),
-    });
-    assert.equal(silence.status, 200, await silence.text());
+    // Each member gets the silence: this pair gossips nothing (no cluster), so it is set on both, as their cluster would.
+    for (const member of [am, am2]) {
+      const silence = await fetch(`${member.url}/api/v2/silences`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ matchers: [{ name: 'reason', value: 'BackOff', isRegex: false, isEqual: true }], startsAt: new Date(now).toISOString(), endsAt: new Date(now + 3_600_000).toISOString(), createdBy: 'test', comment: 'known crash loop' }),
+      });
+      assert.equal(silence.status, 200, await silence.text());
+    }
     await write('POST', { namespace: 'two', name: 'db-0.backoff', pod: 'db-0', count: 1 });
     await write('POST', { namespace: 'two', name: 'db-0.unhealthy', pod: 'db-0', count: 1, reason: 'Unhealthy', message: 'Readiness probe failed' });
     await until('Alertmanager holds both alerts', async () => (await alerts('namespace="two"')).length === 2, 30_000);
@@ -129,13 +142,16 @@ void describe('the alertmanager sink', () => {
     assert.equal(new Set(n!.alerts.map((a) => a.labels.name)).size, 50);
   });
 
-  void it('retries while Alertmanager is down and drops nothing', async () => {
+  void it('retries while both Alertmanagers are down and drops nothing', async () => {
     await am.kill();
+    await am2.kill();
     const failed = await exportMetric(exporter, 'kevents_export_failed_total', 'am');
     await write('POST', { namespace: 'down', name: 'api-0.failed', pod: 'api-0', count: 1, reason: 'FailedScheduling', message: '0/3 nodes are available' });
     await until('the exporter failed to deliver and retries', async () => (await exportMetric(exporter, 'kevents_export_failed_total', 'am')) > (Number.isNaN(failed) ? 0 : failed) + 1, 30_000);
     await am.start();
+    await am2.start();
     await until('the alert written during the outage reached Alertmanager', async () => (await alerts('namespace="down"')).length === 1, 60_000);
+    await until('and the other of the pair', async () => (await alerts('namespace="down"', am2)).length === 1, 30_000);
     await until('and its webhook', () => notified('down', 'FailedScheduling').length > 0, 30_000);
     assert.equal(Number.isNaN(await exportMetric(exporter, 'kevents_export_dead_lettered_total', 'am')) ? 0 : await exportMetric(exporter, 'kevents_export_dead_lettered_total', 'am'), 0);
   });

@@ -192,7 +192,7 @@ function buildKwok(opts, go) {
 /**
  * buildPrometheus installs cmd/prometheus with `remove_all_sd`: the tests scrape static targets, and
  * the build tag leaves out every service-discovery plugin (cloud SDKs, Kubernetes client) but file
- * and http, which roughly halves the build. Without `builtinassets` the web UI's assets are not
+ * and http, so none of those SDKs is compiled (the module's go.mod needs Go 1.26.7). Without `builtinassets` the web UI's assets are not
  * compiled in; the HTTP API the tests use does not need them.
  */
 function buildPrometheus(opts, go) {
@@ -254,7 +254,7 @@ function goInstall(opts, go, { name, version, pkg, tags }) {
   return target;
 }
 
-/** GO_PEERS are the peers built by `go install`, each with where its binary lands. */
+/** GO_PEERS are the peers built each from a Go module of its own: how, and where the binary lands. */
 const GO_PEERS = {
   prometheus: { build: buildPrometheus, target: (cache) => join(cache, `prometheus-${PROMETHEUS_VERSION}`, 'bin', 'prometheus') },
   alertmanager: { build: buildAlertmanager, target: (cache) => join(cache, `alertmanager-${ALERTMANAGER_VERSION}`, 'bin', 'alertmanager') },

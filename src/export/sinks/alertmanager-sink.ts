@@ -77,12 +77,14 @@ export function alertmanagerAlert(r: ExportRecord, o: Omit<AlertmanagerOptions, 
 
 /** timelineURL links the web UI's timeline of the event's object, from a little before the burst. */
 export function timelineURL(publicURL: string, f: ExportFields, since: string): string {
-  const p = new URLSearchParams();
-  if (f.namespace !== '') p.set('ns', f.namespace);
-  const from = Date.parse(since);
-  if (!Number.isNaN(from)) p.set('from', new Date(from - TIMELINE_MARGIN_MS).toISOString());
+  const start = Date.parse(since);
   const r = f.regarding;
-  if (r.name !== '') p.set('object', `${r.kind}/${r.namespace}/${r.name}`);
+  const query = {
+    ns: f.namespace,
+    from: Number.isNaN(start) ? '' : new Date(start - TIMELINE_MARGIN_MS).toISOString(),
+    object: r.name !== '' ? `${r.kind}/${r.namespace}/${r.name}` : '',
+  };
+  const p = new URLSearchParams(Object.entries(query).filter(([, v]) => v !== ''));
   return `${publicURL.replace(/\/+$/, '')}/#/timeline?${p.toString()}`;
 }
 

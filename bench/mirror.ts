@@ -18,9 +18,9 @@
 import Database from 'better-sqlite3';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
-import http from 'node:http';
 import { join } from 'node:path';
-import { CLI, benchDir, kubeletEvent, rssMiB, sleep, startCli, stopCli } from './support/cli.js';
+import { CLI, benchDir, rssMiB, sleep, startCli, stopCli } from './support/cli.js';
+import { create, fill, metric, waitWritten } from './support/source.js';
 
 const N = Number(process.env.BENCH_EVENTS ?? 100_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
@@ -32,58 +32,6 @@ const dir = benchDir('mirror');
 /** start runs kevents (the mirror with MIRROR_NODE_ARGS) until its banner. */
 function start(args: string[], banner: RegExp): Promise<{ child: ChildProcess; url: string; startedAt: number }> {
   return startCli(args, banner, args[0] === 'mirror' ? MIRROR_NODE_ARGS : []);
-}
-
-// node:http with a keep-alive agent: fetch() costs the bench process several times the CPU per request,
-// which on 2 cores the source and the mirror need.
-const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
-
-function create(base: string, i: number): Promise<void> {
-  const e = kubeletEvent(i, Date.now());
-  const ns = (e.metadata as { namespace: string }).namespace;
-  const body = JSON.stringify(e);
-  return new Promise((resolve, reject) => {
-    const req = http.request(`${base}/api/v1/namespaces/${ns}/events`, { method: 'POST', agent, headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => (res.statusCode === 201 ? resolve() : reject(new Error(`create: ${res.statusCode} ${Buffer.concat(chunks).toString()}`))));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-async function fill(base: string, from: number, n: number): Promise<number> {
-  let next = from;
-  const t0 = performance.now();
-  await Promise.all(
-    Array.from({ length: 64 }, async () => {
-      while (next < from + n) await create(base, next++);
-    }),
-  );
-  return n / ((performance.now() - t0) / 1000);
-}
-
-async function metric(url: string, name: string): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
-  return line === undefined ? 0 : Number(line.split(' ')[1]);
-}
-
-/**
- * waitWritten polls the mirror until it has written `n` event versions; returns when the first and the last were seen.
- * It polls every 20 ms until the first write, then every 100 ms: a scrape of /metrics costs the mirror ~1 ms of
- * CPU (process metrics read /proc), 5% of it at 50 scrapes a second. Seeing the last write up to 100 ms late
- * only lowers the measured rate.
- */
-async function waitWritten(url: string, n: number): Promise<{ first: number; done: number }> {
-  let first = 0;
-  for (;;) {
-    const w = await metric(url, 'kevents_mirror_events_written_total');
-    if (w > 0 && first === 0) first = performance.now();
-    if (w >= n) return { first, done: performance.now() };
-    await sleep(first === 0 ? 20 : 100);
-  }
 }
 
 async function rawInserts(base: string): Promise<number> {

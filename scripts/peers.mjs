@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Builds the real upstream peers the tests run against (kube-apiserver, kube-scheduler,
-// kube-controller-manager, kwok, the OpenTelemetry Collector) from their published Go modules, once, into a cache
+// kube-controller-manager, kwok, the OpenTelemetry Collector, prometheus, alertmanager) from their published Go modules, once, into a cache
 // outside the repository keyed by version, and prints where they are.
 //
 //   node scripts/peers.mjs [--json] [--only NAME[,NAME]] [--cache DIR] [--log FILE]
@@ -29,8 +29,13 @@ export const KWOK_VERSION = 'v0.7.0';
  */
 export const OTELCOL_VERSION = 'v0.111.0';
 
+/** PROMETHEUS_VERSION is the Go module version of Prometheus 3.x (module tags are v0.3xx.y). */
+export const PROMETHEUS_VERSION = 'v0.316.0';
+/** ALERTMANAGER_VERSION is the Alertmanager release the alerting tests run against. */
+export const ALERTMANAGER_VERSION = 'v0.35.0';
+
 const KUBE_COMMANDS = ['kube-apiserver', 'kube-scheduler', 'kube-controller-manager'];
-const ALL = [...KUBE_COMMANDS, 'kwok', 'etcd', 'otelcol'];
+const ALL = [...KUBE_COMMANDS, 'kwok', 'etcd', 'otelcol', 'prometheus', 'alertmanager'];
 
 function parseArgs(argv) {
   const opts = { json: false, only: ALL, cache: process.env.KEVENTS_PEERS_CACHE ?? join(homedir(), '.cache', 'kevents-peers'), quiet: false, log: undefined };
@@ -241,6 +246,78 @@ function buildOtelcol(opts, go) {
   return target;
 }
 
+/**
+ * buildPrometheus installs cmd/prometheus with `remove_all_sd`: the tests scrape static targets, and
+ * the build tag leaves out every service-discovery plugin (cloud SDKs, Kubernetes client) but file
+ * and http, so none of those SDKs is compiled (the module's go.mod needs Go 1.26.7). Without `builtinassets` the web UI's assets are not
+ * compiled in; the HTTP API the tests use does not need them.
+ */
+function buildPrometheus(opts, go) {
+  return goInstall(opts, go, { name: 'prometheus', version: PROMETHEUS_VERSION, pkg: 'github.com/prometheus/prometheus/cmd/prometheus', tags: 'remove_all_sd' });
+}
+
+/**
+ * buildAlertmanager builds cmd/alertmanager from a copy of its module: ui/web.go embeds
+ * ui/app/dist, the compiled web UI, which the published module does not carry (the release
+ * builds it with npm first), so `go install` fails on the missing pattern. The copy gets a
+ * placeholder page there; the API the tests use does not need the UI.
+ */
+function buildAlertmanager(opts, go) {
+  const dir = join(opts.cache, `alertmanager-${ALERTMANAGER_VERSION}`);
+  const target = join(dir, 'bin', 'alertmanager');
+  if (isExecutable(target)) return target;
+  withLock(dir, () => {
+    if (isExecutable(target)) return;
+    log(opts, `building alertmanager ${ALERTMANAGER_VERSION} (a cold build takes a few minutes; output in ${opts.log})`);
+    const env = { CGO_ENABLED: '0', GOFLAGS: '' };
+    const module = moduleDir(opts, go, `github.com/prometheus/alertmanager@${ALERTMANAGER_VERSION}`, dir);
+    const src = join(dir, 'src');
+    rmSync(src, { recursive: true, force: true });
+    runLogged('cp', ['-R', module, src], { log: opts.log });
+    runLogged('chmod', ['-R', 'u+w', src], { log: opts.log });
+    for (const ui of ['elm', 'mantine']) {
+      mkdirSync(join(src, 'ui', 'app', 'dist', ui), { recursive: true });
+      writeFileSync(join(src, 'ui', 'app', 'dist', ui, 'index.html'), '<!doctype html><title>Alertmanager</title><p>This build has no web UI; use the API.</p>\n');
+    }
+    run(opts, go, ['build', '-trimpath', '-ldflags=-s -w', '-o', `${target}.partial`, './cmd/alertmanager'], src, env);
+    renameSync(`${target}.partial`, target);
+  });
+  return target;
+}
+
+/** moduleDir downloads a module into the module cache and says where it is (go's JSON goes to a log of its own, read back). */
+function moduleDir(opts, go, module, dir) {
+  const out = join(dir, 'module.json');
+  rmSync(out, { force: true });
+  runLogged(go, ['mod', 'download', '-json', module], { cwd: dir, env: { ...process.env, GOTOOLCHAIN: 'local', GOFLAGS: '' }, log: out });
+  const text = readFileSync(out, 'utf8');
+  const info = JSON.parse(text.slice(text.indexOf('{')));
+  if (!info.Dir) throw new Error(`go mod download ${module} named no folder (${out})`);
+  return info.Dir;
+}
+
+/** goInstall builds one command with `go install pkg@version` into CACHE/NAME-VERSION/bin, once. */
+function goInstall(opts, go, { name, version, pkg, tags }) {
+  const dir = join(opts.cache, `${name}-${version}`);
+  const target = join(dir, 'bin', pkg.split('/').pop());
+  if (isExecutable(target)) return target;
+  withLock(dir, () => {
+    if (isExecutable(target)) return;
+    log(opts, `building ${name} ${version} (a cold build takes several minutes; output in ${opts.log})`);
+    const args = ['install', '-trimpath', '-ldflags=-s -w'];
+    if (tags) args.push(`-tags=${tags}`);
+    run(opts, go, [...args, `${pkg}@${version}`], dir, { GOBIN: join(dir, 'bin'), CGO_ENABLED: '0', GOFLAGS: '' });
+  });
+  return target;
+}
+
+/** GO_PEERS are the peers built each from a Go module of its own: how, and where the binary lands. */
+const GO_PEERS = {
+  prometheus: { build: buildPrometheus, target: (cache) => join(cache, `prometheus-${PROMETHEUS_VERSION}`, 'bin', 'prometheus') },
+  otelcol: { build: buildOtelcol, target: (cache) => join(cache, `otelcol-${OTELCOL_VERSION}`, 'bin', 'otelcol') },
+  alertmanager: { build: buildAlertmanager, target: (cache) => join(cache, `alertmanager-${ALERTMANAGER_VERSION}`, 'bin', 'alertmanager') },
+};
+
 function findEtcd() {
   for (const candidate of [process.env.KEVENTS_ETCD, '/usr/bin/etcd']) {
     if (candidate && isExecutable(candidate)) return candidate;
@@ -252,7 +329,8 @@ function main() {
   const opts = parseArgs(process.argv.slice(2));
   const result = {};
   const wantKube = opts.only.filter((n) => KUBE_COMMANDS.includes(n));
-  const needsGo = wantKube.some((n) => !isExecutable(join(opts.cache, `kubernetes-${KUBERNETES_VERSION}-stamped`, 'bin', n))) || (opts.only.includes('kwok') && !isExecutable(join(opts.cache, `kwok-${KWOK_VERSION}`, 'bin', 'kwok'))) || (opts.only.includes('otelcol') && !isExecutable(join(opts.cache, `otelcol-${OTELCOL_VERSION}`, 'bin', 'otelcol')));
+  const needsGo = wantKube.some((n) => !isExecutable(join(opts.cache, `kubernetes-${KUBERNETES_VERSION}-stamped`, 'bin', n))) || (opts.only.includes('kwok') && !isExecutable(join(opts.cache, `kwok-${KWOK_VERSION}`, 'bin', 'kwok'))) ||
+    Object.entries(GO_PEERS).some(([n, p]) => opts.only.includes(n) && !isExecutable(p.target(opts.cache)));
   const go = needsGo ? findGo() : undefined;
   if (needsGo && !go) {
     process.stderr.write('peers: Go 1.24 or newer is needed to build the upstream binaries once; no go was found on PATH (set GO to its path)\n');
@@ -264,7 +342,7 @@ function main() {
       for (const n of wantKube) result[n] = join(dir, 'bin', n);
     }
     if (opts.only.includes('kwok')) result.kwok = buildKwok(opts, go);
-    if (opts.only.includes('otelcol')) result.otelcol = buildOtelcol(opts, go);
+    for (const [n, p] of Object.entries(GO_PEERS)) if (opts.only.includes(n)) result[n] = p.build(opts, go);
   } catch (err) {
     process.stderr.write(`peers: ${err.message}\n`);
     process.exit(1);
@@ -280,6 +358,8 @@ function main() {
   result.kubernetesVersion = KUBERNETES_VERSION;
   result.kwokVersion = KWOK_VERSION;
   if (opts.only.includes('otelcol')) result.otelcolVersion = OTELCOL_VERSION;
+  if (opts.only.includes('prometheus')) result.prometheusVersion = PROMETHEUS_VERSION;
+  if (opts.only.includes('alertmanager')) result.alertmanagerVersion = ALERTMANAGER_VERSION;
   if (opts.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   else for (const [k, v] of Object.entries(result)) process.stdout.write(`${k}\t${v}\n`);
 }

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { findKubectls } from './support/kubectl.js';
@@ -43,6 +45,37 @@ void describe('deploy/', () => {
       const fromHelm = byKey(docs(helm(['template', 'kevents', `${root}deploy/chart/kevents`, '--namespace', 'kevents', '--set', `archive.type=${overlay}`])));
       assert.deepEqual([...fromHelm.keys()].sort(), [...fromKustomize.keys()].sort());
       for (const [key, doc] of fromKustomize) assert.deepEqual(fromHelm.get(key), doc, key);
+    });
+  }
+
+  for (const overlay of ['sqlite', 'postgres']) {
+    void it(`with monitoring.enabled the chart renders what overlays/${overlay} builds with components/monitoring`, () => {
+      // The component as a user adds it to an overlay, in a kustomization of its own (paths relative: kustomize refuses absolute ones).
+      const dir = mkdtempSync(join(tmpdir(), 'kevents-kustomize-'));
+      try {
+        const rel = (p: string): string => relative(dir, `${root}deploy/kustomize/${p}`);
+        writeFileSync(
+          join(dir, 'kustomization.yaml'),
+          [
+            'apiVersion: kustomize.config.k8s.io/v1beta1',
+            'kind: Kustomization',
+            'namespace: kevents',
+            'labels:',
+            '  - pairs: {app.kubernetes.io/name: kevents, app.kubernetes.io/part-of: kevents}',
+            '    includeSelectors: false',
+            `resources: [${rel(`overlays/${overlay}`)}]`,
+            `components: [${rel('components/monitoring')}]`,
+            '',
+          ].join('\n'),
+        );
+        const fromKustomize = byKey(docs(execFileSync(kubectl.path, ['kustomize', dir], { encoding: 'utf8' })).filter((d) => d.kind !== 'Namespace'));
+        const fromHelm = byKey(docs(helm(['template', 'kevents', `${root}deploy/chart/kevents`, '--namespace', 'kevents', '--set', `archive.type=${overlay}`, '--set', 'monitoring.enabled=true'])));
+        assert.ok(fromKustomize.has('ServiceMonitor/kevents/kevents') && fromKustomize.has('PrometheusRule/kevents/kevents'));
+        assert.deepEqual([...fromHelm.keys()].sort(), [...fromKustomize.keys()].sort());
+        for (const [key, doc] of fromKustomize) assert.deepEqual(fromHelm.get(key), doc, key);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     });
   }
 

@@ -86,7 +86,7 @@ export async function openLeaseTable(spec: Extract<StorageSpec, { kind: 'postgre
 }
 
 /** openExportLog opens the export log of an SQLite or PostgreSQL archive; each backend loads only when asked for. */
-async function openExportLog(spec: Extract<StorageSpec, { kind: 'sqlite' | 'postgres' }>): Promise<ExportLog> {
+export async function openExportLog(spec: Extract<StorageSpec, { kind: 'sqlite' | 'postgres' }>): Promise<ExportLog> {
   if (spec.kind === 'postgres') {
     const { PostgresExportLog } = await import('../storage/postgres/index.js');
     return PostgresExportLog.open({ connectionString: spec.url });

@@ -5,7 +5,9 @@ import type { LeaseClient } from '../cluster/index.js';
 import { startElected, leaderTimings } from './elected.js';
 import type { LeaderElectFlags, LeaderTask } from './elected.js';
 import { UsageError } from './errors.js';
+import type { EventMetricsRun } from './event-metrics.js';
 import { openLeaseTable, readExportConfig, startExport } from './export-sinks.js';
+import type { ExportRun } from './export-sinks.js';
 import { listenHealth } from './health-server.js';
 import type { CliIO } from './run.js';
 import { parseListen } from './serve.js';
@@ -15,10 +17,13 @@ import { untilSignal } from './until-signal.js';
 
 /** ExportFlags are the flags of `kevents export`. */
 export interface ExportFlags extends LeaderElectFlags {
-  config: string;
+  /** config is the export config; without it (and with --event-metrics) the command only counts. */
+  config?: string;
   from: string;
   listen: string;
   logLevel: string;
+  /** eventMetrics counts the archive's events on /metrics: true for the defaults, or a config file (docs/metrics.md). */
+  eventMetrics?: string | true;
   leaderElect?: boolean;
   leaderElectResourceName?: string;
   leaderElectResourceNamespace?: string;
@@ -71,6 +76,9 @@ async function leaseSite(flags: ExportFlags, spec: StorageSpec, env: NodeJS.Proc
 
 /** runExport runs `kevents export` until SIGINT or SIGTERM; SIGHUP reloads the config. */
 export async function runExport(flags: ExportFlags, io: CliIO): Promise<void> {
+  if ((flags.config === undefined || flags.config === '') && flags.eventMetrics === undefined) {
+    throw new UsageError('say what to do with the archive: --config FILE (sinks), --event-metrics [FILE] (Prometheus series), or both');
+  }
   const spec = parseStorageSpec(flags.from);
   const { host, port } = parseListen(flags.listen);
   const level = flags.logLevel as LogLevel;
@@ -81,7 +89,8 @@ export async function runExport(flags: ExportFlags, io: CliIO): Promise<void> {
   const logger = createConsoleLogger({ level, stream: io.stderr });
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'kevents_' });
-  const work = flags.leaderElect === true ? await electedExport(flags, spec, io.env, { logger, registry }) : await plainExport(flags, spec, { logger, registry });
+  const deps = { logger, registry };
+  const work = flags.leaderElect === true ? await electedExport(flags, spec, io.env, deps) : await plainExport(flags, spec, deps);
   let health;
   try {
     health = await listenHealth({ host, port, registry, checks: () => [{ name: 'export', check: () => work.readiness() }] });
@@ -105,21 +114,53 @@ interface ExportWork extends LeaderTask {
   lost?: Promise<string>;
 }
 
+/** startWork starts what the flags ask of the archive: the sinks of --config, the series of --event-metrics, or both. */
+async function startWork(flags: ExportFlags, spec: StorageSpec, deps: { logger: Logger; registry: Registry }): Promise<LeaderTask> {
+  let counting: EventMetricsRun | undefined;
+  if (flags.eventMetrics !== undefined) {
+    const { startEventMetrics } = await import('./event-metrics.js');
+    counting = await startEventMetrics(spec, flags.eventMetrics, deps);
+  }
+  let run: ExportRun | undefined;
+  try {
+    if (given(flags.config)) run = await startExport(spec, flags.config, { ...deps, flag: '--from' });
+  } catch (e) {
+    await counting?.stop();
+    throw e;
+  }
+  return {
+    readiness: () => run?.exporter.readiness() ?? { ready: true, message: 'counting' },
+    async stop() {
+      await run?.stop();
+      await counting?.stop();
+    },
+  };
+}
+
+/** what says what the work delivers, for the banner. */
+async function what(flags: ExportFlags): Promise<string> {
+  if (!given(flags.config)) return 'event metrics only (no --config)';
+  const config = await readExportConfig(flags.config);
+  return `${config.sinks.map((s) => s.name).join(', ')}${flags.eventMetrics !== undefined ? ' and event metrics' : ''} (SIGHUP reloads ${flags.config})`;
+}
+
 async function plainExport(flags: ExportFlags, spec: StorageSpec, deps: { logger: Logger; registry: Registry }): Promise<ExportWork> {
-  const run = await startExport(spec, flags.config, { ...deps, flag: '--from' });
-  return { describe: `${run.sinks.join(', ')} (SIGHUP reloads ${flags.config})`, readiness: () => run.exporter.readiness(), stop: () => run.stop() };
+  const describe = await what(flags);
+  return { describe, ...(await startWork(flags, spec, deps)) };
 }
 
 /**
- * electedExport delivers the sinks only while this replica holds the lease:
- * the next leader resumes from the positions the last one committed in the
- * archive, and the sinks' own guards against a redelivered batch (the read-back
- * of `delivered`, record ids) cover the batch that was in flight.
+ * electedExport delivers the sinks (and counts the event metrics) only while
+ * this replica holds the lease: the next leader resumes from the positions the
+ * last one committed in the archive, and the sinks' own guards against a
+ * redelivered batch (the read-back of `delivered`, record ids) cover the batch
+ * that was in flight. A standby counts nothing, so the replicas' series never
+ * add up to twice the events.
  */
 async function electedExport(flags: ExportFlags, spec: StorageSpec, env: NodeJS.ProcessEnv, deps: { logger: Logger; registry: Registry }): Promise<ExportWork> {
   const timings = await leaderTimings(flags);
   // A standby that would only find a broken config once it leads would then give the lease up: check it now.
-  const config = await readExportConfig(flags.config);
+  const describe = await what(flags);
   const site = await leaseSite(flags, spec, env);
   const name = given(flags.leaderElectResourceName) ? flags.leaderElectResourceName : DEFAULT_EXPORT_LEASE;
   let elected;
@@ -135,17 +176,14 @@ async function electedExport(flags: ExportFlags, spec: StorageSpec, env: NodeJS.
         what: 'the sinks',
         lostWhy: 'leader election lost: the sinks stopped so that the new leader alone delivers them',
       },
-      async () => {
-        const run = await startExport(spec, flags.config, { ...deps, flag: '--from' });
-        return { readiness: () => run.exporter.readiness(), stop: () => run.stop() };
-      },
+      () => startWork(flags, spec, deps),
     );
   } catch (e) {
     await site.close();
     throw e;
   }
   return {
-    describe: `${config.sinks.map((s) => s.name).join(', ')} while leading on ${site.describe}${elected.describe} (SIGHUP reloads ${flags.config})`,
+    describe: `${describe} while leading on ${site.describe}${elected.describe}`,
     lost: elected.lost,
     readiness: () => elected.readiness(),
     async stop() {

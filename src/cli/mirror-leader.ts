@@ -1,5 +1,6 @@
 import type { Registry } from 'prom-client';
 import type { Logger } from '../internal/index.js';
+import type { MirrorOptions } from '../mirror/index.js';
 import type { EventStore } from '../storage/index.js';
 import { startElected, leaderTimings } from './elected.js';
 import type { Elected, LeaderTask } from './elected.js';
@@ -22,7 +23,7 @@ export const DEFAULT_LEASE_NAME = 'kevents-mirror';
 export async function startElectedMirror(
   store: EventStore,
   flags: MirrorFlags,
-  deps: { logger: Logger; registry: Registry; alsoWhileLeading?: () => Promise<LeaderTask> },
+  deps: { logger: Logger; registry: Registry; onArchived?: MirrorOptions['onArchived'] | undefined; alsoWhileLeading?: () => Promise<LeaderTask> },
 ): Promise<Elected> {
   const timings = await leaderTimings(flags);
   const cluster = await import('../cluster/index.js');
@@ -43,7 +44,7 @@ export async function startElectedMirror(
       lostWhy: `leader election lost: the mirror stopped so that the new leader alone writes the archive${deps.alsoWhileLeading !== undefined ? ' and delivers the sinks' : ''}`,
     },
     async () => {
-      const run = await startMirror(store, flags, { logger, registry, source });
+      const run = await startMirror(store, flags, { logger, registry, source, onArchived: deps.onArchived });
       let also: LeaderTask | undefined;
       try {
         also = await deps.alsoWhileLeading?.();

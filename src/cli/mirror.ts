@@ -4,7 +4,7 @@ import type { EventsClient } from '../client/index.js';
 import { createConsoleLogger, realClock } from '../internal/index.js';
 import type { LogLevel, Logger } from '../internal/index.js';
 import { createMirror, startRetention } from '../mirror/index.js';
-import type { Mirror, Readiness, Retention } from '../mirror/index.js';
+import type { Mirror, MirrorOptions, Readiness, Retention } from '../mirror/index.js';
 import { isArchiveStore } from '../storage/index.js';
 import type { ArchiveStore, EventStore } from '../storage/index.js';
 import type { ExportRun } from './export-sinks.js';
@@ -31,6 +31,8 @@ export interface MirrorFlags {
   logLevel: string;
   /** sinks is an export config: the archive's changes are delivered to its sinks (docs/export.md). */
   sinks?: string;
+  /** eventMetrics counts the archived events on /metrics: true for the defaults, or a config file (docs/metrics.md). */
+  eventMetrics?: string | true;
   /** inCluster reads the source from the pod's service account (the default in a pod without other source flags). */
   inCluster?: boolean;
   leaderElect?: boolean;
@@ -164,7 +166,7 @@ export interface MirrorRun {
 export async function startMirror(
   store: EventStore,
   flags: SourceFlags & RetentionFlags & { cluster?: string | undefined },
-  deps: { logger: Logger; registry?: Registry; source?: SourceConnection },
+  deps: { logger: Logger; registry?: Registry; source?: SourceConnection; onArchived?: MirrorOptions['onArchived'] | undefined },
 ): Promise<MirrorRun> {
   if (!isArchiveStore(store)) throw new CliError('this storage backend cannot hold an archive (occurrences and checkpoints): use sqlite:, postgres:// or memory:');
   const archive: ArchiveStore = store;
@@ -178,6 +180,7 @@ export async function startMirror(
     clock: realClock,
     logger: deps.logger,
     ...(deps.registry !== undefined ? { registry: deps.registry } : {}),
+    ...(deps.onArchived !== undefined ? { onArchived: deps.onArchived } : {}),
   });
   const retention = startRetention(archive, { ...parseRetention(flags), clock: realClock, logger: deps.logger });
   const running = mirror.run();
@@ -225,6 +228,15 @@ export async function runMirror(flags: MirrorFlags, io: CliIO): Promise<void> {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'kevents_' });
   let run: { readiness(): Readiness; stop(): Promise<void>; lost?: Promise<string>; source: string };
+  // The mirror tells the event metrics what each commit appended: what it archived already is never counted again.
+  let onArchived: MirrorOptions['onArchived'];
+  if (flags.eventMetrics !== undefined) {
+    const { registerEventMetrics } = await import('./event-metrics.js');
+    const metrics = await registerEventMetrics(flags.eventMetrics, registry);
+    onArchived = (changes) => {
+      for (const c of changes) metrics.observe(c);
+    };
+  }
   try {
     await store.ready();
     if (flags.leaderElect === true) {
@@ -239,14 +251,14 @@ export async function runMirror(flags: MirrorFlags, io: CliIO): Promise<void> {
               const e = await startExport(spec, sinks, { logger, registry, flag: '--sinks' });
               return { readiness: () => e.exporter.readiness(), stop: () => e.stop() };
             };
-      const elected = await startElectedMirror(store, flags, { logger, registry, ...(alsoWhileLeading !== undefined ? { alsoWhileLeading } : {}) });
+      const elected = await startElectedMirror(store, flags, { logger, registry, onArchived, ...(alsoWhileLeading !== undefined ? { alsoWhileLeading } : {}) });
       run = { ...elected, readiness: () => elected.readiness(), source: elected.describe };
     } else {
-      const started = await startMirror(store, flags, { logger, registry });
+      const started = await startMirror(store, flags, { logger, registry, onArchived });
       run = { readiness: () => started.mirror.readiness(), stop: () => started.stop(), source: started.source };
     }
   } catch (e) {
-    await store.close();
+        await store.close();
     throw e;
   }
   let exporting: ExportRun | undefined;
@@ -256,7 +268,7 @@ export async function runMirror(flags: MirrorFlags, io: CliIO): Promise<void> {
       exporting = await startExport(spec, flags.sinks, { logger, registry, flag: '--sinks' });
     } catch (e) {
       await run.stop();
-      await store.close();
+            await store.close();
       throw e;
     }
   }
@@ -271,7 +283,7 @@ export async function runMirror(flags: MirrorFlags, io: CliIO): Promise<void> {
   } catch (e) {
     await exporting?.stop();
     await run.stop();
-    await store.close();
+        await store.close();
     throw e;
   }
   io.stdout.write(
@@ -284,7 +296,7 @@ export async function runMirror(flags: MirrorFlags, io: CliIO): Promise<void> {
   const lost = await Promise.race([untilSignal(logger).then(() => undefined), ...(run.lost !== undefined ? [run.lost] : [])]);
   await exporting?.stop();
   await run.stop();
-  await health.close();
+    await health.close();
   await store.close();
   if (lost !== undefined) {
     const { leadershipLost } = await import('./mirror-leader.js');

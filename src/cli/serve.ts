@@ -2,6 +2,7 @@ import { realClock, createConsoleLogger } from '../internal/index.js';
 import type { LogLevel } from '../internal/index.js';
 import { createEventsServer } from '../server/index.js';
 import type { ReadinessCheck } from '../server/index.js';
+import type { CoreEvent, Occurrence } from '../api/index.js';
 import { DEFAULT_HISTORY_WINDOW_SECONDS } from '../storage/index.js';
 import { storeTimelineReader } from './timeline-reader.js';
 import { prepareServeSecurity } from './serve-auth.js';
@@ -28,6 +29,8 @@ export interface ServeFlags extends ServeAuthFlags {
   maxSize?: string;
   /** sinks is an export config: the store's changes are delivered to its sinks (docs/export.md). */
   sinks?: string;
+  /** eventMetrics counts the store's events on /metrics: true for the defaults, or a config file (docs/metrics.md). */
+  eventMetrics?: string | true;
   /** historyWindow overrides how long watch history is kept (hidden: for tests that need a 410). */
   historyWindow?: string;
 }
@@ -98,7 +101,21 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
     throw e;
   }
   let archive: { stop(): void | Promise<void> } | undefined;
+  let counting: { stop(): Promise<void> } | undefined;
   try {
+    const mirroring = archiving !== undefined && flags.mirror !== undefined && flags.mirror !== '';
+    // With --mirror the mirror tells the event metrics what it appends; without, they follow the archive's log from its head.
+    let onArchived: ((changes: { occurrence: Occurrence; event: CoreEvent }[]) => void) | undefined;
+    if (flags.eventMetrics !== undefined) {
+      const { registerEventMetrics, startEventMetrics } = await import('./event-metrics.js');
+      const registry = await server.metrics.registry();
+      if (mirroring) {
+        const metrics = await registerEventMetrics(flags.eventMetrics, registry);
+        onArchived = (changes) => {
+          for (const c of changes) metrics.observe(c);
+        };
+      } else counting = await startEventMetrics(spec, flags.eventMetrics, { registry, logger });
+    }
     if (archiving !== undefined && flags.mirror !== undefined && flags.mirror !== '') {
       const isUrl = /^https?:\/\//.test(flags.mirror);
       const registry = await server.metrics.registry();
@@ -110,7 +127,7 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
           retention: flags.retention,
           maxSize: flags.maxSize,
         },
-        { logger, registry },
+        { logger, registry, onArchived },
       );
       readinessChecks.push({ name: 'mirror', check: () => run.mirror.readiness() });
       archive = run;
@@ -119,6 +136,7 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
     }
   } catch (e) {
     security.close();
+    await counting?.stop();
     await server.close();
     await store.close();
     throw e;
@@ -132,6 +150,7 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
       exporting = run;
     } catch (e) {
       await archive?.stop();
+      await counting?.stop();
       await server.close();
       await store.close();
       throw e;
@@ -145,6 +164,7 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
   await exporting?.stop();
   security.close();
   await archive?.stop();
+  await counting?.stop();
   await server.close();
   await store.close();
 }

@@ -75,6 +75,20 @@ void describe('alert policy', () => {
     assert.deepEqual(m?.alert?.objects, ['pod/a', 'pod/b', 'pod/c']);
   });
 
+  void it('sends a firing burst again every resend interval while it lasts, then resolves it, a Normal one too when asked', () => {
+    const p = createAlertPolicy(options({ groupWaitMs: 0, resendIntervalMs: 10_000, resolveAll: true }), undefined, undefined);
+    const out = [...p.observe(fields({ count: 1, type: 'Normal' }), T0), ...p.tick(T0 + 1)];
+    for (let t = 5_000; t <= 50_000; t += 5_000) {
+      out.push(...p.observe(fields({ count: t / 5_000 + 1, type: 'Normal' }), T0 + t));
+      out.push(...p.tick(T0 + t + 1));
+    }
+    out.push(...p.tick(T0 + 200_000));
+    const states = out.map((r) => r.alert?.state);
+    assert.deepEqual(states, ['firing', 'firing', 'firing', 'firing', 'firing', 'firing', 'resolved']);
+    assert.equal(new Set(out.map((r) => r.id)).size, out.length, 'each resend is a record of its own');
+    assert.deepEqual(new Set(out.map((r) => r.alert?.since)), new Set([new Date(T0).toISOString()]), 'every message names the same start');
+  });
+
   void it('resumes from its state without sending a message again', () => {
     const p = createAlertPolicy(options(), undefined, undefined);
     p.observe(fields({ count: 1 }), T0);

@@ -15,13 +15,17 @@ export interface AlertOptions {
   resolveAfterMs: number;
   /** groupBy are the fields whose values make a burst (default: the event itself, `uid`). */
   groupBy: string[];
+  /** resendIntervalMs: while a burst lasts, its firing message is sent again this often (0: once), as Prometheus re-sends to Alertmanager. */
+  resendIntervalMs: number;
+  /** resolveAll follows every burst up when it resolves, not only a Warning's (Alertmanager needs the end of each alert it holds). */
+  resolveAll: boolean;
   /** perReason and perObject cap the messages per reason and per object in a window. */
   perReason?: { limit: number; windowMs: number };
   perObject?: { limit: number; windowMs: number };
 }
 
 /** DEFAULT_ALERT fires at the first change of an event after a 10 s wait, and follows a Warning up after 5 quiet minutes. */
-export const DEFAULT_ALERT: AlertOptions = { minCount: 1, forMs: 0, groupWaitMs: 10_000, resolveAfterMs: 300_000, groupBy: ['uid'] };
+export const DEFAULT_ALERT: AlertOptions = { minCount: 1, forMs: 0, groupWaitMs: 10_000, resolveAfterMs: 300_000, groupBy: ['uid'], resendIntervalMs: 0, resolveAll: false };
 
 /** MAX_OBJECTS bounds the objects a burst lists. */
 const MAX_OBJECTS = 10;
@@ -36,8 +40,8 @@ interface Burst {
   lastMs: number;
   repeats: number;
   changes: number;
-  /** sent is set once the firing message went (or was rate limited: `suppressed`). */
-  sent?: { repeats: number; suppressed: boolean };
+  /** sent is set once the firing message went (or was rate limited: `suppressed`); `at` is when it last went, `resends` how often it went again. */
+  sent?: { repeats: number; suppressed: boolean; at?: number; resends?: number };
 }
 
 interface AlertState {
@@ -88,10 +92,10 @@ export function createAlertPolicy(o: AlertOptions, template: unknown, state: str
     }
     return true;
   };
-  const message = (key: string, b: Burst, state: 'firing' | 'resolved'): ExportRecord => {
+  const message = (key: string, b: Burst, state: 'firing' | 'resolved', resend = 0): ExportRecord => {
     const f = b.fields;
     return {
-      id: `${key}#${b.firstChange}:${state}`,
+      id: `${key}#${b.firstChange}:${state}${resend > 0 ? `+${resend}` : ''}`,
       documentId: `${key}#${b.firstChange}`,
       key: documentKey(f),
       version: f.changeId,
@@ -114,12 +118,18 @@ export function createAlertPolicy(o: AlertOptions, template: unknown, state: str
     for (const [key, b] of Object.entries(s.bursts)) {
       if (b.sent === undefined && b.fields.count >= o.minCount && nowMs - b.openedMs >= o.groupWaitMs && b.lastMs - b.openedMs >= o.forMs) {
         const ok = allowed(b.fields, nowMs);
-        b.sent = { repeats: b.repeats, suppressed: !ok };
+        b.sent = { repeats: b.repeats, suppressed: !ok, at: nowMs, resends: 0 };
         if (ok) out.push(message(key, b, 'firing'));
         else suppressed++;
       }
-      if (nowMs - b.lastMs >= Math.max(o.resolveAfterMs, o.groupWaitMs, 1)) {
-        if (b.sent !== undefined && !b.sent.suppressed && o.resolveAfterMs > 0 && b.fields.type === 'Warning') {
+      const over = nowMs - b.lastMs >= Math.max(o.resolveAfterMs, o.groupWaitMs, 1);
+      if (!over && o.resendIntervalMs > 0 && b.sent !== undefined && !b.sent.suppressed && nowMs - (b.sent.at ?? b.openedMs) >= o.resendIntervalMs) {
+        b.sent.at = nowMs;
+        b.sent.resends = (b.sent.resends ?? 0) + 1;
+        out.push(message(key, b, 'firing', b.sent.resends));
+      }
+      if (over) {
+        if (b.sent !== undefined && !b.sent.suppressed && o.resolveAfterMs > 0 && (o.resolveAll || b.fields.type === 'Warning')) {
           out.push(message(key, b, 'resolved'));
         }
         delete s.bursts[key];

@@ -23,7 +23,7 @@ const SINK = 'sinks:\n  - name: a\n    type: stdout\n';
 void describe('parseExportConfig', () => {
   const cases: [string, string, string][] = [
     ['no sinks', 'route: {}\n', 'x.yaml:1:1: sinks: is required'],
-    ['an unknown type', 'sinks:\n  - name: a\n    type: loky\n', 'x.yaml:3:11: sinks[0].type: must be one of file, stdout, webhook, slack, kafka, nats, loki, opensearch, elasticsearch, otlp, not "loky"'],
+    ['an unknown type', 'sinks:\n  - name: a\n    type: loky\n', 'x.yaml:3:11: sinks[0].type: must be one of file, stdout, webhook, slack, alertmanager, kafka, nats, loki, opensearch, elasticsearch, otlp, not "loky"'],
     ['an unknown field', `${SINK}    colour: red\n`, 'x.yaml:4:5: sinks[0].colour: unknown field'],
     ['a bad policy', `${SINK}    policy: every\n`, 'x.yaml:4:13: sinks[0].policy: must be one of upsert, occurrences, first, alert, not "every"'],
     ['a bad duration', `${SINK}    stuckAfter: soon\n`, 'x.yaml:4:17: sinks[0].stuckAfter: must be a duration'],
@@ -35,6 +35,11 @@ void describe('parseExportConfig', () => {
     ['a template field that does not exist', `${SINK}    template:\n      who: "{{ regarding.nam }}"\n`, 'x.yaml:5:12: sinks[0].template.who: unknown field "regarding.nam"'],
     ['alert controls on an upsert sink', `${SINK}    policy: upsert\n    alert: { minCount: 2 }\n`, 'x.yaml:5:12: sinks[0].alert: alerting controls need policy: alert'],
     ['a bad rate limit', 'sinks:\n  - name: c\n    type: slack\n    url: http://x\n    alert:\n      rateLimit: { perReason: lots }\n', 'x.yaml:6:31: sinks[0].alert.rateLimit.perReason: "lots" must be COUNT/DURATION'],
+    ['an alertmanager url that is not http', 'sinks:\n  - name: am\n    type: alertmanager\n    urls: [http://a:9093, "unix:/x"]\n', 'x.yaml:4:27: sinks[0].urls[1]: "unix:/x" must be an http:// or https:// URL'],
+    ['an alertmanager label that does not exist', 'sinks:\n  - name: am\n    type: alertmanager\n    url: http://a:9093\n    labels: [reason, node]\n', 'x.yaml:5:22: sinks[0].labels[1]: must be one of namespace, kind, name, reason, type, cluster, not "node"'],
+    ['an alertmanager label a burst does not hold constant', 'sinks:\n  - name: am\n    type: alertmanager\n    url: http://a:9093\n    labels: [reason, name]\n    alert: { groupBy: [namespace, reason] }\n', 'x.yaml:5:22: sinks[0].labels[1]: name changes within a burst grouped by namespace, reason'],
+    ['an alertmanager static label that is not a label name', 'sinks:\n  - name: am\n    type: alertmanager\n    url: http://a:9093\n    staticLabels: { team-a: x }\n', 'x.yaml:5:29: sinks[0].staticLabels.team-a: "team-a" is not a label name'],
+    ['an alertmanager sink without url', 'sinks:\n  - name: am\n    type: alertmanager\n', 'x.yaml:2:5: sinks[0].url: is required (or urls)'],
     ['two sinks with one name', `${SINK}  - name: a\n    type: stdout\n`, 'x.yaml:4:11: sinks[1].name: another sink is named "a"'],
     ['a YAML syntax error', 'sinks: [\n', 'x.yaml:2:1:'],
   ];

@@ -108,7 +108,7 @@ function readSink(r: ConfigReader, path: (string | number)[], raw: unknown): Sin
     const problem = checkFieldPath(ref.path);
     if (problem !== undefined) r.fail([...path, 'template', ...ref.at.split(/\.|\[(\d+)\]/).filter((p) => p !== undefined && p !== '')], problem);
   }
-  const alert = readAlert(r, [...path, 'alert'], o.alert);
+  const alert = readAlert(r, [...path, 'alert'], o.alert, { ...DEFAULT_ALERT, ...sinkType?.alertDefaults });
   const options = sinkType?.read(r, path, o);
   if (name === undefined || sinkType === undefined || type === undefined) return undefined;
   const sink: SinkConfig = {
@@ -128,14 +128,16 @@ function readSink(r: ConfigReader, path: (string | number)[], raw: unknown): Sin
   return sink;
 }
 
-function readAlert(r: ConfigReader, path: (string | number)[], raw: unknown): AlertOptions {
-  const o = r.object(path, raw, ['minCount', 'for', 'groupWait', 'resolveAfter', 'groupBy', 'rateLimit']) ?? {};
+function readAlert(r: ConfigReader, path: (string | number)[], raw: unknown, defaults: AlertOptions): AlertOptions {
+  const o = r.object(path, raw, ['minCount', 'for', 'groupWait', 'resolveAfter', 'resendInterval', 'groupBy', 'rateLimit']) ?? {};
   const a: AlertOptions = {
-    minCount: r.integer([...path, 'minCount'], o.minCount, { min: 1 }) ?? DEFAULT_ALERT.minCount,
-    forMs: r.duration([...path, 'for'], o.for) ?? DEFAULT_ALERT.forMs,
-    groupWaitMs: r.duration([...path, 'groupWait'], o.groupWait) ?? DEFAULT_ALERT.groupWaitMs,
-    resolveAfterMs: r.duration([...path, 'resolveAfter'], o.resolveAfter) ?? DEFAULT_ALERT.resolveAfterMs,
-    groupBy: DEFAULT_ALERT.groupBy,
+    minCount: r.integer([...path, 'minCount'], o.minCount, { min: 1 }) ?? defaults.minCount,
+    forMs: r.duration([...path, 'for'], o.for) ?? defaults.forMs,
+    groupWaitMs: r.duration([...path, 'groupWait'], o.groupWait) ?? defaults.groupWaitMs,
+    resolveAfterMs: r.duration([...path, 'resolveAfter'], o.resolveAfter) ?? defaults.resolveAfterMs,
+    resendIntervalMs: r.duration([...path, 'resendInterval'], o.resendInterval) ?? defaults.resendIntervalMs,
+    resolveAll: defaults.resolveAll,
+    groupBy: defaults.groupBy,
   };
   if (o.groupBy !== undefined) {
     a.groupBy = r.list([...path, 'groupBy'], o.groupBy).flatMap((v, i) => {

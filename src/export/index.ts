@@ -6,10 +6,10 @@
 export { createExporter, DEFAULT_POLL_INTERVAL_MS, type Exporter, type ExporterOptions } from './exporter.js';
 export { loadExportConfig, parseExportConfig, DEFAULT_BATCH_SIZE, DEFAULT_RETRY, DEFAULT_STUCK_AFTER_MS } from './config.js';
 export type { ExportConfig, SinkConfig, RetryOptions } from './config.js';
-export { ConfigError, isConfigError, type ConfigIssue } from './config-reader.js';
+export { ConfigError, ConfigReader, isConfigError, type ConfigIssue } from './config-reader.js';
 export { fieldsOf, FIELD_NAMES, type ExportFields } from './fields.js';
 export { renderTemplate, checkFieldPath } from './template.js';
-export { routeTargets, type Route, type Rule } from './route.js';
+export { readRule, routeTargets, type Route, type Rule } from './route.js';
 export { recordOf, collapseUpserts, documentKey } from './policy.js';
 export { createAlertPolicy, DEFAULT_ALERT, type AlertOptions, type AlertPolicy } from './alerting.js';
 export { SinkRejected, SinkUnavailable, isSinkRejected, retryAfterOf } from './types.js';
@@ -18,3 +18,4 @@ export { SINK_TYPES, jsonLine, kafkaMessage, natsMessage, cloudEvent, signBody, 
 export { lokiPushBody, lokiStreams, rfc3339Nanos } from './sinks/index.js';
 export { bulkBody, bulkOutcome, indexName, indexTemplate } from './sinks/index.js';
 export { goTimeString, k8seventsLog, otlpLogsRequest, KEVENTS_ATTRIBUTES } from './sinks/index.js';
+export { alertmanagerAlert, stableLabels, timelineURL, ALERT_LABELS, DEFAULT_ALERTNAME } from './sinks/index.js';

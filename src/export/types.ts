@@ -1,5 +1,6 @@
 import type { CoreEvent } from '../api/index.js';
 import type { Logger } from '../internal/index.js';
+import type { AlertOptions } from './alerting.js';
 import type { ConfigReader } from './config-reader.js';
 import type { ExportFields } from './fields.js';
 
@@ -121,6 +122,8 @@ export interface SinkType<O = unknown> {
   fields: readonly string[];
   /** defaultPolicy is the policy of a sink of this type that names none. */
   defaultPolicy: PolicyName;
+  /** alertDefaults replace DEFAULT_ALERT's controls for this type (what `alert:` does not set). */
+  alertDefaults?: Partial<AlertOptions>;
   /** read checks the sink-specific fields, reporting each issue on the reader, and returns the options. */
   read(reader: ConfigReader, path: (string | number)[], raw: Record<string, unknown>): O;
   create(options: O, deps: SinkDeps): ExportSink;

@@ -7,6 +7,7 @@ export {
   type Mirror,
   type MirrorOptions,
   type MirrorSource,
+  type ArchivedChange,
   type Readiness,
 } from './mirror.js';
 export { createMirrorMetrics, type MirrorMetrics } from './mirror-metrics.js';

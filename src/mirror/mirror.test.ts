@@ -136,7 +136,11 @@ void describe('mirror (in process, against kevents serve)', () => {
     const src = await startSource(1);
     for (const n of ['a', 'b']) await send(src.url, 'POST', '/api/v1/namespaces/default/events', coreEvent(n));
     const archive = new MemoryEventStore();
-    let mirror = createMirror({ source: await clientOf(src.url), sourceId: 'test', store: archive });
+    const told: string[] = [];
+    const onArchived = (changes: { occurrence: Occurrence }[]): void => {
+      for (const c of changes) told.push(`${c.occurrence.event.name} ${c.occurrence.countBefore}->${c.occurrence.countAfter}`);
+    };
+    let mirror = createMirror({ source: await clientOf(src.url), sourceId: 'test', store: archive, onArchived });
     void mirror.run();
     await until('both events are archived', async () => (await archived(archive)).length === 2);
     await mirror.stop();
@@ -148,7 +152,7 @@ void describe('mirror (in process, against kevents serve)', () => {
     const checkpoint = await archive.getCheckpoint('test');
     assert.ok(Number(checkpoint?.resourceVersion) < (await src.store.oldestResourceVersion()));
 
-    mirror = createMirror({ source: await clientOf(src.url), sourceId: 'test', store: archive });
+    mirror = createMirror({ source: await clientOf(src.url), sourceId: 'test', store: archive, onArchived });
     void mirror.run();
     await until('the relist archived the new event', async () => (await archived(archive)).length === 3);
     await until('the checkpoint moved to the relist', async () => (await archive.getCheckpoint('test'))?.resourceVersion !== checkpoint?.resourceVersion);
@@ -156,6 +160,7 @@ void describe('mirror (in process, against kevents serve)', () => {
     await mirror.stop();
     assert.match(metrics, /kevents_mirror_relists_total 1$/m, 'one relist, after the 410');
     assert.deepEqual(history(await occurrencesOf(archive)), ['a 0->1', 'a 1->2', 'b 0->1', 'c 0->1']);
+    assert.deepEqual(told.sort(), ['a 0->1', 'a 1->2', 'b 0->1', 'c 0->1'], 'onArchived is told each appended occurrence once, none of what the relist found archived');
   });
 
   void it('resumes from its checkpoint, without relisting, when the source ends a running watch with 410', async () => {

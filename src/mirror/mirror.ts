@@ -1,9 +1,9 @@
 import type { Registry } from 'prom-client';
-import { StatusError, eventLastSeen, nowMicroTime, reasonOf } from '../api/index.js';
-import type { CoreEvent, Status, WatchEvent } from '../api/index.js';
+import { StatusError, eventLastSeen, nowMicroTime, occurrenceOf, reasonOf } from '../api/index.js';
+import type { CoreEvent, Occurrence, Status, WatchEvent } from '../api/index.js';
 import { ExponentialBackoff, noopLogger, readAhead, realClock } from '../internal/index.js';
 import type { Clock, Logger } from '../internal/index.js';
-import type { ArchiveStore, ArchiveWrite } from '../storage/index.js';
+import type { ArchiveDecision, ArchiveStore, ArchiveWrite } from '../storage/index.js';
 import { archiveWrite } from './archived-event.js';
 import { createMirrorMetrics } from './mirror-metrics.js';
 import type { MirrorMetrics } from './mirror-metrics.js';
@@ -47,6 +47,18 @@ export interface MirrorOptions {
   stallSeconds?: number;
   /** maxBatch caps the source changes committed in one archive transaction. */
   maxBatch?: number;
+  /**
+   * onArchived, when set, is told of the occurrences each committed batch appended, once the
+   * commit succeeded (the event metrics count them). A version the archive already held, as a
+   * relist after a restart finds, appended none and is not told.
+   */
+  onArchived?: (changes: ArchivedChange[]) => void;
+}
+
+/** ArchivedChange is one occurrence a batch appended, with the event version it archived. */
+export interface ArchivedChange {
+  occurrence: Occurrence;
+  event: CoreEvent;
 }
 
 /** Readiness is the answer of the mirror's readiness check. */
@@ -356,13 +368,25 @@ class SourceMirror implements Mirror {
   private async commit(writes: ArchiveWrite[], upTo: string | undefined, lastSeenMs: number | undefined): Promise<void> {
     if (writes.length === 0 && (upTo === undefined || upTo === this.committedRv)) return;
     this.writeStartedAt = this.clock.now();
+    const stamp = { observedTime: nowMicroTime(this.clock), ...(this.o.cluster !== undefined && this.o.cluster !== '' ? { cluster: this.o.cluster } : {}) };
+    // What each write last decided is what its transaction committed (a backend may ask again, the answer is pure).
+    const decided: (ArchiveDecision | undefined)[] = [];
+    const watched =
+      this.o.onArchived === undefined
+        ? writes
+        : writes.map((w, i): ArchiveWrite => ({ namespace: w.namespace, name: w.name, decide: (current, name) => (decided[i] = w.decide(current, name)) }));
     try {
       const result = await this.o.store.applyArchiveBatch({
-        writes,
+        writes: watched,
         ...(upTo !== undefined ? { checkpoint: { source: this.o.sourceId, resourceVersion: upTo } } : {}),
-        stamp: { observedTime: nowMicroTime(this.clock), ...(this.o.cluster !== undefined && this.o.cluster !== '' ? { cluster: this.o.cluster } : {}) },
+        stamp,
       });
       if (upTo !== undefined) this.committedRv = upTo;
+      if (this.o.onArchived !== undefined) {
+        const changes: ArchivedChange[] = [];
+        for (const d of decided) if (d?.action === 'write' && d.occurrence !== undefined) changes.push({ event: d.object, occurrence: occurrenceOf(d.object, d.occurrence, stamp, 0) });
+        if (changes.length > 0) this.o.onArchived(changes);
+      }
       this.metrics.eventsWritten.inc(result.events);
       this.metrics.occurrencesWritten.inc(result.occurrences);
       this.metrics.skipped.inc(result.skipped);

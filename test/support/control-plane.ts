@@ -19,6 +19,9 @@ export interface Peers {
   kwokVersion: string;
   /** otelcol is the OpenTelemetry Collector (otlp and k8s_events receivers, file and debug exporters). */
   otelcol?: string;
+  /** prometheus and alertmanager are there when the builder was asked for them (the metrics tests). */
+  prometheus?: string;
+  alertmanager?: string;
 }
 
 let cachedPeers: Peers | undefined;

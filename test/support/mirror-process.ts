@@ -14,13 +14,13 @@ export interface MirrorProcess {
 /**
  * startMirror runs `kevents mirror --source SOURCE --to TO --cluster lab` (or `--kubeconfig FILE` for a
  * source that needs its CA and a token) with its metrics on a free loopback port, and waits until it
- * serves them.
+ * serves them. `extra` flags come last (a later `--listen` wins).
  */
-export function startMirror(source: string | { kubeconfig: string }, to: string): Promise<MirrorProcess> {
+export function startMirror(source: string | { kubeconfig: string }, to: string, extra: string[] = []): Promise<MirrorProcess> {
   const from = typeof source === 'string' ? ['--source', source] : ['--kubeconfig', source.kubeconfig];
   const child = spawn(
     process.execPath,
-    ['--enable-source-maps', CLI, 'mirror', ...from, '--to', to, '--cluster', 'lab', '--listen', '127.0.0.1:0', '--log-level', 'info'],
+    ['--enable-source-maps', CLI, 'mirror', ...from, '--to', to, '--cluster', 'lab', '--listen', '127.0.0.1:0', '--log-level', 'info', ...extra],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   return waitForMirror(child);

@@ -234,3 +234,31 @@ export async function startSlackReceiver(): Promise<SlackReceiver> {
   r.problems = problems;
   return Object.assign(r, { messages });
 }
+
+/** AlertmanagerNotification is the body Alertmanager's webhook_config posts (version 4). */
+export interface AlertmanagerNotification {
+  status: 'firing' | 'resolved';
+  groupLabels: Record<string, string>;
+  commonLabels: Record<string, string>;
+  alerts: { status: 'firing' | 'resolved'; labels: Record<string, string>; annotations: Record<string, string>; startsAt: string; endsAt: string; generatorURL: string }[];
+}
+
+/** AlertmanagerReceiver keeps the notifications an Alertmanager sent to its webhook. */
+export interface AlertmanagerReceiver extends Receiver {
+  notifications: AlertmanagerNotification[];
+}
+
+/** startAlertmanagerReceiver is the webhook an Alertmanager notifies: it checks the payload's version and keeps each notification. */
+export async function startAlertmanagerReceiver(): Promise<AlertmanagerReceiver> {
+  const notifications: AlertmanagerNotification[] = [];
+  const problems: string[] = [];
+  const r = await receiver('/alertmanager', (req, body, res) => {
+    const n = JSON.parse(body) as AlertmanagerNotification & { version?: string };
+    if (req.method !== 'POST' || n.version !== '4') problems.push(`${req.method} version ${n.version}`);
+    else notifications.push(n);
+    res.writeHead(200);
+    res.end();
+  });
+  r.problems = problems;
+  return Object.assign(r, { notifications });
+}

@@ -1,4 +1,5 @@
 import type { SinkType } from '../types.js';
+import { alertmanagerSinkType } from './alertmanager-sink.js';
 import { fileSinkType, stdoutSinkType } from './jsonl-sink.js';
 import { kafkaSinkType } from './kafka-sink.js';
 import { natsSinkType } from './nats-sink.js';
@@ -14,6 +15,7 @@ export const SINK_TYPES: Record<string, SinkType> = {
   stdout: stdoutSinkType,
   webhook: webhookSinkType,
   slack: slackSinkType,
+  alertmanager: alertmanagerSinkType,
   kafka: kafkaSinkType,
   nats: natsSinkType,
   loki: lokiSinkType,
@@ -30,3 +32,4 @@ export { goTimeString, k8seventsLog, otlpLogsRequest, KEVENTS_ATTRIBUTES } from 
 export { bulkBody, bulkOutcome, indexName, indexTemplate } from './opensearch-sink.js';
 export { cloudEvent, signBody, webhookBody, SIGNATURE_HEADER, CLOUDEVENT_TYPE } from './webhook-sink.js';
 export { escapeMrkdwn, slackMessage, SLACK_LIMITS } from './slack-sink.js';
+export { alertmanagerAlert, stableLabels, timelineURL, ALERT_LABELS, DEFAULT_ALERTNAME } from './alertmanager-sink.js';

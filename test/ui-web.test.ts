@@ -175,7 +175,9 @@ describe('web UI in headless Chromium against kevents serve', () => {
     assert.equal(await cell.textContent(), XSS_MESSAGE);
     await rows(page, 'live-list').first().click();
     const panel = page.getByRole('dialog', { name: /Pod\/evil/ });
-    await panel.locator('td.message', { hasText: XSS_MESSAGE }).waitFor();
+    // As text in the describe table and in the incident's rows alike.
+    await panel.locator('table.describe:not(.incident-rows) td.message', { hasText: XSS_MESSAGE }).waitFor();
+    await panel.locator('table.incident-rows td.message', { hasText: XSS_MESSAGE }).waitFor();
     assert.equal(await page.locator('#app img').count(), 0, 'no element was parsed out of the message');
     // The browser fires the broken image's onerror at once if one was made; give it a beat.
     await page.evaluate('new Promise((r) => setTimeout(r, 200))');

@@ -2,11 +2,14 @@
 // Builds helm (the chart tests render deploy/chart/kevents with it) from its Go module, once,
 // into a cache outside the repository keyed by version, and prints the binary's path.
 //
-//   node scripts/helm.mjs [--cache DIR]
+//   node scripts/helm.mjs [--cache DIR] [--log FILE]
+//
+// Standard output carries only the path: what go prints goes to the log (default CACHE/build.log).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { logArg, runLogged } from './builder-io.mjs';
 
 /** HELM_VERSION is the helm release the chart is tested with. */
 export const HELM_VERSION = 'v3.17.3';
@@ -22,8 +25,13 @@ if (!existsSync(helm)) {
     process.exit(1);
   }
   mkdirSync(bin, { recursive: true });
-  process.stderr.write(`helm: building helm ${HELM_VERSION} into ${bin} (once)\n`);
-  const r = spawnSync(go, ['install', `helm.sh/helm/v3/cmd/helm@${HELM_VERSION}`], { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, GOBIN: bin } });
-  if (r.status !== 0) process.exit(r.status ?? 1);
+  const log = logArg(process.argv.slice(2), join(cache, 'build.log'));
+  process.stderr.write(`helm: building helm ${HELM_VERSION} into ${bin} (once; output in ${log})\n`);
+  try {
+    runLogged(go, ['install', `helm.sh/helm/v3/cmd/helm@${HELM_VERSION}`], { env: { ...process.env, GOBIN: bin }, log });
+  } catch (e) {
+    process.stderr.write(`helm: ${e.message}\n`);
+    process.exit(1);
+  }
 }
 process.stdout.write(`${helm}\n`);

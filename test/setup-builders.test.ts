@@ -7,9 +7,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
- * The builders `npm test`'s setup parses (scripts/peers.mjs, scripts/sinks.mjs) must print their
- * JSON alone on standard output, however chatty the tools they run are: Maven writes ANSI resets
- * there even with -q -B, which once broke every cold start. Here go, mvn and javac are stand-ins
+ * The builders whose standard output is parsed (scripts/peers.mjs and scripts/sinks.mjs by setup,
+ * scripts/helm.mjs by the deploy tests) must print their result alone on standard output, however
+ * chatty the tools they run are: Maven writes ANSI resets there even with -q -B, which once broke
+ * every cold start. Here go, mvn and javac are stand-ins
  * on PATH that write such bytes to standard output and make the files the real ones would; the
  * builders run on empty caches, so every build step runs.
  */
@@ -89,6 +90,16 @@ void describe('the setup builders keep their standard output for JSON', () => {
     const text = readFileSync(log, 'utf8');
     for (const cmd of ['mvn', 'javac', 'go install']) assert.ok(text.includes(`&& ${cmd}`), `${cmd} ran with its output in the log`);
     assert.equal(text.match(/noise on stdout/g)?.length, 4, 'two mvn runs, javac and go install');
+  });
+
+  it('helm.mjs builds helm on an empty cache and prints its path only; go wrote to the log', () => {
+    const log = join(dir, 'helm.log');
+    const r = spawnSync(process.execPath, [join(scripts, 'helm.mjs'), '--cache', join(dir, 'helm'), '--log', log], { env, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    const path = r.stdout.trim();
+    assert.equal(r.stdout, `${path}\n`);
+    assert.ok(existsSync(path) && path.endsWith('/bin/helm'), path);
+    assert.match(readFileSync(log, 'utf8'), /noise on stdout/);
   });
 
   it('a failing child names its command and the log on standard error, and leaves standard output empty', () => {

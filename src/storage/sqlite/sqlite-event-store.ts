@@ -47,6 +47,7 @@ import {
 import type { Change, ResolvedCommonOptions } from '../shared/index.js';
 import { ArchiveTables } from './archive-tables.js';
 import { Checkpointer } from './checkpointer.js';
+import { checkArchiveFile, fileExists } from './file-check.js';
 import { ListQueries } from './list-query.js';
 import { decodeObject, encodeObject } from './object-codec.js';
 import { requireCjs } from '../../internal/index.js';
@@ -229,8 +230,11 @@ export class SqliteEventStore implements ArchiveStore {
       },
       this.o.watchBufferSize,
     );
+    let db: Database.Database | undefined;
     try {
-      const db = new SqliteDatabase(options.path);
+      const existed = fileExists(options.path);
+      db = new SqliteDatabase(options.path);
+      checkArchiveFile(db, options.path, existed);
       db.pragma('journal_mode = WAL');
       db.pragma(`synchronous = ${options.synchronous === 'FULL' ? 'FULL' : 'NORMAL'}`);
       db.pragma(`cache_size = -${(options.cacheSizeMiB ?? DEFAULT_CACHE_SIZE_MIB) * 1024}`);
@@ -249,8 +253,9 @@ export class SqliteEventStore implements ArchiveStore {
       this.rv = Math.max(this.stmt.maxRv.get()?.rv ?? 0, this.compacted, this.stmt.maxOccurrenceId.get()?.id ?? 0);
       this.db = db;
     } catch (e) {
-      this.openError = new StorageError('Unreachable', `cannot open ${options.path}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
-      this.o.logger.error('sqlite store failed to open', { path: options.path, error: e });
+      db?.close();
+      // Not logged here: every call (first of all `ready`) rejects with it, and the CLI prints it as its one line.
+      this.openError = new StorageError('Unreachable', `cannot open the archive ${options.path}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
       return;
     }
     this.checkpointPath = options.path !== ':memory:' && options.path !== '' ? options.path : undefined;

@@ -125,6 +125,8 @@ class SourceMirror implements Mirror {
   private committedRv: string | undefined;
   /** watchDelivered says whether the last watch delivered any frame before it ended. */
   private watchDelivered = false;
+  /** writeFailure is the last refused write to the archive (a full disk, the database down), until a write succeeds. */
+  private writeFailure: { since: number; message: string } | undefined;
   /** refusedAt is the resourceVersion a watch was last refused at with 410 before any change. */
   private refusedAt: string | undefined;
 
@@ -155,6 +157,11 @@ class SourceMirror implements Mirror {
 
   readiness(): Readiness {
     const now = this.clock.now();
+    if (this.writeFailure !== undefined) {
+      // Named at once, not after the stall window: the archive refusing writes needs an operator (space, the database).
+      const s = Math.round((now - this.writeFailure.since) / 1000);
+      return { ready: false, message: `writes to the archive fail (for ${s}s; the checkpoint stays where it is): ${this.writeFailure.message}` };
+    }
     if (!this.synced) return { ready: false, message: 'the initial list of the source has not finished' };
     if (this.writeStartedAt !== undefined && now - this.writeStartedAt > this.stallMs) {
       return { ready: false, message: `a write to the archive has been pending for ${Math.round((now - this.writeStartedAt) / 1000)}s` };
@@ -368,8 +375,11 @@ class SourceMirror implements Mirror {
       this.metrics.skipped.inc(result.skipped);
       if (lastSeenMs !== undefined && lastSeenMs > 0) this.metrics.watchLag.set(Math.max(0, (this.clock.now() - lastSeenMs) / 1000));
       this.lastProgressAt = this.clock.now();
+      if (this.writeFailure !== undefined) this.logger.info('mirror: writes to the archive succeed again', { failedForSeconds: Math.round((this.clock.now() - this.writeFailure.since) / 1000) });
+      this.writeFailure = undefined;
     } catch (e) {
       this.metrics.errors.inc({ stage: 'write' });
+      this.writeFailure = { since: this.writeFailure?.since ?? this.clock.now(), message: e instanceof Error ? e.message : String(e) };
       throw new Error(`writing to the archive: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
     } finally {
       this.writeStartedAt = undefined;

@@ -134,8 +134,10 @@ function openListConnection(path: string): Database.Database | undefined {
 function storageFailure(e: unknown): StorageError {
   if (isStorageError(e)) return e;
   const code = (e as { code?: unknown }).code;
-  const unreachable = typeof code === 'string' && /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|READONLY|CORRUPT|NOTADB|PERM)/.test(code);
   const message = e instanceof Error ? e.message : String(e);
+  // A full disk is its own failure: it ends when space is freed, and the server names it (507) so an operator knows what to do.
+  if (typeof code === 'string' && /^SQLITE_FULL/.test(code)) return new StorageError('NoSpace', `sqlite: ${message}`, { cause: e });
+  const unreachable = typeof code === 'string' && /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|READONLY|CORRUPT|NOTADB|PERM)/.test(code);
   return new StorageError(unreachable ? 'Unreachable' : 'Internal', `sqlite: ${message}`, { cause: e });
 }
 
@@ -212,6 +214,8 @@ export class SqliteEventStore implements ArchiveStore {
   private sweeping = false;
   private purging = false;
   private closed = false;
+  /** noSpace is true from a write refused for a full disk until the next commit. */
+  private noSpace = false;
   private readonly hub: WatchHub;
   private readonly tickers: Ticker[] = [];
   private checkpointer: Checkpointer | undefined;
@@ -624,12 +628,21 @@ export class SqliteEventStore implements ArchiveStore {
         this.lastMark = now;
       }
       db.exec('COMMIT');
+      if (this.noSpace) {
+        this.noSpace = false;
+        this.o.logger.info('sqlite: writes are stored again', { path: this.checkpointPath });
+      }
     } catch (e) {
       if (db.inTransaction) db.exec('ROLLBACK');
       this.rv = before;
       this.archive.loadLags();
       const failure = storageFailure(e);
-      this.o.logger.error('sqlite write batch failed', { writes: batch.length, error: failure });
+      if (failure.code !== 'NoSpace') this.o.logger.error('sqlite write batch failed', { writes: batch.length, error: failure });
+      else if (!this.noSpace) {
+        // Once per episode: a full disk fails every batch until someone frees space.
+        this.noSpace = true;
+        this.o.logger.error('sqlite: the disk is full: writes are refused (507) until space is freed; reads are served', { path: this.checkpointPath, error: failure.message });
+      }
       for (const p of batch) p.reject(failure);
       return;
     }

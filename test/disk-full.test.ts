@@ -8,7 +8,12 @@ import Database from 'better-sqlite3';
 import { sinkFromKubeConfig } from '../src/client/index.js';
 import { CollectingLogger } from '../src/internal/index.js';
 import { createLegacyEventBroadcaster } from '../src/recorder/index.js';
+import { allOccurrences, expectedHistories, historyDiffs, histories } from './support/archive-check.js';
+import { startControlPlane } from './support/control-plane.js';
 import { startExport, stopExport } from './support/export-process.js';
+import { mirrorMetric, startMirror, stopMirror, untilListed } from './support/mirror-process.js';
+import type { MirrorProcess } from './support/mirror-process.js';
+import { startWitness } from './support/source-witness.js';
 import { request } from './support/http.js';
 import { findKubectls, runKubectl } from './support/kubectl.js';
 import { startServer } from './support/server-process.js';
@@ -35,6 +40,16 @@ function event(name: string, namespace = 'default'): Record<string, unknown> {
     message: `${name} ${Buffer.from(Array.from({ length: 600 }, (_, i) => (i * 7919 + name.length * 31 + name.charCodeAt(name.length - 1)) % 251)).toString('base64')}`,
     type: 'Warning',
   };
+}
+
+/** assertIntact checks a closed archive file with SQLite's full integrity check. */
+function assertIntact(path: string): void {
+  const file = new Database(path, { readonly: true });
+  try {
+    assert.deepEqual(file.pragma('integrity_check'), [{ integrity_check: 'ok' }]);
+  } finally {
+    file.close();
+  }
 }
 
 function kubeConfigFor(server: string): KubeConfig {
@@ -150,12 +165,7 @@ void describe('a full disk', () => {
     } finally {
       assert.equal(await server.stop(), 0);
     }
-    const file = new Database(db, { readonly: true });
-    try {
-      assert.deepEqual(file.pragma('integrity_check'), [{ integrity_check: 'ok' }]);
-    } finally {
-      file.close();
-    }
+    assertIntact(db);
     // Reopened: every acknowledged write, nothing else of the refused ones.
     const reopened = await startServer(['--storage', `sqlite:${db}`, '--event-ttl', '0']);
     try {
@@ -210,6 +220,71 @@ void describe('a full disk', () => {
     } finally {
       if (exporter !== undefined) await stopExport(exporter, 'SIGTERM');
       await server.stop();
+    }
+  });
+
+  void it('the mirror stops on a full disk, names it in /readyz, and resumes from its checkpoint with no gap', { timeout: 300_000 }, async (t) => {
+    const disk = mountSmallDisk(16);
+    disks.push(disk);
+    const db = join(disk.dir, 'archive.db');
+    const cp = await startControlPlane({ extraArgs: ['--etcd-compaction-interval=0'] });
+    let mirror: MirrorProcess | undefined;
+    const witness = startWitness(cp, (await cp.request('GET', '/api/v1/events?limit=1')).json.metadata.resourceVersion as string);
+    try {
+      let n = 0;
+      const create = async (count: number): Promise<void> => {
+        for (let i = 0; i < count; i += 10) {
+          const batch = await Promise.all(Array.from({ length: 10 }, () => cp.request('POST', '/api/v1/namespaces/default/events', event(`src-${n++}`))));
+          for (const r of batch) assert.equal(r.status, 201, r.text);
+        }
+      };
+      mirror = await startMirror({ kubeconfig: cp.kubeconfigFile(cp.readToken) }, `sqlite:${db}`);
+      await untilListed(mirror);
+      await create(50);
+      const m = mirror;
+      const readyz = async (): Promise<{ status: number; text: string }> => {
+        const r = await fetch(`${m.metricsUrl}/readyz`);
+        return { status: r.status, text: await r.text() };
+      };
+      disk.fill();
+      await create(300);
+      let named = '';
+      await until('/readyz names the failing write', async () => {
+        const r = await readyz();
+        named = r.text;
+        if (r.status !== 200 && /writes to the archive fail \(for \d+s; the checkpoint stays where it is\): .*sqlite: database or disk is full/.test(r.text)) return true;
+        // SQLite reuses its log's space after a checkpoint: keep writing until no space is left at all.
+        disk.fill();
+        await create(10);
+        return false;
+      }, 120_000).catch((e: Error) => assert.fail(`${e.message}: ${named}; ${disk.available()} bytes free; ${m.output().slice(-1500)}`));
+      t.diagnostic(`/readyz: ${named.split('\n')[0]}`);
+      const fullAt = Date.now();
+      disk.free();
+      await until('the mirror is ready again', async () => (await readyz()).status === 200, 120_000);
+      t.diagnostic(`ready again ${((Date.now() - fullAt) / 1000).toFixed(1)} s after the space was freed`);
+      await create(50);
+      await until('the witness saw every event', () => witness.versions.length >= n, 60_000);
+      await until('the mirror wrote every event', async () => (await mirrorMetric(m, 'kevents_mirror_occurrences_written_total')) >= witness.versions.length, 60_000);
+      await stopMirror(mirror, 'SIGTERM');
+      mirror = undefined;
+      assert.match(m.output(), /mirror: writes to the archive succeed again/);
+    } finally {
+      if (mirror !== undefined) await stopMirror(mirror, 'SIGKILL');
+      witness.stop();
+      await cp.stop();
+    }
+    assertIntact(db);
+    const archive = await startServer(['--storage', `sqlite:${db}`, '--event-ttl', '0']);
+    try {
+      const want = expectedHistories(witness.versions);
+      const have = histories(await allOccurrences(archive.url));
+      assert.equal(historyDiffs(want, have), JSON.stringify({ differ: [], unexpected: [] }), 'the archive differs from the source');
+      assert.deepEqual([...have.keys()].sort(), [...want.keys()].sort());
+      assert.equal([...have.values()].flat().length, [...want.values()].flat().length, 'no occurrence is missing or doubled');
+      t.diagnostic(`${want.size} events at the source, each archived once`);
+    } finally {
+      await archive.stop();
     }
   });
 });

@@ -29,7 +29,12 @@ export function mountSmallDisk(sizeMiB: number): SmallDisk {
     available,
     fill(leaveBytes = 0) {
       const size = Math.max(0, available() - leaveBytes);
-      appendFileSync(ballast, Buffer.alloc(size));
+      try {
+        appendFileSync(ballast, Buffer.alloc(size));
+      } catch (e) {
+        // Another process took some of the space meanwhile: the disk is as full as it gets.
+        if ((e as NodeJS.ErrnoException).code !== 'ENOSPC') throw e;
+      }
     },
     free() {
       rmSync(ballast, { force: true });

@@ -216,6 +216,8 @@ export class SqliteEventStore implements ArchiveStore {
   private closed = false;
   /** noSpace is true from a write refused for a full disk until the next commit. */
   private noSpace = false;
+  /** checkpointFailure is the last failure the checkpoint thread reported, so that a lasting one is logged once. */
+  private checkpointFailure: string | undefined;
   private readonly hub: WatchHub;
   private readonly tickers: Ticker[] = [];
   private checkpointer: Checkpointer | undefined;
@@ -607,7 +609,12 @@ export class SqliteEventStore implements ArchiveStore {
       return;
     }
     if (this.checkpointer === undefined && this.checkpointPath !== undefined && !this.closed) {
-      this.checkpointer = new Checkpointer(this.checkpointPath, (message) => this.o.logger.warn('sqlite checkpoint failed', { error: message }));
+      this.checkpointer = new Checkpointer(this.checkpointPath, (message) => {
+        // The thread retries every few hundred milliseconds: a failure that lasts (a full disk) is logged once.
+        if (message === this.checkpointFailure) return;
+        this.checkpointFailure = message;
+        this.o.logger.warn('sqlite checkpoint failed', { error: message });
+      });
     }
     const before = this.rv;
     const changes: Change[] = [];
@@ -630,6 +637,7 @@ export class SqliteEventStore implements ArchiveStore {
       db.exec('COMMIT');
       if (this.noSpace) {
         this.noSpace = false;
+        this.checkpointFailure = undefined;
         this.o.logger.info('sqlite: writes are stored again', { path: this.checkpointPath });
       }
     } catch (e) {

@@ -71,12 +71,17 @@ export interface Mirror {
  * from ~19k to ~26k events/s in `bench/mirror.ts`; pages of 2,000 were no faster.
  */
 export const DEFAULT_PAGE_SIZE = 1000;
-/** DEFAULT_WATCH_TIMEOUT_SECONDS reopens a quiet watch every minute, which also proves the source is alive. */
-export const DEFAULT_WATCH_TIMEOUT_SECONDS = 60;
+/**
+ * DEFAULT_WATCH_TIMEOUT_SECONDS reopens a quiet watch every 30 s, which also
+ * proves the source is alive: kube-apiserver sends events no bookmarks (they
+ * have no watch cache), so a watch through a network that went silent without
+ * closing is only found out by outliving its timeout (plus CLIENT_GRACE_SECONDS: 40 s).
+ */
+export const DEFAULT_WATCH_TIMEOUT_SECONDS = 30;
 /** DEFAULT_MAX_BATCH: one SQLite transaction per 1,000 changes keeps commits short and the ingest rate high. */
 export const DEFAULT_MAX_BATCH = 1_000;
 /** CLIENT_GRACE_SECONDS: a watch the server does not end within its timeout plus this is abandoned (a hung connection). */
-const CLIENT_GRACE_SECONDS = 30;
+const CLIENT_GRACE_SECONDS = 10;
 
 /** LIST_READ_AHEAD is how many pages of a list are read ahead of the one being committed. */
 const LIST_READ_AHEAD = 2;
@@ -273,7 +278,16 @@ class SourceMirror implements Mirror {
     const local = new AbortController();
     const onStop = (): void => local.abort(this.abort.signal.reason);
     this.abort.signal.addEventListener('abort', onStop, { once: true });
-    const hung = this.clock.setTimeout(() => local.abort(new Error('the watch outlived its timeout')), (this.watchTimeout + CLIENT_GRACE_SECONDS) * 1000, { unref: true });
+    const hungAfterS = this.watchTimeout + CLIENT_GRACE_SECONDS;
+    const hung = this.clock.setTimeout(
+      () => {
+        // Said here: the stream reports the abort as its own error, which does not say why.
+        this.logger.warn('mirror: the watch outlived its timeout (a silent network?); reopening it from the checkpoint', { afterSeconds: hungAfterS });
+        local.abort(new Error('the watch outlived its timeout'));
+      },
+      hungAfterS * 1000,
+      { unref: true },
+    );
     let pending: ArchiveWrite[] = [];
     let pendingRv = rv;
     let pendingLastSeen = 0;

@@ -1,6 +1,6 @@
 /**
  * Soak benchmark: a long run of the whole pipeline at a steady rate.
- * `kevents serve` (the source, an in-memory store) takes BENCH_RATE (default
+ * `kevents serve` (the source, an SQLite store) takes BENCH_RATE (default
  * 500) creates/s for BENCH_MINUTES (default 30); `kevents mirror` archives it
  * into SQLite; `kevents export` delivers the archive to a real Kafka broker
  * and a real OpenSearch node (from scripts/sinks.mjs), both under the
@@ -56,7 +56,8 @@ function follow(name: string, child: { stdout: NodeJS.ReadableStream | null; std
   for (const s of [child.stdout, child.stderr]) s?.on('data', (d: Buffer) => lines.push(...d.toString().split('\n').filter((l) => l.includes('"level":"error"'))));
 }
 
-const serve = await startCli(['serve', '--listen', '127.0.0.1:0', '--storage', 'memory:', '--event-ttl', '2h', '--log-level', 'warn'], /listening on (http:\/\/\S+)/);
+// The source keeps its events in SQLite: in memory its RSS would grow with every event it holds, by design.
+const serve = await startCli(['serve', '--listen', '127.0.0.1:0', '--storage', `sqlite:${join(dir, 'source.db')}`, '--event-ttl', '2h', '--log-level', 'warn'], /listening on (http:\/\/\S+)/);
 const mirror = await startCli(['mirror', '--source', serve.url, '--to', `sqlite:${archive}`, '--cluster', 'soak', '--listen', '127.0.0.1:0', '--log-level', 'warn'], /readiness on (http:\/\/\S+)/);
 const exporter = await startCli(['export', '--config', config, '--from', `sqlite:${archive}`, '--listen', '127.0.0.1:0', '--log-level', 'warn'], /readiness on (http:\/\/\S+)/);
 const processes = { serve: serve.child, mirror: mirror.child, export: exporter.child };

@@ -19,13 +19,13 @@
  * Run: npm run build && node --import tsx bench/export-kafka.ts [throughput,latency,outage]
  */
 import { writeFileSync } from 'node:fs';
-import http from 'node:http';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { kafkaMessage } from '../src/export/index.js';
 import { SqliteExportLog } from '../src/storage/sqlite/index.js';
 import { sinkPaths, startKafka } from '../test/support/sink-servers.js';
-import { archivedBatches, benchDir, fillArchive, kubeletEvent, rssMiB, sleep, startCli, stopCli, timeExport } from './support/cli.js';
+import { archivedBatches, benchDir, fillArchive, rssMiB, sleep, startCli, stopCli, timeExport } from './support/cli.js';
+import { Writer } from './support/writer.js';
 
 const N = Number(process.env.BENCH_EVENTS ?? 100_000);
 const RATE = Number(process.env.BENCH_RATE ?? 1_000);
@@ -38,52 +38,6 @@ function config(broker: string, topic: string): string {
   const path = join(dir, `${topic}.yaml`);
   writeFileSync(path, `sinks:\n  - name: kafka\n    type: kafka\n    brokers: [${broker}]\n    topic: ${topic}\n    policy: occurrences\n    batchSize: ${BATCH}\n    retry: { initialBackoff: 200ms, maxBackoff: 2s }\n`);
   return path;
-}
-
-/** Writer POSTs creates to a kevents server at a steady rate over keep-alive connections. */
-class Writer {
-  sent = 0;
-  failed = 0;
-  private stopped = false;
-  private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
-  constructor(private readonly base: string, private readonly offset: number) {}
-  private post(i: number): Promise<void> {
-    const ev = kubeletEvent(this.offset + i, Date.now());
-    const body = JSON.stringify(ev);
-    const ns = (ev.metadata as { namespace: string }).namespace;
-    return new Promise((resolve) => {
-      const req = http.request(`${this.base}/api/v1/namespaces/${ns}/events`, { method: 'POST', agent: this.agent, headers: { 'Content-Type': 'application/json' } }, (res) => {
-        res.resume();
-        res.on('end', () => {
-          if (res.statusCode === 201) this.sent++;
-          else this.failed++;
-          resolve();
-        });
-      });
-      req.on('error', () => {
-        this.failed++;
-        resolve();
-      });
-      req.end(body);
-    });
-  }
-  async run(seconds: number): Promise<void> {
-    const t0 = Date.now();
-    let i = 0;
-    const inflight = new Set<Promise<void>>();
-    while (!this.stopped && Date.now() - t0 < seconds * 1000) {
-      const due = Math.floor(((Date.now() - t0) / 1000) * RATE);
-      while (i < due && inflight.size < 64) {
-        const p: Promise<void> = this.post(i++).then(() => {
-          inflight.delete(p);
-        });
-        inflight.add(p);
-      }
-      await sleep(5);
-    }
-    await Promise.all(inflight);
-    this.agent.destroy();
-  }
 }
 
 async function throughput(broker: string): Promise<void> {
@@ -133,7 +87,7 @@ async function latency(broker: string): Promise<void> {
     },
   });
   await sleep(2_000);
-  const writer = new Writer(serve.url, 0);
+  const writer = new Writer(serve.url, 0, RATE);
   await writer.run(SECONDS);
   const deadline = Date.now() + 30_000;
   while (delays.length < writer.sent && Date.now() < deadline) await sleep(100);
@@ -147,12 +101,12 @@ async function outage(paths: NonNullable<ReturnType<typeof sinkPaths>['kafka']>)
   const broker = await startKafka(paths);
   const db = join(dir, 'outage.db');
   const serve = await startCli(['serve', '--storage', `sqlite:${db}`, '--listen', '127.0.0.1:0'], /listening on (http:\/\/\S+)/);
-  await new Writer(serve.url, 0).run(1);
+  await new Writer(serve.url, 0, RATE).run(1);
   const exporter = await startCli(['export', '--config', config(broker.address, 'outage'), '--from', `sqlite:${db}`, '--listen', '127.0.0.1:0'], /readiness on (http:\/\/\S+)/);
   const log = new SqliteExportLog({ path: db });
   while (((await log.getPosition('kafka'))?.position ?? 0) < (await log.head())) await sleep(100);
   await broker.down();
-  const writer = new Writer(serve.url, 1_000_000);
+  const writer = new Writer(serve.url, 1_000_000, RATE);
   const writing = writer.run(OUTAGE_SECONDS);
   const samples: { s: number; rss: number }[] = [];
   const t0 = Date.now();

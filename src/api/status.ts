@@ -31,7 +31,9 @@ export type StatusReason =
   | 'RequestEntityTooLarge'
   | 'UnsupportedMediaType'
   | 'InternalError'
-  | 'ServiceUnavailable';
+  | 'ServiceUnavailable'
+  /** InsufficientStorage is kevents' own reason (metav1 has none for 507): the archive's disk is full. */
+  | 'InsufficientStorage';
 
 /** failureStatus builds a Failure `Status` object. */
 export function failureStatus(code: number, reason: StatusReason, message: string, details?: StatusDetails): Status {
@@ -171,6 +173,15 @@ export function newTooManyRequests(message: string, retryAfterSeconds: number): 
 /** newTimeout is a 504 Timeout. */
 export function newTimeout(message: string, retryAfterSeconds = 0): StatusError {
   return err(504, 'Timeout', message, retryAfterSeconds > 0 ? { retryAfterSeconds } : {});
+}
+
+/**
+ * newInsufficientStorage is the 507 of a write the store had no space for. No
+ * Retry-After: kubectl reports it at once rather than waiting out ten retries
+ * of a condition that lasts until someone frees space; recorders retry 5xx.
+ */
+export function newInsufficientStorage(message: string): StatusError {
+  return err(507, 'InsufficientStorage', message);
 }
 
 /** newServiceUnavailable is a 503. */

@@ -1,7 +1,7 @@
 import { realClock, createConsoleLogger } from '../internal/index.js';
 import type { LogLevel } from '../internal/index.js';
 import { createEventsServer } from '../server/index.js';
-import type { ReadinessCheck } from '../server/index.js';
+import type { ConnectionLimits, ReadinessCheck } from '../server/index.js';
 import type { CoreEvent, Occurrence } from '../api/index.js';
 import { DEFAULT_HISTORY_WINDOW_SECONDS } from '../storage/index.js';
 import { storeTimelineReader } from './timeline-reader.js';
@@ -31,6 +31,9 @@ export interface ServeFlags extends ServeAuthFlags {
   sinks?: string;
   /** eventMetrics counts the store's events on /metrics: true for the defaults, or a config file (docs/metrics.md). */
   eventMetrics?: string | true;
+  readHeaderTimeout: string;
+  readTimeout: string;
+  maxConnections: string;
   /** historyWindow overrides how long watch history is kept (hidden: for tests that need a 410). */
   historyWindow?: string;
 }
@@ -55,6 +58,7 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
   } catch (e) {
     throw new UsageError(`--event-ttl: ${(e as Error).message}`);
   }
+  const limits = parseLimits(flags);
   const level = flags.logLevel as LogLevel;
   if (!['error', 'warn', 'info', 'debug'].includes(level)) throw new UsageError('--log-level must be error, warn, info or debug');
   const logger = createConsoleLogger({ level, stream: io.stderr });
@@ -79,6 +83,7 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
   }
   const readinessChecks: ReadinessCheck[] = [];
   const server = createEventsServer({
+    limits,
     store,
     eventTtlSeconds: Math.round(ttlMs / 1000),
     clock: realClock,
@@ -207,6 +212,17 @@ export function serveBanner(b: BannerFacts): string {
     `  ${b.kevents} kubeconfig ${server} > kevents.kubeconfig && export KUBECONFIG=$PWD/kevents.kubeconfig`,
     '',
   ].join('\n');
+}
+
+/** parseLimits reads the flags that bound what one client may hold of the server. */
+function parseLimits(flags: Pick<ServeFlags, 'readHeaderTimeout' | 'readTimeout' | 'maxConnections'>): ConnectionLimits {
+  const readHeaderTimeoutMs = parseDurationFlag('--read-header-timeout', flags.readHeaderTimeout);
+  const readTimeoutMs = parseDurationFlag('--read-timeout', flags.readTimeout);
+  if (readHeaderTimeoutMs <= 0 || readTimeoutMs <= 0) throw new UsageError('--read-header-timeout and --read-timeout must be longer than 0s');
+  if (readTimeoutMs < readHeaderTimeoutMs) throw new UsageError('--read-timeout must not be shorter than --read-header-timeout');
+  const maxConnections = Number(flags.maxConnections);
+  if (!Number.isInteger(maxConnections) || maxConnections < 1) throw new UsageError(`--max-connections must be a whole number above 0, not ${JSON.stringify(flags.maxConnections)}`);
+  return { readHeaderTimeoutMs, readTimeoutMs, maxConnections };
 }
 
 function parseDurationFlag(name: string, text: string): number {

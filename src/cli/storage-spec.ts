@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Clock, Logger } from '../internal/index.js';
 import type { EventStore } from '../storage/index.js';
-import { UsageError } from './errors.js';
+import { CliError, UsageError } from './errors.js';
 
 /** StorageSpec is a parsed `--storage` value. */
 export type StorageSpec =
@@ -72,13 +72,21 @@ export async function openStore(
       const path = resolve(spec.path);
       mkdirSync(dirname(path), { recursive: true });
       const { SqliteEventStore } = await import('../storage/sqlite/index.js');
-      return new SqliteEventStore({
+      const store = new SqliteEventStore({
         path,
         clock: deps.clock,
         logger: deps.logger,
         ...window(deps),
         ...(deps.sqliteCacheMiB !== undefined ? { cacheSizeMiB: deps.sqliteCacheMiB } : {}),
       });
+      // A file SQLite cannot open or finds damaged is refused here, in one line, rather than served as errors (or as an empty archive).
+      try {
+        await store.ready();
+      } catch (e) {
+        await store.close();
+        throw new CliError((e as Error).message, { cause: e });
+      }
+      return store;
     }
     case 'postgres': {
       const { PostgresEventStore } = await import('../storage/postgres/index.js');

@@ -46,7 +46,8 @@ export async function loadKubeConfig(flags: ConnectionFlags): Promise<KubeConfig
       new Error(
         missing
           ? `kubeconfig ${file} does not exist: pass an existing file with --kubeconfig PATH, or --server URL to read a kevents server without one`
-          : `cannot load kubeconfig: ${(e as Error).message}`,
+          : // The YAML parser's message goes on with an excerpt of the file; its first line names the line and column.
+            `cannot load kubeconfig ${file}: ${((e as Error).message.split('\n')[0] ?? '').trim()}`,
       ),
       { userFacing: true, cause: e },
     );

@@ -47,7 +47,20 @@ export class ConfigReader {
       const pos = this.lines.linePos(e.pos[0]);
       this.issues.push({ line: pos.line, column: pos.col, field: '', message: e.message.split('\n')[0] ?? e.message });
     }
-    this.root = this.doc.errors.length === 0 ? (this.doc.toJS() as unknown) : undefined;
+    this.root = this.doc.errors.length === 0 ? this.toJS() : undefined;
+  }
+
+  /**
+   * toJS builds the value of a document that parsed: an alias to no anchor, or
+   * more aliases than the parser allows (a YAML bomb), only fails here.
+   */
+  private toJS(): unknown {
+    try {
+      return this.doc.toJS() as unknown;
+    } catch (e) {
+      this.issues.push({ line: 1, column: 1, field: '', message: (e instanceof Error ? e.message : String(e)).split('\n')[0] ?? '' });
+      return undefined;
+    }
   }
 
   /** fail records an issue at a field (its value's node, else the nearest enclosing one). */

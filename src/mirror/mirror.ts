@@ -83,12 +83,17 @@ export interface Mirror {
  * from ~19k to ~26k events/s in `bench/mirror.ts`; pages of 2,000 were no faster.
  */
 export const DEFAULT_PAGE_SIZE = 1000;
-/** DEFAULT_WATCH_TIMEOUT_SECONDS reopens a quiet watch every minute, which also proves the source is alive. */
-export const DEFAULT_WATCH_TIMEOUT_SECONDS = 60;
+/**
+ * DEFAULT_WATCH_TIMEOUT_SECONDS reopens a quiet watch every 30 s, which also
+ * proves the source is alive: kube-apiserver sends events no bookmarks (they
+ * have no watch cache), so a watch through a network that went silent without
+ * closing is only found out by outliving its timeout (plus CLIENT_GRACE_SECONDS: 40 s).
+ */
+export const DEFAULT_WATCH_TIMEOUT_SECONDS = 30;
 /** DEFAULT_MAX_BATCH: one SQLite transaction per 1,000 changes keeps commits short and the ingest rate high. */
 export const DEFAULT_MAX_BATCH = 1_000;
 /** CLIENT_GRACE_SECONDS: a watch the server does not end within its timeout plus this is abandoned (a hung connection). */
-const CLIENT_GRACE_SECONDS = 30;
+const CLIENT_GRACE_SECONDS = 10;
 
 /** LIST_READ_AHEAD is how many pages of a list are read ahead of the one being committed. */
 const LIST_READ_AHEAD = 2;
@@ -137,6 +142,8 @@ class SourceMirror implements Mirror {
   private committedRv: string | undefined;
   /** watchDelivered says whether the last watch delivered any frame before it ended. */
   private watchDelivered = false;
+  /** writeFailure is the last refused write to the archive (a full disk, the database down), until a write succeeds. */
+  private writeFailure: { since: number; message: string } | undefined;
   /** refusedAt is the resourceVersion a watch was last refused at with 410 before any change. */
   private refusedAt: string | undefined;
 
@@ -167,6 +174,11 @@ class SourceMirror implements Mirror {
 
   readiness(): Readiness {
     const now = this.clock.now();
+    if (this.writeFailure !== undefined) {
+      // Named at once, not after the stall window: the archive refusing writes needs an operator (space, the database).
+      const s = Math.round((now - this.writeFailure.since) / 1000);
+      return { ready: false, message: `writes to the archive fail (for ${s}s; the checkpoint stays where it is): ${this.writeFailure.message}` };
+    }
     if (!this.synced) return { ready: false, message: 'the initial list of the source has not finished' };
     if (this.writeStartedAt !== undefined && now - this.writeStartedAt > this.stallMs) {
       return { ready: false, message: `a write to the archive has been pending for ${Math.round((now - this.writeStartedAt) / 1000)}s` };
@@ -278,7 +290,16 @@ class SourceMirror implements Mirror {
     const local = new AbortController();
     const onStop = (): void => local.abort(this.abort.signal.reason);
     this.abort.signal.addEventListener('abort', onStop, { once: true });
-    const hung = this.clock.setTimeout(() => local.abort(new Error('the watch outlived its timeout')), (this.watchTimeout + CLIENT_GRACE_SECONDS) * 1000, { unref: true });
+    const hungAfterS = this.watchTimeout + CLIENT_GRACE_SECONDS;
+    const hung = this.clock.setTimeout(
+      () => {
+        // Said here: the stream reports the abort as its own error, which does not say why.
+        this.logger.warn('mirror: the watch outlived its timeout (a silent network?); reopening it from the checkpoint', { afterSeconds: hungAfterS });
+        local.abort(new Error('the watch outlived its timeout'));
+      },
+      hungAfterS * 1000,
+      { unref: true },
+    );
     let pending: ArchiveWrite[] = [];
     let pendingRv = rv;
     let pendingLastSeen = 0;
@@ -392,8 +413,11 @@ class SourceMirror implements Mirror {
       this.metrics.skipped.inc(result.skipped);
       if (lastSeenMs !== undefined && lastSeenMs > 0) this.metrics.watchLag.set(Math.max(0, (this.clock.now() - lastSeenMs) / 1000));
       this.lastProgressAt = this.clock.now();
+      if (this.writeFailure !== undefined) this.logger.info('mirror: writes to the archive succeed again', { failedForSeconds: Math.round((this.clock.now() - this.writeFailure.since) / 1000) });
+      this.writeFailure = undefined;
     } catch (e) {
       this.metrics.errors.inc({ stage: 'write' });
+      this.writeFailure = { since: this.writeFailure?.since ?? this.clock.now(), message: e instanceof Error ? e.message : String(e) };
       throw new Error(`writing to the archive: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
     } finally {
       this.writeStartedAt = undefined;

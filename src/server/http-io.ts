@@ -140,7 +140,8 @@ export function bodyText(body: Buffer, contentType: string | undefined): string 
 
 function yamlToJsonText(text: string): string {
   try {
-    return JSON.stringify(yaml().parse(text));
+    // Warnings (an unknown directive or tag) would go to the process's stderr: any client could fill the server's log.
+    return JSON.stringify(yaml().parse(text, { logLevel: 'error' }));
   } catch (e) {
     throw newBadRequest(`error converting YAML to JSON: ${(e as Error).message.split('\n')[0]}`);
   }

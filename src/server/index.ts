@@ -3,3 +3,10 @@ export type { KeventsServer, ServerOptions, RequestGate, TlsPair } from './serve
 export { KNOWN_KINDS, type KnownKind } from './discovery.js';
 export type { ReadinessCheck } from './server.js';
 export { parseTimelineQuery, type TimelineQuery, type TimelineReader } from './timeline-routes.js';
+export {
+  DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_MAX_HEADER_BYTES,
+  DEFAULT_READ_HEADER_TIMEOUT_MS,
+  DEFAULT_READ_TIMEOUT_MS,
+  type ConnectionLimits,
+} from './connection-limits.js';

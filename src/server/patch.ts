@@ -57,6 +57,8 @@ function applyJsonPatch(original: unknown, patch: unknown): unknown {
   const copy = structuredClone(original);
   try {
     const result = jsonPatch().applyPatch(copy, patch as Operation[], true, true);
+    // A copy or move from a pointer that names nothing leaves no document at all (the library does not refuse it).
+    if (result.newDocument === undefined) throw new Error('the patch leaves no object');
     return result.newDocument;
   } catch (e) {
     // A failed `test` operation is upstream's bare 422; other failures say what went wrong.

@@ -25,6 +25,18 @@ import { encodeFor } from './views.js';
 /** LOCAL_OCCURRENCE asks an archive-capable store to keep an occurrence of each observed change of a local write, seen at commit time. */
 const LOCAL_OCCURRENCE = Object.freeze({});
 
+/**
+ * setOnCreate is kube-apiserver's test for a create that carries a
+ * resourceVersion (its 500 `resourceVersion should not be set on objects to
+ * be created`): one that parses as a non-zero unsigned 64-bit integer. Any
+ * other value (`0`, `abc`, a NUL) is not a version to it, and the create goes on.
+ */
+function setOnCreate(rv: string | undefined): boolean {
+  if (rv === undefined || !/^\d+$/.test(rv)) return false;
+  const v = BigInt(rv);
+  return v !== 0n && v <= 0xffff_ffff_ffff_ffffn;
+}
+
 /** WriteContext is what every write request carries besides its body. */
 export interface WriteContext {
   api: EventApi;
@@ -68,7 +80,7 @@ export class EventRegistry {
   async create(text: string | Uint8Array, ctx: WriteContext): Promise<WriteResult> {
     const { event, warnings } = decodeEventJson(text, ctx.api, { fieldValidation: ctx.fieldValidation });
     reconcileNamespace(event, ctx.namespace);
-    if (event.metadata.resourceVersion !== undefined && event.metadata.resourceVersion !== '') {
+    if (setOnCreate(event.metadata.resourceVersion)) {
       throw newInternalError(new Error('resourceVersion should not be set on objects to be created'));
     }
     const prepared = this.prepareCreate(event, ctx.api);

@@ -11,6 +11,8 @@ import { noopLogger, realClock, requireCjs } from '../internal/index.js';
 import type { Clock, Logger } from '../internal/index.js';
 import type { EventStore } from '../storage/index.js';
 import { registerArchiveRoutes } from './archive-routes.js';
+import { applyLimits, resolveLimits, serverOptionsOf } from './connection-limits.js';
+import type { ConnectionLimits } from './connection-limits.js';
 import { registerDocuments } from './documents.js';
 import { apiGroup } from './discovery.js';
 import { EventsHandler } from './events-handler.js';
@@ -44,6 +46,8 @@ export interface ServerOptions {
   gate?: RequestGate;
   /** tls serves HTTPS with this certificate chain and key (PEM); swap it later with `setTls`. */
   tls?: TlsPair;
+  /** limits bound the headers, the time to send a request and the open connections (see `ConnectionLimits`). */
+  limits?: ConnectionLimits;
 }
 
 /**
@@ -191,9 +195,10 @@ export function createEventsServer(options: ServerOptions): KeventsServer {
             (e: unknown) => refuse(req, res, newInternalError(e)),
           );
         };
-  const serverOptions = { keepAliveTimeout: 65_000, requestTimeout: 0 };
+  const limits = resolveLimits(options.limits);
+  const serverOptions = { keepAliveTimeout: 65_000, ...serverOptionsOf(limits) };
   const httpServer = options.tls === undefined ? createHttpServer(serverOptions, handle) : createHttpsServer({ ...serverOptions, ...options.tls }, handle);
-  httpServer.headersTimeout = 60_000;
+  applyLimits(httpServer, limits);
 
   return {
     handle,

@@ -1,4 +1,5 @@
 import {
+  newInsufficientStorage,
   newAlreadyExists,
   newConflict,
   newExpired,
@@ -64,6 +65,8 @@ export function toStatusError(err: unknown, verb: Verb, name = '', api?: EventAp
       return newExpired(verb === 'watch' ? WATCH_TOO_OLD : verb === 'continue' ? CONTINUE_TOO_OLD : LIST_TOO_OLD);
     case 'Unreachable':
       return newServiceUnavailable(`storage is unavailable: ${err.message}`);
+    case 'NoSpace':
+      return newInsufficientStorage(`the archive has no space left for this write, which was not stored (reads are still served): ${err.message}`);
     case 'WatcherTooSlow':
       return newExpired(`the watch was ended because the client did not keep up with the changes; list again and watch from the new resourceVersion (${err.message})`);
     case 'InvalidObject':

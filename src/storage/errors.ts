@@ -12,6 +12,8 @@ export type StorageErrorCode =
   | 'ResourceVersionExpired'
   | 'WatcherTooSlow'
   | 'Unreachable'
+  /** NoSpace: the store's disk (or its database's space quota) is full; reads still work, writes are refused until space is freed. */
+  | 'NoSpace'
   | 'Internal';
 
 /** StorageError is what every `EventStore` method throws or rejects with. */

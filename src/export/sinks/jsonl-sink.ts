@@ -28,9 +28,17 @@ class FileSink implements ExportSink {
 
   async send(records: ExportRecord[]): Promise<void> {
     this.handle ??= await open(this.path, 'a');
-    await this.handle.write(records.map(jsonLine).join(''));
-    // Synced before the position moves: a line acknowledged is on disk.
-    await this.handle.datasync();
+    const { size } = await this.handle.stat();
+    try {
+      // appendFile writes until all is written: a single write() may be short on a filling disk and report no error.
+      await this.handle.appendFile(records.map(jsonLine).join(''));
+      // Synced before the position moves: a line acknowledged is on disk.
+      await this.handle.datasync();
+    } catch (e) {
+      // A full disk takes part of a batch: cut the file back to whole lines, so the retry (from the same position) leaves no torn line.
+      await this.handle.truncate(size).catch(() => undefined);
+      throw new Error(`${this.path}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    }
   }
 
   async close(): Promise<void> {

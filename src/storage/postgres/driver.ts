@@ -35,6 +35,8 @@ export function pgFailure(e: unknown): StorageError {
   if (isStorageError(e)) return e;
   const code = (e as { code?: unknown } | null)?.code;
   const message = e instanceof Error ? e.message : String(e);
+  // 53100 is disk_full: the database's own disk, as SQLITE_FULL is the file's.
+  if (code === '53100') return new StorageError('NoSpace', `postgres: ${message}`, { cause: e });
   const unreachable = (typeof code === 'string' && CONNECTION_CODES.test(code)) || /Connection terminated|not queryable|pool after calling end/i.test(message);
   return new StorageError(unreachable ? 'Unreachable' : 'Internal', `postgres: ${message}`, { cause: e });
 }

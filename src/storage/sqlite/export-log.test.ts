@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
 import { isStorageError } from '../errors.js';
 import { runExportLogConformance } from '../testing/index.js';
 import { SqliteEventStore, SqliteExportLog } from './index.js';
@@ -35,8 +36,16 @@ runExportLogConformance('sqlite', {
 void describe('SqliteExportLog', () => {
   void it('opens only a file that holds an archive', () => {
     assert.throws(() => new SqliteExportLog({ path: join(dir, 'missing.db') }), (e) => isStorageError(e, 'Unreachable'));
+    const empty = join(dir, 'empty.db');
+    writeFileSync(empty, '');
+    assert.throws(
+      () => new SqliteExportLog({ path: empty }),
+      (e) => isStorageError(e, 'Unreachable') && /the file is empty \(0 bytes\)/.test((e as Error).message),
+    );
     const other = join(dir, 'other.db');
-    writeFileSync(other, '');
+    const db = new Database(other);
+    db.exec('CREATE TABLE unrelated (x)');
+    db.close();
     assert.throws(
       () => new SqliteExportLog({ path: other }),
       (e) => isStorageError(e, 'Unreachable') && /holds no archive/.test((e as Error).message),

@@ -6,6 +6,7 @@ import { requireCjs } from '../../internal/index.js';
 import { decodeOccurrence } from './archive-tables.js';
 import type { OccurrenceRow } from './archive-tables.js';
 import { decodeObject } from './object-codec.js';
+import { checkArchiveFile } from './file-check.js';
 
 const SqliteDatabase = requireCjs('better-sqlite3') as typeof Database;
 
@@ -40,14 +41,16 @@ export class SqliteExportLog implements ExportLog {
 
   constructor(options: SqliteExportLogOptions) {
     this.now = options.now ?? Date.now;
-    let db: Database.Database;
+    let db: Database.Database | undefined;
     try {
       db = new SqliteDatabase(options.path, { fileMustExist: true });
       db.pragma('busy_timeout = 5000');
+      checkArchiveFile(db, options.path, true);
       const hasLog = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'occurrences'").get() !== undefined;
       if (!hasLog) throw new Error('the file holds no archive (start kevents serve or kevents mirror on it first)');
       db.exec(EXPORT_SCHEMA);
     } catch (e) {
+      db?.close();
       throw new StorageError('Unreachable', `cannot open the archive ${options.path}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
     }
     this.db = db;

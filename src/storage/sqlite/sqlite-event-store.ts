@@ -47,6 +47,7 @@ import {
 import type { Change, ResolvedCommonOptions } from '../shared/index.js';
 import { ArchiveTables } from './archive-tables.js';
 import { Checkpointer } from './checkpointer.js';
+import { checkArchiveFile, fileExists } from './file-check.js';
 import { ListQueries } from './list-query.js';
 import { decodeObject, encodeObject } from './object-codec.js';
 import { requireCjs } from '../../internal/index.js';
@@ -133,8 +134,10 @@ function openListConnection(path: string): Database.Database | undefined {
 function storageFailure(e: unknown): StorageError {
   if (isStorageError(e)) return e;
   const code = (e as { code?: unknown }).code;
-  const unreachable = typeof code === 'string' && /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|READONLY|CORRUPT|NOTADB|PERM)/.test(code);
   const message = e instanceof Error ? e.message : String(e);
+  // A full disk is its own failure: it ends when space is freed, and the server names it (507) so an operator knows what to do.
+  if (typeof code === 'string' && /^SQLITE_FULL/.test(code)) return new StorageError('NoSpace', `sqlite: ${message}`, { cause: e });
+  const unreachable = typeof code === 'string' && /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|READONLY|CORRUPT|NOTADB|PERM)/.test(code);
   return new StorageError(unreachable ? 'Unreachable' : 'Internal', `sqlite: ${message}`, { cause: e });
 }
 
@@ -211,6 +214,10 @@ export class SqliteEventStore implements ArchiveStore {
   private sweeping = false;
   private purging = false;
   private closed = false;
+  /** noSpace is true from a write refused for a full disk until the next commit. */
+  private noSpace = false;
+  /** checkpointFailure is the last failure the checkpoint thread reported, so that a lasting one is logged once. */
+  private checkpointFailure: string | undefined;
   private readonly hub: WatchHub;
   private readonly tickers: Ticker[] = [];
   private checkpointer: Checkpointer | undefined;
@@ -229,8 +236,11 @@ export class SqliteEventStore implements ArchiveStore {
       },
       this.o.watchBufferSize,
     );
+    let db: Database.Database | undefined;
     try {
-      const db = new SqliteDatabase(options.path);
+      const existed = fileExists(options.path);
+      db = new SqliteDatabase(options.path);
+      checkArchiveFile(db, options.path, existed);
       db.pragma('journal_mode = WAL');
       db.pragma(`synchronous = ${options.synchronous === 'FULL' ? 'FULL' : 'NORMAL'}`);
       db.pragma(`cache_size = -${(options.cacheSizeMiB ?? DEFAULT_CACHE_SIZE_MIB) * 1024}`);
@@ -249,8 +259,9 @@ export class SqliteEventStore implements ArchiveStore {
       this.rv = Math.max(this.stmt.maxRv.get()?.rv ?? 0, this.compacted, this.stmt.maxOccurrenceId.get()?.id ?? 0);
       this.db = db;
     } catch (e) {
-      this.openError = new StorageError('Unreachable', `cannot open ${options.path}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
-      this.o.logger.error('sqlite store failed to open', { path: options.path, error: e });
+      db?.close();
+      // Not logged here: every call (first of all `ready`) rejects with it, and the CLI prints it as its one line.
+      this.openError = new StorageError('Unreachable', `cannot open the archive ${options.path}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
       return;
     }
     this.checkpointPath = options.path !== ':memory:' && options.path !== '' ? options.path : undefined;
@@ -598,7 +609,12 @@ export class SqliteEventStore implements ArchiveStore {
       return;
     }
     if (this.checkpointer === undefined && this.checkpointPath !== undefined && !this.closed) {
-      this.checkpointer = new Checkpointer(this.checkpointPath, (message) => this.o.logger.warn('sqlite checkpoint failed', { error: message }));
+      this.checkpointer = new Checkpointer(this.checkpointPath, (message) => {
+        // The thread retries every few hundred milliseconds: a failure that lasts (a full disk) is logged once.
+        if (message === this.checkpointFailure) return;
+        this.checkpointFailure = message;
+        this.o.logger.warn('sqlite checkpoint failed', { error: message });
+      });
     }
     const before = this.rv;
     const changes: Change[] = [];
@@ -619,12 +635,22 @@ export class SqliteEventStore implements ArchiveStore {
         this.lastMark = now;
       }
       db.exec('COMMIT');
+      if (this.noSpace) {
+        this.noSpace = false;
+        this.checkpointFailure = undefined;
+        this.o.logger.info('sqlite: writes are stored again', { path: this.checkpointPath });
+      }
     } catch (e) {
       if (db.inTransaction) db.exec('ROLLBACK');
       this.rv = before;
       this.archive.loadLags();
       const failure = storageFailure(e);
-      this.o.logger.error('sqlite write batch failed', { writes: batch.length, error: failure });
+      if (failure.code !== 'NoSpace') this.o.logger.error('sqlite write batch failed', { writes: batch.length, error: failure });
+      else if (!this.noSpace) {
+        // Once per episode: a full disk fails every batch until someone frees space.
+        this.noSpace = true;
+        this.o.logger.error('sqlite: the disk is full: writes are refused (507) until space is freed; reads are served', { path: this.checkpointPath, error: failure.message });
+      }
       for (const p of batch) p.reject(failure);
       return;
     }

@@ -1,0 +1,96 @@
+import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
+
+/**
+ * ConnectionLimits bound what one client can hold of `kevents serve`: the
+ * bytes of a request's head, the time to send it, the time to send a whole
+ * request, and the connections open at once. Zero values mean the defaults.
+ */
+export interface ConnectionLimits {
+  /** maxHeaderBytes caps the request line and headers (default: kube-apiserver's, Go's 1 MiB plus its 4 KiB read slack). */
+  maxHeaderBytes?: number;
+  /** readHeaderTimeoutMs is how long a client may take to send the request line and headers (default 32 s, kube-apiserver's ReadHeaderTimeout). */
+  readHeaderTimeoutMs?: number;
+  /** readTimeoutMs is how long a client may take to send a whole request, body included (default 60 s, kube-apiserver's --request-timeout); a watch, once asked for, is not cut by it. */
+  readTimeoutMs?: number;
+  /** maxConnections caps the connections open at once; one more is closed as soon as it is accepted (default 4096). */
+  maxConnections?: number;
+}
+
+/** DEFAULT_MAX_HEADER_BYTES is Go's http.DefaultMaxHeaderBytes (1 MiB) plus the 4096 bytes its server reads beyond it. */
+export const DEFAULT_MAX_HEADER_BYTES = (1 << 20) + 4096;
+/** DEFAULT_READ_HEADER_TIMEOUT_MS is kube-apiserver's ReadHeaderTimeout: a client that has not sent its headers by then is cut off. */
+export const DEFAULT_READ_HEADER_TIMEOUT_MS = 32_000;
+/** DEFAULT_READ_TIMEOUT_MS is kube-apiserver's default --request-timeout of one minute, applied here to receiving the request. */
+export const DEFAULT_READ_TIMEOUT_MS = 60_000;
+/** DEFAULT_MAX_CONNECTIONS leaves room for a thousand stalled clients and thousands of watches within a 20,000-descriptor limit. */
+export const DEFAULT_MAX_CONNECTIONS = 4096;
+/** MAX_CHECK_INTERVAL_MS bounds how late past its timeout Node notices a stalled request (it checks on an interval, 30 s by default). */
+const MAX_CHECK_INTERVAL_MS = 5_000;
+
+/** ResolvedLimits are ConnectionLimits with every default filled in. */
+export type ResolvedLimits = Required<ConnectionLimits>;
+
+/** resolveLimits fills in the defaults of unset (or zero) limits. */
+export function resolveLimits(l: ConnectionLimits = {}): ResolvedLimits {
+  const pick = (v: number | undefined, d: number): number => (v !== undefined && v > 0 ? v : d);
+  const readHeaderTimeoutMs = pick(l.readHeaderTimeoutMs, DEFAULT_READ_HEADER_TIMEOUT_MS);
+  return {
+    maxHeaderBytes: pick(l.maxHeaderBytes, DEFAULT_MAX_HEADER_BYTES),
+    readHeaderTimeoutMs,
+    // Node refuses a request timeout shorter than the headers timeout.
+    readTimeoutMs: Math.max(pick(l.readTimeoutMs, DEFAULT_READ_TIMEOUT_MS), readHeaderTimeoutMs),
+    maxConnections: pick(l.maxConnections, DEFAULT_MAX_CONNECTIONS),
+  };
+}
+
+/** serverOptionsOf are the node:http server options that carry the limits. */
+export function serverOptionsOf(l: ResolvedLimits): {
+  maxHeaderSize: number;
+  headersTimeout: number;
+  requestTimeout: number;
+  connectionsCheckingInterval: number;
+} {
+  return {
+    maxHeaderSize: l.maxHeaderBytes,
+    headersTimeout: l.readHeaderTimeoutMs,
+    requestTimeout: l.readTimeoutMs,
+    connectionsCheckingInterval: Math.min(MAX_CHECK_INTERVAL_MS, Math.max(100, Math.floor(l.readHeaderTimeoutMs / 4))),
+  };
+}
+
+/**
+ * GO_ANSWERS are what Go's net/http server (so kube-apiserver) writes before
+ * closing a connection whose request it could not parse: Node's own answers
+ * carry no body and no Content-Type.
+ */
+const GO_ANSWERS = {
+  tooLarge: goAnswer('431 Request Header Fields Too Large'),
+  badRequest: goAnswer('400 Bad Request'),
+};
+
+function goAnswer(status: string): string {
+  return `HTTP/1.1 ${status}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n${status}`;
+}
+
+/**
+ * applyLimits sets the connection cap and answers requests that cannot be
+ * parsed as kube-apiserver does. A request that ran out of time gets Node's 408
+ * (kube-apiserver closes such a connection without an answer).
+ */
+export function applyLimits(server: Server, l: ResolvedLimits): void {
+  server.maxConnections = l.maxConnections;
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+    if (!socket.writable || socket.bytesWritten > 0) {
+      socket.destroy();
+      return;
+    }
+    const answer =
+      err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? 'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n'
+        : err.code === 'HPE_HEADER_OVERFLOW'
+          ? GO_ANSWERS.tooLarge
+          : GO_ANSWERS.badRequest;
+    socket.end(answer);
+  });
+}

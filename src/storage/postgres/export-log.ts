@@ -3,10 +3,10 @@ import { StorageError } from '../errors.js';
 import { decodeEvent } from '../shared/index.js';
 import { decodeOccurrence } from './archive-tables.js';
 import type { StoredOccurrence } from './archive-tables.js';
-import { createPool, pgFailure } from './driver.js';
-import { DEFAULT_SCHEMA, splitSchema } from './options.js';
+import { openArchiveTables } from './archive-open.js';
+import { pgFailure } from './driver.js';
 import type { PgPool } from './options.js';
-import { LockId, checkSchemaName, exportSql } from './schema.js';
+import { exportSql } from './schema.js';
 
 /** EXPORT_POOL_SIZE: the sink loops of one exporter take turns on a few connections; each statement is short. */
 const EXPORT_POOL_SIZE = 3;
@@ -78,36 +78,8 @@ export class PostgresExportLog implements ExportLog {
    * setup takes, so a replica starting at the same time never races it).
    */
   static async open(options: PostgresExportLogOptions): Promise<PostgresExportLog> {
-    const fromUrl = splitSchema(options.connectionString);
-    const s = options.schema ?? fromUrl.schema ?? DEFAULT_SCHEMA;
-    let pool = options.pool;
-    const ownsPool = pool === undefined;
-    try {
-      checkSchemaName(s);
-      if (pool === undefined) {
-        if (fromUrl.connectionString === undefined) throw new Error('a postgres export log needs a connectionString or a pool');
-        pool = await createPool(fromUrl.connectionString, EXPORT_POOL_SIZE, () => undefined);
-      }
-      const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
-        await client.query('SELECT pg_advisory_xact_lock(hashtext($1), $2)', [s, LockId.SETUP]);
-        const { rows } = await client.query<{ t: string | null }>('SELECT to_regclass($1) AS t', [`${s}.occurrences`]);
-        if (rows[0]?.t == null) throw new Error(`schema ${s} holds no archive (start kevents serve or kevents mirror on it first)`);
-        await client.query(exportSql(s));
-        await client.query('COMMIT');
-        client.release();
-      } catch (e) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        client.release(e instanceof Error ? e : true);
-        throw e;
-      }
-    } catch (e) {
-      if (ownsPool) await pool?.end().catch(() => undefined);
-      const failure = pgFailure(e);
-      throw new StorageError('Unreachable', `cannot open the archive in schema ${s}: ${failure.message.replace(/^postgres: /, '')}`, { cause: e });
-    }
-    return new PostgresExportLog(pool, ownsPool, s, options.now ?? Date.now);
+    const { pool, ownsPool, schema } = await openArchiveTables(options, { what: 'export log', failure: 'cannot open the archive', poolSize: EXPORT_POOL_SIZE, ddl: exportSql });
+    return new PostgresExportLog(pool, ownsPool, schema, options.now ?? Date.now);
   }
 
   async read(after: number, limit: number): Promise<ExportChange[]> {

@@ -1,21 +1,16 @@
 import type { LeaseTable, StoredLease } from '../lease-table.js';
 import { StorageError } from '../errors.js';
-import { createPool, pgFailure } from './driver.js';
-import { DEFAULT_SCHEMA, splitSchema } from './options.js';
+import { openArchiveTables } from './archive-open.js';
+import type { ArchiveTablesOptions } from './archive-open.js';
+import { pgFailure } from './driver.js';
 import type { PgPool } from './options.js';
-import { LockId, checkSchemaName, leaseSql } from './schema.js';
+import { leaseSql } from './schema.js';
 
 /** LEASE_POOL_SIZE: an elector makes one short statement at a time. */
 const LEASE_POOL_SIZE = 1;
 
 /** PostgresLeaseTableOptions configure a PostgresLeaseTable: a `connectionString` (the table owns its pool) or a `pool` the caller owns. */
-export interface PostgresLeaseTableOptions {
-  /** connectionString is the archive's URL; a `schema` query parameter stands for the `schema` option. */
-  connectionString?: string;
-  pool?: PgPool;
-  /** schema is the PostgreSQL schema of the archive. */
-  schema?: string;
-}
+export type PostgresLeaseTableOptions = ArchiveTablesOptions;
 
 interface LeaseRow {
   namespace: string;
@@ -48,36 +43,8 @@ export class PostgresLeaseTable implements LeaseTable {
 
   /** open connects to the archive, checks that the schema holds one, and creates the lease table if it is missing. */
   static async open(options: PostgresLeaseTableOptions): Promise<PostgresLeaseTable> {
-    const fromUrl = splitSchema(options.connectionString);
-    const s = options.schema ?? fromUrl.schema ?? DEFAULT_SCHEMA;
-    let pool = options.pool;
-    const ownsPool = pool === undefined;
-    try {
-      checkSchemaName(s);
-      if (pool === undefined) {
-        if (fromUrl.connectionString === undefined) throw new Error('a postgres lease table needs a connectionString or a pool');
-        pool = await createPool(fromUrl.connectionString, LEASE_POOL_SIZE, () => undefined);
-      }
-      const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
-        await client.query('SELECT pg_advisory_xact_lock(hashtext($1), $2)', [s, LockId.SETUP]);
-        const { rows } = await client.query<{ t: string | null }>('SELECT to_regclass($1) AS t', [`${s}.occurrences`]);
-        if (rows[0]?.t == null) throw new Error(`schema ${s} holds no archive (start kevents serve or kevents mirror on it first)`);
-        await client.query(leaseSql(s));
-        await client.query('COMMIT');
-        client.release();
-      } catch (e) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        client.release(e instanceof Error ? e : true);
-        throw e;
-      }
-    } catch (e) {
-      if (ownsPool) await pool?.end().catch(() => undefined);
-      const failure = pgFailure(e);
-      throw new StorageError('Unreachable', `cannot open the leases of the archive in schema ${s}: ${failure.message.replace(/^postgres: /, '')}`, { cause: e });
-    }
-    return new PostgresLeaseTable(pool, ownsPool, s);
+    const { pool, ownsPool, schema } = await openArchiveTables(options, { what: 'lease table', failure: 'cannot open the leases of the archive', poolSize: LEASE_POOL_SIZE, ddl: leaseSql });
+    return new PostgresLeaseTable(pool, ownsPool, schema);
   }
 
   async get(namespace: string, name: string): Promise<StoredLease | undefined> {

@@ -1,11 +1,25 @@
-import { abortable } from '../internal/index.js';
 import type { Lease, LeaseClient } from '../cluster/index.js';
 import type { LeaseTable, StoredLease } from '../storage/index.js';
 
-/** ABANDONED is why a lease request fails when the elector's deadline passes first (a late answer is dropped). */
-const ABANDONED = 'the lease request was abandoned: the database did not answer in time';
-
-const settled = <T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> => abortable(p, signal, ABANDONED);
+/** settled rejects as soon as `signal` aborts, so an elector's deadline holds even when the database hangs (a late answer is dropped). */
+function settled<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return p;
+  if (signal.aborted) return Promise.reject(new Error('aborted'));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(new Error('the lease request was abandoned: the database did not answer in time'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e instanceof Error ? e : new Error(String(e)));
+      },
+    );
+  });
+}
 
 function leaseOf(s: StoredLease): Lease {
   return { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: s.name, namespace: s.namespace, resourceVersion: s.version }, spec: s.spec };

@@ -6,4 +6,3 @@ export * from './backoff.js';
 export * from './logger.js';
 export * from './cjs.js';
 export * from './read-ahead.js';
-export * from './abortable.js';

@@ -1,6 +1,5 @@
 import type { CoreEvent, EventsV1Event } from '../api/index.js';
 import { newAlreadyExists, newNotFound } from '../api/index.js';
-import { abortable } from '../internal/index.js';
 import type { EventSink, EventWriter, WriteOptions } from './event-sink.js';
 
 /** SinkCall is one call a MemoryEventSink received. */
@@ -94,4 +93,22 @@ export class MemoryEventSink implements EventSink {
   summary(): string[] {
     return this.calls.map((c) => `${c.verb} ${c.namespace}/${c.name}`);
   }
+}
+
+function abortable(p: Promise<unknown>, signal: AbortSignal | undefined): Promise<unknown> {
+  if (signal === undefined) return p;
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e instanceof Error ? e : new Error(String(e)));
+      },
+    );
+  });
 }

@@ -99,6 +99,11 @@ function abortable(p: Promise<unknown>, signal: AbortSignal | undefined): Promis
   if (signal === undefined) return p;
   return new Promise((resolve, reject) => {
     const onAbort = (): void => reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+    // A signal that aborted already (the fault hook may abort it) fires no event: settle at once.
+    if (signal.aborted) {
+      onAbort();
+      return;
+    }
     signal.addEventListener('abort', onAbort, { once: true });
     p.then(
       (v) => {

@@ -43,7 +43,8 @@ const only = (process.argv[2] ?? 'throughput,kill,latency,outage').split(',');
 const dir = benchDir('export-kafka');
 function config(broker: string, topic: string, client?: 'kafkajs' | 'librdkafka'): string {
   const path = join(dir, `${topic}.yaml`);
-  writeFileSync(path, `sinks:\n  - name: kafka\n    type: kafka\n    brokers: [${broker}]\n    topic: ${topic}\n${client === undefined ? '' : `    client: ${client}\n`}    policy: occurrences\n    batchSize: ${BATCH}\n    retry: { initialBackoff: 200ms, maxBackoff: 2s }\n`);
+  // The sink is named after its topic: each run starts from the archive's beginning (its own saved position).
+  writeFileSync(path, `sinks:\n  - name: ${topic}\n    type: kafka\n    brokers: [${broker}]\n    topic: ${topic}\n${client === undefined ? '' : `    client: ${client}\n`}    policy: occurrences\n    batchSize: ${BATCH}\n    retry: { initialBackoff: 200ms, maxBackoff: 2s }\n`);
   return path;
 }
 
@@ -70,7 +71,8 @@ async function throughput(broker: string): Promise<void> {
   const best: Record<string, number> = {};
   for (const round of [1, 2]) {
     for (const client of ['kafkajs', 'librdkafka'] as const) {
-      const { total, steady } = await timeExport(config(broker, `kevents-${client}-${round}`, client), db, 'kafka');
+      const topic = `kevents-${client}-${round}`;
+      const { total, steady } = await timeExport(config(broker, topic, client), db, topic);
       best[client] = Math.max(best[client] ?? 0, N / steady);
       console.log(`throughput: kevents export (${client}, run ${round}) ${Math.round(N / total)} events/s including process start (${total.toFixed(2)} s), ${Math.round(N / steady)} events/s from the first batch; ${((N / steady / baseRate) * 100).toFixed(0)}% of direct kafkajs`);
     }
@@ -89,13 +91,13 @@ async function kill(broker: string): Promise<void> {
   const positions: number[] = [];
   for (const share of [1 / 3, 2 / 3]) {
     const exporter = await startCli(args, /readiness on (http:\/\/\S+)/);
-    while (((await log.getPosition('kafka'))?.position ?? 0) < head * share) await sleep(5);
+    while (((await log.getPosition('killed'))?.position ?? 0) < head * share) await sleep(5);
     exporter.child.kill('SIGKILL');
     await new Promise((r) => exporter.child.once('exit', r));
-    positions.push((await log.getPosition('kafka'))?.position ?? 0);
+    positions.push((await log.getPosition('killed'))?.position ?? 0);
   }
   const exporter = await startCli(args, /readiness on (http:\/\/\S+)/);
-  while (((await log.getPosition('kafka'))?.position ?? 0) < head) await sleep(20);
+  while (((await log.getPosition('killed'))?.position ?? 0) < head) await sleep(20);
   await stopCli(exporter.child);
   await log.close();
   const kafka = new Kafka({ clientId: 'bench', brokers: [broker], logLevel: logLevel.NOTHING });
@@ -161,7 +163,7 @@ async function outage(paths: NonNullable<ReturnType<typeof sinkPaths>['kafka']>)
   await new Writer(serve.url, 0, RATE).run(1);
   const exporter = await startCli(['export', '--config', config(broker.address, 'outage'), '--from', `sqlite:${db}`, '--listen', '127.0.0.1:0'], /readiness on (http:\/\/\S+)/);
   const log = new SqliteExportLog({ path: db });
-  while (((await log.getPosition('kafka'))?.position ?? 0) < (await log.head())) await sleep(100);
+  while (((await log.getPosition('outage'))?.position ?? 0) < (await log.head())) await sleep(100);
   await broker.down();
   const writer = new Writer(serve.url, 1_000_000, RATE);
   const writing = writer.run(OUTAGE_SECONDS);
@@ -175,7 +177,7 @@ async function outage(paths: NonNullable<ReturnType<typeof sinkPaths>['kafka']>)
   const head = await log.head();
   await broker.up();
   const t = performance.now();
-  while (((await log.getPosition('kafka'))?.position ?? 0) < head) await sleep(100);
+  while (((await log.getPosition('outage'))?.position ?? 0) < head) await sleep(100);
   const catchUp = (performance.now() - t) / 1000;
   const rss = samples.map((x) => x.rss);
   const firstMinute = samples.filter((x) => x.s <= 60).map((x) => x.rss);

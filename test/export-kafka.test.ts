@@ -20,7 +20,7 @@ import { sinkPaths, startKafka } from './support/sink-servers.js';
  * scripts/sinks.mjs's setup), `kevents export` producing the archive's changes
  * to an upsert topic (key = event uid: the last message of a key is the event
  * at its final count) and an occurrences topic (Warnings routed to a topic of
- * their own); the broker is down for a minute (SIGKILL, then restarted on its
+ * their own), with the librdkafka producer where it was built; the broker is down for a minute (SIGKILL, then restarted on its
  * data) while the exporter is killed with SIGKILL twice, and once more with batches in flight after it. A consumer reading
  * both topics from the start must find every change under its id, and no id
  * that is not one.
@@ -91,7 +91,7 @@ void describe('kevents export to Kafka', { skip: paths.kafka === undefined ? 'Ka
     await second.close();
   });
 
-  void it(`delivers upserts and occurrences through a broker outage and two kill -9s (${client} producer)`, { timeout: 900_000 }, async () => {
+  void it(`delivers upserts and occurrences through a broker outage and four kill -9s, one after a delivered batch (${client} producer)`, { timeout: 900_000 }, async () => {
     const broker = await startKafka(paths.kafka!);
     cleanups.push(() => broker.stop());
     const db = join(dir, 'events.db');

@@ -4,6 +4,9 @@
 //   Apache Kafka (KRaft): the broker's jars from Maven Central (mvn dependency:copy-dependencies)
 //   VictoriaLogs: built from its Go module (go install …/app/victoria-logs@v…); it speaks Loki's push API
 //     (Grafana Loki itself is AGPL-licensed, which kevents may not use: see docs/export.md, "loki")
+//   the Kafka sink's librdkafka client (@confluentinc/kafka-javascript from npm, its native part built
+//     here: its prebuilt binaries come from outside the registries), into a folder of its own that the
+//     tests and benches put on NODE_PATH, so `npm ci` never rebuilds it
 //   NATS: nats-server from Debian (apt-get install nats-server), found on PATH
 //   OpenSearch: a single node from OpenSearch's own modules on Maven Central (the server, the Netty4
 //     HTTP transport, analysis-common), started by a small launcher of ours compiled here with javac
@@ -24,6 +27,7 @@ const SLF4J_VERSION = '1.7.36';
 const VICTORIALOGS_VERSION = '1.52.2';
 const OPENSEARCH_VERSION = '2.19.6';
 const LOG4J_VERSION = '2.25.4';
+const LIBRDKAFKA_JS_VERSION = '1.10.1';
 
 const args = process.argv.slice(2);
 const json = args.includes('--json');
@@ -66,7 +70,34 @@ function kafka() {
     writeFileSync(done, `${new Date().toISOString()}\n`);
   }
   if (!readdirSync(libs).some((f) => f === `kafka_${KAFKA_SCALA}-${KAFKA_VERSION}.jar`)) throw new Error(`${libs} lacks the Kafka jar: remove ${dir} and run again`);
-  return { version: KAFKA_VERSION, classpath: `${libs}/*`, java: which('java') ?? 'java' };
+  const client = librdkafkaClient();
+  return { version: KAFKA_VERSION, classpath: `${libs}/*`, java: which('java') ?? 'java', ...(client === undefined ? {} : { nodePath: client }) };
+}
+
+/**
+ * librdkafkaClient installs @confluentinc/kafka-javascript into the cache and returns its
+ * node_modules folder (for NODE_PATH). Its native build links librdkafka (built from the
+ * package's own sources) against the system's OpenSSL and zlib (CKJS_LINKING=dynamic: the static
+ * build downloads their sources from outside the registries). A failed build leaves the Kafka
+ * sink's tests on kafkajs alone, with the reason logged.
+ */
+function librdkafkaClient() {
+  const dir = join(cache, `kafka-javascript-${LIBRDKAFKA_JS_VERSION}`);
+  const modules = join(dir, 'node_modules');
+  const done = join(dir, '.complete');
+  if (!existsSync(done)) {
+    log(`@confluentinc/kafka-javascript ${LIBRDKAFKA_JS_VERSION}: building its native part into ${dir} (output in ${buildLog})`);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'package.json'), '{ "name": "kevents-librdkafka", "private": true }\n');
+    try {
+      run('npm', ['install', '--no-audit', '--no-fund', '--no-save', `@confluentinc/kafka-javascript@${LIBRDKAFKA_JS_VERSION}`], dir, { CKJS_LINKING: 'dynamic' });
+    } catch (e) {
+      log(`@confluentinc/kafka-javascript: ${e.message.split('\n')[0]} (the Kafka sink tests use kafkajs only)`);
+      return undefined;
+    }
+    writeFileSync(done, `${new Date().toISOString()}\n`);
+  }
+  return existsSync(join(modules, '@confluentinc', 'kafka-javascript', 'build', 'Release', 'confluent-kafka-javascript.node')) ? modules : undefined;
 }
 
 function victorialogs() {

@@ -4,12 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, describe, it } from 'node:test';
-import { Kafka, logLevel } from 'kafkajs';
+import Database from 'better-sqlite3';
+import { Kafka, Partitioners, logLevel } from 'kafkajs';
 import { SINK_TYPES, parseExportConfig } from '../src/export/index.js';
 import type { ExportRecord } from '../src/export/index.js';
 import { noopLogger } from '../src/internal/index.js';
 import { Workload, archiveChanges } from './support/event-workload.js';
-import { outageWithKill, startExport, stopExport } from './support/export-process.js';
+import { exportMetric, killInFlight, outageWithKill, startExport, stopExport } from './support/export-process.js';
 import type { ExportProcess } from './support/export-process.js';
 import { startServer } from './support/server-process.js';
 import { sinkPaths, startKafka } from './support/sink-servers.js';
@@ -19,17 +20,21 @@ import { sinkPaths, startKafka } from './support/sink-servers.js';
  * scripts/sinks.mjs's setup), `kevents export` producing the archive's changes
  * to an upsert topic (key = event uid: the last message of a key is the event
  * at its final count) and an occurrences topic (Warnings routed to a topic of
- * their own); the broker is down for a minute (SIGKILL, then restarted on its
- * data) while the exporter is killed with SIGKILL twice. A consumer reading
+ * their own), with the librdkafka producer where it was built; the broker is down for a minute (SIGKILL, then restarted on its
+ * data) while the exporter is killed with SIGKILL twice, and once more with batches in flight after it. A consumer reading
  * both topics from the start must find every change under its id, and no id
  * that is not one.
  */
 
 const OUTAGE_MS = Number(process.env.KEVENTS_EXPORT_OUTAGE_MS ?? 60_000);
 const paths = sinkPaths(['kafka']);
+/** The producer of the kill -9 run: librdkafka (several requests in flight) where scripts/sinks.mjs could build it. */
+const client = paths.kafka?.nodePath !== undefined ? 'librdkafka' : 'kafkajs';
+const exportEnv = paths.kafka?.nodePath !== undefined ? { NODE_PATH: paths.kafka.nodePath } : {};
 
 interface Message {
   topic: string;
+  partition: number;
   key: string;
   id: string;
   value: any;
@@ -86,7 +91,7 @@ void describe('kevents export to Kafka', { skip: paths.kafka === undefined ? 'Ka
     await second.close();
   });
 
-  void it('delivers upserts and occurrences through a broker outage and two kill -9s', { timeout: 900_000 }, async () => {
+  void it(`delivers upserts and occurrences through a broker outage and four kill -9s, one after a delivered batch (${client} producer)`, { timeout: 900_000 }, async () => {
     const broker = await startKafka(paths.kafka!);
     cleanups.push(() => broker.stop());
     const db = join(dir, 'events.db');
@@ -100,6 +105,7 @@ void describe('kevents export to Kafka', { skip: paths.kafka === undefined ? 'Ka
     type: kafka
     brokers: [${broker.address}]
     topic: events-upsert
+    client: ${client}
     policy: upsert
     batchSize: 50
     retry: { initialBackoff: 200ms, maxBackoff: 3s }
@@ -107,6 +113,7 @@ void describe('kevents export to Kafka', { skip: paths.kafka === undefined ? 'Ka
     type: kafka
     brokers: [${broker.address}]
     topic: events-occurrences
+    client: ${client}
     policy: occurrences
     retry: { initialBackoff: 200ms, maxBackoff: 3s }
 route:
@@ -120,15 +127,32 @@ route:
           sinks: [history]
 `,
     );
-    let exporter: ExportProcess = await startExport(config, `sqlite:${db}`);
+    let exporter: ExportProcess = await startExport(config, `sqlite:${db}`, exportEnv);
     cleanups.push(() => stopExport(exporter, 'SIGKILL'));
     const load = new Workload(server.url);
     await load.opening(4);
     await sleep(1_000);
     await stopExport(exporter, 'SIGKILL');
     await load.round(3);
-    exporter = await startExport(config, `sqlite:${db}`);
-    exporter = await outageWithKill({ exporter, restart: () => startExport(config, `sqlite:${db}`), sink: broker, round: (i) => load.round(i), from: 4, outageMs: OUTAGE_MS });
+    exporter = await startExport(config, `sqlite:${db}`, exportEnv);
+    const restart = (): Promise<ExportProcess> => startExport(config, `sqlite:${db}`, exportEnv);
+    exporter = await outageWithKill({ exporter, restart, sink: broker, round: (i) => load.round(i), from: 4, outageMs: OUTAGE_MS });
+    // With the broker back and batches in flight (librdkafka: several produce requests of one batch at once), a third kill -9.
+    exporter = await killInFlight({ exporter, restart, round: (i) => load.round(i), at: 7 });
+    // A crash after the broker took a batch and before its position was saved, made certain: the exporter is killed and
+    // each sink's position put back 30 changes. What it sends again the broker holds, twice unless the read-back drops it.
+    const caughtUp = async (): Promise<boolean> => (await exportMetric(exporter, 'kevents_export_queue_depth', 'upserts')) === 0 && (await exportMetric(exporter, 'kevents_export_queue_depth', 'history')) === 0;
+    await until('the exporter is at the head', caughtUp);
+    await stopExport(exporter, 'SIGKILL');
+    const archive = new Database(db);
+    for (const sink of ['upserts', 'history']) {
+      const { position } = archive.prepare('SELECT position FROM export_positions WHERE sink = ?').get(sink) as { position: number };
+      const back = (archive.prepare('SELECT id FROM occurrences WHERE id <= ? ORDER BY id DESC LIMIT 1 OFFSET 30').get(position) as { id: number }).id;
+      archive.prepare('UPDATE export_positions SET position = ? WHERE sink = ?').run(back, sink);
+    }
+    archive.close();
+    exporter = await restart();
+    await until('the exporter is back at the head', caughtUp);
 
     const { changeIds, events, finalCount } = await archiveChanges(server.url);
     const messages: Message[] = [];
@@ -145,8 +169,8 @@ route:
     });
     await consumer.subscribe({ topics: ['events-upsert', 'events-occurrences', 'events-warnings'], fromBeginning: true });
     await consumer.run({
-      eachMessage: async ({ topic, message }) => {
-        messages.push({ topic, key: message.key!.toString(), id: message.headers!['kevents-id']!.toString(), value: JSON.parse(message.value!.toString()) });
+      eachMessage: async ({ topic, partition, message }) => {
+        messages.push({ topic, partition, key: message.key!.toString(), id: message.headers!['kevents-id']!.toString(), value: JSON.parse(message.value!.toString()) });
         await Promise.resolve();
       },
     });
@@ -166,7 +190,13 @@ route:
     const upserts = messages.filter((m) => m.topic === 'events-upsert');
     assert.equal(history().length, changeIds.length, 'every change is in Kafka once');
     assert.equal(upserts.length, new Set(upserts.map((m) => m.id)).size, 'no upsert message twice');
-    process.stdout.write(`# ${changeIds.length} changes of ${events.size} events; ${upserts.length} upsert messages\n`);
+    // Each key where kafkajs (the earlier producer, the Java client) puts it: a topic written by both keeps an event in one partition.
+    const partitioner = Partitioners.DefaultPartitioner();
+    const partitionMetadata = [0, 1, 2].map((partitionId) => ({ partitionId, leader: 1, partitionErrorCode: 0, replicas: [1], isr: [1] }));
+    for (const m of messages) assert.equal(m.partition, partitioner({ topic: m.topic, partitionMetadata, message: { key: m.key, value: null } }), `${m.id} in partition ${m.partition}`);
+    assert.match(exporter.output(), new RegExp(`kafka producer.*${client}`), 'the exporter says which producer it runs');
+    assert.equal((exporter.output().match(/already held records/g) ?? []).length, 2, 'both sinks skipped what the broker held of the batch put back');
+    process.stdout.write(`# ${client}: ${changeIds.length} changes of ${events.size} events; ${upserts.length} upsert messages\n`);
     await stopExport(exporter, 'SIGTERM');
   });
 });

@@ -45,6 +45,12 @@ printf '${ESC_NOISE}'
 while [ "$1" != "-d" ]; do shift; done; mkdir -p "$2" && touch "$2/KeventsOpenSearch.class"
 `;
 
+// A stand-in for npm install (run in the folder it installs into): the native module the builder checks for.
+const NPM_STUB = `#!/bin/sh
+printf '${ESC_NOISE}'
+mkdir -p node_modules/@confluentinc/kafka-javascript/build/Release && touch node_modules/@confluentinc/kafka-javascript/build/Release/confluent-kafka-javascript.node
+`;
+
 function stub(dir: string, name: string, text: string): void {
   writeFileSync(join(dir, name), text);
   chmodSync(join(dir, name), 0o755);
@@ -59,6 +65,7 @@ void describe('the setup builders keep their standard output for JSON', () => {
     stub(dir, 'go', GO_STUB);
     stub(dir, 'mvn', MVN_STUB);
     stub(dir, 'javac', JAVAC_STUB);
+    stub(dir, 'npm', NPM_STUB);
     env = {
       ...process.env,
       PATH: `${dir}:${process.env.PATH ?? ''}`,
@@ -88,8 +95,9 @@ void describe('the setup builders keep their standard output for JSON', () => {
     const out = JSON.parse(r.stdout);
     assert.deepEqual(Object.keys(out).sort(), ['kafka', 'opensearch', 'victorialogs']);
     const text = readFileSync(log, 'utf8');
-    for (const cmd of ['mvn', 'javac', 'go install']) assert.ok(text.includes(`&& ${cmd}`), `${cmd} ran with its output in the log`);
-    assert.equal(text.match(/noise on stdout/g)?.length, 4, 'two mvn runs, javac and go install');
+    for (const cmd of ['mvn', 'javac', 'go install', 'npm install']) assert.ok(text.includes(`&& ${cmd}`), `${cmd} ran with its output in the log`);
+    assert.equal(text.match(/noise on stdout/g)?.length, 5, 'two mvn runs, javac, go install and npm install');
+    assert.ok(existsSync(join(out.kafka.nodePath, '@confluentinc', 'kafka-javascript')), 'the librdkafka client is in the folder named for NODE_PATH');
   });
 
   it('helm.mjs builds helm on an empty cache and prints its path only; go wrote to the log', () => {

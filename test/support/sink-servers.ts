@@ -21,7 +21,8 @@ const SINKS_SCRIPT = fileURLToPath(new URL('../../scripts/sinks.mjs', import.met
 
 /** SinkPaths are what `scripts/sinks.mjs --json` prints. */
 export interface SinkPaths {
-  kafka?: { version: string; classpath: string; java: string };
+  /** kafka.nodePath: the folder holding @confluentinc/kafka-javascript (for NODE_PATH), where it could be built. */
+  kafka?: { version: string; classpath: string; java: string; nodePath?: string };
   victorialogs?: { version: string; bin: string };
   nats?: { version: string; bin: string };
   opensearch?: { version: string; classpath: string; java: string; main: string };

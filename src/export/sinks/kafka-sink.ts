@@ -3,6 +3,8 @@ import { requireCjs } from '../../internal/index.js';
 import type { Logger } from '../../internal/index.js';
 import { SinkRejected } from '../types.js';
 import type { ExportRecord, ExportSink, SinkDeps, SinkType } from '../types.js';
+import { LIBRDKAFKA_PACKAGE, createLibrdkafkaProducer } from './kafka-librdkafka.js';
+import type { KafkaBatchProducer, KafkaOutMessage } from './kafka-librdkafka.js';
 
 /**
  * KafkaDriver is the part of `kafkajs` the Kafka sink uses (an optional peer
@@ -55,6 +57,9 @@ interface KafkaProducer {
   }): Promise<unknown>;
 }
 
+/** KafkaClient names the producer: librdkafka (several requests in flight) or kafkajs (one). */
+export type KafkaClient = 'librdkafka' | 'kafkajs';
+
 /** KafkaOptions configure a Kafka sink. */
 export interface KafkaOptions {
   brokers: string[];
@@ -62,10 +67,12 @@ export interface KafkaOptions {
   topic: string;
   clientId: string;
   timeoutMs: number;
+  /** client is the producer; undefined: librdkafka where its package is installed, else kafkajs. */
+  client?: KafkaClient;
 }
 
 /** kafkaMessage is one record as a Kafka message: key = the event's uid (one partition per event, in order), headers carry the record's identity. */
-export function kafkaMessage(r: ExportRecord): { key: string; value: string; headers: Record<string, string> } {
+export function kafkaMessage(r: ExportRecord): KafkaOutMessage {
   const headers: Record<string, string> = { 'kevents-id': r.id, 'kevents-document-id': r.documentId, 'kevents-version': String(r.version), 'kevents-policy': r.policy };
   if (r.alert !== undefined) headers['kevents-alert'] = r.alert.state;
   return { key: r.key, value: JSON.stringify(r.payload), headers };
@@ -74,12 +81,22 @@ export function kafkaMessage(r: ExportRecord): { key: string; value: string; hea
 /** KAFKA_LOG_LEVELS maps kafkajs's levels (1 error … 5 debug) to ours. */
 const KAFKA_LOG_LEVELS = ['error', 'error', 'warn', 'info', 'debug', 'debug'] as const;
 
+/** librdkafkaInstalled tells whether the librdkafka binding loads (it is a native module: its build may be missing). */
+function librdkafkaInstalled(): boolean {
+  try {
+    requireCjs(LIBRDKAFKA_PACKAGE);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 class KafkaSink implements ExportSink {
-  private producer: KafkaProducer | undefined;
-  private connecting: Promise<KafkaProducer> | undefined;
+  private producer: KafkaBatchProducer | undefined;
+  private connecting: Promise<KafkaBatchProducer> | undefined;
 
   constructor(
-    private readonly o: KafkaOptions,
+    private readonly o: KafkaOptions & { client: KafkaClient },
     private readonly logger: Logger,
   ) {}
 
@@ -100,20 +117,39 @@ class KafkaSink implements ExportSink {
     });
   }
 
-  private connect(): Promise<KafkaProducer> {
+  private connect(): Promise<KafkaBatchProducer> {
     this.connecting ??= (async () => {
-      // Idempotent: the broker drops a retried batch it already appended (one in flight keeps the order).
-      const producer = this.client().producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: true });
       try {
-        await producer.connect();
+        const o = this.o;
+        this.producer = o.client === 'librdkafka' ? await createLibrdkafkaProducer({ ...o, logger: this.logger }) : await this.kafkajsProducer();
+        return this.producer;
       } catch (e) {
         this.connecting = undefined;
-        throw e;
+        throw new Error(`kafka: ${(e as Error).message}`, { cause: e });
       }
-      this.producer = producer;
-      return producer;
     })();
     return this.connecting;
+  }
+
+  /** kafkajsProducer is the producer before librdkafka: idempotent, one request in flight, so a retried batch is appended once and the order kept. */
+  private async kafkajsProducer(): Promise<KafkaBatchProducer> {
+    const producer = this.client().producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: true });
+    await producer.connect();
+    return {
+      send: async (byTopic) => {
+        try {
+          await producer.sendBatch({ topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })), acks: -1, timeout: this.o.timeoutMs });
+        } catch (e) {
+          const err = e as { retriable?: boolean; name?: string; type?: string; message?: string };
+          // A broker that refuses the records themselves (too large, invalid topic) will refuse them again.
+          if (err.retriable === false && err.name === 'KafkaJSProtocolError' && /MESSAGE_TOO_LARGE|INVALID_TOPIC|RECORD_LIST_TOO_LARGE|INVALID_RECORD/.test(err.type ?? '')) {
+            throw new SinkRejected(`kafka: ${err.message ?? String(e)}`, { cause: e });
+          }
+          throw new Error(`kafka: ${err.message ?? String(e)}`, { cause: e });
+        }
+      },
+      close: () => producer.disconnect(),
+    };
   }
 
   /**
@@ -187,7 +223,7 @@ class KafkaSink implements ExportSink {
 
   async send(records: ExportRecord[]): Promise<void> {
     const producer = await this.connect();
-    const byTopic = new Map<string, ReturnType<typeof kafkaMessage>[]>();
+    const byTopic = new Map<string, KafkaOutMessage[]>();
     for (const r of records) {
       const topic = r.topic ?? this.o.topic;
       const list = byTopic.get(topic) ?? [];
@@ -195,16 +231,12 @@ class KafkaSink implements ExportSink {
       byTopic.set(topic, list);
     }
     try {
-      await producer.sendBatch({ topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })), acks: -1, timeout: this.o.timeoutMs });
+      await producer.send(byTopic);
     } catch (e) {
-      const err = e as { retriable?: boolean; name?: string; type?: string; message?: string };
-      // A broker that refuses the records themselves (too large, invalid topic) will refuse them again.
-      if (err.retriable === false && err.name === 'KafkaJSProtocolError' && /MESSAGE_TOO_LARGE|INVALID_TOPIC|RECORD_LIST_TOO_LARGE|INVALID_RECORD/.test(err.type ?? '')) {
-        throw new SinkRejected(`kafka: ${err.message ?? String(e)}`, { cause: e });
-      }
-      // Anything else (no broker, a broken connection) starts again from a new connection.
-      await this.reset();
-      throw new Error(`kafka: ${err.message ?? String(e)}`, { cause: e });
+      // Anything but a refusal (no broker, a broken connection) starts again from a new connection,
+      // closed before the error is reported, so the read-back before the retry sees all the broker will hold.
+      if (!(e instanceof SinkRejected)) await this.reset();
+      throw e;
     }
   }
 
@@ -212,7 +244,7 @@ class KafkaSink implements ExportSink {
     const p = this.producer;
     this.producer = undefined;
     this.connecting = undefined;
-    await p?.disconnect().catch(() => undefined);
+    await p?.close().catch(() => undefined);
   }
 
   async close(): Promise<void> {
@@ -220,9 +252,9 @@ class KafkaSink implements ExportSink {
   }
 }
 
-/** kafkaSinkType produces records to Kafka with an idempotent producer (kafkajs), one topic per route. */
+/** kafkaSinkType produces records to Kafka with an idempotent producer (librdkafka, or kafkajs), one topic per route. */
 export const kafkaSinkType: SinkType<KafkaOptions> = {
-  fields: ['brokers', 'topic', 'clientId', 'timeout'],
+  fields: ['brokers', 'topic', 'clientId', 'timeout', 'client'],
   defaultPolicy: 'upsert',
   read(r, path, raw) {
     const brokers = r.list([...path, 'brokers'], raw.brokers, true).flatMap((b, i) => {
@@ -235,6 +267,7 @@ export const kafkaSinkType: SinkType<KafkaOptions> = {
       topic: r.string([...path, 'topic'], raw.topic, { required: true, pattern: /^[a-zA-Z0-9._-]{1,249}$/, hint: 'is not a Kafka topic name' }) ?? '',
       clientId: r.string([...path, 'clientId'], raw.clientId) ?? 'kevents-export',
       timeoutMs: r.duration([...path, 'timeout'], raw.timeout) ?? 30_000,
+      ...(raw.client !== undefined ? { client: r.string([...path, 'client'], raw.client, { oneOf: ['librdkafka', 'kafkajs'] }) as KafkaClient } : {}),
     };
   },
   create(o, deps: SinkDeps) {
@@ -243,6 +276,9 @@ export const kafkaSinkType: SinkType<KafkaOptions> = {
     } catch (e) {
       throw new Error('a kafka sink needs the kafkajs package: npm install kafkajs', { cause: e });
     }
-    return new KafkaSink(o, deps.logger);
+    const client = o.client ?? (librdkafkaInstalled() ? 'librdkafka' : 'kafkajs');
+    if (client === 'librdkafka' && !librdkafkaInstalled()) throw new Error(`a kafka sink with client: librdkafka needs the ${LIBRDKAFKA_PACKAGE} package: npm install ${LIBRDKAFKA_PACKAGE}`);
+    deps.logger.info('export: kafka producer', { client });
+    return new KafkaSink({ ...o, client }, deps.logger);
   },
 };

@@ -17,5 +17,5 @@ export type { AlertSummary, ExportRecord, ExportSink, PolicyName, SinkDeps, Sink
 export { SINK_TYPES, jsonLine, kafkaMessage, natsMessage, cloudEvent, signBody, webhookBody, slackMessage, escapeMrkdwn, SIGNATURE_HEADER, SLACK_LIMITS } from './sinks/index.js';
 export { lokiPushBody, lokiStreams, rfc3339Nanos } from './sinks/index.js';
 export { bulkBody, bulkOutcome, indexName, indexTemplate } from './sinks/index.js';
-export { goTimeString, k8seventsLog, otlpLogsRequest, KEVENTS_ATTRIBUTES } from './sinks/index.js';
+export { goTimeString, k8seventsLog, otlpLogsRequest, otlpRequests, KEVENTS_ATTRIBUTES, DEFAULT_MAX_IN_FLIGHT } from './sinks/index.js';
 export { alertmanagerAlert, stableLabels, timelineURL, ALERT_LABELS, DEFAULT_ALERTNAME } from './sinks/index.js';

@@ -28,7 +28,7 @@ export { jsonLine } from './jsonl-sink.js';
 export { kafkaMessage } from './kafka-sink.js';
 export { natsMessage } from './nats-sink.js';
 export { lokiPushBody, lokiStreams, rfc3339Nanos } from './loki-sink.js';
-export { goTimeString, k8seventsLog, otlpLogsRequest, KEVENTS_ATTRIBUTES } from './otlp-sink.js';
+export { goTimeString, k8seventsLog, otlpLogsRequest, otlpRequests, KEVENTS_ATTRIBUTES, DEFAULT_MAX_IN_FLIGHT } from './otlp-sink.js';
 export { bulkBody, bulkOutcome, indexName, indexTemplate } from './opensearch-sink.js';
 export { cloudEvent, signBody, webhookBody, SIGNATURE_HEADER, CLOUDEVENT_TYPE } from './webhook-sink.js';
 export { escapeMrkdwn, slackMessage, SLACK_LIMITS } from './slack-sink.js';

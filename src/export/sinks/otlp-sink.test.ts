@@ -11,7 +11,7 @@ import type { ExportFields } from '../fields.js';
 import { recordOf } from '../policy.js';
 import { isSinkRejected, retryAfterOf } from '../types.js';
 import type { ExportRecord } from '../types.js';
-import { failureMessage, goTimeString, k8seventsLog, otlpLogsRequest, otlpSinkType, partialSuccess, retryAfterMs } from './otlp-sink.js';
+import { DEFAULT_MAX_IN_FLIGHT, failureMessage, goTimeString, k8seventsLog, otlpLogsRequest, otlpRequests, otlpSinkType, partialSuccess, retryAfterMs } from './otlp-sink.js';
 import type { OtlpOptions } from './otlp-sink.js';
 
 function fields(o: Partial<ExportFields> = {}): ExportFields {
@@ -87,6 +87,9 @@ void describe('otlp sink config', () => {
     assert.equal(o.compression, 'none');
     assert.equal(o.layout, 'k8sevents');
     assert.equal(o.insecure, false);
+    assert.equal(o.maxInFlight, DEFAULT_MAX_IN_FLIGHT);
+    assert.equal(options('    maxInFlight: 1\n').maxInFlight, 1);
+    assert.ok(issues('    url: http://127.0.0.1:4318\n    maxInFlight: 0\n').some((l) => l.includes('sinks[0].maxInFlight')));
   });
 
   void it('refuses upsert and alert with the line and column of the policy', () => {
@@ -205,6 +208,20 @@ void describe('otlpLogsRequest', () => {
   });
 });
 
+void describe('otlpRequests', () => {
+  void it('splits a batch into up to maxInFlight requests of 100 records or more, in order', () => {
+    const ids = (n: number) => Array.from({ length: n }, (_, i) => i);
+    const sizes = (n: number, inFlight: number) => otlpRequests(ids(n), inFlight).map((p) => p.length);
+    assert.deepEqual(sizes(1000, 4), [250, 250, 250, 250]);
+    assert.deepEqual(sizes(1001, 4), [251, 251, 251, 248]);
+    assert.deepEqual(sizes(250, 4), [125, 125]);
+    assert.deepEqual(sizes(150, 4), [150]);
+    assert.deepEqual(sizes(1, 4), [1]);
+    assert.deepEqual(sizes(1000, 1), [1000]);
+    assert.deepEqual(otlpRequests(ids(1001), 4).flat(), ids(1001));
+  });
+});
+
 void describe('answers', () => {
   void it('reads a partial success and a failure Status in either encoding', async () => {
     assert.deepEqual(await partialSuccess(Buffer.from(JSON.stringify({ partialSuccess: { rejectedLogRecords: '2', errorMessage: 'too big' } })), 'json'), { rejected: 2, message: 'too big' });
@@ -271,6 +288,43 @@ void describe('otlp sink delivery', () => {
       answer = (_q, _b, res) => res.writeHead(status, { 'Content-Type': 'application/json' }).end('{"code":3,"message":"unknown field xyz"}');
       await assert.rejects(s.send([record()], AbortSignal.timeout(5000)), (e: Error) => isSinkRejected(e) && e.message.endsWith(`${status}: unknown field xyz`));
     }
+    await s.close();
+  });
+
+  void it('sends the requests of a batch at once and resolves once each was taken', async () => {
+    seen.length = 0;
+    // No answer until all three requests are in: sent one after the other, the send would time out.
+    const held: ServerResponse[] = [];
+    answer = (_q, _b, res) => {
+      held.push(res);
+      if (held.length === 3) for (const r of held.splice(0)) r.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
+    };
+    const s = sink('    encoding: json\n    maxInFlight: 3\n');
+    const batch = Array.from({ length: 300 }, (_, i) => record({ changeId: i + 1 }));
+    await s.send(batch, AbortSignal.timeout(5000));
+    await s.close();
+    assert.equal(seen.length, 3);
+    const ids = seen.flatMap(({ body }) => {
+      const req = JSON.parse(body.toString('utf8')) as { resourceLogs: { scopeLogs: { logRecords: { attributes: { key: string; value: { stringValue?: string } }[] }[] }[] }[] };
+      return req.resourceLogs.flatMap((rl) => rl.scopeLogs.flatMap((sl) => sl.logRecords.map((lr) => lr.attributes.find((a) => a.key === 'kevents.record.id')?.value.stringValue)));
+    });
+    assert.deepEqual(ids.sort(), batch.map((r) => r.id).sort());
+  });
+
+  void it('fails a batch whose requests did not all succeed once all answered, unavailable over refused', async () => {
+    let n = 0;
+    answer = (_q, _b, res) => {
+      const status = [400, 503, 200][n++ % 3]!;
+      res.writeHead(status, { 'Content-Type': 'application/json' }).end(status === 200 ? '{}' : '{"message":"no"}');
+    };
+    const s = sink('    encoding: json\n    maxInFlight: 3\n');
+    const batch = Array.from({ length: 300 }, (_, i) => record({ changeId: i + 1 }));
+    await assert.rejects(s.send(batch, AbortSignal.timeout(5000)), (e: Error) => !isSinkRejected(e) && e.message.includes('503'));
+    // The requests after the refused one were sent all the same, and answered before the batch failed.
+    assert.equal(n, 3);
+    answer = (_q, _b, res) => res.writeHead(n++ % 3 === 0 ? 400 : 200, { 'Content-Type': 'application/json' }).end('{}');
+    n = 0;
+    await assert.rejects(s.send(batch, AbortSignal.timeout(5000)), (e: Error) => isSinkRejected(e) && e.message.includes('400'));
     await s.close();
   });
 

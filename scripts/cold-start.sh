@@ -21,7 +21,9 @@ summary() {
 }
 step 'npm ci' npm ci --no-audit --no-fund
 step 'Debian packages and PostgreSQL' node scripts/setup.mjs --packages-only
-step 'peers' sh -c 'node scripts/peers.mjs --json > /dev/null'
-step 'sink servers' sh -c 'node scripts/sinks.mjs --json > /dev/null'
+# Each builder's standard output must be its JSON alone, also while it builds: setup parses it.
+json_only() { node scripts/"$1" --json | node -e 'let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => { try { JSON.parse(s); } catch (e) { console.error(`cold-start: '"$1"' printed more than its JSON: ${e.message}`); process.exit(1); } });'; }
+step 'peers' json_only peers.mjs
+step 'sink servers' json_only sinks.mjs
 step 'npm test' npm test
 summary

@@ -40,6 +40,12 @@ export function startWitness(cp: WitnessSource, resourceVersion: string): Source
     const url = new URL(`/api/v1/events?watch=true&resourceVersion=${rv}`, cp.url);
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     current = send(url, { ...(ca === undefined ? {} : { ca }), headers }, (res) => {
+      if (res.statusCode !== 200) {
+        // A refused watch (a Status) is a failure of the source, not an end to reopen from.
+        failure = new Error(`the witness watch was refused: ${res.statusCode}`);
+        res.resume();
+        return;
+      }
       let buffered = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {

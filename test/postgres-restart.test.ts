@@ -127,7 +127,7 @@ void describe('PostgreSQL killed and restarted', () => {
     const replicas = [await startServer(['--storage', archive]), await startServer(['--storage', archive])];
     for (const r of replicas) cleanups.push(() => r.stop());
     const witness = startWitness(source, (await request(source.url, 'GET', '/api/v1/events?limit=1')).json.metadata.resourceVersion as string);
-    cleanups.push(async () => witness.stop());
+    cleanups.push(() => Promise.resolve(witness.stop()));
     const mirror: MirrorProcess = await startMirror(source.url, archive);
     cleanups.push(() => stopMirror(mirror, 'SIGKILL'));
     const config = join(dir, 'export.yaml');
@@ -170,7 +170,7 @@ route:
     })();
     // A watch of replica 0 open through the fault: every write must reach it once, whichever replica took it.
     const watcher = startWitness(replicas[0]!, (await request(replicas[0]!.url, 'GET', '/api/v1/events?limit=1')).json.metadata.resourceVersion as string);
-    cleanups.push(async () => watcher.stop());
+    cleanups.push(() => Promise.resolve(watcher.stop()));
     for (const w of writers) w.start();
     await sleep(3_000);
 

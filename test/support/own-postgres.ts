@@ -90,9 +90,10 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
       while (alive(pid)) await sleep(50);
     },
     restart: start,
-    async stop() {
+    stop() {
       if (alive(pid)) asServerUser(join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop']);
       rmSync(dir, { recursive: true, force: true });
+      return Promise.resolve();
     },
     log: () => (existsSync(logFile) ? readFileSync(logFile, 'utf8') : ''),
   };

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, describe, it } from 'node:test';
 import type { CoreEvent } from '../api/index.js';
+import { CollectingLogger } from '../internal/index.js';
 import type { EventStore, ExportLog } from '../storage/index.js';
 import { PostgresEventStore, PostgresExportLog } from '../storage/postgres/index.js';
 import { SqliteEventStore, SqliteExportLog } from '../storage/sqlite/index.js';
@@ -168,6 +169,44 @@ for (const [backend, open] of Object.entries(BACKENDS)) void describe(`exporter 
     assert.equal(sink.asked.length, 3, 'asked once more, at the second start only');
     assert.deepEqual(sink.received.map((r) => r.fields.name), ['a', 'b', 'c', 'd', 'e']);
     delete SINK_TYPES.half;
+    await destroy();
+  });
+
+  void it('names an archive it cannot read in its readiness, logs it once, and delivers what follows once it reads again', async () => {
+    const { store, log, destroy } = await open();
+    let down = false;
+    /** The archive going away: every read fails as a lost connection does, until `down` is cleared. */
+    const unreachable: ExportLog = {
+      read: (after, limit) => (down ? Promise.reject(new Error('postgres: connect ECONNREFUSED 127.0.0.1:5432')) : log.read(after, limit)),
+      head: () => log.head(),
+      pending: (after, cap) => log.pending(after, cap),
+      getPosition: (sink) => log.getPosition(sink),
+      commit: (sink, update) => log.commit(sink, update),
+      deadLetters: (sink, limit) => log.deadLetters(sink, limit),
+      close: () => log.close(),
+    };
+    const sink = new FlakySink();
+    SINK_TYPES.flaky = { fields: [], defaultPolicy: 'occurrences', read: () => ({}), create: () => sink } satisfies SinkType;
+    const config = parseExportConfig('sinks:\n  - name: f\n    type: flaky\n    retry: { initialBackoff: 1ms, maxBackoff: 5ms }\n');
+    const logger = new CollectingLogger();
+    const exporter = createExporter({ log: unreachable, config, pollIntervalMs: 5, logger });
+    await store.create(event('a'), { occurrence: {} });
+    exporter.start();
+    await until('a is delivered', () => sink.received.length === 1);
+    assert.deepEqual(exporter.readiness(), { ready: true, message: 'ok' });
+    down = true;
+    await until('the readiness names the archive', () => !exporter.readiness().ready);
+    assert.match(exporter.readiness().message, /^sink f: cannot read the archive \(for \d+s; the position stays where it is\): postgres: connect ECONNREFUSED/);
+    await store.create(event('b'), { occurrence: {} });
+    await sleep(50);
+    down = false;
+    await until('b is delivered', () => sink.received.length === 2);
+    assert.deepEqual(exporter.readiness(), { ready: true, message: 'ok' });
+    await exporter.stop();
+    assert.deepEqual(sink.received.map((r) => r.fields.name), ['a', 'b']);
+    assert.equal(logger.messages('warn').filter((m) => m === 'export: cannot read the archive; retrying').length, 1, 'one line for the episode, not one per retry');
+    assert.equal(logger.messages('info').filter((m) => m === 'export: the archive can be read again').length, 1);
+    delete SINK_TYPES.flaky;
     await destroy();
   });
 });

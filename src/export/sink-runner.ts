@@ -51,6 +51,8 @@ export class SinkRunner {
   private started = false;
   /** uncertain is set while the sink may hold records of the next delivery: at start (a crash in flight) and after a failed send. */
   private uncertain = true;
+  /** unreadable is when reads of the archive began to fail, and the last failure (undefined while they succeed). */
+  private unreadable: { since: number; error: string } | undefined;
 
   constructor(private readonly o: SinkRunnerOptions) {}
 
@@ -72,9 +74,14 @@ export class SinkRunner {
     await this.o.sink.close().catch(() => undefined);
   }
 
-  /** readiness fails once records have waited past the sink's stuckAfter. */
+  /** readiness fails while the archive cannot be read, and once records have waited past the sink's stuckAfter. */
   readiness(): { ready: boolean; message: string } {
     if (!this.started) return { ready: false, message: `sink ${this.name}: not started yet` };
+    const unreadable = this.unreadable;
+    if (unreadable !== undefined) {
+      const s = Math.round((this.o.clock.now() - unreadable.since) / 1000);
+      return { ready: false, message: `sink ${this.name}: cannot read the archive (for ${s}s; the position stays where it is): ${unreadable.error}` };
+    }
     const since = this.waitingSince;
     if (since !== undefined && this.o.clock.now() - since > this.o.config.stuckAfterMs) {
       const s = Math.round((this.o.clock.now() - since) / 1000);
@@ -119,9 +126,17 @@ export class SinkRunner {
       try {
         changes = await this.o.log.read(this.position, cfg.batchSize);
       } catch (e) {
-        this.o.logger.warn('export: cannot read the archive; retrying', { sink: cfg.name, error: (e as Error).message });
+        const error = (e as Error).message;
+        // One line an episode: the retries of an archive that is down for minutes would flood the log.
+        if (this.unreadable === undefined) this.o.logger.warn('export: cannot read the archive; retrying', { sink: cfg.name, error });
+        this.unreadable = { since: this.unreadable?.since ?? this.o.clock.now(), error };
         await this.o.clock.sleep(backoff.next(), this.idle.signal).catch(() => undefined);
         continue;
+      }
+      if (this.unreadable !== undefined) {
+        this.o.logger.info('export: the archive can be read again', { sink: cfg.name, afterSeconds: Math.round((this.o.clock.now() - this.unreadable.since) / 1000) });
+        this.unreadable = undefined;
+        backoff.reset();
       }
       let records: ExportRecord[] = [];
       for (const c of changes) {

@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import type { CoreEvent, Occurrence } from '../api/index.js';
 import { createEventsClient, loadKubeConfig } from '../client/index.js';
-import { FakeClock } from '../internal/index.js';
+import { CollectingLogger, FakeClock } from '../internal/index.js';
 import { createEventsServer } from '../server/index.js';
 import type { KeventsServer } from '../server/index.js';
+import { StorageError } from '../storage/index.js';
 import type { ArchiveStore, EventStore } from '../storage/index.js';
 import { MemoryEventStore } from '../storage/memory/index.js';
 import { CLUSTER_LABEL, SOURCE_RESOURCE_VERSION_ANNOTATION, createMirror } from './index.js';
@@ -311,6 +312,46 @@ void describe('mirror (in process, against kevents serve)', () => {
     assert.equal(r.ready, false);
     assert.match(r.message, /no progress from the source watch for 91s/);
     release?.();
+    await mirror.stop();
+  });
+});
+
+void describe('mirror retries of a failing archive', () => {
+  void it('retries an archive that refuses its writes at most every 5 s, however long it lasts, and resumes once it takes them', async () => {
+    const clock = new FakeClock();
+    const source: MirrorSource = {
+      list: () => Promise.resolve({ metadata: { resourceVersion: '10' }, items: [coreEvent('a')] }),
+      async *watch(options) {
+        await new Promise<void>((resolve) => options.signal?.addEventListener('abort', () => resolve(), { once: true }));
+        yield* [];
+      },
+    };
+    const archive = new MemoryEventStore();
+    let down = true;
+    /** The archive's database gone: every batch is refused as a lost connection is, until `down` is cleared. */
+    const failing = new Proxy(archive, {
+      get(target, prop, receiver) {
+        if (prop === 'applyArchiveBatch' && down) return () => Promise.reject(new StorageError('Unreachable', 'postgres: connect ECONNREFUSED 127.0.0.1:5432'));
+        const v = Reflect.get(target, prop, receiver) as unknown;
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    });
+    const logger = new CollectingLogger();
+    const mirror = createMirror({ source, sourceId: 's', store: failing, clock, logger });
+    void mirror.run();
+    const delays = (): number[] => logger.entries.filter((e) => e.msg === 'mirror: retrying after a failure').map((e) => Number(e.fields.retryInMs));
+    // Two minutes of refusals: the wait grows from half a second and stops at 5 s.
+    for (let i = 0; i < 20; i++) {
+      await until(`retry ${i + 1}`, () => Promise.resolve(delays().length > i));
+      await clock.advance(5_000);
+    }
+    assert.ok(Math.max(...delays()) <= 5_000 * 1.2, delays().join(', '));
+    assert.ok(delays().filter((d) => d >= 4_000).length >= 10, delays().join(', '));
+    assert.match(mirror.readiness().message, /^writes to the archive fail \(for \d+s; the checkpoint stays where it is\): postgres: connect ECONNREFUSED/);
+    down = false;
+    await clock.advance(5_000);
+    await until('the list is archived', async () => (await archive.getCheckpoint('s'))?.resourceVersion === '10');
+    assert.equal((await archived(archive)).length, 1);
     await mirror.stop();
   });
 });

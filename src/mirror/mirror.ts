@@ -3,6 +3,7 @@ import { StatusError, eventLastSeen, nowMicroTime, occurrenceOf, reasonOf } from
 import type { CoreEvent, Occurrence, Status, WatchEvent } from '../api/index.js';
 import { ExponentialBackoff, noopLogger, readAhead, realClock } from '../internal/index.js';
 import type { Clock, Logger } from '../internal/index.js';
+import { isStorageError } from '../storage/index.js';
 import type { ArchiveDecision, ArchiveStore, ArchiveWrite } from '../storage/index.js';
 import { archiveWrite } from './archived-event.js';
 import { createMirrorMetrics } from './mirror-metrics.js';
@@ -95,6 +96,13 @@ export const DEFAULT_MAX_BATCH = 1_000;
 /** CLIENT_GRACE_SECONDS: a watch the server does not end within its timeout plus this is abandoned (a hung connection). */
 const CLIENT_GRACE_SECONDS = 10;
 
+/** SOURCE_RETRY_MAX_MS bounds the wait between retries of a failing source: a shared API server is spared a storm of lists. */
+const SOURCE_RETRY_MAX_MS = 30_000;
+/**
+ * ARCHIVE_RETRY_MAX_MS bounds the wait between retries of a failing archive (a database restarting, a full disk):
+ * a retry costs the archive a refused connection or one write, and each second waited is a second more of lag once it is back.
+ */
+const ARCHIVE_RETRY_MAX_MS = 5_000;
 /** LIST_READ_AHEAD is how many pages of a list are read ahead of the one being committed. */
 const LIST_READ_AHEAD = 2;
 
@@ -194,7 +202,8 @@ class SourceMirror implements Mirror {
   }
 
   private async loop(): Promise<void> {
-    const backoff = new ExponentialBackoff({ initialMs: 500, maxMs: 30_000, jitterFactor: 0.2 });
+    const backoff = new ExponentialBackoff({ initialMs: 500, maxMs: SOURCE_RETRY_MAX_MS, jitterFactor: 0.2 });
+    const archiveBackoff = new ExponentialBackoff({ initialMs: 500, maxMs: ARCHIVE_RETRY_MAX_MS, jitterFactor: 0.2 });
     let rv: string | undefined;
     let first = true;
     while (!this.stopped) {
@@ -209,6 +218,7 @@ class SourceMirror implements Mirror {
         first = false;
         rv = await this.watchFrom(rv);
         backoff.reset();
+        archiveBackoff.reset();
       } catch (caught) {
         if (this.stopped) break;
         let e = caught;
@@ -234,7 +244,8 @@ class SourceMirror implements Mirror {
         }
         // After any other failure, start again from what is durably committed.
         rv = undefined;
-        const delay = backoff.next();
+        // The archive failing (a write, or reading the checkpoint) is retried on its own, shorter schedule.
+        const delay = (this.writeFailure !== undefined || isStorageError(e) ? archiveBackoff : backoff).next();
         this.logger.warn('mirror: retrying after a failure', { error: e instanceof Error ? e.message : String(e), retryInMs: Math.round(delay) });
         try {
           await this.clock.sleep(delay, this.abort.signal);

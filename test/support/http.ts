@@ -6,15 +6,16 @@ export interface HttpResult {
   json: any;
 }
 
-/** request sends one request to a kevents server and parses the JSON answer, if any. */
+/** request sends one request to a kevents server and parses the JSON answer, if any; `signal` can give it a timeout. */
 export async function request(
   base: string,
   method: string,
   path: string,
   body?: unknown,
   headers: Record<string, string> = {},
+  signal?: AbortSignal,
 ): Promise<HttpResult> {
-  const init: RequestInit = { method, headers: { ...headers } };
+  const init: RequestInit = { method, headers: { ...headers }, ...(signal === undefined ? {} : { signal }) };
   if (body !== undefined) {
     init.body = typeof body === 'string' || body instanceof Uint8Array ? (body as string) : JSON.stringify(body);
     (init.headers as Record<string, string>)['Content-Type'] ??= 'application/json';

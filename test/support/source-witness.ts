@@ -1,8 +1,12 @@
-import { request as httpsRequest } from 'node:https';
+import { request as httpRequest } from 'node:http';
 import type { ClientRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { readFileSync } from 'node:fs';
 import type { CoreEvent } from '../../src/api/index.js';
 import type { ControlPlane } from './control-plane.js';
+
+/** WitnessSource is what the witness needs of a source: a real control plane, or a plain-http `kevents serve` (no CA, no token). */
+export type WitnessSource = Pick<ControlPlane, 'url'> & Partial<Pick<ControlPlane, 'caFile' | 'adminToken'>>;
 
 /** SourceWitness is a test's own watch of a real API server's core/v1 events: every version it served, in order. */
 export interface SourceWitness {
@@ -19,11 +23,12 @@ export interface SourceWitness {
 
 /**
  * startWitness watches every namespace's core/v1 events from `resourceVersion` with the admin
- * token, reopening from the last frame when the server ends the watch. It is the ground truth of
+ * token (if the source has one), reopening from the last frame when the server ends the watch. It is the ground truth of
  * the mirror tests, written without kevents' own client, and fails loudly rather than miss a change.
  */
-export function startWitness(cp: ControlPlane, resourceVersion: string): SourceWitness {
-  const ca = readFileSync(cp.caFile);
+export function startWitness(cp: WitnessSource, resourceVersion: string): SourceWitness {
+  const ca = cp.caFile === undefined ? undefined : readFileSync(cp.caFile);
+  const headers: Record<string, string> = { Accept: 'application/json', ...(cp.adminToken === undefined ? {} : { Authorization: `Bearer ${cp.adminToken}` }) };
   const versions: CoreEvent[] = [];
   const deleted = new Set<string>();
   const keys = new Set<string>();
@@ -33,7 +38,14 @@ export function startWitness(cp: ControlPlane, resourceVersion: string): SourceW
   let failure: Error | undefined;
   const open = (): void => {
     const url = new URL(`/api/v1/events?watch=true&resourceVersion=${rv}`, cp.url);
-    current = httpsRequest(url, { ca, headers: { Authorization: `Bearer ${cp.adminToken}`, Accept: 'application/json' } }, (res) => {
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    current = send(url, { ...(ca === undefined ? {} : { ca }), headers }, (res) => {
+      if (res.statusCode !== 200) {
+        // A refused watch (a Status) is a failure of the source, not an end to reopen from.
+        failure = new Error(`the witness watch was refused: ${res.statusCode}`);
+        res.resume();
+        return;
+      }
       let buffered = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {

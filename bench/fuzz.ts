@@ -7,6 +7,9 @@
  * test/support/fuzz-regressions.ts once fixed).
  *
  *   node --import tsx bench/fuzz.ts [TOTAL_INPUTS] [SEED]
+ *
+ * FUZZ_TARGETS (comma-separated substrings of target names) runs only those
+ * targets, each with the share it has in a run of all of them.
  */
 import { exportConfigTarget, kubeconfigTarget, runTarget, serverTargets, startFuzzServer } from '../test/support/fuzz-properties.js';
 
@@ -14,8 +17,10 @@ const total = Number(process.argv[2] ?? 1_000_000);
 const seed = process.argv[3] === undefined ? Date.now() % 2 ** 31 : Number(process.argv[3]);
 const server = await startFuzzServer();
 const kubeconfig = kubeconfigTarget();
-const targets = [...serverTargets(server), exportConfigTarget(), kubeconfig];
-const each = Math.ceil(total / targets.length);
+const all = [...serverTargets(server), exportConfigTarget(), kubeconfig];
+const each = Math.ceil(total / all.length);
+const only = (process.env.FUZZ_TARGETS ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+const targets = only.length === 0 ? all : all.filter((t) => only.some((o) => t.name.includes(o)));
 console.log(`fuzz: ${each} inputs for each of ${targets.length} targets, seed ${seed}`);
 let failed = false;
 try {

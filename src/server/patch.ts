@@ -56,6 +56,7 @@ function applyJsonPatch(original: unknown, patch: unknown): unknown {
   }
   const copy = structuredClone(original);
   try {
+    refuseMoveIntoChild(patch);
     const result = jsonPatch().applyPatch(copy, patch as Operation[], true, true);
     // A copy or move from a pointer that names nothing leaves no document at all (the library does not refuse it).
     if (result.newDocument === undefined) throw new Error('the patch leaves no object');
@@ -66,6 +67,17 @@ function applyJsonPatch(original: unknown, patch: unknown): unknown {
     const message = e instanceof Error ? e.message.split('\n')[0]! : String(e);
     const text = failedTest ? 'the server rejected our request due to an error in our request' : `the server rejected our request due to an error in our request: ${message}`;
     throw new StatusError(failureStatus(422, 'Invalid', text, {}));
+  }
+}
+
+/**
+ * refuseMoveIntoChild refuses what RFC 6902 (4.4) forbids and the library does not check:
+ * a `move` whose `from` is a proper prefix of its `path` would nest the document in itself.
+ */
+function refuseMoveIntoChild(patch: unknown[]): void {
+  for (const op of patch) {
+    if (!isObject(op) || op.op !== 'move' || typeof op.from !== 'string' || typeof op.path !== 'string') continue;
+    if (op.path.startsWith(`${op.from}/`)) throw new Error(`cannot move ${JSON.stringify(op.from)} into its own child ${JSON.stringify(op.path)}`);
   }
 }
 

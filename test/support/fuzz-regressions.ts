@@ -13,6 +13,9 @@ export const FUZZ_REGRESSIONS: Record<string, unknown[]> = {
   'patches (JSON, merge, strategic merge) of both APIs': [
     ['application/json-patch+json', '[{"op":"copy","path":"","from":" "}]', '/api/v1'],
     ['application/json-patch+json', '[{"op":"move","path":"","from":"x"}]', '/apis/events.k8s.io/v1'],
+    // A move into its own child nested the document in itself: 500 Converting circular structure to JSON.
+    ['application/json-patch+json', '[{"op":"move","path":"/","from":""}]', '/api/v1'],
+    ['application/json-patch+json', '[{"op":"move","path":"/metadata/x","from":"/metadata"}]', '/apis/events.k8s.io/v1'],
   ],
   // A kubeconfig that is not YAML was refused with the parser's message and its excerpt of the file, over several lines.
   'kubeconfig loader': [{ text: '"', context: undefined }],

@@ -8,7 +8,7 @@ export interface RetentionOptions {
   maxAgeMs?: number | undefined;
   /** maxBytes drops the oldest data while the store is larger (`--max-size`). */
   maxBytes?: number | undefined;
-  /** intervalMs is how often retention runs (default one minute). */
+  /** intervalMs is how often retention runs (default one minute; with `maxBytes`, at most SIZE_INTERVAL_MS). */
   intervalMs?: number;
   clock?: Clock;
   logger?: Logger;
@@ -23,22 +23,36 @@ export interface Retention {
 
 /** DEFAULT_RETENTION_INTERVAL_MS: retention is a background chore; a minute of lateness is nothing against days of retention. */
 export const DEFAULT_RETENTION_INTERVAL_MS = 60_000;
+/**
+ * SIZE_INTERVAL_MS is how often a size cap is checked: what the store gains in
+ * that time is how far it may pass its cap. A check is a few reads of the
+ * store's size (pragmas in SQLite, a counter row in PostgreSQL) and cuts only
+ * when over the cap.
+ */
+export const SIZE_INTERVAL_MS = 5_000;
+/** LOG_INTERVAL_MS: a store held at its cap is cut every few seconds; what was removed is logged once a minute at most. */
+const LOG_INTERVAL_MS = 60_000;
 /** MAX_STEPS_PER_RUN bounds one run, so a first run over a large backlog shares the store with writers. */
 const MAX_STEPS_PER_RUN = 200;
 
 /**
- * startRetention enforces an archive's retention policy every `intervalMs`, in
- * bounded steps of indexed deletes (the store is never rewritten). It does
- * nothing when neither a maximum age nor a size is set.
+ * startRetention enforces an archive's retention policy every `intervalMs` (with
+ * a size cap, every SIZE_INTERVAL_MS at least), in bounded steps of indexed
+ * deletes (the store is never rewritten). It does nothing when neither a maximum
+ * age nor a size is set.
  */
 export function startRetention(store: ArchiveStore, options: RetentionOptions): Retention {
   const clock = options.clock ?? realClock;
   const logger = options.logger ?? noopLogger;
-  const interval = options.intervalMs !== undefined && options.intervalMs > 0 ? options.intervalMs : DEFAULT_RETENTION_INTERVAL_MS;
-  const active = (options.maxAgeMs !== undefined && options.maxAgeMs > 0) || (options.maxBytes !== undefined && options.maxBytes > 0);
+  const capped = options.maxBytes !== undefined && options.maxBytes > 0;
+  const requested = options.intervalMs !== undefined && options.intervalMs > 0 ? options.intervalMs : DEFAULT_RETENTION_INTERVAL_MS;
+  const interval = capped ? Math.min(requested, SIZE_INTERVAL_MS) : requested;
+  const active = (options.maxAgeMs !== undefined && options.maxAgeMs > 0) || capped;
   let stopped = false;
   let timer: ReturnType<Clock['setTimeout']> | undefined;
   let running: Promise<{ events: number; occurrences: number }> | undefined;
+  const unlogged = { events: 0, occurrences: 0 };
+  let lastLog = -Infinity;
 
   const runOnce = async (): Promise<{ events: number; occurrences: number }> => {
     const total = { events: 0, occurrences: 0 };
@@ -52,7 +66,14 @@ export function startRetention(store: ArchiveStore, options: RetentionOptions): 
       total.occurrences += r.occurrences;
       if (!r.more) break;
     }
-    if (total.events + total.occurrences > 0) logger.info('retention removed old archive data', total);
+    unlogged.events += total.events;
+    unlogged.occurrences += total.occurrences;
+    if (unlogged.events + unlogged.occurrences > 0 && clock.now() - lastLog >= LOG_INTERVAL_MS) {
+      logger.info('retention removed old archive data', { ...unlogged });
+      unlogged.events = 0;
+      unlogged.occurrences = 0;
+      lastLog = clock.now();
+    }
     return total;
   };
   const tick = (): void => {

@@ -114,11 +114,9 @@ export class ArchiveTables {
       occurrencesBefore: db.prepare<[number, number], { id: number }>(
         'SELECT id FROM occurrences INDEXED BY occ_time WHERE observed_us < ? ORDER BY observed_us, id LIMIT ?',
       ),
-      oldestOccurrences: db.prepare<[number], { id: number }>('SELECT id FROM occurrences INDEXED BY occ_time ORDER BY observed_us, id LIMIT ?'),
+      oldestOccurrences: db.prepare<[number], { id: number }>('SELECT id FROM occurrences ORDER BY id LIMIT ?'),
       dropOccurrence: db.prepare<[number]>('DELETE FROM occurrences WHERE id = ?'),
       dropPastVersion: db.prepare<[number]>('DELETE FROM past_versions WHERE rv = ?'),
-      countOccurrences: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM occurrences'),
-      countEvents: db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM versions INDEXED BY cur_key WHERE ${CURRENT}`),
       lags: db.prepare<[], { hour: number; min_us: number; max_us: number }>('SELECT hour, min_us, max_us FROM occurrence_lag'),
       widenLag: db.prepare<[number, number, number]>(
         'INSERT INTO occurrence_lag (hour, min_us, max_us) VALUES (?, ?, ?) ON CONFLICT(hour) DO UPDATE SET min_us = min(min_us, excluded.min_us), max_us = max(max_us, excluded.max_us)',
@@ -240,25 +238,21 @@ export class ArchiveTables {
   }
 
   dropOccurrencesBefore(cutoffMicros: number, limit: number): number {
-    return this.drop(this.stmt.occurrencesBefore.all(cutoffMicros, limit));
+    return this.dropOccurrences(this.stmt.occurrencesBefore.all(cutoffMicros, limit));
   }
 
-  dropOldestOccurrences(limit: number): number {
-    return this.drop(this.stmt.oldestOccurrences.all(limit));
+  /** oldestOccurrences lists up to `limit` occurrences with the lowest ids: the revisions of the versions they describe, oldest first. */
+  oldestOccurrences(limit: number): { id: number }[] {
+    return this.stmt.oldestOccurrences.all(limit);
   }
 
-  /** drop deletes occurrences, and the past versions only they kept. */
-  private drop(rows: { id: number }[]): number {
+  /** dropOccurrences deletes occurrences, and the past versions only they kept. */
+  dropOccurrences(rows: { id: number }[]): number {
     for (const { id } of rows) {
       this.stmt.dropOccurrence.run(id);
       this.stmt.dropPastVersion.run(id);
     }
     return rows.length;
-  }
-
-  /** counts are the numbers of occurrences and live events (index scans: for the size cap only). */
-  counts(): { occurrences: number; events: number } {
-    return { occurrences: this.stmt.countOccurrences.get()?.n ?? 0, events: this.stmt.countEvents.get()?.n ?? 0 };
   }
 
   /** usedBytes is the space of the file's pages in use (free pages excluded). */

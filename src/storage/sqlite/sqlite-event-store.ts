@@ -89,6 +89,10 @@ const EXPIRY_BATCH = 1_000;
 const PURGE_BATCH = 2_000;
 /** RETENTION_STEP bounds the objects one retention step removes. */
 const RETENTION_STEP = 5_000;
+/** SIZE_CUT_CHUNK is how many of the oldest rows the size cap removes between two measurements of the file, so it removes little more than the excess. */
+const SIZE_CUT_CHUNK = 50;
+/** SIZE_PURGE_BUDGET bounds the history rows one size step purges, so a large window given up is purged over several steps, writers between them. */
+const SIZE_PURGE_BUDGET = 20_000;
 /** MARK_INTERVAL_MS is the resolution of the time-to-revision marks retention reads. */
 const MARK_INTERVAL_MS = 1_000;
 
@@ -202,8 +206,6 @@ export class SqliteEventStore implements ArchiveStore {
   private lists!: ListQueries;
   private archive!: ArchiveTables;
   private lastMark = 0;
-  /** sizeCutRv is the revision of the last deletions for the size cap: until compaction passes it, their space is not free yet. */
-  private sizeCutRv = 0;
   private observed: { time: string; micros: number } | undefined;
   private readonly openError: StorageError | undefined;
   /** rv is the newest committed revision (while a batch runs, the newest it has allocated). */
@@ -468,36 +470,73 @@ export class SqliteEventStore implements ArchiveStore {
       let events = 0;
       let occurrences = 0;
       let more = false;
-      const drop = (rows: { rv: number; key: string }[]): void => {
-        for (const { rv, key } of rows) {
-          const cur = this.stmt.current.get(key);
-          if (cur === undefined || cur.rv !== rv) continue;
-          this.tombstone(key, cur, changes);
-          events++;
-        }
-      };
       if (policy.olderThanMs !== undefined) {
         occurrences += this.archive.dropOccurrencesBefore(policy.olderThanMs * 1000, RETENTION_STEP);
         const rows = this.archive.writtenBefore(policy.olderThanMs, RETENTION_STEP);
-        drop(rows);
+        events += this.retire(rows, changes);
         more = occurrences >= RETENTION_STEP || rows.length >= RETENTION_STEP;
       }
-      // Deleted versions free their pages only when compaction purges them, so the
-      // size is measured again only after the last cut has been purged.
-      if (policy.maxBytes !== undefined && policy.maxBytes > 0 && this.sizeCutRv <= this.compacted) {
-        const used = this.archive.usedBytes();
-        if (used > policy.maxBytes) {
-          const share = (used - policy.maxBytes) / used;
-          const counts = this.archive.counts();
-          const nOcc = Math.min(Math.ceil(share * counts.occurrences), RETENTION_STEP);
-          const nEv = Math.min(Math.ceil(share * counts.events), RETENTION_STEP);
-          occurrences += this.archive.dropOldestOccurrences(nOcc);
-          drop(this.archive.oldestEvents(nEv));
-          this.sizeCutRv = this.rv;
-        }
+      if (policy.maxBytes !== undefined && policy.maxBytes > 0) {
+        const cut = this.cutForSize(policy.maxBytes, changes);
+        events += cut.events;
+        occurrences += cut.occurrences;
+        more ||= cut.more;
       }
       return { events, occurrences, more };
     });
+  }
+
+  /** retire deletes, through the delete path, each listed event still at the version listed; it returns how many it deleted. */
+  private retire(rows: { rv: number; key: string }[], changes: Change[]): number {
+    let n = 0;
+    for (const { rv, key } of rows) {
+      const cur = this.stmt.current.get(key);
+      if (cur === undefined || cur.rv !== rv) continue;
+      this.tombstone(key, cur, changes);
+      n++;
+    }
+    return n;
+  }
+
+  /**
+   * cutForSize brings the file's pages in use under `maxBytes`, within one step's
+   * bounds. Deleted rows free their pages only once purged, and a purge waits for
+   * the compaction point to pass them, so a store over its cap first gives up its
+   * history window (compacting to the newest revision: a watch resumed from before
+   * it is answered 410, as after any compaction). Then, while still over, it
+   * removes the oldest data in revision order, an event's older occurrences
+   * before the event itself, and purges what that deleted at once, so every
+   * measurement sees the space freed.
+   */
+  private cutForSize(maxBytes: number, changes: Change[]): RetentionResult {
+    const cut: RetentionResult = { events: 0, occurrences: 0, more: false };
+    if (this.archive.usedBytes() <= maxBytes) return cut;
+    let purgeBudget = SIZE_PURGE_BUDGET;
+    const purgeAll = (): boolean => {
+      this.compactTo(this.rv);
+      for (let n = 1; n > 0 && purgeBudget > 0; purgeBudget -= n) n = this.purgeStep();
+      return purgeBudget > 0;
+    };
+    if (!purgeAll()) return { ...cut, more: true };
+    while (this.archive.usedBytes() > maxBytes) {
+      if (cut.events + cut.occurrences >= RETENTION_STEP) return { ...cut, more: true };
+      const occ = this.archive.oldestOccurrences(SIZE_CUT_CHUNK);
+      const ev = this.archive.oldestEvents(SIZE_CUT_CHUNK);
+      if (occ.length + ev.length === 0) break;
+      // The chunk is the oldest SIZE_CUT_CHUNK of both, by revision; an occurrence's id is its version's revision, so it goes before (or with) its event.
+      const last = [...occ.map((o) => o.id), ...ev.map((e) => e.rv)].sort((a, b) => a - b)[Math.min(SIZE_CUT_CHUNK, occ.length + ev.length) - 1]!;
+      cut.occurrences += this.archive.dropOccurrences(occ.filter((o) => o.id <= last));
+      cut.events += this.retire(ev.filter((e) => e.rv <= last), changes);
+      if (!purgeAll()) return { ...cut, more: true };
+    }
+    return cut;
+  }
+
+  /** compactTo moves the compaction point to `rv` inside the running write (a rollback restores it: see `flush`). */
+  private compactTo(rv: number): void {
+    if (rv <= this.compacted) return;
+    this.stmt.setMeta.run('compacted', rv);
+    this.compacted = rv;
   }
 
   archiveBytes(): Promise<number> {
@@ -644,6 +683,8 @@ export class SqliteEventStore implements ArchiveStore {
       if (db.inTransaction) db.exec('ROLLBACK');
       this.rv = before;
       this.archive.loadLags();
+      // A size cut may have moved the compaction point in the rolled back transaction.
+      this.compacted = this.stmt.getMeta.get('compacted')?.value ?? 0;
       const failure = storageFailure(e);
       if (failure.code !== 'NoSpace') this.o.logger.error('sqlite write batch failed', { writes: batch.length, error: failure });
       else if (!this.noSpace) {
@@ -729,16 +770,7 @@ export class SqliteEventStore implements ArchiveStore {
 
   private purge(): void {
     if (this.purging || this.db === undefined) return;
-    const superseded = this.stmt.supersededUpTo.all(this.compacted, PURGE_BATCH);
-    this.db.transaction(() => {
-      for (const { rv } of superseded) {
-        this.stmt.keepPast.run({ rv });
-        this.stmt.dropVersion.run(rv);
-      }
-    })();
-    const a = superseded.length;
-    const b = this.stmt.purgeTombstones.run(this.compacted, PURGE_BATCH).changes;
-    if (a + b === 0) return;
+    if (this.purgeStep() === 0) return;
     this.purging = true;
     setImmediate(() => {
       this.purging = false;
@@ -748,5 +780,18 @@ export class SqliteEventStore implements ArchiveStore {
         this.o.logger.error('sqlite purge failed', { error: storageFailure(e) });
       }
     });
+  }
+
+  /** purgeStep deletes up to PURGE_BATCH superseded versions (keeping the objects occurrences describe) and PURGE_BATCH tombstones up to the compaction point. */
+  private purgeStep(): number {
+    const db = this.checkOpen();
+    const superseded = this.stmt.supersededUpTo.all(this.compacted, PURGE_BATCH);
+    db.transaction(() => {
+      for (const { rv } of superseded) {
+        this.stmt.keepPast.run({ rv });
+        this.stmt.dropVersion.run(rv);
+      }
+    })();
+    return superseded.length + this.stmt.purgeTombstones.run(this.compacted, PURGE_BATCH).changes;
   }
 }

@@ -18,10 +18,12 @@ import type {
   EventWatch,
   ListOptions,
   ListResult,
+  ListedVersion,
   Preconditions,
   TryUpdate,
   UpdateOptions,
   UpdateResult,
+  VersionList,
   WatchOptions,
   WriteOptions,
 } from '../event-store.js';
@@ -43,6 +45,7 @@ import {
   planArchiveWrites,
   resolveCommonOptions,
   sameContent,
+  selectsAll,
 } from '../shared/index.js';
 import type { Change, ResolvedCommonOptions } from '../shared/index.js';
 import { ArchiveTables } from './archive-tables.js';
@@ -98,6 +101,19 @@ const SAFETY_CHECKPOINT_PAGES = 20_000;
 const WAL_SIZE_LIMIT = 64 * 1024 * 1024;
 
 const TYPES = { [Op.ADDED]: 'ADDED', [Op.MODIFIED]: 'MODIFIED', [Op.DELETED]: 'DELETED' } as const;
+
+/** listedVersion is a listed row, decoded on demand; `decoded` (a filter's decoding) is handed out first rather than decoded again. */
+function listedVersion(rv: number, object: Buffer, decoded?: CoreEvent): ListedVersion {
+  let first = decoded;
+  return {
+    resourceVersion: rv,
+    object: () => {
+      const e = first ?? decodeEvent(decodeObject(object), rv);
+      first = undefined;
+      return e;
+    },
+  };
+}
 
 /** fieldsOf are the derived columns of an event's version row (see `FIELD_COLUMNS`). */
 function fieldsOf(e: CoreEvent): Record<string, string | number | null> {
@@ -299,7 +315,12 @@ export class SqliteEventStore implements ArchiveStore {
     });
   }
 
-  list(options: ListOptions): Promise<ListResult> {
+  async list(options: ListOptions): Promise<ListResult> {
+    const { items, ...page } = await this.listVersions(options);
+    return { ...page, items: items.map((v) => v.object()) };
+  }
+
+  listVersions(options: ListOptions): Promise<VersionList> {
     return this.read(() => {
       const at = listRevision(options, this.rv, this.compacted);
       const { low, high } = options.namespace === undefined ? { low: '', high: undefined } : namespaceRange(options.namespace);
@@ -307,7 +328,9 @@ export class SqliteEventStore implements ArchiveStore {
       const limit = options.limit !== undefined && options.limit > 0 ? options.limit : Infinity;
       let start = options.startKey !== undefined && options.startKey > low ? options.startKey : low;
       let batch = Math.min(limit + 1, MAX_LIST_BATCH);
-      const items: CoreEvent[] = [];
+      const items: ListedVersion[] = [];
+      // Without a filter past the key range every row is an item: it stays encoded until asked for.
+      const all = selectsAll(options);
       let more = false;
       for (;;) {
         const rows = this.lists.page(scope, start, batch);
@@ -317,8 +340,12 @@ export class SqliteEventStore implements ArchiveStore {
             break;
           }
           start = row.key;
+          if (all) {
+            items.push(listedVersion(row.rv, row.object));
+            continue;
+          }
           const event = decodeEvent(decodeObject(row.object), row.rv);
-          if (matchesFilter(event, options)) items.push(event);
+          if (matchesFilter(event, options)) items.push(listedVersion(row.rv, row.object, event));
         }
         if (more || rows.length < batch) break;
         if (items.length >= limit) {
@@ -328,7 +355,7 @@ export class SqliteEventStore implements ArchiveStore {
         // A filter dropped rows: read further in larger steps, as upstream does against etcd.
         batch = Math.min(batch * 2, MAX_LIST_BATCH);
       }
-      const result: ListResult = { items, resourceVersion: at };
+      const result: VersionList = { items, resourceVersion: at };
       if (more) {
         result.lastKey = start;
         const remaining = options.countRemaining === true ? this.lists.count(scope, start, this.maxCount) : undefined;

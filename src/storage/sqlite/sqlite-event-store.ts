@@ -54,7 +54,7 @@ import { checkArchiveFile, fileExists } from './file-check.js';
 import { ListQueries } from './list-query.js';
 import { decodeObject, encodeObject } from './object-codec.js';
 import { requireCjs } from '../../internal/index.js';
-import type { ListScope } from './list-query.js';
+import type { ListRow, ListScope } from './list-query.js';
 import { DEFAULT_CACHE_SIZE_MIB, DEFAULT_MAX_BATCH } from './options.js';
 import type { SqliteEventStoreOptions } from './options.js';
 import { CURRENT, Op, applySchema, nameHash, spanSeconds } from './schema.js';
@@ -103,12 +103,12 @@ const WAL_SIZE_LIMIT = 64 * 1024 * 1024;
 const TYPES = { [Op.ADDED]: 'ADDED', [Op.MODIFIED]: 'MODIFIED', [Op.DELETED]: 'DELETED' } as const;
 
 /** listedVersion is a listed row, decoded on demand; `decoded` (a filter's decoding) is handed out first rather than decoded again. */
-function listedVersion(rv: number, object: Buffer, decoded?: CoreEvent): ListedVersion {
+function listedVersion(rv: number, object: () => Buffer, decoded?: CoreEvent): ListedVersion {
   let first = decoded;
   return {
     resourceVersion: rv,
     object: () => {
-      const e = first ?? decodeEvent(decodeObject(object), rv);
+      const e = first ?? decodeEvent(decodeObject(object()), rv);
       first = undefined;
       return e;
     },
@@ -333,7 +333,7 @@ export class SqliteEventStore implements ArchiveStore {
       const all = selectsAll(options);
       let more = false;
       for (;;) {
-        const rows = this.lists.page(scope, start, batch);
+        const rows = all ? this.lists.pageKeys(scope, start, batch) : this.lists.page(scope, start, batch);
         for (const row of rows) {
           if (items.length >= limit) {
             more = true;
@@ -341,15 +341,16 @@ export class SqliteEventStore implements ArchiveStore {
           }
           start = row.key;
           if (all) {
-            items.push(listedVersion(row.rv, row.object));
+            items.push(this.unread(row.rv));
             continue;
           }
-          const event = decodeEvent(decodeObject(row.object), row.rv);
-          if (matchesFilter(event, options)) items.push(listedVersion(row.rv, row.object, event));
+          const object = (row as ListRow).object;
+          const event = decodeEvent(decodeObject(object), row.rv);
+          if (matchesFilter(event, options)) items.push(listedVersion(row.rv, () => object, event));
         }
         if (more || rows.length < batch) break;
         if (items.length >= limit) {
-          more = this.lists.page(scope, start, 1).length > 0;
+          more = this.lists.pageKeys(scope, start, 1).length > 0;
           break;
         }
         // A filter dropped rows: read further in larger steps, as upstream does against etcd.
@@ -362,6 +363,19 @@ export class SqliteEventStore implements ArchiveStore {
         if (remaining !== undefined) result.remainingItemCount = remaining;
       }
       return result;
+    });
+  }
+
+  /**
+   * unread is a listed version whose object is read when asked for. The row stays: a version
+   * visible at a list's revision is purged only once compaction passes that revision, a history
+   * window after the list; were it gone, the answer is that the revision has expired.
+   */
+  private unread(rv: number): ListedVersion {
+    return listedVersion(rv, () => {
+      const object = this.lists.object(rv);
+      if (object === undefined) throw new StorageError('ResourceVersionExpired', `the version at revision ${rv} has been compacted`, { resourceVersion: rv });
+      return object;
     });
   }
 

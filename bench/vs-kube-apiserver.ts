@@ -3,7 +3,9 @@
  * kube-apiserver (peers cache; etcd with --unsafe-no-fsync) and on
  * `kevents serve --storage sqlite:…`, both over HTTPS with a bearer token from a
  * token file, and prints each figure for both with kevents' ratio:
- *   creates: CLIENTS keep-alive clients create CREATES core/v1 events in NAMESPACES namespaces;
+ *   creates: CLIENTS keep-alive clients create CREATES core/v1 events in NAMESPACES namespaces; then, when
+ *   Debian's wrk is installed, wrk creates for WRK_SECONDS over as many connections (a C client takes far
+ *   less of the 2 cores than Node's, so its rate is nearer the server's own);
  *   lists: LIST_CLIENTS clients page through one namespace (CREATES / NAMESPACES events) LIST_LIMIT at a time;
  *   `kubectl get events -A` as kubectl asks it (Table, pages of 500) over TABLE_EVENTS events
  *   (the namespaces past them are deleted first), end-to-end latency per listing;
@@ -24,6 +26,8 @@ import { kubeletFields } from './support/events.js';
 import { agentFor, pct, runLoad, send } from './support/https-load.js';
 import type { HttpsTarget, LoadResult } from './support/https-load.js';
 import { openTlsWatchers } from './support/tls-watchers.js';
+import { hasWrk, runWrk } from './support/wrk.js';
+import type { WrkResult } from './support/wrk.js';
 
 const env = (name: string, fallback: number): number => Number(process.env[`BENCH_${name}`] ?? fallback);
 const CREATES = env('CREATES', 20_000);
@@ -37,6 +41,7 @@ const TABLE_ROUNDS = env('TABLE_ROUNDS', 10);
 const WATCHERS = env('WATCHERS', 1000);
 const WATCH_RATE = env('WATCH_RATE', 200);
 const WATCH_SECONDS = env('WATCH_SECONDS', 10);
+const WRK_SECONDS = env('WRK_SECONDS', 10);
 const TARGETS = (process.env.BENCH_TARGETS ?? 'kube-apiserver,kevents').split(',');
 
 /** KUBECTL_TABLE is the Accept header of `kubectl get`. */
@@ -54,6 +59,7 @@ interface Server extends HttpsTarget {
 /** Figures are one server's results, by phase. */
 interface Figures {
   creates: LoadResult;
+  wrk: WrkResult | undefined;
   lists: LoadResult;
   table: { p50: number; p99: number; rows: number };
   watch: { p50: number; p99: number; delivered: number; expected: number; open: number };
@@ -98,7 +104,7 @@ async function startApiserver(): Promise<Server> {
   const cp = await startControlPlane({ etcdArgs: ['--unsafe-no-fsync'] });
   const target = { url: cp.url, token: cp.adminToken, ca: readFileSync(cp.caFile) };
   const pidOf = (exe: string): number[] => {
-    const out = execFileSync('pgrep', ['-f', exe], { encoding: 'utf8' }).trim();
+    const out = execFileSync('pgrep', ['-f', '--', exe], { encoding: 'utf8' }).trim();
     return out === '' ? [] : out.split('\n').map(Number);
   };
   const pids = [...pidOf(`--secure-port=${new URL(cp.url).port}`), ...pidOf(`--listen-client-urls ${cp.etcdUrl}`)];
@@ -158,7 +164,7 @@ async function listPages(agent: ReturnType<typeof agentFor>, s: Server, path: st
 
 async function measure(s: Server): Promise<Figures> {
   const namespaces = Array.from({ length: NAMESPACES }, (_, i) => `ns-${i}`);
-  await s.prepare([...namespaces, 'watched']);
+  await s.prepare([...namespaces, 'watched', 'wrk']);
   const cpu: Record<string, number> = {};
   const rss: Record<string, number> = {};
   let peak = 0;
@@ -190,6 +196,9 @@ async function measure(s: Server): Promise<Figures> {
       }),
     );
     writer.destroy();
+    const wrk = hasWrk()
+      ? await phase('wrk', () => runWrk(`${s.url}/api/v1/namespaces/wrk/events`, { seconds: WRK_SECONDS, connections: CLIENTS, namespace: 'wrk', token: s.token }))
+      : undefined;
     // Lists of LIST_LIMIT, paging one namespace.
     const reader = agentFor(s, LIST_CLIENTS);
     const perNamespace = await listPages(reader, s, `/api/v1/namespaces/${namespaces[0]}/events`, LIST_LIMIT, undefined);
@@ -202,7 +211,7 @@ async function measure(s: Server): Promise<Figures> {
     process.stderr.write(`  ${s.name}: a namespace holds ${perNamespace} events\n`);
     // `kubectl get events -A` over TABLE_EVENTS: the namespaces past them go first.
     const keep = Math.max(1, Math.ceil(TABLE_EVENTS / Math.max(1, perNamespace)));
-    for (const ns of namespaces.slice(keep)) {
+    for (const ns of [...namespaces.slice(keep), 'wrk']) {
       const r = await send(reader, s, 'DELETE', `/api/v1/namespaces/${ns}/events`);
       if (r.status !== 200) throw new Error(`deletecollection ${ns}: ${r.status} ${r.body.toString().slice(0, 300)}`);
     }
@@ -241,7 +250,7 @@ async function measure(s: Server): Promise<Figures> {
       return { p50: pct(lat, 50), p99: pct(lat, 99), delivered: lat.length, expected: (sent - failed) * watchers.open, open: watchers.open };
     });
     rss.end = s.pids().reduce((a, p) => a + rssMiB(p), 0);
-    return { creates, lists, table: { p50: pct(tableTimes, 50), p99: pct(tableTimes, 99), rows }, watch, cpu, rss };
+    return { creates, wrk, lists, table: { p50: pct(tableTimes, 50), p99: pct(tableTimes, 99), rows }, watch, cpu, rss };
   } finally {
     clearInterval(sampler);
   }
@@ -258,6 +267,11 @@ function report(all: Map<string, Figures>): void {
   };
   add(`creates/s (${CLIENTS} clients, ${CREATES} events)`, (x) => x.creates.rate, 0, '/s');
   add('  create p99', (x) => x.creates.p99, 1, 'ms');
+  if (a?.wrk !== undefined || k?.wrk !== undefined) {
+    add(`creates/s, wrk -c${CLIENTS} for ${WRK_SECONDS} s`, (x) => x.wrk?.rate ?? NaN, 0, '/s');
+    add('  wrk create p99', (x) => x.wrk?.p99 ?? NaN, 1, 'ms');
+    add('server CPU per create (wrk)', (x) => (x.wrk !== undefined ? (x.cpu.wrk! * 1e6) / x.wrk.requests : NaN), 0, 'µs');
+  }
   add(`lists of ${LIST_LIMIT}/s (${LIST_CLIENTS} clients)`, (x) => x.lists.rate, 0, '/s');
   add('  list p99', (x) => x.lists.p99, 1, 'ms');
   add(`get events -A (Table), p50`, (x) => x.table.p50, 0, 'ms');
@@ -274,7 +288,7 @@ function report(all: Map<string, Figures>): void {
   for (const r of rows) console.log(r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  '));
   for (const [name, x] of all) {
     console.log(
-      `${name}: errors creates ${x.creates.errors}${x.creates.firstError ? ` (${x.creates.firstError})` : ''}, lists ${x.lists.errors}${x.lists.firstError ? ` (${x.lists.firstError})` : ''}; ` +
+      `${name}: errors creates ${x.creates.errors}${x.wrk !== undefined ? `, wrk ${x.wrk.errors}` : ''}${x.creates.firstError ? ` (${x.creates.firstError})` : ''}, lists ${x.lists.errors}${x.lists.firstError ? ` (${x.lists.firstError})` : ''}; ` +
         `table rows ${x.table.rows}; watch: ${x.watch.open} open, ${x.watch.delivered} of ${x.watch.expected} frames delivered`,
     );
   }

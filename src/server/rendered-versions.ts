@@ -1,4 +1,4 @@
-import { CORE_API, eventSeenTimes, eventTable, eventTableCells, translateTimestampSince } from '../api/index.js';
+import { CORE_API, eventSeenTimes, eventTable, eventTableCells, translateMsSince, wireTimeMs } from '../api/index.js';
 import type { CoreEvent, EventApi, IncludeObject, ListMeta } from '../api/index.js';
 import type { ListedVersion } from '../storage/index.js';
 import { encodeFor, listItem } from './views.js';
@@ -15,8 +15,9 @@ const ENTRY_OVERHEAD = 160;
 
 /** TableRowParts are a version's Table row apart from its two ages, which change with the clock. */
 interface TableRowParts {
-  first: string | null | undefined;
-  last: string | null | undefined;
+  /** firstMs and lastMs are the times of the ages (`eventSeenTimes`), read once. */
+  firstMs: number | undefined;
+  lastMs: number | undefined;
   lastIsFirst: boolean;
   /** middle is the JSON of the cells between Last Seen and First Seen, tail of those after First Seen (no brackets). */
   middle: string;
@@ -75,8 +76,8 @@ export class RenderedVersions {
     const shell = JSON.stringify(eventTable([], options));
     const rows = items.map((v) => {
       const p = this.tableRow(v);
-      const first = translateTimestampSince(p.first, options.now);
-      const last = p.lastIsFirst ? first : translateTimestampSince(p.last, options.now);
+      const first = translateMsSince(p.firstMs, options.now);
+      const last = p.lastIsFirst ? first : translateMsSince(p.lastMs, options.now);
       const cells = `{"cells":[${JSON.stringify(last)},${p.middle},${JSON.stringify(first)},${p.tail}],"object":`;
       if (options.includeObject === 'None') return `${cells}null}`;
       if (options.includeObject !== 'Object') return `${cells}{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":${p.metadata}}}`;
@@ -102,8 +103,11 @@ export class RenderedVersions {
     const e: CoreEvent = v.object();
     // The cells but the ages do not depend on the clock: rendered at any time, they are the same.
     const cells = eventTableCells(e, 0);
+    const seen = eventSeenTimes(e);
     const parts: TableRowParts = {
-      ...eventSeenTimes(e),
+      firstMs: wireTimeMs(seen.first),
+      lastMs: wireTimeMs(seen.last),
+      lastIsFirst: seen.lastIsFirst,
       middle: JSON.stringify(cells.slice(1, 7)).slice(1, -1),
       tail: JSON.stringify(cells.slice(8)).slice(1, -1),
       metadata: JSON.stringify({ ...e.metadata }),

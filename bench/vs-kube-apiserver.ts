@@ -12,6 +12,9 @@
  *   watch fan-out: WATCHERS watchers of one namespace while WATCH_RATE events/s are created for
  *   WATCH_SECONDS; every frame must arrive; latency from the create's send to the frame's read.
  * Every figure has its p99; the resident memory of each server is sampled throughout.
+ * With BENCH_RSS_EVENTS=1000000, kevents serve also reads a store of that many events (filled
+ * directly, before the server starts) through to its end, as JSON pages and as Table pages, and
+ * its resident memory is reported: bounded by the SQLite page caches and --render-cache-size.
  * Sizes come from the environment (BENCH_CREATES, BENCH_NAMESPACES, BENCH_CLIENTS, BENCH_LIST_CLIENTS,
  * BENCH_LIST_SECONDS, BENCH_LIST_LIMIT, BENCH_TABLE_EVENTS, BENCH_TABLE_ROUNDS, BENCH_WATCHERS,
  * BENCH_WATCH_RATE, BENCH_WATCH_SECONDS), and BENCH_TARGETS=kevents runs kevents alone.
@@ -20,6 +23,8 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { CoreEvent } from '../src/api/index.js';
+import { SqliteEventStore } from '../src/storage/sqlite/index.js';
 import { startControlPlane } from '../test/support/control-plane.js';
 import { benchDir, rssMiB, sleep, startCli, stopCli } from './support/cli.js';
 import { kubeletFields } from './support/events.js';
@@ -42,6 +47,7 @@ const WATCHERS = env('WATCHERS', 1000);
 const WATCH_RATE = env('WATCH_RATE', 200);
 const WATCH_SECONDS = env('WATCH_SECONDS', 10);
 const WRK_SECONDS = env('WRK_SECONDS', 10);
+const RSS_EVENTS = env('RSS_EVENTS', 0);
 const TARGETS = (process.env.BENCH_TARGETS ?? 'kube-apiserver,kevents').split(',');
 
 /** KUBECTL_TABLE is the Accept header of `kubectl get`. */
@@ -72,8 +78,7 @@ function openssl(dir: string, args: string[]): void {
 }
 
 /** startKevents runs `kevents serve` over SQLite with TLS (an RSA 2048 certificate, as the control plane's) and a token file. */
-async function startKevents(extraFlags: string[]): Promise<Server> {
-  const dir = benchDir('vs');
+async function startKevents(extraFlags: string[], dir = benchDir('vs')): Promise<Server> {
   openssl(dir, ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '1', '-subj', '/CN=bench-ca']);
   writeFileSync(join(dir, 'tls.ext'), 'subjectAltName=IP:127.0.0.1\n');
   openssl(dir, ['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'tls.key', '-out', 'tls.csr', '-subj', '/CN=kevents']);
@@ -294,6 +299,45 @@ function report(all: Map<string, Figures>): void {
   }
 }
 
+/** bigStore streams a store of RSS_EVENTS events through kevents serve, as JSON and as Table pages, and reports its memory. */
+async function bigStore(extra: string[]): Promise<void> {
+  const dir = benchDir('rss');
+  const store = new SqliteEventStore({ path: join(dir, 'events.db') });
+  const t = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  for (let i = 0; i < RSS_EVENTS; i += 2000) {
+    const writes: Promise<unknown>[] = [];
+    for (let j = i; j < Math.min(RSS_EVENTS, i + 2000); j++) {
+      const ns = `ns-${j % NAMESPACES}`;
+      const e = JSON.parse(eventBody(j, ns)) as CoreEvent;
+      e.metadata.uid = `u-${j}`;
+      e.metadata.creationTimestamp = t;
+      writes.push(store.create(e));
+    }
+    await Promise.all(writes);
+  }
+  await store.close();
+  const s = await startKevents(extra, dir);
+  try {
+    const agent = agentFor(s, 1);
+    const start = rssMiB(s.pids()[0]!);
+    let peak = start;
+    const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(s.pids()[0]!))), 200);
+    const t0 = performance.now();
+    const json = await listPages(agent, s, '/api/v1/events', 500, undefined);
+    const t1 = performance.now();
+    const table = await listPages(agent, s, '/api/v1/events', 500, KUBECTL_TABLE);
+    const t2 = performance.now();
+    clearInterval(sampler);
+    agent.destroy();
+    console.log(
+      `kevents serve over ${RSS_EVENTS} stored events: RSS ${start.toFixed(0)} MiB at start, peak ${peak.toFixed(0)} MiB while reading ` +
+        `${json} events as JSON pages of 500 (${((t1 - t0) / 1000).toFixed(1)} s) and ${table} as Table pages (${((t2 - t1) / 1000).toFixed(1)} s)`,
+    );
+  } finally {
+    await s.stop();
+  }
+}
+
 async function main(): Promise<void> {
   const all = new Map<string, Figures>();
   const extra = (process.env.BENCH_KEVENTS_FLAGS ?? '').split(' ').filter((f) => f !== '');
@@ -307,6 +351,7 @@ async function main(): Promise<void> {
     }
   }
   report(all);
+  if (RSS_EVENTS > 0) await bigStore(extra);
 }
 
 await main();

@@ -17,7 +17,8 @@
  * its resident memory is reported: bounded by the SQLite page caches and --render-cache-size.
  * Sizes come from the environment (BENCH_CREATES, BENCH_NAMESPACES, BENCH_CLIENTS, BENCH_LIST_CLIENTS,
  * BENCH_LIST_SECONDS, BENCH_LIST_LIMIT, BENCH_TABLE_EVENTS, BENCH_TABLE_ROUNDS, BENCH_WATCHERS,
- * BENCH_WATCH_RATE, BENCH_WATCH_SECONDS), and BENCH_TARGETS=kevents runs kevents alone.
+ * BENCH_WATCH_RATE, BENCH_WATCH_SECONDS), and BENCH_TARGETS=kevents runs kevents alone. BENCH_BASELINE_CLI
+ * names another build's dist/bin/kevents.js, measured in the same run as "kevents before".
  * Run: npm run build && npx tsx bench/vs-kube-apiserver.ts
  */
 import { execFileSync } from 'node:child_process';
@@ -48,7 +49,8 @@ const WATCH_RATE = env('WATCH_RATE', 200);
 const WATCH_SECONDS = env('WATCH_SECONDS', 10);
 const WRK_SECONDS = env('WRK_SECONDS', 10);
 const RSS_EVENTS = env('RSS_EVENTS', 0);
-const TARGETS = (process.env.BENCH_TARGETS ?? 'kube-apiserver,kevents').split(',');
+const BASELINE_CLI = process.env.BENCH_BASELINE_CLI;
+const TARGETS = (process.env.BENCH_TARGETS ?? `kube-apiserver,${BASELINE_CLI !== undefined ? 'kevents before,' : ''}kevents`).split(',');
 
 /** KUBECTL_TABLE is the Accept header of `kubectl get`. */
 const KUBECTL_TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json';
@@ -78,7 +80,7 @@ function openssl(dir: string, args: string[]): void {
 }
 
 /** startKevents runs `kevents serve` over SQLite with TLS (an RSA 2048 certificate, as the control plane's) and a token file. */
-async function startKevents(extraFlags: string[], dir = benchDir('vs')): Promise<Server> {
+async function startKevents(extraFlags: string[], dir = benchDir('vs'), cli?: string): Promise<Server> {
   openssl(dir, ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '1', '-subj', '/CN=bench-ca']);
   writeFileSync(join(dir, 'tls.ext'), 'subjectAltName=IP:127.0.0.1\n');
   openssl(dir, ['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'tls.key', '-out', 'tls.csr', '-subj', '/CN=kevents']);
@@ -92,9 +94,11 @@ async function startKevents(extraFlags: string[], dir = benchDir('vs')): Promise
       ...extraFlags,
     ],
     /listening on (\S+)/,
+    [],
+    cli,
   );
   return {
-    name: 'kevents',
+    name: cli === undefined ? 'kevents' : 'kevents before',
     url: srv.url,
     token,
     ca: readFileSync(join(dir, 'ca.crt')),
@@ -264,11 +268,14 @@ async function measure(s: Server): Promise<Figures> {
 function report(all: Map<string, Figures>): void {
   const a = all.get('kube-apiserver');
   const k = all.get('kevents');
+  const b = all.get('kevents before');
   const fmt = (n: number, d = 0): string => (Number.isFinite(n) ? n.toFixed(d) : '-');
   const ratio = (x: number | undefined, y: number | undefined): string => (x !== undefined && y !== undefined && y > 0 ? `${(x / y).toFixed(2)}×` : '-');
-  const rows: string[][] = [['figure', 'kube-apiserver', 'kevents', 'kevents ÷ kube-apiserver']];
+  const head = ['figure', 'kube-apiserver', ...(b ? ['kevents before', 'before ÷ kube-apiserver'] : []), 'kevents', 'kevents ÷ kube-apiserver'];
+  const rows: string[][] = [head];
   const add = (name: string, f: (x: Figures) => number, d: number, unit: string): void => {
-    rows.push([name, a ? `${fmt(f(a), d)} ${unit}` : '-', k ? `${fmt(f(k), d)} ${unit}` : '-', ratio(k && f(k), a && f(a))]);
+    const cell = (x: Figures | undefined): string => (x ? `${fmt(f(x), d)} ${unit}` : '-');
+    rows.push([name, cell(a), ...(b ? [cell(b), ratio(f(b), a && f(a))] : []), cell(k), ratio(k && f(k), a && f(a))]);
   };
   add(`creates/s (${CLIENTS} clients, ${CREATES} events)`, (x) => x.creates.rate, 0, '/s');
   add('  create p99', (x) => x.creates.p99, 1, 'ms');
@@ -343,7 +350,7 @@ async function main(): Promise<void> {
   const extra = (process.env.BENCH_KEVENTS_FLAGS ?? '').split(' ').filter((f) => f !== '');
   for (const name of TARGETS) {
     process.stderr.write(`${name}: starting\n`);
-    const s = name === 'kevents' ? await startKevents(extra) : await startApiserver();
+    const s = name === 'kube-apiserver' ? await startApiserver() : await startKevents(extra, undefined, name === 'kevents' ? undefined : BASELINE_CLI);
     try {
       all.set(name, await measure(s));
     } finally {

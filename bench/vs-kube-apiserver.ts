@@ -186,7 +186,7 @@ async function measure(s: Server): Promise<Figures> {
     const out = await fn();
     cpu[name] = cpuSeconds(s.pids()) - c0;
     rss[name] = peak;
-    process.stderr.write(`  ${s.name} ${name}: done (server CPU ${cpu[name]!.toFixed(1)} s, RSS peak ${peak.toFixed(0)} MiB)\n`);
+    process.stderr.write(`  ${s.name} ${name}: done (server CPU ${cpu[name].toFixed(1)} s, RSS peak ${peak.toFixed(0)} MiB)\n`);
     return out;
   };
   try {

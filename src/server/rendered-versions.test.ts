@@ -37,12 +37,12 @@ const EVENTS: CoreEvent[] = [
     type: 'Normal',
     reportingComponent: 'default-scheduler',
     reportingInstance: 'default-scheduler-x',
-  } as CoreEvent,
+  },
   {
     metadata: { name: 'bare', namespace: 'n', resourceVersion: '12' },
     involvedObject: {},
     source: { component: 'c' },
-  } as CoreEvent,
+  },
 ];
 
 function versions(events: CoreEvent[]): ListedVersion[] {

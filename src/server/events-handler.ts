@@ -19,7 +19,7 @@ import type { ListQuery, WriteOptionsKind } from './query.js';
 import { compileFilter } from './registry.js';
 import type { EventRegistry, WriteContext } from './registry.js';
 import { DEFAULT_RENDER_CACHE_MIB, RenderedVersions } from './rendered-versions.js';
-import { resourceOf } from './storage-errors.js';
+import { resourceOf, toStatusError } from './storage-errors.js';
 import { encodeFor, listFor } from './views.js';
 import { serveWatch } from './watch.js';
 
@@ -167,12 +167,18 @@ export class EventsHandler {
     }
     const page = await listEvents(this.o.store, api, query, filter);
     const rendered = page.keyed ? this.rendered : UNKEPT;
-    if (format.kind === 'json') return sendJsonText(res, 200, rendered.list(api, page.items, page.metadata));
-    if (format.kind === 'table') {
-      const options = { now: this.o.clock.now(), includeObject: query.includeObject ?? 'Metadata', listMeta: page.metadata };
-      return sendJsonText(res, 200, rendered.table(api, page.items, options));
+    let body: Buffer | undefined;
+    let items: CoreEvent[] | undefined;
+    try {
+      // An item's object is read here, past the store's list: its failure speaks the storage vocabulary.
+      if (format.kind === 'json') body = rendered.list(api, page.items, page.metadata);
+      else if (format.kind === 'table') body = rendered.table(api, page.items, { now: this.o.clock.now(), includeObject: query.includeObject ?? 'Metadata', listMeta: page.metadata });
+      else items = page.items.map((v) => v.object());
+    } catch (e) {
+      throw toStatusError(e, 'list', '', api);
     }
-    return this.render(res, 200, api, page.items.map((v) => v.object()), format, page.metadata, true, query);
+    if (body !== undefined) return sendJsonText(res, 200, body);
+    return this.render(res, 200, api, items ?? [], format, page.metadata, true, query);
   }
 
   private renderOne(api: EventApi, e: CoreEvent, format: OutputFormat, query: ListQuery): unknown {

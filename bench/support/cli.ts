@@ -33,10 +33,10 @@ export function benchDir(name: string): string {
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/** startCli runs `kevents ARGS` (with `nodeArgs` for node itself) and resolves once its stdout matches `banner`, with the banner's first group as `url`. */
-export function startCli(args: string[], banner: RegExp, nodeArgs: string[] = []): Promise<{ child: ChildProcess; url: string; startedAt: number }> {
+/** startCli runs `kevents ARGS` (with `nodeArgs` for node itself; `cli`: another build's) and resolves once its stdout matches `banner`, with the banner's first group as `url`. */
+export function startCli(args: string[], banner: RegExp, nodeArgs: string[] = [], cli = CLI): Promise<{ child: ChildProcess; url: string; startedAt: number }> {
   const startedAt = performance.now();
-  const child = spawn(process.execPath, [...nodeArgs, CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgs, cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let out = '';
   child.stderr.on('data', (d: Buffer) => (out += d.toString()));

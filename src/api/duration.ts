@@ -64,6 +64,10 @@ export function wireTimeMs(t: string | null | undefined): number | undefined {
  * `<unknown>` for the zero time, otherwise humanDuration(now - t).
  */
 export function translateTimestampSince(t: string | null | undefined, now: number): string {
-  const ms = wireTimeMs(t);
+  return translateMsSince(wireTimeMs(t), now);
+}
+
+/** translateMsSince is translateTimestampSince of a time already read with wireTimeMs. */
+export function translateMsSince(ms: number | undefined, now: number): string {
   return ms === undefined ? '<unknown>' : humanDuration(now - ms);
 }

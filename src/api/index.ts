@@ -5,7 +5,7 @@ export * from './label-selector.js';
 export * from './names.js';
 export * from './object-meta.js';
 export * from './validation.js';
-export { GO_ZERO_TIME_MS, humanDuration, translateTimestampSince, wireTimeMs } from './duration.js';
+export { GO_ZERO_TIME_MS, humanDuration, translateMsSince, translateTimestampSince, wireTimeMs } from './duration.js';
 export { escapeTerminal } from './escape.js';
 export * from './tabwriter.js';
 export * from './printers.js';

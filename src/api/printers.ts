@@ -64,6 +64,21 @@ export function formatEventSource(e: CoreEvent): string {
   return host === '' ? component : `${component}, ${host}`;
 }
 
+/** SeenTimes are the wire times the Table's First Seen and Last Seen ages count from; `lastIsFirst`: Last Seen shows First Seen's age. */
+export interface SeenTimes {
+  first: string | null | undefined;
+  last: string | null | undefined;
+  lastIsFirst: boolean;
+}
+
+/** eventSeenTimes picks the times of a Table row's ages (see eventTableCells), which alone of its cells change with the clock. */
+export function eventSeenTimes(e: CoreEvent): SeenTimes {
+  const first = wireTimeMs(e.firstTimestamp) === undefined ? e.eventTime : e.firstTimestamp;
+  if (e.series) return { first, last: e.series.lastObservedTime, lastIsFirst: false };
+  if (wireTimeMs(e.lastTimestamp) === undefined) return { first, last: undefined, lastIsFirst: true };
+  return { first, last: e.lastTimestamp, lastIsFirst: false };
+}
+
 /**
  * eventTableCells are the ten cells of an event's Table row at `now` (Unix ms),
  * as the API server computes them (it always renders wide):
@@ -71,14 +86,11 @@ export function formatEventSource(e: CoreEvent): string {
  * both Last Seen and Count; a count of 0 without a series shows as 1.
  */
 export function eventTableCells(e: CoreEvent, now: number): unknown[] {
-  const first =
-    wireTimeMs(e.firstTimestamp) === undefined
-      ? translateTimestampSince(e.eventTime, now)
-      : translateTimestampSince(e.firstTimestamp, now);
-  let last = wireTimeMs(e.lastTimestamp) === undefined ? first : translateTimestampSince(e.lastTimestamp, now);
+  const seen = eventSeenTimes(e);
+  const first = translateTimestampSince(seen.first, now);
+  const last = seen.lastIsFirst ? first : translateTimestampSince(seen.last, now);
   let count = e.count ?? 0;
   if (e.series) {
-    last = translateTimestampSince(e.series.lastObservedTime, now);
     count = e.series.count;
   } else if (count === 0) {
     // Singleton events of the events.k8s.io API carry no count.

@@ -39,6 +39,7 @@ export function register(program: Command, io: CliIO): void {
     .option('--read-header-timeout <duration>', "close a connection that has not sent its request's headers in this time, like kube-apiserver", '32s')
     .option('--read-timeout <duration>', 'answer 408 to a request whose body has not arrived in this time (a watch, once asked for, is not cut)', '1m')
     .option('--max-connections <n>', 'close connections beyond this many open at once', '4096')
+    .option('--render-cache-size <size>', 'memory for the wire bytes of listed event versions, which later lists reuse (0 keeps none)', '64MiB')
     .addOption(new Option('--history-window <duration>', 'how long watch history is kept').hideHelp())
     .action(async (flags: ServeFlags) => {
       const { runServe } = await import('./serve.js');

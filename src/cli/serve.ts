@@ -1,6 +1,6 @@
 import { realClock, createConsoleLogger } from '../internal/index.js';
 import type { LogLevel } from '../internal/index.js';
-import { createEventsServer } from '../server/index.js';
+import { createEventsServer, DEFAULT_RENDER_CACHE_MIB } from '../server/index.js';
 import type { ConnectionLimits, ReadinessCheck } from '../server/index.js';
 import type { CoreEvent, Occurrence } from '../api/index.js';
 import { DEFAULT_HISTORY_WINDOW_SECONDS } from '../storage/index.js';
@@ -13,6 +13,7 @@ import { formatGoDuration, parseGoDuration } from './go-duration.js';
 import type { CliIO } from './run.js';
 import { version } from './version.js';
 import { selfCommand } from './self-command.js';
+import { parseSize } from './sizes.js';
 import { describeStorage, openStore, parseStorageSpec } from './storage-spec.js';
 
 /** ServeFlags are the flags of `kevents serve`. */
@@ -34,6 +35,8 @@ export interface ServeFlags extends ServeAuthFlags {
   readHeaderTimeout: string;
   readTimeout: string;
   maxConnections: string;
+  /** renderCacheSize bounds the rendered versions lists are spliced from (a size, e.g. 64MiB). */
+  renderCacheSize?: string;
   /** historyWindow overrides how long watch history is kept (hidden: for tests that need a 410). */
   historyWindow?: string;
 }
@@ -59,6 +62,7 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
     throw new UsageError(`--event-ttl: ${(e as Error).message}`);
   }
   const limits = parseLimits(flags);
+  const renderCacheBytes = parseSize(flags.renderCacheSize ?? `${DEFAULT_RENDER_CACHE_MIB}MiB`);
   const level = flags.logLevel as LogLevel;
   if (!['error', 'warn', 'info', 'debug'].includes(level)) throw new UsageError('--log-level must be error, warn, info or debug');
   const logger = createConsoleLogger({ level, stream: io.stderr });
@@ -84,6 +88,7 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
   const readinessChecks: ReadinessCheck[] = [];
   const server = createEventsServer({
     limits,
+    renderCacheBytes,
     store,
     eventTtlSeconds: Math.round(ttlMs / 1000),
     clock: realClock,

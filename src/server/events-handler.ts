@@ -9,7 +9,7 @@ import {
 import type { CoreEvent, EventApi, ListMeta } from '../api/index.js';
 import type { Clock, Logger } from '../internal/index.js';
 import type { EventStore, Preconditions } from '../storage/index.js';
-import { bodyText, mediaTypeOf, negotiateOutput, readBody, sendError, sendObject } from './http-io.js';
+import { bodyText, mediaTypeOf, negotiateOutput, readBody, sendError, sendJsonText, sendObject } from './http-io.js';
 import type { OutputFormat } from './http-io.js';
 import { listEvents } from './list.js';
 import type { ServerMetrics } from './metrics.js';
@@ -18,7 +18,8 @@ import { parseListQuery, parseWriteQuery } from './query.js';
 import type { ListQuery, WriteOptionsKind } from './query.js';
 import { compileFilter } from './registry.js';
 import type { EventRegistry, WriteContext } from './registry.js';
-import { resourceOf } from './storage-errors.js';
+import { DEFAULT_RENDER_CACHE_MIB, RenderedVersions } from './rendered-versions.js';
+import { resourceOf, toStatusError } from './storage-errors.js';
 import { encodeFor, listFor } from './views.js';
 import { serveWatch } from './watch.js';
 
@@ -30,7 +31,12 @@ export interface EventsHandlerOptions {
   logger: Logger;
   metrics: ServerMetrics;
   maxBodyBytes?: number | undefined;
+  /** renderCacheBytes bounds the rendered versions lists are spliced from (default DEFAULT_RENDER_CACHE_MIB; 0 keeps none). */
+  renderCacheBytes?: number | undefined;
 }
+
+/** UNKEPT renders the lists of a store whose resourceVersions may name more than one version: nothing is kept. */
+const UNKEPT = new RenderedVersions(0);
 
 const BODY_TYPES = ['application/json', 'application/yaml'];
 
@@ -40,7 +46,11 @@ const BODY_TYPES = ['application/json', 'application/yaml'];
  * format (JSON, YAML, Table) the client asked for.
  */
 export class EventsHandler {
-  constructor(private readonly o: EventsHandlerOptions) {}
+  private readonly rendered: RenderedVersions;
+
+  constructor(private readonly o: EventsHandlerOptions) {
+    this.rendered = new RenderedVersions(o.renderCacheBytes ?? DEFAULT_RENDER_CACHE_MIB * 1024 * 1024);
+  }
 
   /** collection serves `/…/events` and `/…/namespaces/<ns>/events` (and their /watch/ forms). */
   collection(req: IncomingMessage, res: ServerResponse, api: EventApi, namespace: string | undefined, watchPath: boolean): void {
@@ -156,7 +166,19 @@ export class EventsHandler {
       }, watchReq);
     }
     const page = await listEvents(this.o.store, api, query, filter);
-    return this.render(res, 200, api, page.items, format, page.metadata, true, query);
+    const rendered = page.keyed ? this.rendered : UNKEPT;
+    let body: Buffer | undefined;
+    let items: CoreEvent[] | undefined;
+    try {
+      // An item's object is read here, past the store's list: its failure speaks the storage vocabulary.
+      if (format.kind === 'json') body = rendered.list(api, page.items, page.metadata);
+      else if (format.kind === 'table') body = rendered.table(api, page.items, { now: this.o.clock.now(), includeObject: query.includeObject ?? 'Metadata', listMeta: page.metadata });
+      else items = page.items.map((v) => v.object());
+    } catch (e) {
+      throw toStatusError(e, 'list', '', api);
+    }
+    if (body !== undefined) return sendJsonText(res, 200, body);
+    return this.render(res, 200, api, items ?? [], format, page.metadata, true, query);
   }
 
   private renderOne(api: EventApi, e: CoreEvent, format: OutputFormat, query: ListQuery): unknown {

@@ -165,8 +165,8 @@ export function sendObject(res: ServerResponse, code: number, body: unknown, for
   res.end(bytes);
 }
 
-/** sendRaw writes a pre-rendered JSON text. */
-export function sendJsonText(res: ServerResponse, code: number, text: string, contentType = 'application/json'): void {
+/** sendJsonText writes a pre-rendered JSON text (or its bytes), with the headers of `sendObject`. */
+export function sendJsonText(res: ServerResponse, code: number, text: string | Buffer, contentType = 'application/json'): void {
   res.writeHead(code, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-cache, private' });
   res.end(text);
 }

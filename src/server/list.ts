@@ -1,5 +1,5 @@
 import type { CoreEvent, EventApi, ListMeta } from '../api/index.js';
-import type { EventFilter, EventStore, ListOptions } from '../storage/index.js';
+import type { EventFilter, EventStore, ListedVersion, ListOptions, VersionList } from '../storage/index.js';
 import { decodeContinue, encodeContinue } from './continue-token.js';
 import { isStatusError, newBadRequest, StatusError } from '../api/index.js';
 import { parseResourceVersion } from './query.js';
@@ -8,8 +8,17 @@ import { CONTINUE_TOO_OLD, toStatusError } from './storage-errors.js';
 
 /** ListPage is one page of a list request, ready to render. */
 export interface ListPage {
-  items: CoreEvent[];
+  items: ListedVersion[];
   metadata: ListMeta;
+  /** keyed says that each item's resourceVersion names its version alone (the store offers `listVersions`), so renderings may be kept by it. */
+  keyed: boolean;
+}
+
+/** readPage reads through `listVersions` where the store offers it, otherwise through `list`. */
+async function readPage(store: EventStore, options: ListOptions): Promise<VersionList> {
+  if (store.listVersions !== undefined) return store.listVersions(options);
+  const { items, ...page } = await store.list(options);
+  return { ...page, items: items.map((e: CoreEvent) => ({ resourceVersion: Number(e.metadata.resourceVersion), object: () => e })) };
 }
 
 /**
@@ -53,7 +62,7 @@ export async function listEvents(
   options.countRemaining = !filter.hasSelectors;
   let result;
   try {
-    result = await store.list(options);
+    result = await readPage(store, options);
   } catch (e) {
     const mapped = toStatusError(e, verb);
     if (verb === 'continue' && mapped instanceof StatusError && mapped.status.code === 410 && options.startKey !== undefined) {
@@ -68,5 +77,5 @@ export async function listEvents(
     metadata.continue = encodeContinue(result.lastKey, namespace, result.resourceVersion);
     if (!filter.hasSelectors && result.remainingItemCount !== undefined) metadata.remainingItemCount = result.remainingItemCount;
   }
-  return { items: result.items, metadata };
+  return { items: result.items, metadata, keyed: store.listVersions !== undefined };
 }

@@ -46,6 +46,8 @@ export interface ServerOptions {
   gate?: RequestGate;
   /** tls serves HTTPS with this certificate chain and key (PEM); swap it later with `setTls`. */
   tls?: TlsPair;
+  /** renderCacheBytes bounds the wire bytes of listed versions kept for later lists (default DEFAULT_RENDER_CACHE_MIB MiB; 0 keeps none). */
+  renderCacheBytes?: number;
   /** limits bound the headers, the time to send a request and the open connections (see `ConnectionLimits`). */
   limits?: ConnectionLimits;
 }
@@ -103,7 +105,7 @@ export function createEventsServer(options: ServerOptions): KeventsServer {
     eventTtlSeconds: options.eventTtlSeconds ?? DEFAULT_EVENT_TTL_SECONDS,
     clock,
   });
-  const events = new EventsHandler({ registry, store: options.store, clock, logger, metrics, maxBodyBytes: options.maxBodyBytes });
+  const events = new EventsHandler({ registry, store: options.store, clock, logger, metrics, maxBodyBytes: options.maxBodyBytes, renderCacheBytes: options.renderCacheBytes });
 
   const router: Router<HTTPVersion.V1> = FindMyWay({
     ignoreTrailingSlash: true,

@@ -21,7 +21,8 @@ export function listFor(api: EventApi, items: CoreEvent[], metadata: ListMeta): 
   return { kind: 'EventList', apiVersion: api, metadata, items: items.map((e) => listItem(encodeFor(api, e))) };
 }
 
-function listItem(object: Record<string, unknown>): Record<string, unknown> {
+/** listItem is a wire object as a list's item: without the kind and apiVersion the list states. */
+export function listItem(object: Record<string, unknown>): Record<string, unknown> {
   const { kind: _kind, apiVersion: _apiVersion, ...rest } = object;
   return rest;
 }

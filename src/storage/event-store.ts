@@ -87,6 +87,26 @@ export interface ListResult {
 }
 
 /**
+ * ListedVersion is one item of `listVersions`: a stored version whose object is
+ * decoded only when asked for.
+ */
+export interface ListedVersion {
+  /**
+   * resourceVersion names this version store-wide: no other version of any
+   * object carries it, so a caller may keep what it derives from the object
+   * (its wire bytes) under this number.
+   */
+  readonly resourceVersion: number;
+  /** object decodes the version; each call returns an object of the caller's own. */
+  object(): CoreEvent;
+}
+
+/** VersionList is a page of `listVersions`: a ListResult whose items are decoded on demand. */
+export interface VersionList extends Omit<ListResult, 'items'> {
+  items: ListedVersion[];
+}
+
+/**
  * Preconditions guard an update or delete. A failed one is ResourceVersionConflicts
  * with upstream's message (`Precondition failed: UID in precondition: …`); a
  * missing object has an empty uid and resourceVersion.
@@ -175,6 +195,12 @@ export interface EventStore {
   get(namespace: string, name: string): Promise<CoreEvent>;
   /** list reads a page of objects in key order. */
   list(options: ListOptions): Promise<ListResult>;
+  /**
+   * listVersions, where a backend offers it, reads the page `list` would, but
+   * leaves each item encoded until its `object()` is called: a caller that keeps
+   * wire bytes by resourceVersion then skips decoding what it already holds.
+   */
+  listVersions?(options: ListOptions): Promise<VersionList>;
   /**
    * guaranteedUpdate reads, applies `tryUpdate` and writes, retrying on conflicts.
    * A result equal to the current object (property order aside) writes nothing:

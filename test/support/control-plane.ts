@@ -86,6 +86,8 @@ export interface StartControlPlaneOptions {
   authorizationMode?: string;
   /** extraArgs are appended to kube-apiserver's arguments. */
   extraArgs?: string[];
+  /** etcdArgs are appended to etcd's arguments. */
+  etcdArgs?: string[];
   /** scheduler starts the real kube-scheduler as well. */
   scheduler?: boolean;
   /** controllerManager starts the real kube-controller-manager as well. */
@@ -207,7 +209,7 @@ export async function startControlPlane(options: StartControlPlaneOptions = {}):
   const dir = mkdtempSync(join(tmpdir(), 'kevents-cp-'));
   makeCertificates(dir);
   writeFileSync(join(dir, 'tokens.csv'), `${ADMIN_TOKEN},admin,admin-uid,"system:masters"\n${READ_TOKEN},reader,reader-uid,"kevents:readers"\n`);
-  const etcd = await startEtcd({ dataRoot: dir });
+  const etcd = await startEtcd({ dataRoot: dir, ...(options.etcdArgs !== undefined ? { extraArgs: options.etcdArgs } : {}) });
   const etcdUrl = etcd.endpoints[0]!;
   const [port] = await freePorts(1);
   const url = `https://127.0.0.1:${port}`;

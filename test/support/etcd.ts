@@ -47,6 +47,8 @@ export interface StartEtcdOptions {
   members?: 1 | 3;
   /** dataRoot is where the data directories go; the system temp dir by default. */
   dataRoot?: string;
+  /** extraArgs are appended to every member's arguments (a bench passes `--unsafe-no-fsync`). */
+  extraArgs?: string[];
 }
 
 const running = new Set<ChildProcess>();
@@ -72,7 +74,7 @@ function healthy(endpoint: string): Promise<boolean> {
   });
 }
 
-function launch(name: string, dir: string, endpoint: string, peerUrl: string, initialCluster: string): EtcdMember {
+function launch(name: string, dir: string, endpoint: string, peerUrl: string, initialCluster: string, extraArgs: string[]): EtcdMember {
   const args = [
     '--name', name,
     '--data-dir', join(dir, name),
@@ -87,6 +89,7 @@ function launch(name: string, dir: string, endpoint: string, peerUrl: string, in
     '--log-outputs', 'stderr',
     '--log-level', 'error',
     ...TIMING,
+    ...extraArgs,
   ];
   let err = '';
   let alive = false;
@@ -134,14 +137,14 @@ function launch(name: string, dir: string, endpoint: string, peerUrl: string, in
   };
 }
 
-async function startOnce(n: number, dataRoot: string): Promise<EtcdCluster> {
+async function startOnce(n: number, dataRoot: string, extraArgs: string[]): Promise<EtcdCluster> {
   const ports = await freePorts(2 * n);
   const dir = mkdtempSync(join(dataRoot, 'kevents-etcd-'));
   dataDirs.add(dir);
   const names = Array.from({ length: n }, (_, i) => `m${i}`);
   const peers = names.map((_, i) => `http://127.0.0.1:${ports[2 * i + 1]}`);
   const initialCluster = names.map((name, i) => `${name}=${peers[i]}`).join(',');
-  const members = names.map((name, i) => launch(name, dir, `http://127.0.0.1:${ports[2 * i]}`, peers[i]!, initialCluster));
+  const members = names.map((name, i) => launch(name, dir, `http://127.0.0.1:${ports[2 * i]}`, peers[i]!, initialCluster, extraArgs));
   const cluster: EtcdCluster = {
     members,
     endpoints: members.map((m) => m.endpoint),
@@ -180,7 +183,7 @@ export async function startEtcd(options: StartEtcdOptions = {}): Promise<EtcdClu
   let last: unknown;
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
-      return await startOnce(n, dataRoot);
+      return await startOnce(n, dataRoot, options.extraArgs ?? []);
     } catch (e) {
       last = e;
     }

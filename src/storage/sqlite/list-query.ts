@@ -32,12 +32,28 @@ type Params = Record<string, string | number>;
 export class ListQueries {
   private readonly cache = new Map<string, Database.Statement<Params, ListRow>>();
   private readonly countCache = new Map<string, Database.Statement<Params, { n: number }>>();
+  private objectStmt: Database.Statement<[number], { object: Buffer }> | undefined;
 
   constructor(private readonly db: Database.Database) {}
 
   /** page reads up to `limit` rows after `start` in key order. */
   page(scope: ListScope, start: string, limit: number): ListRow[] {
-    const { sql, params } = this.build(scope);
+    return this.run(scope, start, limit, 'rv, key, object') as ListRow[];
+  }
+
+  /** pageKeys reads what `page` would without the objects: the index alone answers it, with no read of the table's rows. */
+  pageKeys(scope: ListScope, start: string, limit: number): Omit<ListRow, 'object'>[] {
+    return this.run(scope, start, limit, 'rv, key');
+  }
+
+  /** object reads one version's encoded object by its revision. */
+  object(rv: number): Buffer | undefined {
+    this.objectStmt ??= this.db.prepare<[number], { object: Buffer }>('SELECT object FROM versions WHERE rv = ?');
+    return this.objectStmt.get(rv)?.object;
+  }
+
+  private run(scope: ListScope, start: string, limit: number, columns: string): Omit<ListRow, 'object'>[] {
+    const { sql, params } = this.build(scope, columns);
     let stmt = this.cache.get(sql);
     if (stmt === undefined) {
       stmt = this.db.prepare<Params, ListRow>(sql);
@@ -70,13 +86,13 @@ export class ListQueries {
   }
 
   /** explain returns SQLite's query plan of a page query, for tests that hold the plan to keyset scans. */
-  explain(scope: ListScope): string[] {
-    const { sql, params } = this.build(scope);
+  explain(scope: ListScope, columns = 'rv, key, object'): string[] {
+    const { sql, params } = this.build(scope, columns);
     const rows = this.db.prepare<Params, { detail: string }>(`EXPLAIN QUERY PLAN ${sql}`).all({ ...params, start: '', limit: 1 });
     return rows.map((r) => r.detail);
   }
 
-  private build(scope: ListScope): { sql: string; params: Params } {
+  private build(scope: ListScope, columns: string): { sql: string; params: Params } {
     const params: Params = {};
     const conds: string[] = ['key > @start'];
     if (scope.high !== undefined) {
@@ -114,13 +130,13 @@ export class ListQueries {
     const suffix = lead === undefined ? 'key' : INDEX_COLUMNS[lead]!;
     const where = conds.join(' AND ');
     if (scope.latest) {
-      return { sql: `SELECT rv, key, object FROM versions INDEXED BY cur_${suffix} WHERE ${CURRENT} AND ${where} ORDER BY key LIMIT @limit`, params };
+      return { sql: `SELECT ${columns} FROM versions INDEXED BY cur_${suffix} WHERE ${CURRENT} AND ${where} ORDER BY key LIMIT @limit`, params };
     }
     params.at = scope.at;
     const sql =
-      `SELECT rv, key, object FROM versions INDEXED BY cur_${suffix} WHERE ${CURRENT} AND rv <= @at AND ${where} ` +
+      `SELECT ${columns} FROM versions INDEXED BY cur_${suffix} WHERE ${CURRENT} AND rv <= @at AND ${where} ` +
       `UNION ALL ` +
-      `SELECT rv, key, object FROM versions INDEXED BY hist_${suffix} WHERE ${HISTORY} AND rv <= @at AND superseded_rv > @at AND ${where} ` +
+      `SELECT ${columns} FROM versions INDEXED BY hist_${suffix} WHERE ${HISTORY} AND rv <= @at AND superseded_rv > @at AND ${where} ` +
       `ORDER BY key LIMIT @limit`;
     return { sql, params };
   }

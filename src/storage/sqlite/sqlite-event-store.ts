@@ -18,10 +18,12 @@ import type {
   EventWatch,
   ListOptions,
   ListResult,
+  ListedVersion,
   Preconditions,
   TryUpdate,
   UpdateOptions,
   UpdateResult,
+  VersionList,
   WatchOptions,
   WriteOptions,
 } from '../event-store.js';
@@ -43,6 +45,7 @@ import {
   planArchiveWrites,
   resolveCommonOptions,
   sameContent,
+  selectsAll,
 } from '../shared/index.js';
 import type { Change, ResolvedCommonOptions } from '../shared/index.js';
 import { ArchiveTables } from './archive-tables.js';
@@ -51,7 +54,7 @@ import { checkArchiveFile, fileExists } from './file-check.js';
 import { ListQueries } from './list-query.js';
 import { decodeObject, encodeObject } from './object-codec.js';
 import { requireCjs } from '../../internal/index.js';
-import type { ListScope } from './list-query.js';
+import type { ListRow, ListScope } from './list-query.js';
 import { DEFAULT_CACHE_SIZE_MIB, DEFAULT_MAX_BATCH } from './options.js';
 import type { SqliteEventStoreOptions } from './options.js';
 import { CURRENT, Op, applySchema, nameHash, spanSeconds } from './schema.js';
@@ -102,6 +105,19 @@ const SAFETY_CHECKPOINT_PAGES = 20_000;
 const WAL_SIZE_LIMIT = 64 * 1024 * 1024;
 
 const TYPES = { [Op.ADDED]: 'ADDED', [Op.MODIFIED]: 'MODIFIED', [Op.DELETED]: 'DELETED' } as const;
+
+/** listedVersion is a listed row, decoded on demand; `decoded` (a filter's decoding) is handed out first rather than decoded again. */
+function listedVersion(rv: number, object: () => Buffer, decoded?: CoreEvent): ListedVersion {
+  let first = decoded;
+  return {
+    resourceVersion: rv,
+    object: () => {
+      const e = first ?? decodeEvent(decodeObject(object()), rv);
+      first = undefined;
+      return e;
+    },
+  };
+}
 
 /** fieldsOf are the derived columns of an event's version row (see `FIELD_COLUMNS`). */
 function fieldsOf(e: CoreEvent): Record<string, string | number | null> {
@@ -301,7 +317,12 @@ export class SqliteEventStore implements ArchiveStore {
     });
   }
 
-  list(options: ListOptions): Promise<ListResult> {
+  async list(options: ListOptions): Promise<ListResult> {
+    const { items, ...page } = await this.listVersions(options);
+    return { ...page, items: items.map((v) => v.object()) };
+  }
+
+  listVersions(options: ListOptions): Promise<VersionList> {
     return this.read(() => {
       const at = listRevision(options, this.rv, this.compacted);
       const { low, high } = options.namespace === undefined ? { low: '', high: undefined } : namespaceRange(options.namespace);
@@ -309,34 +330,54 @@ export class SqliteEventStore implements ArchiveStore {
       const limit = options.limit !== undefined && options.limit > 0 ? options.limit : Infinity;
       let start = options.startKey !== undefined && options.startKey > low ? options.startKey : low;
       let batch = Math.min(limit + 1, MAX_LIST_BATCH);
-      const items: CoreEvent[] = [];
+      const items: ListedVersion[] = [];
+      // Without a filter past the key range every row is an item: it stays encoded until asked for.
+      const all = selectsAll(options);
       let more = false;
       for (;;) {
-        const rows = this.lists.page(scope, start, batch);
+        const rows = all ? this.lists.pageKeys(scope, start, batch) : this.lists.page(scope, start, batch);
         for (const row of rows) {
           if (items.length >= limit) {
             more = true;
             break;
           }
           start = row.key;
-          const event = decodeEvent(decodeObject(row.object), row.rv);
-          if (matchesFilter(event, options)) items.push(event);
+          if (all) {
+            items.push(this.unread(row.rv));
+            continue;
+          }
+          const object = (row as ListRow).object;
+          const event = decodeEvent(decodeObject(object), row.rv);
+          if (matchesFilter(event, options)) items.push(listedVersion(row.rv, () => object, event));
         }
         if (more || rows.length < batch) break;
         if (items.length >= limit) {
-          more = this.lists.page(scope, start, 1).length > 0;
+          more = this.lists.pageKeys(scope, start, 1).length > 0;
           break;
         }
         // A filter dropped rows: read further in larger steps, as upstream does against etcd.
         batch = Math.min(batch * 2, MAX_LIST_BATCH);
       }
-      const result: ListResult = { items, resourceVersion: at };
+      const result: VersionList = { items, resourceVersion: at };
       if (more) {
         result.lastKey = start;
         const remaining = options.countRemaining === true ? this.lists.count(scope, start, this.maxCount) : undefined;
         if (remaining !== undefined) result.remainingItemCount = remaining;
       }
       return result;
+    });
+  }
+
+  /**
+   * unread is a listed version whose object is read when asked for. The row stays: a version
+   * visible at a list's revision is purged only once compaction passes that revision, a history
+   * window after the list; were it gone, the answer is that the revision has expired.
+   */
+  private unread(rv: number): ListedVersion {
+    return listedVersion(rv, () => {
+      const object = this.lists.object(rv);
+      if (object === undefined) throw new StorageError('ResourceVersionExpired', `the version at revision ${rv} has been compacted`, { resourceVersion: rv });
+      return object;
     });
   }
 

@@ -267,6 +267,25 @@ export function runEventStoreConformance(name: string, setup: ConformanceSetup):
         }),
       );
       it(
+        'lists through listVersions, where offered, the page list reads, with each item decoded on demand',
+        withStore(async (store) => {
+          if (store.listVersions === undefined) return;
+          await fill(store);
+          await store.guaranteedUpdate('a', 'b', (e) => ({ ...e!, message: 'changed' }));
+          for (const options of [{}, { namespace: 'a', limit: 2 }, { fieldEquals: { reason: 'Started' }, limit: 5 }, { predicate: (e: CoreEvent) => e.metadata.name !== 'b' }]) {
+            const page = await store.list(options);
+            const versions = await store.listVersions(options);
+            assert.deepEqual(versions.items.map((v) => v.object()), page.items);
+            assert.deepEqual(versions.items.map((v) => String(v.resourceVersion)), page.items.map((e) => e.metadata.resourceVersion));
+            assert.deepEqual({ ...versions, items: [] }, { ...page, items: [] });
+          }
+          const [v] = (await store.listVersions({ limit: 1 })).items;
+          const a = v!.object();
+          a.message = 'a caller changed its copy';
+          assert.notEqual(v!.object().message, a.message, 'each object() is the caller\'s own');
+        }),
+      );
+      it(
         'reads the latest state for NotOlderThan and refuses a future revision with TooLargeResourceVersion',
         withStore(async (store) => {
           await store.create(sampleEvent('default', 'a'));

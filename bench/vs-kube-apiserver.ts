@@ -1,0 +1,365 @@
+/**
+ * bench/vs-kube-apiserver.ts puts the same load, in the same run, on the real
+ * kube-apiserver (peers cache; etcd with --unsafe-no-fsync) and on
+ * `kevents serve --storage sqlite:…`, both over HTTPS with a bearer token from a
+ * token file, and prints each figure for both with kevents' ratio:
+ *   creates: CLIENTS keep-alive clients create CREATES core/v1 events in NAMESPACES namespaces; then, when
+ *   Debian's wrk is installed, wrk creates for WRK_SECONDS over as many connections (a C client takes far
+ *   less of the 2 cores than Node's, so its rate is nearer the server's own);
+ *   lists: LIST_CLIENTS clients page through one namespace (CREATES / NAMESPACES events) LIST_LIMIT at a time;
+ *   `kubectl get events -A` as kubectl asks it (Table, pages of 500) over TABLE_EVENTS events
+ *   (the namespaces past them are deleted first), end-to-end latency per listing;
+ *   watch fan-out: WATCHERS watchers of one namespace while WATCH_RATE events/s are created for
+ *   WATCH_SECONDS; every frame must arrive; latency from the create's send to the frame's read.
+ * Every figure has its p99; the resident memory of each server is sampled throughout.
+ * With BENCH_RSS_EVENTS=1000000, kevents serve also reads a store of that many events (filled
+ * directly, before the server starts) through to its end, as JSON pages and as Table pages, and
+ * its resident memory is reported: bounded by the SQLite page caches and --render-cache-size.
+ * Sizes come from the environment (BENCH_CREATES, BENCH_NAMESPACES, BENCH_CLIENTS, BENCH_LIST_CLIENTS,
+ * BENCH_LIST_SECONDS, BENCH_LIST_LIMIT, BENCH_TABLE_EVENTS, BENCH_TABLE_ROUNDS, BENCH_WATCHERS,
+ * BENCH_WATCH_RATE, BENCH_WATCH_SECONDS), and BENCH_TARGETS=kevents runs kevents alone. BENCH_BASELINE_CLI
+ * names another build's dist/bin/kevents.js, measured in the same run as "kevents before".
+ * Run: npm run build && npx tsx bench/vs-kube-apiserver.ts
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { CoreEvent } from '../src/api/index.js';
+import { SqliteEventStore } from '../src/storage/sqlite/index.js';
+import { startControlPlane } from '../test/support/control-plane.js';
+import { benchDir, rssMiB, sleep, startCli, stopCli } from './support/cli.js';
+import { kubeletFields } from './support/events.js';
+import { agentFor, pct, runLoad, send } from './support/https-load.js';
+import type { HttpsTarget, LoadResult } from './support/https-load.js';
+import { openTlsWatchers } from './support/tls-watchers.js';
+import { hasWrk, runWrk } from './support/wrk.js';
+import type { WrkResult } from './support/wrk.js';
+
+const env = (name: string, fallback: number): number => Number(process.env[`BENCH_${name}`] ?? fallback);
+const CREATES = env('CREATES', 20_000);
+const NAMESPACES = env('NAMESPACES', 20);
+const CLIENTS = env('CLIENTS', 64);
+const LIST_CLIENTS = env('LIST_CLIENTS', 16);
+const LIST_SECONDS = env('LIST_SECONDS', 10);
+const LIST_LIMIT = env('LIST_LIMIT', 500);
+const TABLE_EVENTS = env('TABLE_EVENTS', 10_000);
+const TABLE_ROUNDS = env('TABLE_ROUNDS', 10);
+const WATCHERS = env('WATCHERS', 1000);
+const WATCH_RATE = env('WATCH_RATE', 200);
+const WATCH_SECONDS = env('WATCH_SECONDS', 10);
+const WRK_SECONDS = env('WRK_SECONDS', 10);
+const RSS_EVENTS = env('RSS_EVENTS', 0);
+const BASELINE_CLI = process.env.BENCH_BASELINE_CLI;
+const TARGETS = (process.env.BENCH_TARGETS ?? `kube-apiserver,${BASELINE_CLI !== undefined ? 'kevents before,' : ''}kevents`).split(',');
+
+/** KUBECTL_TABLE is the Accept header of `kubectl get`. */
+const KUBECTL_TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json';
+
+/** Server is one server under test: where it is, and the processes whose memory and CPU count. */
+interface Server extends HttpsTarget {
+  name: string;
+  pids: () => number[];
+  /** prepare makes the namespaces the load writes into (kube-apiserver refuses events in a namespace that does not exist). */
+  prepare: (namespaces: string[]) => Promise<void>;
+  stop: () => Promise<void>;
+}
+
+/** Figures are one server's results, by phase. */
+interface Figures {
+  creates: LoadResult;
+  wrk: WrkResult | undefined;
+  lists: LoadResult;
+  table: { p50: number; p99: number; rows: number };
+  watch: { p50: number; p99: number; delivered: number; expected: number; open: number };
+  cpu: Record<string, number>;
+  rss: Record<string, number>;
+}
+
+function openssl(dir: string, args: string[]): void {
+  execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+}
+
+/** startKevents runs `kevents serve` over SQLite with TLS (an RSA 2048 certificate, as the control plane's) and a token file. */
+async function startKevents(extraFlags: string[], dir = benchDir('vs'), cli?: string): Promise<Server> {
+  openssl(dir, ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '1', '-subj', '/CN=bench-ca']);
+  writeFileSync(join(dir, 'tls.ext'), 'subjectAltName=IP:127.0.0.1\n');
+  openssl(dir, ['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'tls.key', '-out', 'tls.csr', '-subj', '/CN=kevents']);
+  openssl(dir, ['x509', '-req', '-in', 'tls.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'tls.crt', '-days', '1', '-extfile', 'tls.ext']);
+  const token = 'bench-writer-token-0123456789abcdef';
+  writeFileSync(join(dir, 'tokens.csv'), `${token},bench,bench-uid,"kevents:writers"\n`);
+  const srv = await startCli(
+    [
+      'serve', '--listen', '127.0.0.1:0', '--storage', `sqlite:${join(dir, 'events.db')}`, '--log-level', 'error',
+      '--tls-cert-file', join(dir, 'tls.crt'), '--tls-private-key-file', join(dir, 'tls.key'), '--token-auth-file', join(dir, 'tokens.csv'),
+      ...extraFlags,
+    ],
+    /listening on (\S+)/,
+    [],
+    cli,
+  );
+  return {
+    name: cli === undefined ? 'kevents' : 'kevents before',
+    url: srv.url,
+    token,
+    ca: readFileSync(join(dir, 'ca.crt')),
+    pids: () => [srv.child.pid!],
+    prepare: async () => {},
+    stop: () => stopCli(srv.child),
+  };
+}
+
+/** startApiserver runs kube-apiserver 1.33 over etcd (no fsync: the figure is the API server's, not the disk's). */
+async function startApiserver(): Promise<Server> {
+  const cp = await startControlPlane({ etcdArgs: ['--unsafe-no-fsync'] });
+  const target = { url: cp.url, token: cp.adminToken, ca: readFileSync(cp.caFile) };
+  const pidOf = (exe: string): number[] => {
+    const out = execFileSync('pgrep', ['-f', '--', exe], { encoding: 'utf8' }).trim();
+    return out === '' ? [] : out.split('\n').map(Number);
+  };
+  const pids = [...pidOf(`--secure-port=${new URL(cp.url).port}`), ...pidOf(`--listen-client-urls ${cp.etcdUrl}`)];
+  return {
+    name: 'kube-apiserver',
+    ...target,
+    pids: () => pids,
+    prepare: async (namespaces) => {
+      for (const name of namespaces) {
+        const r = await cp.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+        if (r.status !== 201 && r.status !== 409) throw new Error(`namespace ${name}: ${r.status} ${r.text}`);
+      }
+    },
+    stop: () => cp.stop(),
+  };
+}
+
+function eventBody(i: number, namespace: string, message?: string): string {
+  const t = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  const pod = `web-${(i * 7919) % 5000}-7d9f8b6c4-x2v9k`;
+  const fields = kubeletFields(i, t);
+  return JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'Event',
+    metadata: { name: `${pod}.${(0x17a2b3c4d5e6f7an + BigInt(i)).toString(16)}`, namespace },
+    involvedObject: { kind: 'Pod', namespace, name: pod, uid: `7c3a${String(i % 5000).padStart(8, '0')}-1111-4222-8333-444455556666`, apiVersion: 'v1', fieldPath: 'spec.containers{app}' },
+    ...fields,
+    ...(message !== undefined ? { message } : {}),
+  });
+}
+
+function cpuSeconds(pids: number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks / 100;
+}
+
+/** listPages pages through `path` with `limit`, returning the number of items (or rows) read; `each` times every page. */
+async function listPages(agent: ReturnType<typeof agentFor>, s: Server, path: string, limit: number, accept: string | undefined, each?: (ms: number) => void): Promise<number> {
+  let token: string | undefined;
+  let n = 0;
+  do {
+    const t0 = performance.now();
+    const sep = path.includes('?') ? '&' : '?';
+    const r = await send(agent, s, 'GET', `${path}${sep}limit=${limit}${token !== undefined ? `&continue=${encodeURIComponent(token)}` : ''}`, accept !== undefined ? { accept } : {});
+    if (r.status !== 200) throw new Error(`list ${path}: ${r.status} ${r.body.toString().slice(0, 300)}`);
+    each?.(performance.now() - t0);
+    const page = JSON.parse(r.body.toString()) as { items?: unknown[]; rows?: unknown[]; metadata: { continue?: string } };
+    n += (page.items ?? page.rows ?? []).length;
+    token = page.metadata.continue || undefined;
+  } while (token !== undefined);
+  return n;
+}
+
+async function measure(s: Server): Promise<Figures> {
+  const namespaces = Array.from({ length: NAMESPACES }, (_, i) => `ns-${i}`);
+  await s.prepare([...namespaces, 'watched', 'wrk']);
+  const cpu: Record<string, number> = {};
+  const rss: Record<string, number> = {};
+  let peak = 0;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, s.pids().reduce((a, p) => a + rssMiB(p), 0));
+  }, 200);
+  const phase = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
+    const c0 = cpuSeconds(s.pids());
+    peak = 0;
+    const out = await fn();
+    cpu[name] = cpuSeconds(s.pids()) - c0;
+    rss[name] = peak;
+    process.stderr.write(`  ${s.name} ${name}: done (server CPU ${cpu[name].toFixed(1)} s, RSS peak ${peak.toFixed(0)} MiB)\n`);
+    return out;
+  };
+  try {
+    rss.start = s.pids().reduce((a, p) => a + rssMiB(p), 0);
+    // Creates.
+    const writer = agentFor(s, CLIENTS);
+    let next = 0;
+    const creates = await phase('creates', () =>
+      runLoad(CLIENTS, () => next < CREATES, async (record) => {
+        const i = next++;
+        const ns = namespaces[i % NAMESPACES]!;
+        const t0 = performance.now();
+        const r = await send(writer, s, 'POST', `/api/v1/namespaces/${ns}/events`, { body: eventBody(i, ns) });
+        if (r.status !== 201) throw new Error(`create: ${r.status} ${r.body.toString().slice(0, 300)}`);
+        record(performance.now() - t0);
+      }),
+    );
+    writer.destroy();
+    const wrk = hasWrk()
+      ? await phase('wrk', () => runWrk(`${s.url}/api/v1/namespaces/wrk/events`, { seconds: WRK_SECONDS, connections: CLIENTS, namespace: 'wrk', token: s.token }))
+      : undefined;
+    // Lists of LIST_LIMIT, paging one namespace.
+    const reader = agentFor(s, LIST_CLIENTS);
+    const perNamespace = await listPages(reader, s, `/api/v1/namespaces/${namespaces[0]}/events`, LIST_LIMIT, undefined);
+    const listEnd = performance.now() + LIST_SECONDS * 1000;
+    const lists = await phase('lists', () =>
+      runLoad(LIST_CLIENTS, () => performance.now() < listEnd, async (record) => {
+        await listPages(reader, s, `/api/v1/namespaces/${namespaces[0]}/events`, LIST_LIMIT, undefined, record);
+      }),
+    );
+    process.stderr.write(`  ${s.name}: a namespace holds ${perNamespace} events\n`);
+    // `kubectl get events -A` over TABLE_EVENTS: the namespaces past them go first.
+    const keep = Math.max(1, Math.ceil(TABLE_EVENTS / Math.max(1, perNamespace)));
+    for (const ns of [...namespaces.slice(keep), 'wrk']) {
+      const r = await send(reader, s, 'DELETE', `/api/v1/namespaces/${ns}/events`);
+      if (r.status !== 200) throw new Error(`deletecollection ${ns}: ${r.status} ${r.body.toString().slice(0, 300)}`);
+    }
+    const tableTimes: number[] = [];
+    let rows = 0;
+    await phase('table', async () => {
+      for (let round = 0; round < TABLE_ROUNDS; round++) {
+        const t0 = performance.now();
+        rows = await listPages(reader, s, '/api/v1/events', 500, KUBECTL_TABLE);
+        tableTimes.push(performance.now() - t0);
+      }
+    });
+    tableTimes.sort((a, b) => a - b);
+    reader.destroy();
+    // Watch fan-out.
+    const watch = await phase('watch', async () => {
+      const watchers = await openTlsWatchers({ url: s.url, path: '/api/v1/namespaces/watched/events?watch=true', token: s.token, ca: s.ca, watchers: WATCHERS });
+      await sleep(1000);
+      const agent = agentFor(s, 8);
+      let sent = 0;
+      let failed = 0;
+      const interval = 1000 / WATCH_RATE;
+      const t0 = performance.now();
+      const inflight: Promise<void>[] = [];
+      while (performance.now() - t0 < WATCH_SECONDS * 1000) {
+        const wait = t0 + sent * interval - performance.now();
+        if (wait > 0) await sleep(wait);
+        const i = sent++;
+        const body = eventBody(CREATES + i, 'watched', `sent ${performance.timeOrigin + performance.now()}`);
+        inflight.push(send(agent, s, 'POST', '/api/v1/namespaces/watched/events', { body }).then((r) => void (r.status !== 201 && failed++), () => void failed++));
+      }
+      await Promise.all(inflight);
+      await sleep(2000);
+      const lat = [...(await watchers.stop())].sort((a, b) => a - b);
+      agent.destroy();
+      return { p50: pct(lat, 50), p99: pct(lat, 99), delivered: lat.length, expected: (sent - failed) * watchers.open, open: watchers.open };
+    });
+    rss.end = s.pids().reduce((a, p) => a + rssMiB(p), 0);
+    return { creates, wrk, lists, table: { p50: pct(tableTimes, 50), p99: pct(tableTimes, 99), rows }, watch, cpu, rss };
+  } finally {
+    clearInterval(sampler);
+  }
+}
+
+function report(all: Map<string, Figures>): void {
+  const a = all.get('kube-apiserver');
+  const k = all.get('kevents');
+  const b = all.get('kevents before');
+  const fmt = (n: number, d = 0): string => (Number.isFinite(n) ? n.toFixed(d) : '-');
+  const ratio = (x: number | undefined, y: number | undefined): string => (x !== undefined && y !== undefined && y > 0 ? `${(x / y).toFixed(2)}×` : '-');
+  const head = ['figure', 'kube-apiserver', ...(b ? ['kevents before', 'before ÷ kube-apiserver'] : []), 'kevents', 'kevents ÷ kube-apiserver'];
+  const rows: string[][] = [head];
+  const add = (name: string, f: (x: Figures) => number, d: number, unit: string): void => {
+    const cell = (x: Figures | undefined): string => (x ? `${fmt(f(x), d)} ${unit}` : '-');
+    rows.push([name, cell(a), ...(b ? [cell(b), ratio(f(b), a && f(a))] : []), cell(k), ratio(k && f(k), a && f(a))]);
+  };
+  add(`creates/s (${CLIENTS} clients, ${CREATES} events)`, (x) => x.creates.rate, 0, '/s');
+  add('  create p99', (x) => x.creates.p99, 1, 'ms');
+  if (a?.wrk !== undefined || k?.wrk !== undefined) {
+    add(`creates/s, wrk -c${CLIENTS} for ${WRK_SECONDS} s`, (x) => x.wrk?.rate ?? NaN, 0, '/s');
+    add('  wrk create p99', (x) => x.wrk?.p99 ?? NaN, 1, 'ms');
+    add('server CPU per create (wrk)', (x) => (x.wrk !== undefined ? (x.cpu.wrk! * 1e6) / x.wrk.requests : NaN), 0, 'µs');
+  }
+  add(`lists of ${LIST_LIMIT}/s (${LIST_CLIENTS} clients)`, (x) => x.lists.rate, 0, '/s');
+  add('  list p99', (x) => x.lists.p99, 1, 'ms');
+  add(`get events -A (Table), p50`, (x) => x.table.p50, 0, 'ms');
+  add(`  get events -A p99`, (x) => x.table.p99, 0, 'ms');
+  add(`watch delivery p50 (${WATCHERS} watchers, ${WATCH_RATE}/s)`, (x) => x.watch.p50, 1, 'ms');
+  add('  watch delivery p99', (x) => x.watch.p99, 1, 'ms');
+  add('server CPU per create', (x) => (x.cpu.creates! * 1e6) / x.creates.done, 0, 'µs');
+  add('server CPU per list', (x) => (x.cpu.lists! * 1e3) / x.lists.done, 2, 'ms');
+  add('server CPU per get events -A', (x) => (x.cpu.table! * 1e3) / TABLE_ROUNDS, 0, 'ms');
+  add('RSS at start', (x) => x.rss.start!, 0, 'MiB');
+  add('RSS peak (creates, lists, table, watch)', (x) => Math.max(x.rss.creates!, x.rss.lists!, x.rss.table!, x.rss.watch!), 0, 'MiB');
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  console.log(`vs kube-apiserver (${new Date().toISOString()}, node ${process.version})`);
+  for (const r of rows) console.log(r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  '));
+  for (const [name, x] of all) {
+    console.log(
+      `${name}: errors creates ${x.creates.errors}${x.wrk !== undefined ? `, wrk ${x.wrk.errors}` : ''}${x.creates.firstError ? ` (${x.creates.firstError})` : ''}, lists ${x.lists.errors}${x.lists.firstError ? ` (${x.lists.firstError})` : ''}; ` +
+        `table rows ${x.table.rows}; watch: ${x.watch.open} open, ${x.watch.delivered} of ${x.watch.expected} frames delivered`,
+    );
+  }
+}
+
+/** bigStore streams a store of RSS_EVENTS events through kevents serve, as JSON and as Table pages, and reports its memory. */
+async function bigStore(extra: string[]): Promise<void> {
+  const dir = benchDir('rss');
+  const store = new SqliteEventStore({ path: join(dir, 'events.db') });
+  const t = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  for (let i = 0; i < RSS_EVENTS; i += 2000) {
+    const writes: Promise<unknown>[] = [];
+    for (let j = i; j < Math.min(RSS_EVENTS, i + 2000); j++) {
+      const ns = `ns-${j % NAMESPACES}`;
+      const e = JSON.parse(eventBody(j, ns)) as CoreEvent;
+      e.metadata.uid = `u-${j}`;
+      e.metadata.creationTimestamp = t;
+      writes.push(store.create(e));
+    }
+    await Promise.all(writes);
+  }
+  await store.close();
+  const s = await startKevents(extra, dir);
+  try {
+    const agent = agentFor(s, 1);
+    const start = rssMiB(s.pids()[0]!);
+    let peak = start;
+    const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(s.pids()[0]!))), 200);
+    const t0 = performance.now();
+    const json = await listPages(agent, s, '/api/v1/events', 500, undefined);
+    const t1 = performance.now();
+    const table = await listPages(agent, s, '/api/v1/events', 500, KUBECTL_TABLE);
+    const t2 = performance.now();
+    clearInterval(sampler);
+    agent.destroy();
+    console.log(
+      `kevents serve over ${RSS_EVENTS} stored events: RSS ${start.toFixed(0)} MiB at start, peak ${peak.toFixed(0)} MiB while reading ` +
+        `${json} events as JSON pages of 500 (${((t1 - t0) / 1000).toFixed(1)} s) and ${table} as Table pages (${((t2 - t1) / 1000).toFixed(1)} s)`,
+    );
+  } finally {
+    await s.stop();
+  }
+}
+
+async function main(): Promise<void> {
+  const all = new Map<string, Figures>();
+  const extra = (process.env.BENCH_KEVENTS_FLAGS ?? '').split(' ').filter((f) => f !== '');
+  for (const name of TARGETS) {
+    process.stderr.write(`${name}: starting\n`);
+    const s = name === 'kube-apiserver' ? await startApiserver() : await startKevents(extra, undefined, name === 'kevents' ? undefined : BASELINE_CLI);
+    try {
+      all.set(name, await measure(s));
+    } finally {
+      await s.stop();
+    }
+  }
+  report(all);
+  if (RSS_EVENTS > 0) await bigStore(extra);
+}
+
+await main();
+process.exit(0);

@@ -1,0 +1,86 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { eventTable } from '../api/index.js';
+import type { CoreEvent, EventApi, IncludeObject, ListMeta } from '../api/index.js';
+import type { ListedVersion } from '../storage/index.js';
+import { RenderedVersions } from './rendered-versions.js';
+import { encodeFor, listFor } from './views.js';
+
+const NOW = Date.UTC(2025, 5, 1, 12, 0, 0);
+
+/** EVENTS cover what changes a row: ages from firstTimestamp, eventTime, series; counts; empty fields; text that JSON escapes. */
+const EVENTS: CoreEvent[] = [
+  {
+    metadata: { name: 'web-1.17a2', namespace: 'default', uid: 'u-1', creationTimestamp: '2025-06-01T11:00:00Z', resourceVersion: '7' },
+    involvedObject: { kind: 'Pod', namespace: 'default', name: 'web-1', apiVersion: 'v1', fieldPath: 'spec.containers{app}' },
+    reason: 'BackOff',
+    message: '  Back-off restarting "app" \u2028 <in pod> \n',
+    source: { component: 'kubelet', host: 'node-1' },
+    firstTimestamp: '2025-06-01T11:00:00Z',
+    lastTimestamp: '2025-06-01T11:58:00Z',
+    count: 12,
+    type: 'Warning',
+    reportingComponent: 'kubelet',
+    reportingInstance: 'node-1',
+  },
+  {
+    metadata: { name: 'sched.1', namespace: 'kube-system', labels: { b: '2', a: '1' }, annotations: { x: 'y' }, resourceVersion: '9' },
+    involvedObject: { kind: 'Pod', name: '' },
+    reason: 'FailedScheduling',
+    message: '0/3 nodes are available',
+    source: {},
+    firstTimestamp: null,
+    lastTimestamp: null,
+    eventTime: '2025-06-01T11:59:30.123456Z',
+    series: { count: 4, lastObservedTime: '2025-06-01T11:59:59.000001Z' },
+    action: 'Scheduling',
+    type: 'Normal',
+    reportingComponent: 'default-scheduler',
+    reportingInstance: 'default-scheduler-x',
+  },
+  {
+    metadata: { name: 'bare', namespace: 'n', resourceVersion: '12' },
+    involvedObject: {},
+    source: { component: 'c' },
+  },
+];
+
+function versions(events: CoreEvent[]): ListedVersion[] {
+  // Each object() is a copy, as a store hands out.
+  return events.map((e) => ({ resourceVersion: Number(e.metadata.resourceVersion), object: () => structuredClone(e) }));
+}
+
+const META: ListMeta[] = [{ resourceVersion: '12' }, { resourceVersion: '12', continue: 'abc', remainingItemCount: 0 }];
+
+for (const maxBytes of [0, 300, 1 << 20]) {
+  test(`RenderedVersions renders lists and Tables byte for byte as listFor and eventTable (bound ${maxBytes})`, () => {
+    const rendered = new RenderedVersions(maxBytes);
+    // Twice: the second round is served from what the first kept.
+    for (let round = 0; round < 2; round++) {
+      for (const api of ['v1', 'events.k8s.io/v1'] as EventApi[]) {
+        for (const metadata of META) {
+          for (const items of [EVENTS, [], EVENTS.slice(1)]) {
+            assert.equal(rendered.list(api, versions(items), metadata).toString(), JSON.stringify(listFor(api, items, metadata)));
+            for (const includeObject of ['Metadata', 'None', 'Object', ''] as IncludeObject[]) {
+              const want = eventTable(items, { now: NOW + round * 61_000, includeObject, listMeta: metadata, encodeObject: (e) => encodeFor(api, e) });
+              const got = rendered.table(api, versions(items), { now: NOW + round * 61_000, includeObject, listMeta: metadata });
+              assert.equal(got.toString(), JSON.stringify(want), `${api} ${includeObject}`);
+            }
+          }
+        }
+      }
+      assert.ok(rendered.size <= maxBytes, `holds ${rendered.size} bytes, bound ${maxBytes}`);
+    }
+  });
+}
+
+test('RenderedVersions decodes a version it holds no more than once', () => {
+  const rendered = new RenderedVersions(1 << 20);
+  let decoded = 0;
+  const items = EVENTS.map((e) => ({ resourceVersion: Number(e.metadata.resourceVersion), object: () => (decoded++, structuredClone(e)) }));
+  rendered.list('v1', items, {});
+  rendered.list('v1', items, {});
+  rendered.table('v1', items, { now: NOW, includeObject: 'Metadata', listMeta: {} });
+  rendered.table('v1', items, { now: NOW, includeObject: 'Metadata', listMeta: {} });
+  assert.equal(decoded, 2 * EVENTS.length, 'once for the items, once for the rows');
+});

@@ -1,0 +1,138 @@
+import { CORE_API, eventSeenTimes, eventTable, eventTableCells, translateMsSince, wireTimeMs } from '../api/index.js';
+import type { CoreEvent, EventApi, IncludeObject, ListMeta } from '../api/index.js';
+import type { ListedVersion } from '../storage/index.js';
+import { encodeFor, listItem } from './views.js';
+
+/**
+ * DEFAULT_RENDER_CACHE_MIB bounds the rendered versions a server keeps (`--render-cache-size`):
+ * 64 MiB holds the list items and Table rows of some 40,000 typical events, the
+ * 1-hour window of a busy cluster, whatever the size of the store.
+ */
+export const DEFAULT_RENDER_CACHE_MIB = 64;
+
+/** ENTRY_OVERHEAD is what an entry costs past its bytes (map slot, object, Buffer header), counted against the bound. */
+const ENTRY_OVERHEAD = 160;
+
+/** TableRowParts are a version's Table row apart from its two ages, which change with the clock. */
+interface TableRowParts {
+  /** firstMs and lastMs are the times of the ages (`eventSeenTimes`), read once. */
+  firstMs: number | undefined;
+  lastMs: number | undefined;
+  lastIsFirst: boolean;
+  /** middle is the JSON of the cells between Last Seen and First Seen, tail of those after First Seen (no brackets). */
+  middle: string;
+  tail: string;
+  /** metadata is the JSON of the row's PartialObjectMetadata. */
+  metadata: string;
+}
+
+interface Entry {
+  value: Buffer | TableRowParts;
+  size: number;
+}
+
+/** Slots of one version: its list item in each API, and its Table row. */
+const CORE_ITEM = 0;
+const EVENTS_V1_ITEM = 1;
+const TABLE_ROW = 2;
+const SLOTS = 4;
+
+const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from(']}');
+
+/**
+ * RenderedVersions keeps the wire bytes of stored event versions, keyed by
+ * resourceVersion (which names one version store-wide, see `ListedVersion`):
+ * each version's list item in each API group/version and its Table row. A list
+ * answer is spliced from them, so a version listed again is neither decoded
+ * nor encoded. Least recently used entries go first past `maxBytes`; 0 keeps
+ * nothing.
+ */
+export class RenderedVersions {
+  private readonly entries = new Map<number, Entry>();
+  private bytes = 0;
+
+  constructor(readonly maxBytes: number) {}
+
+  /** size is the bytes held, overhead included. */
+  get size(): number {
+    return this.bytes;
+  }
+
+  /** list is the JSON of an EventList of `items`, as `listFor` renders it. */
+  list(api: EventApi, items: readonly ListedVersion[], metadata: ListMeta): Buffer {
+    const shell = JSON.stringify({ kind: 'EventList', apiVersion: api, metadata, items: [] });
+    const parts: Buffer[] = [Buffer.from(shell.slice(0, -2))];
+    items.forEach((v, i) => {
+      if (i > 0) parts.push(COMMA);
+      parts.push(this.item(api, v));
+    });
+    parts.push(CLOSE);
+    return Buffer.concat(parts);
+  }
+
+  /** table is the JSON of the Table of `items` at `now`, as `eventTable` renders it with `encodeFor` for Object. */
+  table(api: EventApi, items: readonly ListedVersion[], options: { now: number; includeObject: IncludeObject; listMeta: ListMeta }): Buffer {
+    const shell = JSON.stringify(eventTable([], options));
+    const rows = items.map((v) => {
+      const p = this.tableRow(v);
+      const first = translateMsSince(p.firstMs, options.now);
+      const last = p.lastIsFirst ? first : translateMsSince(p.lastMs, options.now);
+      const cells = `{"cells":[${JSON.stringify(last)},${p.middle},${JSON.stringify(first)},${p.tail}],"object":`;
+      if (options.includeObject === 'None') return `${cells}null}`;
+      if (options.includeObject !== 'Object') return `${cells}{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":${p.metadata}}}`;
+      // The object is the list item with the kind and apiVersion a list leaves out, which encodeFor writes first.
+      return `${cells}{"kind":"Event","apiVersion":${JSON.stringify(api)},${this.item(api, v).toString('utf8', 1)}}`;
+    });
+    return Buffer.from(`${shell.slice(0, -2)}${rows.join(',')}]}`);
+  }
+
+  private item(api: EventApi, v: ListedVersion): Buffer {
+    const key = v.resourceVersion * SLOTS + (api === CORE_API ? CORE_ITEM : EVENTS_V1_ITEM);
+    const hit = this.get(key);
+    if (hit !== undefined) return hit as Buffer;
+    const bytes = Buffer.from(JSON.stringify(listItem(encodeFor(api, v.object()))));
+    this.set(key, bytes, bytes.length);
+    return bytes;
+  }
+
+  private tableRow(v: ListedVersion): TableRowParts {
+    const key = v.resourceVersion * SLOTS + TABLE_ROW;
+    const hit = this.get(key);
+    if (hit !== undefined) return hit as TableRowParts;
+    const e: CoreEvent = v.object();
+    // The cells but the ages do not depend on the clock: rendered at any time, they are the same.
+    const cells = eventTableCells(e, 0);
+    const seen = eventSeenTimes(e);
+    const parts: TableRowParts = {
+      firstMs: wireTimeMs(seen.first),
+      lastMs: wireTimeMs(seen.last),
+      lastIsFirst: seen.lastIsFirst,
+      middle: JSON.stringify(cells.slice(1, 7)).slice(1, -1),
+      tail: JSON.stringify(cells.slice(8)).slice(1, -1),
+      metadata: JSON.stringify({ ...e.metadata }),
+    };
+    this.set(key, parts, 2 * (parts.middle.length + parts.tail.length + parts.metadata.length) + 64);
+    return parts;
+  }
+
+  private get(key: number): Buffer | TableRowParts | undefined {
+    const entry = this.entries.get(key);
+    if (entry === undefined) return undefined;
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    return entry.value;
+  }
+
+  private set(key: number, value: Buffer | TableRowParts, bytes: number): void {
+    const size = bytes + ENTRY_OVERHEAD;
+    if (size > this.maxBytes) return;
+    this.entries.set(key, { value, size });
+    this.bytes += size;
+    for (const [oldest, entry] of this.entries) {
+      if (this.bytes <= this.maxBytes) break;
+      this.entries.delete(oldest);
+      this.bytes -= entry.size;
+    }
+  }
+}

@@ -149,10 +149,31 @@ export function occurrenceRepeats(o: Pick<Occurrence, 'countBefore' | 'countAfte
   return Math.max(0, o.countAfter - o.countBefore);
 }
 
+/** ClusterIdentity is a mirrored cluster as the archive knows it: a name bound to the UID of its `kube-system` namespace. */
+export interface ClusterIdentity {
+  name: string;
+  uid: string;
+}
+
+/** ClusterBinding is what the archive held of an identity when `bindCluster` was asked to bind it. */
+export interface ClusterBinding {
+  /** boundUID is the UID the name was already bound to; undefined when the name was free (it is bound now). */
+  boundUID?: string;
+  /** otherNames are the other names the UID is bound to, sorted. */
+  otherNames: string[];
+}
+
 /** ArchiveStore is an EventStore with the archive capability. */
 export interface ArchiveStore extends EventStore {
   /** applyArchiveBatch commits the writes, their occurrences and the checkpoint in one transaction; all or nothing. */
   applyArchiveBatch(batch: ArchiveBatch): Promise<ArchiveBatchResult>;
+  /**
+   * bindCluster binds a cluster's name to its UID, atomically with any other
+   * replica binding the same name: a name is bound once, to one UID, for the
+   * life of the archive. A name bound to another UID is left as it is (the
+   * caller refuses to mirror under it); a UID may be bound under several names.
+   */
+  bindCluster(identity: ClusterIdentity): Promise<ClusterBinding>;
   /** getCheckpoint reads a source's checkpoint, undefined when it has none. */
   getCheckpoint(source: string): Promise<SourceCheckpoint | undefined>;
   /** listOccurrences reads a page of occurrences. */
@@ -195,6 +216,7 @@ export function isArchiveStore(store: EventStore): store is ArchiveStore {
   return (
     typeof s.applyArchiveBatch === 'function' &&
     typeof s.getCheckpoint === 'function' &&
+    typeof s.bindCluster === 'function' &&
     typeof s.listOccurrences === 'function' &&
     typeof s.enforceRetention === 'function' &&
     typeof s.archiveBytes === 'function'

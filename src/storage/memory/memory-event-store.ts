@@ -4,6 +4,8 @@ import type {
   ArchiveBatch,
   ArchiveBatchResult,
   ArchiveStore,
+  ClusterBinding,
+  ClusterIdentity,
   ObservedRange,
   OccurrenceCursor,
   OccurrencePage,
@@ -94,6 +96,8 @@ export class MemoryEventStore implements ArchiveStore {
   private occurrenceSeq = 0;
   private occurrenceBytes = 0;
   private readonly checkpoints = new Map<string, SourceCheckpoint>();
+  /** clusters maps each bound cluster name to its UID. */
+  private readonly clusters = new Map<string, string>();
   /** writtenAt is when each live key was last written, for retention. */
   private readonly writtenAt = new Map<string, number>();
   private rv = 0;
@@ -268,6 +272,15 @@ export class MemoryEventStore implements ArchiveStore {
     });
   }
 
+  bindCluster(identity: ClusterIdentity): Promise<ClusterBinding> {
+    return this.run(() => {
+      const boundUID = this.clusters.get(identity.name);
+      if (boundUID === undefined) this.clusters.set(identity.name, identity.uid);
+      const otherNames = [...this.clusters].filter(([name, uid]) => uid === identity.uid && name !== identity.name).map(([name]) => name);
+      return { ...(boundUID !== undefined ? { boundUID } : {}), otherNames: otherNames.sort() };
+    });
+  }
+
   getCheckpoint(source: string): Promise<SourceCheckpoint | undefined> {
     return this.run(() => {
       const c = this.checkpoints.get(source);
@@ -410,7 +423,7 @@ export class MemoryEventStore implements ArchiveStore {
   private appendOccurrence(event: CoreEvent, change: { countBefore: number; countAfter: number }, stamp: OccurrenceStamp): void {
     const id = ++this.occurrenceSeq;
     const observedTime = stamp.observedTime ?? nowMicroTime(this.o.clock);
-    const occurrence = occurrenceOf(event, change, { observedTime, cluster: stamp.cluster }, id);
+    const occurrence = occurrenceOf(event, change, { observedTime, cluster: stamp.cluster, clusterUID: stamp.clusterUID }, id);
     const at = { observedMicros: microsOf(observedTime), id };
     const bytes = JSON.stringify(occurrence).length;
     this.occurrences.splice(this.occurrenceIndexAfter(at), 0, { at, occurrence, bytes });

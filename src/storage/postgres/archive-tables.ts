@@ -1,7 +1,7 @@
 import { ARCHIVE_API, occurrenceOf } from '../../api/index.js';
 import type { CoreEvent, Occurrence } from '../../api/index.js';
 import { occurrenceRepeats, occurrenceTimeMs } from '../archive-store.js';
-import type { ObservedRange, OccurrenceCursor, OccurrenceQuery, ReasonCountQuery } from '../archive-store.js';
+import type { ClusterIdentity, ObservedRange, OccurrenceCursor, OccurrenceQuery, ReasonCountQuery } from '../archive-store.js';
 import { microsOf } from '../shared/index.js';
 import type { Query } from './list-query.js';
 import { CURRENT } from './schema.js';
@@ -14,12 +14,13 @@ export interface ObservedStamp {
   time: string;
   micros: number;
   cluster: string | undefined;
+  clusterUID: string | undefined;
 }
 
 /** observedStamp reads an OccurrenceStamp's time (the store's clock when it has none). */
-export function observedStamp(stamp: { observedTime?: string; cluster?: string }, now: () => string): ObservedStamp {
+export function observedStamp(stamp: { observedTime?: string; cluster?: string; clusterUID?: string }, now: () => string): ObservedStamp {
   const time = stamp.observedTime ?? now();
-  return { time, micros: microsOf(time), cluster: stamp.cluster };
+  return { time, micros: microsOf(time), cluster: stamp.cluster, clusterUID: stamp.clusterUID };
 }
 
 /** OccurrenceRow is an occurrence as the write function stores it; its id is the revision of the write it records, known only at commit. */
@@ -43,7 +44,7 @@ export interface OccurrenceRow {
  * namespace) or what its id says (the event's resourceVersion).
  */
 export function occurrenceRow(event: CoreEvent, change: { countBefore: number; countAfter: number }, stamp: ObservedStamp): OccurrenceRow {
-  const o = occurrenceOf(event, change, { observedTime: stamp.time, cluster: stamp.cluster }, 0);
+  const o = occurrenceOf(event, change, { observedTime: stamp.time, cluster: stamp.cluster, clusterUID: stamp.clusterUID }, 0);
   const seen = occurrenceTimeMs(o);
   const { kind: _k, apiVersion: _a, metadata: _m, event: ref, ...rest } = o;
   const body = JSON.stringify(ref.uid === undefined ? { ...rest, event: {} } : { ...rest, event: { uid: ref.uid } });
@@ -184,6 +185,24 @@ export class ArchiveQueries {
 
   checkpoint(source: string): Query {
     return { text: `SELECT resource_version, updated_at FROM ${this.s}.source_checkpoints WHERE source = $1`, values: [source] };
+  }
+
+  /** bindCluster binds a free name (RETURNING a row only when it did). */
+  bindCluster(identity: ClusterIdentity, now: number): Query {
+    return {
+      text: `INSERT INTO ${this.s}.clusters (name, uid, bound_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING RETURNING uid`,
+      values: [identity.name, identity.uid, now],
+    };
+  }
+
+  /** clusterUID reads the UID a name is bound to. */
+  clusterUID(name: string): Query {
+    return { text: `SELECT uid FROM ${this.s}.clusters WHERE name = $1`, values: [name] };
+  }
+
+  /** clusterNames lists the names bound to a UID. */
+  clusterNames(uid: string): Query {
+    return { text: `SELECT name FROM ${this.s}.clusters WHERE uid = $1 ORDER BY name`, values: [uid] };
   }
 
   /**

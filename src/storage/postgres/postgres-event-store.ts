@@ -5,6 +5,8 @@ import type {
   ArchiveBatch,
   ArchiveBatchResult,
   ArchiveStore,
+  ClusterBinding,
+  ClusterIdentity,
   ObservedRange,
   OccurrencePage,
   OccurrenceQuery,
@@ -234,6 +236,15 @@ export class PostgresEventStore implements ArchiveStore {
     const out = await this.write({ kind: 'archive', writes: batch.writes, stamp, checkpoint: batch.checkpoint });
     if (!('archived' in out)) throw new StorageError('Internal', 'an archive batch was neither written nor refused');
     return out.archived;
+  }
+
+  async bindCluster(identity: ClusterIdentity): Promise<ClusterBinding> {
+    const { pool } = await this.open();
+    // A name taken by a replica at the same instant is read back by a second statement, which sees its commit.
+    const inserted = await this.query<{ uid: string }>(pool, this.archive.bindCluster(identity, this.o.clock.now()));
+    const boundUID = inserted.length > 0 ? undefined : (await this.query<{ uid: string }>(pool, this.archive.clusterUID(identity.name)))[0]?.uid;
+    const names = await this.query<{ name: string }>(pool, this.archive.clusterNames(identity.uid));
+    return { ...(boundUID !== undefined ? { boundUID } : {}), otherNames: names.map((r) => r.name).filter((n) => n !== identity.name) };
   }
 
   async getCheckpoint(source: string): Promise<SourceCheckpoint | undefined> {

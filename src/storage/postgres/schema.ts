@@ -119,7 +119,8 @@ CREATE TABLE IF NOT EXISTS ${s}.checkpoints (at bigint PRIMARY KEY, rv bigint NO
  * occurrences: what `--max-size` bounds. It also drops the field indexes of
  * version 1 that CURRENT_INDEXED no longer lists.
  *
- * `source_checkpoints` holds each mirrored source's checkpoint; `write_marks`
+ * `clusters` binds each mirrored cluster's name to its `kube-system` UID
+ * (`bindCluster`). `source_checkpoints` holds each mirrored source's checkpoint; `write_marks`
  * maps time to revision (one row per second of writing at most per replica), so
  * retention finds the events last written before a time through the primary key
  * of `versions`.
@@ -145,6 +146,7 @@ CREATE INDEX IF NOT EXISTS occ_regarding ON ${s}.occurrences (regarding_name, ob
 CREATE TABLE IF NOT EXISTS ${s}.source_checkpoints (source text PRIMARY KEY, resource_version text NOT NULL, updated_at bigint NOT NULL);
 CREATE TABLE IF NOT EXISTS ${s}.write_marks (at bigint PRIMARY KEY, rv bigint NOT NULL);
 CREATE TABLE IF NOT EXISTS ${s}.occurrence_lag (hour bigint PRIMARY KEY, min_us bigint NOT NULL, max_us bigint NOT NULL);
+CREATE TABLE IF NOT EXISTS ${s}.clusters (name text PRIMARY KEY, uid text NOT NULL, bound_at bigint NOT NULL);
 DROP INDEX IF EXISTS ${s}.cur_involved_uid, ${s}.cur_involved_kind, ${s}.cur_type;
 INSERT INTO ${s}.meta (name, value) SELECT 'bytes', coalesce(sum(char_length(object)), 0) FROM ${s}.versions WHERE ${CURRENT}
   ON CONFLICT (name) DO NOTHING;

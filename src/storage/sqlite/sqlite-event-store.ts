@@ -5,6 +5,8 @@ import type {
   ArchiveBatch,
   ArchiveBatchResult,
   ArchiveStore,
+  ClusterBinding,
+  ClusterIdentity,
   ObservedRange,
   OccurrencePage,
   OccurrenceQuery,
@@ -442,6 +444,10 @@ export class SqliteEventStore implements ArchiveStore {
     });
   }
 
+  bindCluster(identity: ClusterIdentity): Promise<ClusterBinding> {
+    return this.enqueue(() => this.archive.bindCluster(identity, this.o.clock.now()));
+  }
+
   getCheckpoint(source: string): Promise<SourceCheckpoint | undefined> {
     return this.read(() => this.archive.getCheckpoint(source));
   }
@@ -509,7 +515,7 @@ export class SqliteEventStore implements ArchiveStore {
     const time = stamp.observedTime ?? nowMicroTime(this.o.clock);
     // A batch shares one stamp: its time is parsed once.
     if (this.observed?.time !== time) this.observed = { time, micros: microsOf(time) };
-    this.archive.append(event, rv, change, this.observed, stamp.cluster);
+    this.archive.append(event, rv, change, this.observed, stamp);
   }
 
   currentResourceVersion(): Promise<number> {

@@ -105,6 +105,19 @@ export function runArchiveStoreConformance(name: string, setup: ConformanceSetup
     );
 
     it(
+      'binds a cluster name to one UID; a UID may have several names',
+      withStore(async (store) => {
+        assert.deepEqual(await store.bindCluster({ name: 'prod', uid: 'u1' }), { otherNames: [] });
+        assert.deepEqual(await store.bindCluster({ name: 'prod', uid: 'u1' }), { boundUID: 'u1', otherNames: [] });
+        assert.deepEqual(await store.bindCluster({ name: 'prod', uid: 'u2' }), { boundUID: 'u1', otherNames: [] }, 'a bound name keeps its UID');
+        assert.deepEqual(await store.bindCluster({ name: 'prod', uid: 'u2' }), { boundUID: 'u1', otherNames: [] }, 'a refused binding writes nothing');
+        assert.deepEqual(await store.bindCluster({ name: 'prod-eu', uid: 'u1' }), { otherNames: ['prod'] });
+        assert.deepEqual(await store.bindCluster({ name: 'a-prod', uid: 'u1' }), { otherNames: ['prod', 'prod-eu'] });
+        assert.deepEqual(await store.bindCluster({ name: 'staging', uid: 'u2' }), { otherNames: [] });
+      }),
+    );
+
+    it(
       'commits a batch with its occurrences and checkpoint; archived events have no TTL and reach watchers',
       withStore(async (store, env) => {
         const rv0 = await store.currentResourceVersion();
@@ -112,7 +125,7 @@ export function runArchiveStoreConformance(name: string, setup: ConformanceSetup
         const result = await store.applyArchiveBatch({
           writes: [upsert(sampleEvent('ns', 'a', { count: 1 })), upsert(sampleEvent('ns', 'b', { count: 4 }))],
           checkpoint: { source: 'src', resourceVersion: '17' },
-          stamp: { observedTime: formatMicroTime(env.clock.now())!, cluster: 'east' },
+          stamp: { observedTime: formatMicroTime(env.clock.now())!, cluster: 'east', clusterUID: 'uid-east' },
         });
         assert.deepEqual(result, { events: 2, occurrences: 2, skipped: 0 });
         assert.equal((await store.getCheckpoint('src'))?.resourceVersion, '17');
@@ -120,6 +133,7 @@ export function runArchiveStoreConformance(name: string, setup: ConformanceSetup
         const occ = await allOccurrences(store);
         assert.deepEqual(occ.map(summary), ['ns/a 0->1', 'ns/b 0->4']);
         assert.equal(occ[0]!.cluster, 'east');
+        assert.equal(occ[1]!.clusterUID, 'uid-east');
         const seen: StoreWatchEvent[] = [];
         for await (const e of w) {
           seen.push(e);

@@ -10,6 +10,7 @@ import type { ArchiveStore, EventStore } from '../storage/index.js';
 import type { ExportRun } from './export-sinks.js';
 import { listenHealth } from './health-server.js';
 import { untilSignal } from './until-signal.js';
+import { validateClusterName } from './cluster-flag.js';
 import { CliError, UsageError } from './errors.js';
 import { parseGoDuration } from './go-duration.js';
 import type { CliIO } from './run.js';
@@ -227,9 +228,9 @@ async function sourceIdentity(
   logger: Logger,
 ): Promise<{ cluster?: string; clusterUID?: string }> {
   let cluster: string | undefined;
-  if (given(flag)) cluster = flag;
+  if (given(flag)) cluster = validateClusterName(flag);
   else if (source.kind === 'in-cluster') throw new CliError('in a cluster, name it: give --cluster NAME (the name this cluster\'s events are archived and found under)');
-  else if (source.kind === 'kubeconfig' && given(source.context)) cluster = source.context;
+  else if (source.kind === 'kubeconfig' && given(source.context)) cluster = validateClusterName(source.context);
   if (cluster === undefined) return {};
   let uid: string | undefined;
   try {

@@ -90,10 +90,50 @@ export interface OccurrencePage {
   next?: OccurrenceCursor;
 }
 
-/** RetentionPolicy says what to drop: anything older than `olderThanMs` (epoch ms), and the oldest data while the store exceeds `maxBytes`. */
+/**
+ * RetentionPolicy says what to drop: anything older than `olderThanMs` (epoch
+ * ms) of every cluster without a cutoff of its own, anything of a cluster in
+ * `clusters` older than that cluster's cutoff, and the oldest data while the
+ * store exceeds `maxBytes`.
+ */
 export interface RetentionPolicy {
   olderThanMs?: number;
+  /** clusters maps a cluster name (the `archive.kevents.io/cluster` label) to its own cutoff (epoch ms); its rows are dropped by that cutoff only. */
+  clusters?: Readonly<Record<string, number>>;
   maxBytes?: number;
+}
+
+/**
+ * RetentionRule is one cutoff of a policy and the rows it applies to: one
+ * cluster's (`cluster`), or every row but those of the clusters in `except`
+ * (rows of no cluster included).
+ */
+export type RetentionRule = { cutoffMs: number; cluster: string } | { cutoffMs: number; except: string[] };
+
+/** retentionRules splits a policy's cutoffs into rules, each over rows no other rule covers. */
+export function retentionRules(policy: RetentionPolicy): RetentionRule[] {
+  const own = Object.entries(policy.clusters ?? {});
+  const rules: RetentionRule[] = own.map(([cluster, cutoffMs]) => ({ cluster, cutoffMs }));
+  if (policy.olderThanMs !== undefined) rules.push({ cutoffMs: policy.olderThanMs, except: own.map(([c]) => c) });
+  return rules;
+}
+
+/**
+ * marksKeptFrom is the time before which a policy needs no time-to-revision
+ * mark: its oldest cutoff when it has a default one, as every row older than
+ * that is then due; undefined (keep every mark) when it has per-cluster cutoffs
+ * only, since the rows of the other clusters stay and a later policy may cut
+ * them at any time.
+ */
+export function marksKeptFrom(policy: RetentionPolicy): number | undefined {
+  if (policy.olderThanMs === undefined) return undefined;
+  return Math.min(policy.olderThanMs, ...Object.values(policy.clusters ?? {}));
+}
+
+/** retentionRuleMatches tells whether a row of `cluster` ("" or undefined: none) falls under a rule. */
+export function retentionRuleMatches(rule: RetentionRule, cluster: string | undefined): boolean {
+  const c = cluster ?? '';
+  return 'cluster' in rule ? c === rule.cluster : !rule.except.includes(c);
 }
 
 /** RetentionResult counts what one retention step removed. */

@@ -1,4 +1,4 @@
-import { formatTime, nowMicroTime, occurrenceChange, occurrenceOf } from '../../api/index.js';
+import { eventCluster, formatTime, nowMicroTime, occurrenceChange, occurrenceOf } from '../../api/index.js';
 import type { CoreEvent, Occurrence, OccurrenceStamp } from '../../api/index.js';
 import type {
   ArchiveBatch,
@@ -16,7 +16,7 @@ import type {
   RetentionResult,
   SourceCheckpoint,
 } from '../archive-store.js';
-import { occurrenceRepeats, occurrenceTimeMs } from '../archive-store.js';
+import { occurrenceRepeats, occurrenceTimeMs, retentionRuleMatches, retentionRules } from '../archive-store.js';
 import type {
   EventWatch,
   ListOptions,
@@ -311,15 +311,14 @@ export class MemoryEventStore implements ArchiveStore {
     return this.run(() => {
       let events = 0;
       let occurrences = 0;
-      const cutoff = policy.olderThanMs;
-      if (cutoff !== undefined) {
+      for (const rule of retentionRules(policy)) {
+        occurrences += this.dropOccurrencesWhere(RETENTION_STEP, (s) => s.at.observedMicros < rule.cutoffMs * 1000 && retentionRuleMatches(rule, s.occurrence.cluster));
         let n = 0;
-        while (n < this.occurrences.length && n < RETENTION_STEP && this.occurrences[n]!.at.observedMicros < cutoff * 1000) n++;
-        occurrences += this.dropOccurrences(n);
         for (const [key, at] of this.writtenAt) {
-          if (events >= RETENTION_STEP) break;
-          if (at < cutoff && this.dropEvent(key)) events++;
+          if (n >= RETENTION_STEP) break;
+          if (at < rule.cutoffMs && retentionRuleMatches(rule, this.liveCluster(key)) && this.dropEvent(key)) n++;
         }
+        events += n;
       }
       if (policy.maxBytes !== undefined && policy.maxBytes > 0) {
         // Oldest first, a tenth of the excess per step, until the data fits again.
@@ -384,6 +383,27 @@ export class MemoryEventStore implements ArchiveStore {
     let oldest: [string, number] | undefined;
     for (const entry of this.writtenAt) if (oldest === undefined || entry[1] < oldest[1]) oldest = entry;
     return oldest;
+  }
+
+  /** liveCluster is the cluster a live event was archived from ("" for none). */
+  private liveCluster(key: string): string {
+    const v = this.live(key);
+    return v === undefined ? '' : eventCluster(JSON.parse(v.json) as CoreEvent);
+  }
+
+  /** dropOccurrencesWhere drops up to `limit` of the oldest occurrences that `matches` keeps. */
+  private dropOccurrencesWhere(limit: number, matches: (s: StoredOccurrence) => boolean): number {
+    const kept: StoredOccurrence[] = [];
+    let dropped = 0;
+    for (const s of this.occurrences) {
+      if (dropped < limit && matches(s)) {
+        dropped++;
+        this.occurrenceBytes -= s.bytes;
+      } else kept.push(s);
+    }
+    this.occurrences.length = 0;
+    for (const s of kept) this.occurrences.push(s);
+    return dropped;
   }
 
   private dropOccurrences(n: number): number {

@@ -1,7 +1,7 @@
 import { ARCHIVE_API, occurrenceOf } from '../../api/index.js';
 import type { CoreEvent, Occurrence } from '../../api/index.js';
 import { occurrenceRepeats, occurrenceTimeMs } from '../archive-store.js';
-import type { ClusterIdentity, ObservedRange, OccurrenceCursor, OccurrenceQuery, ReasonCountQuery } from '../archive-store.js';
+import type { ClusterIdentity, ObservedRange, OccurrenceCursor, OccurrenceQuery, ReasonCountQuery, RetentionRule } from '../archive-store.js';
 import { microsOf } from '../shared/index.js';
 import type { Query } from './list-query.js';
 import { CURRENT } from './schema.js';
@@ -23,6 +23,12 @@ export function observedStamp(stamp: { observedTime?: string; cluster?: string; 
   return { time, micros: microsOf(time), cluster: stamp.cluster, clusterUID: stamp.clusterUID };
 }
 
+/** ruleCondition is the SQL condition on the `cluster` column of a retention rule's rows, its parameter numbered `n`. */
+function ruleCondition(rule: RetentionRule, n: number): { text: string; values: unknown[] } {
+  if ('cluster' in rule) return { text: `cluster = $${n}`, values: [rule.cluster] };
+  return { text: `cluster <> ALL(ARRAY(SELECT json_array_elements_text($${n}::json)))`, values: [JSON.stringify(rule.except)] };
+}
+
 /** OccurrenceRow is an occurrence as the write function stores it; its id is the revision of the write it records, known only at commit. */
 export interface OccurrenceRow {
   observedMicros: number;
@@ -36,6 +42,8 @@ export interface OccurrenceRow {
   seenMs: number | null;
   /** size is what the row adds to the store's `bytes` counter. */
   size: number;
+  /** cluster names the mirrored source, "" for a local write (per-cluster retention selects by it). */
+  cluster: string;
 }
 
 /**
@@ -60,6 +68,7 @@ export function occurrenceRow(event: CoreEvent, change: { countBefore: number; c
     repeats: occurrenceRepeats(o),
     seenMs: seen ?? null,
     size: body.length + ref.namespace.length + ref.name.length + regardingName.length,
+    cluster: o.cluster ?? '',
   };
 }
 
@@ -206,19 +215,19 @@ export class ArchiveQueries {
   }
 
   /**
-   * dropOccurrences deletes up to `limit` of the oldest occurrences (those
-   * observed before `beforeMicros` when set) and takes their size off the
-   * `bytes` counter, in one statement.
+   * dropOccurrences deletes up to `limit` of the oldest occurrences (those of a
+   * retention rule, observed before its cutoff, when one is given) and takes
+   * their size off the `bytes` counter, in one statement.
    */
-  dropOccurrences(beforeMicros: number | undefined, limit: number): Query {
-    const where = beforeMicros === undefined ? '' : 'WHERE observed_us < $2 ';
+  dropOccurrences(rule: RetentionRule | undefined, limit: number): Query {
+    const where = rule === undefined ? { text: '', values: [] } : ruleCondition(rule, 3);
     return {
       text:
         `WITH d AS (DELETE FROM ${this.s}.occurrences WHERE (observed_us, id) IN ` +
-        `(SELECT observed_us, id FROM ${this.s}.occurrences ${where}ORDER BY observed_us, id LIMIT $1) RETURNING size), ` +
+        `(SELECT observed_us, id FROM ${this.s}.occurrences ${rule === undefined ? '' : `WHERE observed_us < $2 AND ${where.text} `}ORDER BY observed_us, id LIMIT $1) RETURNING size), ` +
         `u AS (UPDATE ${this.s}.meta SET value = value - (SELECT coalesce(sum(size), 0) FROM d) WHERE name = 'bytes') ` +
         `SELECT count(*) AS n FROM d`,
-      values: beforeMicros === undefined ? [limit] : [limit, beforeMicros],
+      values: rule === undefined ? [limit] : [limit, rule.cutoffMs * 1000, ...where.values],
     };
   }
 
@@ -232,10 +241,15 @@ export class ArchiveQueries {
     return { text: `DELETE FROM ${this.s}.write_marks WHERE at < $1`, values: [beforeMs] };
   }
 
-  /** oldestEvents lists up to `limit` live keys in the order they were last written, up to revision `upTo` when set (a walk of the primary key). */
-  oldestEvents(upTo: number | undefined, limit: number): Query {
+  /**
+   * oldestEvents lists up to `limit` live keys in the order they were last
+   * written (a walk of the primary key), up to revision `upTo` and of a
+   * retention rule's rows when given.
+   */
+  oldestEvents(upTo: { rv: number; rule: RetentionRule } | undefined, limit: number): Query {
     if (upTo === undefined) return { text: `SELECT rv, key FROM ${this.s}.versions WHERE ${CURRENT} ORDER BY rv LIMIT $1`, values: [limit] };
-    return { text: `SELECT rv, key FROM ${this.s}.versions WHERE rv <= $2 AND ${CURRENT} ORDER BY rv LIMIT $1`, values: [limit, upTo] };
+    const where = ruleCondition(upTo.rule, 3);
+    return { text: `SELECT rv, key FROM ${this.s}.versions WHERE rv <= $2 AND ${CURRENT} AND ${where.text} ORDER BY rv LIMIT $1`, values: [limit, upTo.rv, ...where.values] };
   }
 
   /** counts are the numbers of occurrences and live events, and the `bytes` counter (for the size cap). */

@@ -2,7 +2,17 @@ import type Database from 'better-sqlite3';
 import { ARCHIVE_API, eventLastSeen, formatMicroTime, occurrenceOf } from '../../api/index.js';
 import type { CoreEvent, Occurrence } from '../../api/index.js';
 import { occurrenceTimeMs } from '../archive-store.js';
-import type { ClusterBinding, ClusterIdentity, ObservedRange, OccurrencePage, OccurrenceQuery, ReasonCount, ReasonCountQuery, SourceCheckpoint } from '../archive-store.js';
+import type {
+  ClusterBinding,
+  ClusterIdentity,
+  ObservedRange,
+  OccurrencePage,
+  OccurrenceQuery,
+  ReasonCount,
+  ReasonCountQuery,
+  RetentionRule,
+  SourceCheckpoint,
+} from '../archive-store.js';
 import { decodeEvent, readOccurrencePage } from '../shared/index.js';
 import { decodeObject } from './object-codec.js';
 import { CURRENT, addMigrationFunctions, nameHash } from './schema.js';
@@ -122,12 +132,18 @@ export class ArchiveTables {
       mark: db.prepare<[number, number]>('INSERT OR REPLACE INTO write_marks (at, rv) VALUES (?, ?)'),
       markBefore: db.prepare<[number], { at: number; rv: number }>('SELECT at, rv FROM write_marks WHERE at <= ? ORDER BY at DESC LIMIT 1'),
       dropMarks: db.prepare<[number]>('DELETE FROM write_marks WHERE at < ?'),
-      writtenUpTo: db.prepare<[number, number], { rv: number; key: string }>(
-        `SELECT rv, key FROM versions WHERE rv <= ? AND ${CURRENT} ORDER BY rv LIMIT ?`,
+      writtenUpTo: db.prepare<[number, string, number], { rv: number; key: string }>(
+        `SELECT rv, key FROM versions WHERE rv <= ? AND ${CURRENT} AND (cluster IS NULL OR cluster NOT IN (SELECT value FROM json_each(?))) ORDER BY rv LIMIT ?`,
+      ),
+      clusterWrittenUpTo: db.prepare<[number, string, number], { rv: number; key: string }>(
+        `SELECT rv, key FROM versions WHERE rv <= ? AND ${CURRENT} AND cluster = ? ORDER BY rv LIMIT ?`,
       ),
       oldestEvents: db.prepare<[number], { rv: number; key: string }>(`SELECT rv, key FROM versions WHERE ${CURRENT} ORDER BY rv LIMIT ?`),
-      occurrencesBefore: db.prepare<[number, number], { id: number }>(
-        'SELECT id FROM occurrences INDEXED BY occ_time WHERE observed_us < ? ORDER BY observed_us, id LIMIT ?',
+      occurrencesBefore: db.prepare<[number, string, number], { id: number }>(
+        'SELECT id FROM occurrences INDEXED BY occ_time WHERE observed_us < ? AND (cluster IS NULL OR cluster NOT IN (SELECT value FROM json_each(?))) ORDER BY observed_us, id LIMIT ?',
+      ),
+      clusterOccurrencesBefore: db.prepare<[number, string, number], { id: number }>(
+        'SELECT id FROM occurrences INDEXED BY occ_time WHERE observed_us < ? AND cluster = ? ORDER BY observed_us, id LIMIT ?',
       ),
       oldestOccurrences: db.prepare<[number], { id: number }>('SELECT id FROM occurrences INDEXED BY occ_time ORDER BY observed_us, id LIMIT ?'),
       dropOccurrence: db.prepare<[number]>('DELETE FROM occurrences WHERE id = ?'),
@@ -251,20 +267,29 @@ export class ArchiveTables {
     this.stmt.mark.run(at, rv);
   }
 
-  /** writtenBefore lists up to `limit` live keys last written before `cutoff` (ms), oldest first, and prunes marks no cutoff will need. */
-  writtenBefore(cutoff: number, limit: number): { rv: number; key: string }[] {
-    const m = this.stmt.markBefore.get(cutoff);
+  /** writtenBefore lists up to `limit` live keys of a rule's rows last written before its cutoff (ms), oldest first. */
+  writtenBefore(rule: RetentionRule, limit: number): { rv: number; key: string }[] {
+    const m = this.stmt.markBefore.get(rule.cutoffMs);
     if (m === undefined) return [];
-    this.stmt.dropMarks.run(m.at);
-    return this.stmt.writtenUpTo.all(m.rv, limit);
+    return 'cluster' in rule ? this.stmt.clusterWrittenUpTo.all(m.rv, rule.cluster, limit) : this.stmt.writtenUpTo.all(m.rv, JSON.stringify(rule.except), limit);
+  }
+
+  /** pruneMarks drops the marks no cutoff from `oldestCutoff` (ms) on will need. */
+  pruneMarks(oldestCutoff: number): void {
+    const m = this.stmt.markBefore.get(oldestCutoff);
+    if (m !== undefined) this.stmt.dropMarks.run(m.at);
   }
 
   oldestEvents(limit: number): { rv: number; key: string }[] {
     return this.stmt.oldestEvents.all(limit);
   }
 
-  dropOccurrencesBefore(cutoffMicros: number, limit: number): number {
-    return this.drop(this.stmt.occurrencesBefore.all(cutoffMicros, limit));
+  /** dropOccurrencesBefore drops up to `limit` of a rule's occurrences observed before its cutoff, oldest first. */
+  dropOccurrencesBefore(rule: RetentionRule, limit: number): number {
+    const before = rule.cutoffMs * 1000;
+    return this.drop(
+      'cluster' in rule ? this.stmt.clusterOccurrencesBefore.all(before, rule.cluster, limit) : this.stmt.occurrencesBefore.all(before, JSON.stringify(rule.except), limit),
+    );
   }
 
   dropOldestOccurrences(limit: number): number {

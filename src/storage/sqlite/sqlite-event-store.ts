@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
-import { nowMicroTime, occurrenceChange } from '../../api/index.js';
+import { eventCluster, nowMicroTime, occurrenceChange } from '../../api/index.js';
+import { marksKeptFrom, retentionRules } from '../archive-store.js';
 import type { CoreEvent, OccurrenceStamp } from '../../api/index.js';
 import type {
   ArchiveBatch,
@@ -109,6 +110,7 @@ function fieldsOf(e: CoreEvent): Record<string, string | number | null> {
     reason: fieldValue(e, 'reason'),
     type: fieldValue(e, 'type'),
     ...spanSeconds(e),
+    cluster: eventCluster(e) || null,
   };
 }
 
@@ -147,8 +149,8 @@ function prepareStatements(db: Database.Database) {
   return {
     current: db.prepare<[string], CurrentRow>(`SELECT rv, object, expires_at FROM versions INDEXED BY cur_key WHERE key = ? AND ${CURRENT}`),
     insert: db.prepare(
-      `INSERT INTO versions (rv, key, op, object, prev_rv, expires_at, involved_kind, involved_hash, reason, type, first_s, span_s)
-       VALUES (@rv, @key, @op, @object, @prev_rv, @expires_at, @involved_kind, @involved_hash, @reason, @type, @first_s, @span_s)`,
+      `INSERT INTO versions (rv, key, op, object, prev_rv, expires_at, involved_kind, involved_hash, reason, type, first_s, span_s, cluster)
+       VALUES (@rv, @key, @op, @object, @prev_rv, @expires_at, @involved_kind, @involved_hash, @reason, @type, @first_s, @span_s, @cluster)`,
     ),
     supersede: db.prepare<[number, number]>('UPDATE versions SET superseded_rv = ? WHERE rv = ?'),
     tombstone: db.prepare<[number, number]>(
@@ -482,12 +484,16 @@ export class SqliteEventStore implements ArchiveStore {
           events++;
         }
       };
-      if (policy.olderThanMs !== undefined) {
-        occurrences += this.archive.dropOccurrencesBefore(policy.olderThanMs * 1000, RETENTION_STEP);
-        const rows = this.archive.writtenBefore(policy.olderThanMs, RETENTION_STEP);
+      const rules = retentionRules(policy);
+      for (const rule of rules) {
+        const dropped = this.archive.dropOccurrencesBefore(rule, RETENTION_STEP);
+        const rows = this.archive.writtenBefore(rule, RETENTION_STEP);
         drop(rows);
-        more = occurrences >= RETENTION_STEP || rows.length >= RETENTION_STEP;
+        occurrences += dropped;
+        more ||= dropped >= RETENTION_STEP || rows.length >= RETENTION_STEP;
       }
+      const keptFrom = marksKeptFrom(policy);
+      if (keptFrom !== undefined) this.archive.pruneMarks(keptFrom);
       // Deleted versions free their pages only when compaction purges them, so the
       // size is measured again only after the last cut has been purged.
       if (policy.maxBytes !== undefined && policy.maxBytes > 0 && this.sizeCutRv <= this.compacted) {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it as nodeIt } from 'node:test';
-import { formatMicroTime } from '../../api/index.js';
+import { CLUSTER_LABEL, formatMicroTime } from '../../api/index.js';
 import type { CoreEvent, Occurrence } from '../../api/index.js';
 import { FakeClock } from '../../internal/index.js';
 import { canCountByReason, isArchiveStore, occurrenceTimeMs } from '../archive-store.js';
@@ -247,6 +247,53 @@ export function runArchiveStoreConformance(name: string, setup: ConformanceSetup
           break;
         }
         w.stop();
+      }),
+    );
+
+    it(
+      'per-cluster retention drops only its cluster\'s rows; the default cutoff spares the clusters that have their own',
+      withStore(async (store, env) => {
+        const from = (cluster: string | undefined, name: string, count = 1): CoreEvent =>
+          sampleEvent('ns', name, { count, ...(cluster !== undefined ? { metadata: { namespace: 'ns', name, uid: `uid-${name}`, labels: { [CLUSTER_LABEL]: cluster } } } : {}) });
+        // A second apart: retention finds what was written by a time through marks of a second's resolution.
+        const write = async (cluster: string | undefined, names: string[]): Promise<void> => {
+          await store.applyArchiveBatch({ writes: names.map((n) => upsert(from(cluster, n))), stamp: cluster !== undefined ? { cluster } : {} });
+          await env.clock.advance(1_000);
+        };
+        const t0 = env.clock.now();
+        await write('prod', ['prod-old']);
+        await write('dev', ['dev-old']);
+        await write('stage', ['stage-old']);
+        await write(undefined, ['local-old']);
+        await env.clock.advance(10_000);
+        const t1 = env.clock.now();
+        await write('prod', ['prod-mid']);
+        await write('dev', ['dev-mid']);
+        await write('stage', ['stage-mid']);
+        await write(undefined, ['local-mid']);
+        await env.clock.advance(10_000);
+        await write('prod', ['prod-new']);
+        await write('dev', ['dev-new']);
+        await env.clock.advance(10_000);
+        const run = async (policy: Parameters<ArchiveStore['enforceRetention']>[0]): Promise<{ events: number; occurrences: number }> => {
+          const removed = { events: 0, occurrences: 0 };
+          for (;;) {
+            const r = await store.enforceRetention(policy);
+            removed.events += r.events;
+            removed.occurrences += r.occurrences;
+            if (!r.more) return removed;
+          }
+        };
+        const names = async (): Promise<string[]> => (await store.list({})).items.map((e) => e.metadata.name!).sort();
+        const occurred = async (): Promise<string[]> => (await allOccurrences(store)).map((o) => `${o.cluster ?? '-'}/${o.event.name}`).sort();
+        // Only dev's rows older than t1 + 5 s: the others, older still, stay.
+        assert.deepEqual(await run({ clusters: { dev: t1 + 5_000 } }), { events: 2, occurrences: 2 });
+        assert.deepEqual(await names(), ['dev-new', 'local-mid', 'local-old', 'prod-mid', 'prod-new', 'prod-old', 'stage-mid', 'stage-old']);
+        assert.deepEqual(await occurred(), ['-/local-mid', '-/local-old', 'dev/dev-new', 'prod/prod-mid', 'prod/prod-new', 'prod/prod-old', 'stage/stage-mid', 'stage/stage-old']);
+        // The default cutoff (t1 + 5 s) passes over prod, which keeps its own (t0 + 5 s): the other clusters and local writes lose their old rows.
+        assert.deepEqual(await run({ olderThanMs: t1 + 5_000, clusters: { prod: t0 + 5_000 } }), { events: 5, occurrences: 5 });
+        assert.deepEqual(await names(), ['dev-new', 'prod-mid', 'prod-new']);
+        assert.deepEqual(await occurred(), ['dev/dev-new', 'prod/prod-mid', 'prod/prod-new']);
       }),
     );
 

@@ -5,10 +5,10 @@ import { UsageError } from './errors.js';
 /** CLUSTER_NAME is what a cluster name may be: a label value (it is stored as CLUSTER_LABEL), not empty. */
 const CLUSTER_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
 
-/** validateClusterName checks a `--cluster` value: it becomes a label value, so it is one. */
-export function validateClusterName(name: string): string {
+/** validateClusterName checks a `--cluster` value (or the cluster name in another flag, `what`): it becomes a label value, so it is one. */
+export function validateClusterName(name: string, what = '--cluster'): string {
   if (!CLUSTER_NAME.test(name)) {
-    throw new UsageError(`invalid --cluster ${JSON.stringify(name)}: use up to 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit`);
+    throw new UsageError(`invalid ${what} ${JSON.stringify(name)}: use up to 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit`);
   }
   return name;
 }
@@ -20,7 +20,7 @@ export function validateClusterName(name: string): string {
  * selector, as only the set form (`in`) can ask for several clusters at once.
  */
 export function clusterSelector(clusters: readonly string[] | undefined, selector?: string): string | undefined {
-  const names = [...new Set(clusters ?? [])].map(validateClusterName);
+  const names = [...new Set(clusters ?? [])].map((n) => validateClusterName(n));
   const own = selector !== undefined && selector !== '' ? selector : undefined;
   if (names.length === 0) return own;
   const term = `${CLUSTER_LABEL} in (${names.join(',')})`;

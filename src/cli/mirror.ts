@@ -24,7 +24,7 @@ export interface MirrorFlags {
   source?: string;
   to: string;
   cluster?: string;
-  retention?: string;
+  retention?: string[];
   maxSize?: string;
   /** cacheSize is the SQLite page cache in MiB. */
   cacheSize: string;
@@ -113,10 +113,17 @@ export async function connectSource(flags: SourceFlags, env: NodeJS.ProcessEnv =
   };
 }
 
-/** RetentionFlags are `--retention` and `--max-size`. */
+/** RetentionFlags are `--retention` (repeatable: one default and any per-cluster `NAME=DURATION`) and `--max-size`. */
 export interface RetentionFlags {
-  retention?: string | undefined;
+  retention?: string | string[] | undefined;
   maxSize?: string | undefined;
+}
+
+/** RetentionLimits are the parsed retention flags. */
+export interface RetentionLimits {
+  maxAgeMs?: number;
+  clusterMaxAgeMs?: Record<string, number>;
+  maxBytes?: number;
 }
 
 const SIZE_UNITS: Record<string, number> = {
@@ -148,14 +155,30 @@ export function parseSize(text: string): number {
   return Math.round(Number(m[1]) * unit);
 }
 
-/** parseRetention reads `--retention` and `--max-size` (both optional). */
-export function parseRetention(flags: RetentionFlags): { maxAgeMs?: number; maxBytes?: number } {
-  const out: { maxAgeMs?: number; maxBytes?: number } = {};
-  if (flags.retention !== undefined && flags.retention !== '') {
+/**
+ * parseRetention reads `--retention` and `--max-size` (both optional). Each
+ * `--retention` is a duration (every cluster without one of its own, and local
+ * writes) or `NAME=DURATION` (only what was archived from cluster NAME).
+ */
+export function parseRetention(flags: RetentionFlags): RetentionLimits {
+  const out: RetentionLimits = {};
+  const values = typeof flags.retention === 'string' ? [flags.retention] : (flags.retention ?? []);
+  for (const value of values.filter((v) => v !== '')) {
+    const eq = value.indexOf('=');
+    const cluster = eq < 0 ? undefined : validateClusterName(value.slice(0, eq), 'cluster name in --retention');
+    let ms: number;
     try {
-      out.maxAgeMs = parseGoDuration(flags.retention);
+      ms = parseGoDuration(value.slice(eq + 1));
     } catch (e) {
-      throw new UsageError(`--retention: ${(e as Error).message}`);
+      throw new UsageError(`--retention ${value}: ${(e as Error).message}`);
+    }
+    if (cluster === undefined) {
+      if (out.maxAgeMs !== undefined) throw new UsageError(`--retention ${value}: a default retention is given twice`);
+      out.maxAgeMs = ms;
+    } else {
+      out.clusterMaxAgeMs ??= {};
+      if (out.clusterMaxAgeMs[cluster] !== undefined) throw new UsageError(`--retention ${value}: cluster ${cluster} is given twice`);
+      out.clusterMaxAgeMs[cluster] = ms;
     }
   }
   if (flags.maxSize !== undefined && flags.maxSize !== '') out.maxBytes = parseSize(flags.maxSize);

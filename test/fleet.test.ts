@@ -19,7 +19,8 @@ import { until } from './support/wait.js';
  * into one PostgreSQL schema. Every event of each lands once, under its
  * cluster's name and kube-system UID; a fourth mirror that names another
  * apiserver with a name already bound is refused; kubectl and kevents read one
- * cluster's events back through `kevents serve` over that archive.
+ * cluster's events back through `kevents serve` over that archive; per-cluster
+ * retention removes one cluster's events and occurrences only.
  */
 
 const CLUSTERS = ['east', 'west', 'north'] as const;
@@ -139,5 +140,38 @@ void describe('a fleet of three kube-apiservers in one PostgreSQL archive', { ti
     assert.match(twoLines[0]!, /^CLUSTER +LAST SEEN/);
     assert.equal(twoLines.length, 2 * PER_CLUSTER + 1);
     assert.deepEqual([...new Set(twoLines.slice(1).map((l) => l.split(/\s+/)[0]))].sort(), ['north', 'west']);
+  });
+
+  // Last: it removes what the tests above read.
+  void it('per-cluster retention removes only its cluster; the default spares a cluster with its own', async () => {
+    const held = async (): Promise<Record<string, { events: number; occurrences: number }>> => {
+      const out: Record<string, { events: number; occurrences: number }> = {};
+      for (const m of members) {
+        const ev = await request(server!.url, 'GET', `/api/v1/namespaces/default/events?fieldSelector=kevents.io%2Fcluster%3D${m.name}`);
+        const occ = await request(server!.url, 'GET', `/apis/archive.kevents.io/v1alpha1/occurrences?fieldSelector=cluster%3D${m.name}`);
+        assert.equal(ev.status, 200, ev.text);
+        assert.equal(occ.status, 200, occ.text);
+        out[m.name] = { events: (ev.json.items as unknown[]).length, occurrences: (occ.json.items as unknown[]).length };
+      }
+      return out;
+    };
+    const full = { events: PER_CLUSTER, occurrences: PER_CLUSTER };
+    const none = { events: 0, occurrences: 0 };
+    assert.deepEqual(await held(), { east: full, west: full, north: full });
+    // Retention runs once as a server starts, then every minute: each server below runs it once.
+    const westOnly = await startServer(['--storage', archive, '--retention', 'west=1s']);
+    try {
+      await until('west is emptied', async () => (await held()).west!.events + (await held()).west!.occurrences === 0, 60_000);
+      assert.deepEqual(await held(), { east: full, west: none, north: full });
+    } finally {
+      await westOnly.stop();
+    }
+    const allButEast = await startServer(['--storage', archive, '--retention', '1s', '--retention', 'east=30d']);
+    try {
+      await until('north is emptied', async () => (await held()).north!.events + (await held()).north!.occurrences === 0, 60_000);
+      assert.deepEqual(await held(), { east: full, west: none, north: none });
+    } finally {
+      await allButEast.stop();
+    }
   });
 });

@@ -2,17 +2,7 @@ import type Database from 'better-sqlite3';
 import { ARCHIVE_API, eventLastSeen, formatMicroTime, occurrenceOf } from '../../api/index.js';
 import type { CoreEvent, Occurrence } from '../../api/index.js';
 import { occurrenceTimeMs } from '../archive-store.js';
-import type {
-  ClusterBinding,
-  ClusterIdentity,
-  ObservedRange,
-  OccurrencePage,
-  OccurrenceQuery,
-  ReasonCount,
-  ReasonCountQuery,
-  RetentionRule,
-  SourceCheckpoint,
-} from '../archive-store.js';
+import type { ClusterBinding, ClusterIdentity, ObservedRange, OccurrencePage, OccurrenceQuery, ReasonCount, ReasonCountQuery, RetentionRule, SourceCheckpoint } from '../archive-store.js';
 import { decodeEvent, readOccurrencePage } from '../shared/index.js';
 import { decodeObject } from './object-codec.js';
 import { CURRENT, addMigrationFunctions, nameHash } from './schema.js';

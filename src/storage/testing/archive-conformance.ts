@@ -256,25 +256,19 @@ export function runArchiveStoreConformance(name: string, setup: ConformanceSetup
         const from = (cluster: string | undefined, name: string, count = 1): CoreEvent =>
           sampleEvent('ns', name, { count, ...(cluster !== undefined ? { metadata: { namespace: 'ns', name, uid: `uid-${name}`, labels: { [CLUSTER_LABEL]: cluster } } } : {}) });
         // A second apart: retention finds what was written by a time through marks of a second's resolution.
-        const write = async (cluster: string | undefined, names: string[]): Promise<void> => {
-          await store.applyArchiveBatch({ writes: names.map((n) => upsert(from(cluster, n))), stamp: cluster !== undefined ? { cluster } : {} });
-          await env.clock.advance(1_000);
+        // Each phase writes one event per cluster (`local` for none), named after both, then lets 10 s pass.
+        const phase = async (age: string, clusters: (string | undefined)[]): Promise<number> => {
+          const at = env.clock.now();
+          for (const cluster of clusters) {
+            await store.applyArchiveBatch({ writes: [upsert(from(cluster, `${cluster ?? 'local'}-${age}`))], stamp: cluster !== undefined ? { cluster } : {} });
+            await env.clock.advance(1_000);
+          }
+          await env.clock.advance(10_000);
+          return at;
         };
-        const t0 = env.clock.now();
-        await write('prod', ['prod-old']);
-        await write('dev', ['dev-old']);
-        await write('stage', ['stage-old']);
-        await write(undefined, ['local-old']);
-        await env.clock.advance(10_000);
-        const t1 = env.clock.now();
-        await write('prod', ['prod-mid']);
-        await write('dev', ['dev-mid']);
-        await write('stage', ['stage-mid']);
-        await write(undefined, ['local-mid']);
-        await env.clock.advance(10_000);
-        await write('prod', ['prod-new']);
-        await write('dev', ['dev-new']);
-        await env.clock.advance(10_000);
+        const t0 = await phase('old', ['prod', 'dev', 'stage', undefined]);
+        const t1 = await phase('mid', ['prod', 'dev', 'stage', undefined]);
+        await phase('new', ['prod', 'dev']);
         const run = async (policy: Parameters<ArchiveStore['enforceRetention']>[0]): Promise<{ events: number; occurrences: number }> => {
           const removed = { events: 0, occurrences: 0 };
           for (;;) {

@@ -157,7 +157,7 @@ async function archiveIngest(n: number, sync: boolean): Promise<{ created: numbe
     for (let i = 0; i < n; i += ARCHIVE_BATCH) {
       const chunk = events.slice(i, i + ARCHIVE_BATCH);
       const r = await store.applyArchiveBatch({
-        writes: chunk.map((e) => archiveWrite(e, 'bench')),
+        writes: chunk.map((e) => archiveWrite(e, { cluster: 'bench' })),
         checkpoint: { source: 'bench', resourceVersion: chunk.at(-1)!.metadata.resourceVersion! },
         stamp: { observedTime: nowMicroTime(), cluster: 'bench' },
       });

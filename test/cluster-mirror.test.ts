@@ -122,13 +122,23 @@ void describe('kevents in the cluster', { timeout: 600_000 }, () => {
     }
   });
 
-  void it('the service account may list and watch events in both groups and use its Lease, and nothing else', async () => {
+  void it('the service account may list and watch events in both groups, get the kube-system namespace and use its Lease, and nothing else', async () => {
     const token = execFileSync('cat', [join(saDir, 'token')], { encoding: 'utf8' });
     const as = (method: string, path: string, body?: unknown): Promise<number> => cp.request(method, path, body, { token }).then((r) => r.status);
     assert.equal(await as('GET', '/api/v1/events'), 200);
     assert.equal(await as('GET', '/apis/events.k8s.io/v1/events?limit=1'), 200);
     assert.equal(await as('GET', '/api/v1/namespaces/default/events'), 200);
+    // The cluster's identity: that one namespace, read only.
+    assert.equal(await as('GET', '/api/v1/namespaces/kube-system'), 200);
+    const merge = { contentType: 'application/merge-patch+json', token };
     const denied: [string, string, unknown?][] = [
+      ['GET', '/api/v1/namespaces/default'],
+      ['GET', '/api/v1/namespaces/kevents'],
+      ['GET', '/api/v1/namespaces'],
+      ['GET', '/api/v1/namespaces?watch=true&fieldSelector=metadata.name%3Dkube-system'],
+      ['DELETE', '/api/v1/namespaces/kube-system'],
+      ['POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'forged' } }],
+      ['GET', '/api/v1/namespaces/kube-system/configmaps'],
       ['POST', CORE, legacyEvent({ name: 'forged', object: 'x', reason: 'R', message: 'm', firstAgo: 1, lastAgo: 1 })],
       ['GET', `${CORE}/some-event`],
       ['DELETE', `${CORE}/some-event`],
@@ -140,6 +150,11 @@ void describe('kevents in the cluster', { timeout: 600_000 }, () => {
       ['DELETE', '/apis/coordination.k8s.io/v1/namespaces/kevents/leases/kevents-mirror'],
     ];
     for (const [method, path, body] of denied) assert.equal(await as(method, path, body), 403, `${method} ${path}`);
+    for (const verb of ['PATCH', 'PUT'] as const) {
+      const body = verb === 'PATCH' ? { metadata: { labels: { forged: 'yes' } } } : (await cp.request('GET', '/api/v1/namespaces/kube-system')).json;
+      const r = await cp.request(verb, '/api/v1/namespaces/kube-system', body, verb === 'PATCH' ? merge : { token });
+      assert.equal(r.status, 403, `${verb} kube-system: ${r.text}`);
+    }
     const forbidden = await cp.request('POST', CORE, denied[0]![2], { token });
     assert.equal(forbidden.json.message, 'events is forbidden: User "system:serviceaccount:kevents:kevents" cannot create resource "events" in API group "" in the namespace "default"');
   });
@@ -164,7 +179,15 @@ void describe('kevents in the cluster', { timeout: 600_000 }, () => {
     const archive = await startServer(['--storage', `sqlite:${file}`, '--event-ttl', '0']);
     try {
       const r = await request(archive.url, 'GET', CORE);
-      assert.deepEqual((r.json.items as { metadata: { name: string } }[]).map((e) => e.metadata.name).sort(), ['rbac-0', 'rbac-1', 'rbac-2', 'rbac-3', 'rbac-4']);
+      const items = r.json.items as { metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> } }[];
+      assert.deepEqual(items.map((e) => e.metadata.name).sort(), ['rbac-0', 'rbac-1', 'rbac-2', 'rbac-3', 'rbac-4']);
+      // The service account read the cluster's identity: every event is archived under it.
+      const uid = (await cp.request('GET', '/api/v1/namespaces/kube-system')).json.metadata.uid as string;
+      assert.match(uid, /^[0-9a-f-]{36}$/);
+      for (const e of items) {
+        assert.equal(e.metadata.labels?.['archive.kevents.io/cluster'], 'lab', e.metadata.name);
+        assert.equal(e.metadata.annotations?.['archive.kevents.io/cluster-uid'], uid, e.metadata.name);
+      }
     } finally {
       await archive.stop();
     }

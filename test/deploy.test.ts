@@ -92,6 +92,7 @@ void describe('deploy/', () => {
         [
           { apiGroups: [''], resources: ['events'], verbs: ['list', 'watch'] },
           { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['list', 'watch'] },
+          { apiGroups: [''], resources: ['namespaces'], resourceNames: ['kube-system'], verbs: ['get'] },
         ],
       ]);
       const roles = all.filter((d) => d.kind === 'Role');

@@ -56,7 +56,7 @@ void describe('the event series cap', () => {
         const i = from + k;
         const e = kubeletEvent({ namespace: `ns-${i % 20}`, name: `pod-${i}.backoff`, pod: `pod-${i}`, count: 1 }) as unknown as CoreEvent;
         e.metadata = { ...e.metadata, uid: `uid-${i}`, resourceVersion: String(i + 1) };
-        return archiveWrite(e, undefined);
+        return archiveWrite(e);
       });
       await store.applyArchiveBatch({ writes, stamp: { observedTime: nowMicroTime(realClock) } });
     }

@@ -27,7 +27,7 @@ function assertBadRequest(fn: () => unknown, message: string): void {
 
 /** Written by the legacy recorder through core/v1 (client-go ≥1.28 fills reportingComponent). */
 const legacy: CoreEvent = {
-  metadata: { name: 'web-0.17f1', namespace: 'shop' },
+  metadata: { name: 'web-0.17f1', namespace: 'shop', labels: { 'archive.kevents.io/cluster': 'prod' } },
   involvedObject: {
     kind: 'Pod',
     namespace: 'shop',
@@ -109,6 +109,7 @@ void describe('eventSelectableFields', () => {
       reportingComponent: 'kubelet',
       source: 'kubelet',
       type: 'Warning',
+      'kevents.io/cluster': 'prod',
     });
   });
 
@@ -162,6 +163,7 @@ const accepted: AcceptedRow[] = [
   { api: 'v1', label: 'type', internal: 'type', legacyValue: 'Warning' },
   { api: 'v1', label: 'metadata.namespace', internal: 'metadata.namespace', legacyValue: 'shop' },
   { api: 'v1', label: 'metadata.name', internal: 'metadata.name', legacyValue: 'web-0.17f1' },
+  { api: 'v1', label: 'kevents.io/cluster', internal: 'kevents.io/cluster', legacyValue: 'prod' },
   { api: 'events.k8s.io/v1', label: 'regarding.kind', internal: 'involvedObject.kind', legacyValue: 'Pod' },
   { api: 'events.k8s.io/v1', label: 'regarding.namespace', internal: 'involvedObject.namespace', legacyValue: 'shop' },
   { api: 'events.k8s.io/v1', label: 'regarding.name', internal: 'involvedObject.name', legacyValue: 'web-0' },
@@ -174,6 +176,7 @@ const accepted: AcceptedRow[] = [
   { api: 'events.k8s.io/v1', label: 'type', internal: 'type', legacyValue: 'Warning' },
   { api: 'events.k8s.io/v1', label: 'metadata.namespace', internal: 'metadata.namespace', legacyValue: 'shop' },
   { api: 'events.k8s.io/v1', label: 'metadata.name', internal: 'metadata.name', legacyValue: 'web-0.17f1' },
+  { api: 'events.k8s.io/v1', label: 'kevents.io/cluster', internal: 'kevents.io/cluster', legacyValue: 'prod' },
 ];
 
 void describe('accepted field labels', () => {

@@ -1,4 +1,5 @@
 import { newBadRequest } from './status.js';
+import { CLUSTER_FIELD, eventCluster } from './cluster.js';
 import type { CoreEvent, EventApi } from './types.js';
 
 /** FieldSelectorOperator is the operator of one field requirement; `==` parses to `=`. */
@@ -38,12 +39,13 @@ const objectRefFields = ['kind', 'namespace', 'name', 'uid', 'apiVersion', 'reso
 
 /**
  * FIELD_LABELS maps, per API, every field label the apiserver accepts to the
- * internal selectable field it names. Anything else is a 400.
+ * internal selectable field it names. Anything else is a 400. CLUSTER_FIELD is
+ * kevents' own (kube-apiserver refuses it), for archives of several clusters.
  */
 export const FIELD_LABELS: Readonly<Record<EventApi, ReadonlyMap<string, string>>> = {
   v1: new Map([
     ...objectRefFields.map((f): [string, string] => [`involvedObject.${f}`, `involvedObject.${f}`]),
-    ...['reason', 'reportingComponent', 'source', 'type', 'metadata.namespace', 'metadata.name'].map(
+    ...['reason', 'reportingComponent', 'source', 'type', 'metadata.namespace', 'metadata.name', CLUSTER_FIELD].map(
       (f): [string, string] => [f, f],
     ),
   ]),
@@ -51,7 +53,7 @@ export const FIELD_LABELS: Readonly<Record<EventApi, ReadonlyMap<string, string>
     ...objectRefFields.map((f): [string, string] => [`regarding.${f}`, `involvedObject.${f}`]),
     ['reportingController', 'reportingComponent'],
     // kube-apiserver 1.33 refuses `source` here, although its internal field set has it.
-    ...['reason', 'type', 'metadata.namespace', 'metadata.name'].map((f): [string, string] => [f, f]),
+    ...['reason', 'type', 'metadata.namespace', 'metadata.name', CLUSTER_FIELD].map((f): [string, string] => [f, f]),
   ]),
 };
 
@@ -194,6 +196,7 @@ export function eventSelectableFields(e: CoreEvent): Record<string, string> {
     reportingComponent,
     source: component === '' ? reportingComponent : component,
     type: e.type ?? '',
+    [CLUSTER_FIELD]: eventCluster(e),
   };
 }
 

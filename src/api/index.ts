@@ -13,4 +13,5 @@ export * from './time.js';
 export * from './conversion.js';
 export * from './decode.js';
 export * from './occurrence.js';
+export * from './cluster.js';
 export * from './timeline.js';

@@ -45,6 +45,8 @@ export interface Occurrence {
   reportingInstance?: string;
   /** cluster names where the event came from (`kevents mirror --cluster`); empty for local writes. */
   cluster?: string;
+  /** clusterUID is the UID of that cluster's `kube-system` namespace (`k8s.cluster.uid`); absent when unknown. */
+  clusterUID?: string;
 }
 
 /** OccurrenceList is a page of occurrences. */
@@ -86,6 +88,8 @@ export interface OccurrenceStamp {
   observedTime?: string;
   /** cluster names the mirrored source; absent for local writes. */
   cluster?: string;
+  /** clusterUID is the mirrored source's `kube-system` namespace UID, when the mirror learned it. */
+  clusterUID?: string;
 }
 
 /**
@@ -96,7 +100,7 @@ export interface OccurrenceStamp {
 export function occurrenceOf(
   event: CoreEvent,
   change: { countBefore: number; countAfter: number },
-  stamp: { observedTime: string; cluster?: string | undefined },
+  stamp: { observedTime: string; cluster?: string | undefined; clusterUID?: string | undefined },
   sequence: number,
 ): Occurrence {
   const meta = event.metadata;
@@ -124,6 +128,7 @@ export function occurrenceOf(
   const instance = event.reportingInstance !== undefined && event.reportingInstance !== '' ? event.reportingInstance : event.source?.host;
   if (instance !== undefined && instance !== '') o.reportingInstance = instance;
   if (stamp.cluster !== undefined && stamp.cluster !== '') o.cluster = stamp.cluster;
+  if (stamp.clusterUID !== undefined && stamp.clusterUID !== '') o.clusterUID = stamp.clusterUID;
   return o;
 }
 

@@ -5,6 +5,7 @@
  */
 import { GO_ZERO_TIME_MS, translateTimestampSince, wireTimeMs } from './duration.js';
 import { escapeTerminal } from './escape.js';
+import { eventCluster } from './cluster.js';
 import { createTabWriter, DESCRIBE_TABWRITER, formatTabbed, KUBECTL_MINOR, KUBECTL_TABWRITER } from './tabwriter.js';
 import type { CoreEvent, ListMeta, Table, TableColumnDefinition, TableRow } from './types.js';
 
@@ -215,12 +216,12 @@ export function sortKubectlEvents(items: readonly CoreEvent[]): CoreEvent[] {
 }
 
 /** kubectlEventsHeader is the header row of `kubectl events`. */
-export function kubectlEventsHeader(allNamespaces = false): string[] {
+export function kubectlEventsHeader(allNamespaces = false, withCluster = false): string[] {
   const h = ['LAST SEEN', 'TYPE', 'REASON', 'OBJECT', 'MESSAGE'];
-  return allNamespaces ? ['NAMESPACE', ...h] : h;
+  return [...(allNamespaces ? ['NAMESPACE'] : []), ...(withCluster ? ['CLUSTER'] : []), ...h];
 }
 
-function kubectlEventsRow(e: CoreEvent, now: number, allNamespaces: boolean): string[] {
+function kubectlEventsRow(e: CoreEvent, now: number, allNamespaces: boolean, withCluster: boolean): string[] {
   const row = [
     eventInterval(e, now),
     escapeTerminal(e.type ?? ''),
@@ -229,7 +230,7 @@ function kubectlEventsRow(e: CoreEvent, now: number, allNamespaces: boolean): st
     `${escapeTerminal(e.involvedObject.kind ?? '')}/${escapeTerminal(e.involvedObject.name ?? '')}`,
     escapeTerminal(goTrimSpace(e.message ?? '')),
   ];
-  return allNamespaces ? [e.metadata.namespace ?? '', ...row] : row;
+  return [...(allNamespaces ? [e.metadata.namespace ?? ''] : []), ...(withCluster ? [escapeTerminal(eventCluster(e))] : []), ...row];
 }
 
 /** KubectlEventsOptions shape the `kubectl events` output. */
@@ -240,6 +241,8 @@ export interface KubectlEventsOptions {
   allNamespaces?: boolean;
   /** noHeaders is `--no-headers`. */
   noHeaders?: boolean;
+  /** withCluster adds a CLUSTER column (after NAMESPACE): kevents' own, for answers that span several clusters of an archive. */
+  withCluster?: boolean;
 }
 
 /**
@@ -247,7 +250,7 @@ export interface KubectlEventsOptions {
  * as kubectl sorts them, with user-supplied text terminal-escaped.
  */
 export function kubectlEventsRows(items: readonly CoreEvent[], options: KubectlEventsOptions): string[][] {
-  return sortKubectlEvents(items).map((e) => kubectlEventsRow(e, options.now, options.allNamespaces === true));
+  return sortKubectlEvents(items).map((e) => kubectlEventsRow(e, options.now, options.allNamespaces === true, options.withCluster === true));
 }
 
 /** KubectlEventsPrinter prints events incrementally, as `kubectl events --watch` does. */
@@ -263,18 +266,20 @@ export interface KubectlEventsPrinter {
 export function createKubectlEventsPrinter(options: {
   allNamespaces?: boolean;
   noHeaders?: boolean;
+  withCluster?: boolean;
   output: (chunk: string) => void;
 }): KubectlEventsPrinter {
   const w = createTabWriter(KUBECTL_TABWRITER, options.output);
   const allNamespaces = options.allNamespaces === true;
+  const withCluster = options.withCluster === true;
   let headerPrinted = false;
   return {
     print(items, now): void {
       if (!options.noHeaders && !headerPrinted) {
-        w.write(`${kubectlEventsHeader(allNamespaces).join('\t')}\n`);
+        w.write(`${kubectlEventsHeader(allNamespaces, withCluster).join('\t')}\n`);
         headerPrinted = true;
       }
-      for (const e of items) w.write(`${kubectlEventsRow(e, now, allNamespaces).join('\t')}\n`);
+      for (const e of items) w.write(`${kubectlEventsRow(e, now, allNamespaces, withCluster).join('\t')}\n`);
       w.flush();
     },
   };

@@ -26,7 +26,7 @@ export function register(program: Command, io: CliIO): void {
     .option('--mirror <kubeconfig|url|in-cluster>', "also archive every event of this cluster into the store (a kubeconfig file, an API server URL, or in-cluster for the pod's service account)")
     .option('--mirror-context <name>', 'kubeconfig context of --mirror')
     .option('--cluster <name>', 'label what --mirror archives with this cluster name')
-    .option('--retention <duration>', 'drop archived events and occurrences older than this, e.g. 30d')
+    .option('--retention <duration>', 'drop archived events and occurrences older than this, e.g. 30d; NAME=DURATION for one cluster (repeatable: --retention 30d --retention prod=90d)', collect, [])
     .option('--max-size <size>', 'drop the oldest archived data while the store is larger than this, e.g. 10GB')
     .option('--sinks <file>', 'also deliver the store\'s events to the sinks of this export config (docs/export.md); SIGHUP reloads it')
     .option('--event-metrics [file]', 'count the events written from now on as Prometheus series on /metrics (kevents_events_total); FILE sets labels, rules and the series cap (docs/metrics.md)')
@@ -54,8 +54,8 @@ export function register(program: Command, io: CliIO): void {
     .option('--source <url>', 'source API server URL (no kubeconfig needed)')
     .option('--in-cluster', "read the source from the pod's service account (the default in a pod when no other source is given)")
     .requiredOption('--to <spec>', 'the archive: sqlite:PATH, postgres://USER@HOST:PORT/DB or memory:')
-    .option('--cluster <name>', 'label everything this mirror writes with a cluster name (several clusters can share one archive)')
-    .option('--retention <duration>', 'drop archived events and occurrences older than this, e.g. 30d')
+    .option('--cluster <name>', "the source cluster's name, bound to its kube-system UID in the archive (default: the kubeconfig context's name; required in a pod)")
+    .option('--retention <duration>', 'drop archived events and occurrences older than this, e.g. 30d; NAME=DURATION for one cluster (repeatable: --retention 30d --retention prod=90d)', collect, [])
     .option('--max-size <size>', 'drop the oldest archived data while the archive is larger than this, e.g. 10GB')
     .option('--cache-size <MiB>', "SQLite page cache of the archive, in MiB (a mirror mostly appends, so a small cache keeps memory low)", String(MIRROR_CACHE_MIB))
     .option('--listen <host:port>', 'address of /metrics and /readyz', '127.0.0.1:9464')
@@ -156,6 +156,7 @@ function registerReadCommands(program: Command, io: CliIO): void {
       .option('--watch-only', 'watch for changes without listing first')
       .option('--field-selector <selector>', 'e.g. involvedObject.name=web-1,type=Warning')
       .option('-l, --selector <selector>', 'label selector')
+      .option('--cluster <name>', 'only events archived from this cluster (repeat for several; a CLUSTER column shows when the answer spans several)', collect, [])
       .option('-o, --output <format>', 'wide, json, yaml or name')
       .option('--no-headers', 'print no header row')
       .option('--chunk-size <n>', 'list in pages of this size (0: one page)', '500'),
@@ -173,6 +174,7 @@ function registerReadCommands(program: Command, io: CliIO): void {
       .option('-A, --all-namespaces', 'list events of every namespace')
       .option('--for <type/name>', 'only events about this object, e.g. pod/web-1')
       .option('--types <types>', 'only events of these types: Normal, Warning (repeat or separate with commas)', collect, [])
+      .option('--cluster <name>', 'only events archived from this cluster (repeat for several; a CLUSTER column shows when the answer spans several)', collect, [])
       .option('-w, --watch', 'watch for new events after listing')
       .option('-o, --output <format>', 'json, yaml or name')
       .option('--no-headers', 'print no header row')
@@ -194,6 +196,7 @@ function registerReadCommands(program: Command, io: CliIO): void {
       .option('--since-time <time>', 'only from this RFC 3339 time')
       .option('--until <time>', 'only before this RFC 3339 time')
       .option('--types <types>', 'only these types: Normal, Warning (repeat or separate with commas)', collect, [])
+      .option('--cluster <name>', 'only what was archived from this cluster (repeat for several)', collect, [])
       .option('--no-archive', 'read events only: spread repeats from their counts even where the archive keeps occurrences')
       .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'markdown', 'csv', 'json']).default('table')),
     io,

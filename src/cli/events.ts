@@ -2,6 +2,7 @@ import type { CoreEvent } from '../api/index.js';
 import { createKubectlEventsPrinter, encodeCoreEvent, formatKubectlEvents, noEventsMessage, sortKubectlEvents, StatusError } from '../api/index.js';
 import type { Status } from '../api/index.js';
 import { ForParseError, parseForArgument } from '../timeline/index.js';
+import { clusterSelector, spansClusters } from './cluster-flag.js';
 import { CliError, UsageError } from './errors.js';
 import { explainTransport } from './connect.js';
 import { connectRead, listAllEvents } from './get-events.js';
@@ -18,6 +19,8 @@ export interface EventsFlags extends ReadConnectionFlags {
   output?: string;
   noHeaders?: boolean;
   chunkSize?: string;
+  /** cluster keeps the events archived from these clusters (`--cluster`, repeatable). */
+  cluster?: string[];
 }
 
 /**
@@ -61,13 +64,23 @@ export async function runEvents(flags: EventsFlags, io: CliIO): Promise<void> {
     if (e instanceof ForParseError) throw new CliError(e.message);
     throw e;
   }
+  const labelSelector = clusterSelector(flags.cluster);
   const c = await connectRead(flags, io);
   const allNamespaces = flags.allNamespaces === true;
   const keep = keepTypes(types);
   try {
     if (flags.watch) {
-      const printer = createKubectlEventsPrinter({ allNamespaces, noHeaders: flags.noHeaders === true, output: (s) => io.stdout.write(s) });
-      for await (const frame of c.client.coreV1.watch({ ...(c.listNamespace !== undefined ? { namespace: c.listNamespace } : {}), ...(fieldSelector ? { fieldSelector } : {}) })) {
+      const printer = createKubectlEventsPrinter({
+        allNamespaces,
+        noHeaders: flags.noHeaders === true,
+        withCluster: spansClusters(flags.cluster, []),
+        output: (s) => io.stdout.write(s),
+      });
+      for await (const frame of c.client.coreV1.watch({
+        ...(c.listNamespace !== undefined ? { namespace: c.listNamespace } : {}),
+        ...(fieldSelector ? { fieldSelector } : {}),
+        ...(labelSelector !== undefined ? { labelSelector } : {}),
+      })) {
         if (frame.type === 'ERROR') throw new StatusError(frame.object as Status);
         if (frame.type === 'DELETED' || frame.type === 'BOOKMARK') continue;
         const e = frame.object as CoreEvent;
@@ -76,14 +89,14 @@ export async function runEvents(flags: EventsFlags, io: CliIO): Promise<void> {
       }
       return;
     }
-    const { items } = await listAllEvents(c.client, { namespace: c.listNamespace, fieldSelector });
+    const { items } = await listAllEvents(c.client, { namespace: c.listNamespace, fieldSelector, labelSelector });
     const events = items.filter(keep);
     if (events.length === 0) {
       io.stderr.write(noEventsMessage(c.namespace, allNamespaces));
       return;
     }
     if (output === '') {
-      io.stdout.write(formatKubectlEvents(events, { now: Date.now(), allNamespaces, noHeaders: flags.noHeaders === true }));
+      io.stdout.write(formatKubectlEvents(events, { now: Date.now(), allNamespaces, noHeaders: flags.noHeaders === true, withCluster: spansClusters(flags.cluster, events) }));
       return;
     }
     const sorted = sortKubectlEvents(events);

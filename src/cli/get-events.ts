@@ -4,6 +4,7 @@ import { createReadClient, namespaceOf } from '../client/index.js';
 import type { ReadClient } from '../client/index.js';
 import { connect, explainTransport } from './connect.js';
 import type { Connection } from './connect.js';
+import { clusterSelector, spansClusters, tableEvents, withClusterColumn } from './cluster-flag.js';
 import { selfCommand } from './self-command.js';
 import { CliError, UsageError } from './errors.js';
 import { goJsonIndent, sortKeysDeep } from './output/go-json.js';
@@ -50,6 +51,8 @@ export interface GetEventsFlags extends ReadConnectionFlags {
   selector?: string;
   noHeaders?: boolean;
   chunkSize?: string;
+  /** cluster keeps the events archived from these clusters (`--cluster`, repeatable). */
+  cluster?: string[];
 }
 
 const EVENT_RESOURCES = new Set(['events', 'event', 'ev', 'events.v1.', 'events.v1', 'events.events.k8s.io', 'events.v1.events.k8s.io', 'event.events.k8s.io', 'ev.events.k8s.io']);
@@ -69,7 +72,7 @@ async function listAllTables(c: ReadConnection, flags: GetEventsFlags, limit: nu
     const page = await c.client.listTable({
       ...(c.listNamespace !== undefined ? { namespace: c.listNamespace } : {}),
       ...(flags.fieldSelector ? { fieldSelector: flags.fieldSelector } : {}),
-      ...(flags.selector ? { labelSelector: flags.selector } : {}),
+      ...(labelSelectorOf(flags) !== undefined ? { labelSelector: labelSelectorOf(flags)! } : {}),
       ...(limit > 0 ? { limit } : {}),
       ...(next !== undefined ? { continue: next } : {}),
     });
@@ -106,6 +109,11 @@ export async function listAllEvents(
   return { items, resourceVersion };
 }
 
+/** labelSelectorOf is `-l` with the `--cluster` names. */
+function labelSelectorOf(flags: GetEventsFlags): string | undefined {
+  return clusterSelector(flags.cluster, flags.selector);
+}
+
 function parseOutput(output: string | undefined): 'table' | 'wide' | 'json' | 'yaml' | 'name' {
   if (output === undefined || output === '') return 'table';
   if (output === 'wide' || output === 'json' || output === 'yaml' || output === 'name') return output;
@@ -123,6 +131,7 @@ export async function runGetEvents(resource: string, names: string[], flags: Get
   }
   const output = parseOutput(flags.output);
   const limit = chunkSize(flags);
+  labelSelectorOf(flags);
   if (flags.allNamespaces && names.length > 0) throw new UsageError('a resource cannot be retrieved by name across all namespaces');
   const c = await connectRead(flags, io);
   try {
@@ -149,8 +158,10 @@ export async function runGetEvents(resource: string, names: string[], flags: Get
       if (errors.length > 0) throw new CliError(`${errors.length} of ${names.length} events were not found`);
       return;
     }
-    if (flags.watchOnly) return await watchTables(c, flags, io, undefined, printOptions);
-    const table = await listAllTables(c, flags, limit);
+    if (flags.watchOnly) return await watchTables(c, flags, io, undefined, { ...printOptions, withCluster: spansClusters(flags.cluster, []) });
+    const listed = await listAllTables(c, flags, limit);
+    const withCluster = spansClusters(flags.cluster, tableEvents(listed));
+    const table = withCluster ? withClusterColumn(listed) : listed;
     if (table.rows.length === 0 && !flags.watch) {
       io.stderr.write(noResources(c));
       return;
@@ -159,7 +170,7 @@ export async function runGetEvents(resource: string, names: string[], flags: Get
       io.stdout.write(printTableAsKubectl(table, printOptions));
       return;
     }
-    await watchTables(c, flags, io, table, printOptions);
+    await watchTables(c, flags, io, table, { ...printOptions, withCluster });
   } catch (e) {
     throw explainTransport(e, c);
   }
@@ -177,7 +188,7 @@ async function printObjects(c: ReadConnection, names: string[], flags: GetEvents
     items = [];
     for (const n of names) items.push(await c.client.coreV1.get(c.namespace, n));
   } else {
-    items = (await listAllEvents(c.client, { namespace: c.listNamespace, fieldSelector: flags.fieldSelector, labelSelector: flags.selector, limit })).items;
+    items = (await listAllEvents(c.client, { namespace: c.listNamespace, fieldSelector: flags.fieldSelector, labelSelector: labelSelectorOf(flags), limit })).items;
     // An empty list still prints as an empty List; only -o name reports it like the table does.
     if (items.length === 0 && output === 'name') io.stderr.write(noResources(c));
   }
@@ -213,7 +224,13 @@ function tableCells(table: Table, row: Table['rows'][number], o: { wide: boolean
  * one tabwriter that remembers widths, as `kubectl get -w` does. It runs until
  * the server ends the watch or the process is interrupted.
  */
-async function watchTables(c: ReadConnection, flags: GetEventsFlags, io: CliIO, initial: Table | undefined, o: { wide: boolean; noHeaders: boolean; withNamespace: boolean }): Promise<void> {
+async function watchTables(
+  c: ReadConnection,
+  flags: GetEventsFlags,
+  io: CliIO,
+  initial: Table | undefined,
+  o: { wide: boolean; noHeaders: boolean; withNamespace: boolean; withCluster: boolean },
+): Promise<void> {
   const w = createTabWriter(KUBECTL_TABWRITER, (s) => io.stdout.write(s));
   let headerDone = o.noHeaders;
   const print = (t: Table): void => {
@@ -230,11 +247,11 @@ async function watchTables(c: ReadConnection, flags: GetEventsFlags, io: CliIO, 
   for await (const frame of c.client.watchTable({
     ...(c.listNamespace !== undefined ? { namespace: c.listNamespace } : {}),
     ...(flags.fieldSelector ? { fieldSelector: flags.fieldSelector } : {}),
-    ...(flags.selector ? { labelSelector: flags.selector } : {}),
+    ...(labelSelectorOf(flags) !== undefined ? { labelSelector: labelSelectorOf(flags)! } : {}),
     ...(resourceVersion ? { resourceVersion } : {}),
   })) {
     if (frame.type === 'ERROR') throw new StatusError(frame.object as Status);
     if (frame.type === 'BOOKMARK') continue;
-    print(frame.object as Table);
+    print(o.withCluster ? withClusterColumn(frame.object as Table) : (frame.object as Table));
   }
 }

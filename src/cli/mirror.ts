@@ -3,13 +3,14 @@ import { KubeConnection, RestClient, UrlConnection, createEventsClient, loadKube
 import type { EventsClient } from '../client/index.js';
 import { createConsoleLogger, realClock } from '../internal/index.js';
 import type { LogLevel, Logger } from '../internal/index.js';
-import { createMirror, startRetention } from '../mirror/index.js';
+import { ClusterNameTaken, KUBE_SYSTEM, bindSourceCluster, createMirror, sourceClusterUID, startRetention } from '../mirror/index.js';
 import type { Mirror, MirrorOptions, Readiness, Retention } from '../mirror/index.js';
 import { isArchiveStore } from '../storage/index.js';
 import type { ArchiveStore, EventStore } from '../storage/index.js';
 import type { ExportRun } from './export-sinks.js';
 import { listenHealth } from './health-server.js';
 import { untilSignal } from './until-signal.js';
+import { validateClusterName } from './cluster-flag.js';
 import { CliError, UsageError } from './errors.js';
 import { parseGoDuration } from './go-duration.js';
 import { parseSize } from './sizes.js';
@@ -24,7 +25,7 @@ export interface MirrorFlags {
   source?: string;
   to: string;
   cluster?: string;
-  retention?: string;
+  retention?: string[];
   maxSize?: string;
   /** cacheSize is the SQLite page cache in MiB. */
   cacheSize: string;
@@ -59,6 +60,9 @@ export interface SourceConnection {
   server: string;
   /** namespace is the in-cluster namespace, or the kubeconfig context's, else `default`. */
   namespace: string;
+  /** kind says how the source was given; `context` is the kubeconfig context's name. */
+  kind: 'url' | 'in-cluster' | 'kubeconfig';
+  context?: string;
 }
 
 const given = (v: string | undefined): v is string => v !== undefined && v !== '';
@@ -79,7 +83,7 @@ export async function connectSource(flags: SourceFlags, env: NodeJS.ProcessEnv =
     // A URL source needs no kubeconfig, so @kubernetes/client-node is never loaded (a third of the process's memory).
     const server = sourceOrigin(flags.source!);
     const connection = new UrlConnection(server);
-    return { client: createEventsClient({ connection, userAgent }), rest: new RestClient(connection, { userAgent }), server, namespace: 'default' };
+    return { client: createEventsClient({ connection, userAgent }), rest: new RestClient(connection, { userAgent }), server, namespace: 'default', kind: 'url' };
   }
   if (flags.inCluster === true || (!hasKubeconfig && given(env.KUBERNETES_SERVICE_HOST))) {
     const { inClusterConfig, InClusterConnection } = await import('../cluster/index.js');
@@ -90,7 +94,13 @@ export async function connectSource(flags: SourceFlags, env: NodeJS.ProcessEnv =
       throw new CliError(`--in-cluster: ${(e as Error).message}`, { cause: e });
     }
     const connection = new InClusterConnection(config);
-    return { client: createEventsClient({ connection, userAgent }), rest: new RestClient(connection, { userAgent }), server: config.server.origin, namespace: config.namespace };
+    return {
+      client: createEventsClient({ connection, userAgent }),
+      rest: new RestClient(connection, { userAgent }),
+      server: config.server.origin,
+      namespace: config.namespace,
+      kind: 'in-cluster',
+    };
   }
   const kubeConfig = await loadKubeConfig({ kubeconfig: flags.kubeconfig, context: flags.context });
   const connection = new KubeConnection(kubeConfig);
@@ -99,23 +109,48 @@ export async function connectSource(flags: SourceFlags, env: NodeJS.ProcessEnv =
     rest: new RestClient(connection, { userAgent }),
     server: kubeConfig.getCurrentCluster()?.server ?? '',
     namespace: namespaceOf(kubeConfig),
+    kind: 'kubeconfig',
+    context: kubeConfig.getCurrentContext(),
   };
 }
 
-/** RetentionFlags are `--retention` and `--max-size`. */
+/** RetentionFlags are `--retention` (repeatable: one default and any per-cluster `NAME=DURATION`) and `--max-size`. */
 export interface RetentionFlags {
-  retention?: string | undefined;
+  retention?: string | string[] | undefined;
   maxSize?: string | undefined;
 }
 
-/** parseRetention reads `--retention` and `--max-size` (both optional). */
-export function parseRetention(flags: RetentionFlags): { maxAgeMs?: number; maxBytes?: number } {
-  const out: { maxAgeMs?: number; maxBytes?: number } = {};
-  if (flags.retention !== undefined && flags.retention !== '') {
+/** RetentionLimits are the parsed retention flags. */
+export interface RetentionLimits {
+  maxAgeMs?: number;
+  clusterMaxAgeMs?: Record<string, number>;
+  maxBytes?: number;
+}
+
+/**
+ * parseRetention reads `--retention` and `--max-size` (both optional). Each
+ * `--retention` is a duration (every cluster without one of its own, and local
+ * writes) or `NAME=DURATION` (only what was archived from cluster NAME).
+ */
+export function parseRetention(flags: RetentionFlags): RetentionLimits {
+  const out: RetentionLimits = {};
+  const values = typeof flags.retention === 'string' ? [flags.retention] : (flags.retention ?? []);
+  for (const value of values.filter((v) => v !== '')) {
+    const eq = value.indexOf('=');
+    const cluster = eq < 0 ? undefined : validateClusterName(value.slice(0, eq), 'cluster name in --retention');
+    let ms: number;
     try {
-      out.maxAgeMs = parseGoDuration(flags.retention);
+      ms = parseGoDuration(value.slice(eq + 1));
     } catch (e) {
-      throw new UsageError(`--retention: ${(e as Error).message}`);
+      throw new UsageError(`--retention ${value}: ${(e as Error).message}`);
+    }
+    if (cluster === undefined) {
+      if (out.maxAgeMs !== undefined) throw new UsageError(`--retention ${value}: a default retention is given twice`);
+      out.maxAgeMs = ms;
+    } else {
+      out.clusterMaxAgeMs ??= {};
+      if (out.clusterMaxAgeMs[cluster] !== undefined) throw new UsageError(`--retention ${value}: cluster ${cluster} is given twice`);
+      out.clusterMaxAgeMs[cluster] = ms;
     }
   }
   if (flags.maxSize !== undefined && flags.maxSize !== '') out.maxBytes = parseSize(flags.maxSize);
@@ -128,6 +163,8 @@ export interface MirrorRun {
   retention: Retention;
   /** source describes where the mirror reads from, for messages. */
   source: string;
+  /** cluster is the name the mirror archives under, if any. */
+  cluster?: string;
   stop(): Promise<void>;
 }
 
@@ -142,13 +179,16 @@ export async function startMirror(
 ): Promise<MirrorRun> {
   if (!isArchiveStore(store)) throw new CliError('this storage backend cannot hold an archive (occurrences and checkpoints): use sqlite:, postgres:// or memory:');
   const archive: ArchiveStore = store;
-  const { client, server } = deps.source ?? (await connectSource(flags));
-  const cluster = flags.cluster !== undefined && flags.cluster !== '' ? flags.cluster : undefined;
+  const source = deps.source ?? (await connectSource(flags));
+  const { client, server } = source;
+  const identity = await sourceIdentity(archive, source, flags.cluster, deps.logger);
   const mirror = createMirror({
     source: client.coreV1,
-    sourceId: cluster ?? server,
+    // The checkpoint keeps the key it had before names defaulted to the context: an archive resumes where it was.
+    sourceId: given(flags.cluster) ? flags.cluster : server,
     store: archive,
-    cluster,
+    cluster: identity.cluster,
+    clusterUID: identity.clusterUID,
     clock: realClock,
     logger: deps.logger,
     ...(deps.registry !== undefined ? { registry: deps.registry } : {}),
@@ -160,12 +200,47 @@ export async function startMirror(
     mirror,
     retention,
     source: server,
+    ...(identity.cluster !== undefined ? { cluster: identity.cluster } : {}),
     async stop() {
       retention.stop();
       await mirror.stop();
       await running;
     },
   };
+}
+
+/**
+ * sourceIdentity names the source's cluster (`--cluster`, else the kubeconfig
+ * context's name; a pod's own cluster has no name it could know, and a URL
+ * source keeps none, as before names existed) and, for a named cluster, binds
+ * the name to its `kube-system` UID in the archive: a name bound to another
+ * cluster is refused before anything is written.
+ */
+async function sourceIdentity(
+  archive: ArchiveStore,
+  source: SourceConnection,
+  flag: string | undefined,
+  logger: Logger,
+): Promise<{ cluster?: string; clusterUID?: string }> {
+  let cluster: string | undefined;
+  if (given(flag)) cluster = validateClusterName(flag);
+  else if (source.kind === 'in-cluster') throw new CliError('in a cluster, name it: give --cluster NAME (the name this cluster\'s events are archived and found under)');
+  else if (source.kind === 'kubeconfig' && given(source.context)) cluster = validateClusterName(source.context);
+  if (cluster === undefined) return {};
+  let uid: string | undefined;
+  try {
+    uid = await sourceClusterUID(source.rest);
+  } catch (e) {
+    throw new CliError(`reading the source's identity (get namespaces ${KUBE_SYSTEM}): ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+  }
+  if (uid === undefined) return { cluster };
+  try {
+    await bindSourceCluster(archive, { name: cluster, uid }, logger);
+  } catch (e) {
+    if (e instanceof ClusterNameTaken) throw new CliError(e.message, { cause: e });
+    throw e;
+  }
+  return { cluster, clusterUID: uid };
 }
 
 /** sourceOrigin is the origin of `--source` (the checkpoint's id without --cluster, so it must not change between runs). */
@@ -199,7 +274,7 @@ export async function runMirror(flags: MirrorFlags, io: CliIO): Promise<void> {
   const store = await openStore(spec, { clock: realClock, logger, sqliteCacheMiB: cacheMiB });
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'kevents_' });
-  let run: { readiness(): Readiness; stop(): Promise<void>; lost?: Promise<string>; source: string };
+  let run: { readiness(): Readiness; stop(): Promise<void>; lost?: Promise<string>; source: string; cluster?: string | undefined };
   // The mirror tells the event metrics what each commit appended: what it archived already is never counted again.
   let onArchived: MirrorOptions['onArchived'];
   if (flags.eventMetrics !== undefined) {
@@ -224,10 +299,10 @@ export async function runMirror(flags: MirrorFlags, io: CliIO): Promise<void> {
               return { readiness: () => e.exporter.readiness(), stop: () => e.stop() };
             };
       const elected = await startElectedMirror(store, flags, { logger, registry, onArchived, ...(alsoWhileLeading !== undefined ? { alsoWhileLeading } : {}) });
-      run = { ...elected, readiness: () => elected.readiness(), source: elected.describe };
+      run = { ...elected, readiness: () => elected.readiness(), source: elected.describe, cluster: flags.cluster };
     } else {
       const started = await startMirror(store, flags, { logger, registry, onArchived });
-      run = { readiness: () => started.mirror.readiness(), stop: () => started.stop(), source: started.source };
+      run = { readiness: () => started.mirror.readiness(), stop: () => started.stop(), source: started.source, cluster: started.cluster };
     }
   } catch (e) {
         await store.close();
@@ -260,7 +335,7 @@ export async function runMirror(flags: MirrorFlags, io: CliIO): Promise<void> {
   }
   io.stdout.write(
     [
-      `kevents mirror: ${run.source} -> ${describeStorage(spec)}${flags.cluster ? ` (cluster ${flags.cluster})` : ''}`,
+      `kevents mirror: ${run.source} -> ${describeStorage(spec)}${run.cluster !== undefined ? ` (cluster ${run.cluster})` : ''}`,
       `  metrics and readiness on ${health.origin} (/metrics, /readyz)`,
       '',
     ].join('\n'),

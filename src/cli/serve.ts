@@ -26,7 +26,8 @@ export interface ServeFlags extends ServeAuthFlags {
   mirror?: string;
   mirrorContext?: string;
   cluster?: string;
-  retention?: string;
+  /** retention is every `--retention`: a duration, or `NAME=DURATION` for one cluster. */
+  retention?: string[];
   maxSize?: string;
   /** sinks is an export config: the store's changes are delivered to its sinks (docs/export.md). */
   sinks?: string;
@@ -75,7 +76,7 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
     compactIntervalMs = Math.min(60_000, Math.max(250, (historyWindowSeconds * 1000) / 4));
   }
   // The mirror brings @kubernetes/client-node, which is slow to load: only when asked for.
-  const archivingWanted = (flags.mirror ?? '') !== '' || (flags.retention ?? '') !== '' || (flags.maxSize ?? '') !== '';
+  const archivingWanted = (flags.mirror ?? '') !== '' || (flags.retention ?? []).some((r) => r !== '') || (flags.maxSize ?? '') !== '';
   const archiving = archivingWanted ? await import('./mirror.js') : undefined;
   archiving?.parseRetention(flags);
   let store;

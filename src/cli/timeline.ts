@@ -7,6 +7,7 @@ import { UsageError } from './errors.js';
 import { explainTransport } from './connect.js';
 import { connectRead, listAllEvents } from './get-events.js';
 import type { ReadConnectionFlags } from './get-events.js';
+import { clusterSelector } from './cluster-flag.js';
 import { validateTypes } from './events.js';
 import { parseGoDuration } from './go-duration.js';
 import { createColours } from './output/colour.js';
@@ -24,6 +25,8 @@ export interface TimelineFlags extends ReadConnectionFlags {
   output?: string;
   /** archive false (`--no-archive`) reads events only, spreading counts even where the archive keeps occurrences. */
   archive?: boolean;
+  /** cluster keeps what was archived from these clusters (`--cluster`, repeatable). */
+  cluster?: string[];
 }
 
 /** OCCURRENCE_PAGE is the page size of occurrence reads: the archive API pages in observed-time order. */
@@ -41,13 +44,20 @@ function selector(q: SourceQuery, prefix: 'involvedObject' | 'regarding'): strin
  * API, history through the archive API. A server without the archive API (any
  * plain API server) answers 404, and the timeline spreads counts instead.
  */
-export function httpTimelineSource(client: ReadClient, progress?: Progress, options: { archive?: boolean } = {}): TimelineSource {
+export function httpTimelineSource(client: ReadClient, progress?: Progress, options: { archive?: boolean; clusters?: readonly string[] } = {}): TimelineSource {
   let read = 0;
   let archive = options.archive !== false;
+  const labelSelector = clusterSelector(options.clusters);
+  // The archive API selects one cluster by field; several are kept here.
+  const clusters = new Set(options.clusters ?? []);
+  const occurrenceSelector = (q: SourceQuery): string | undefined => {
+    const terms = [selector(q, 'regarding'), clusters.size === 1 ? `cluster=${[...clusters][0]!}` : undefined].filter((t) => t !== undefined);
+    return terms.length === 0 ? undefined : terms.join(',');
+  };
   return {
     async listEvents(q): Promise<CoreEvent[]> {
       const before = read;
-      const { items } = await listAllEvents(client, { namespace: q.namespace, fieldSelector: selector(q, 'involvedObject') }, (n) => {
+      const { items } = await listAllEvents(client, { namespace: q.namespace, fieldSelector: selector(q, 'involvedObject'), labelSelector }, (n) => {
         read = before + n;
         progress?.update(read);
       });
@@ -64,11 +74,11 @@ export function httpTimelineSource(client: ReadClient, progress?: Progress, opti
             // Occurrences are stamped when kevents saw them, never before they happened; so the
             // window's start bounds the read, while its end cannot (a late mirror sees old events).
             ...(q.since !== undefined ? { since: new Date(q.since).toISOString() } : {}),
-            ...(selector(q, 'regarding') !== undefined ? { fieldSelector: selector(q, 'regarding')! } : {}),
+            ...(occurrenceSelector(q) !== undefined ? { fieldSelector: occurrenceSelector(q)! } : {}),
             limit: OCCURRENCE_PAGE,
             ...(next !== undefined ? { continue: next } : {}),
           });
-          out.push(...page.items);
+          for (const o of page.items) if (clusters.size <= 1 || clusters.has(o.cluster ?? '')) out.push(o);
           read += page.items.length;
           progress?.update(read);
           next = page.metadata.continue || undefined;
@@ -142,7 +152,7 @@ export async function runTimeline(flags: TimelineFlags, io: CliIO): Promise<void
   let timeline;
   try {
     timeline = await collectTimeline({
-      source: httpTimelineSource(c.client, progress, { archive: flags.archive !== false }),
+      source: httpTimelineSource(c.client, progress, { archive: flags.archive !== false, ...(flags.cluster !== undefined ? { clusters: flags.cluster } : {}) }),
       for: root,
       namespace: c.listNamespace,
       since: window.since,

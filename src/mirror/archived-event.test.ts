@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { CoreEvent } from '../api/index.js';
-import { archivedEvent, archiveWrite, compareResourceVersions, CLUSTER_LABEL, SOURCE_NAME_ANNOTATION, SOURCE_RESOURCE_VERSION_ANNOTATION } from './archived-event.js';
+import { CLUSTER_LABEL } from '../api/index.js';
+import { archivedEvent, archiveWrite, compareResourceVersions, SOURCE_NAME_ANNOTATION, SOURCE_RESOURCE_VERSION_ANNOTATION } from './archived-event.js';
 
 function source(o: { uid?: string; rv: string; count?: number; message?: string; name?: string }): CoreEvent {
   return {
@@ -82,7 +83,7 @@ void describe('archiveWrite decisions', () => {
   ];
   for (const c of cases) {
     void it(c.name, () => {
-      const w = archiveWrite(source(c.incoming), undefined);
+      const w = archiveWrite(source(c.incoming));
       const d = w.decide(c.current, c.at ?? w.name);
       const got =
         d.action === 'skip'

@@ -1,4 +1,4 @@
-import { occurrenceChange } from '../api/index.js';
+import { CLUSTER_LABEL, CLUSTER_UID_ANNOTATION, occurrenceChange } from '../api/index.js';
 import type { CoreEvent } from '../api/index.js';
 import type { ArchiveDecision, ArchiveWrite } from '../storage/index.js';
 
@@ -6,8 +6,11 @@ import type { ArchiveDecision, ArchiveWrite } from '../storage/index.js';
 export const SOURCE_RESOURCE_VERSION_ANNOTATION = 'archive.kevents.io/source-resource-version';
 /** SOURCE_NAME_ANNOTATION is set when an event is archived under another name because a different event (another uid) holds its own. */
 export const SOURCE_NAME_ANNOTATION = 'archive.kevents.io/source-name';
-/** CLUSTER_LABEL names the cluster an archived event came from (`--cluster`), so several clusters can share one archive. */
-export const CLUSTER_LABEL = 'archive.kevents.io/cluster';
+/** SourceCluster is the identity of the cluster a mirror reads: its name (`--cluster`) and its `kube-system` UID when known. */
+export interface SourceCluster {
+  cluster?: string | undefined;
+  clusterUID?: string | undefined;
+}
 
 /**
  * compareResourceVersions orders two resourceVersions of one source. They are
@@ -28,13 +31,14 @@ export function compareResourceVersions(a: string, b: string): number {
 /**
  * archivedEvent is the archive's copy of a source event: the source's identity
  * (uid, namespace, name, timestamps) and content, its resourceVersion as an
- * annotation, the cluster as a label. The source's managedFields are dropped:
- * they describe writes to the source, not the event.
+ * annotation, the cluster's name as a label and its UID as an annotation. The
+ * source's managedFields are dropped: they describe writes to the source, not the event.
  */
-export function archivedEvent(source: CoreEvent, options: { cluster?: string | undefined; name?: string }): CoreEvent {
+export function archivedEvent(source: CoreEvent, options: SourceCluster & { name?: string }): CoreEvent {
   const { resourceVersion, managedFields: _managed, ...meta } = source.metadata;
   const annotations: Record<string, string> = { ...meta.annotations, [SOURCE_RESOURCE_VERSION_ANNOTATION]: resourceVersion ?? '' };
   if (options.name !== undefined && options.name !== meta.name) annotations[SOURCE_NAME_ANNOTATION] = meta.name ?? '';
+  if (options.clusterUID !== undefined && options.clusterUID !== '') annotations[CLUSTER_UID_ANNOTATION] = options.clusterUID;
   const metadata = { ...meta, annotations, ...(options.name !== undefined ? { name: options.name } : {}) };
   if (options.cluster !== undefined && options.cluster !== '') metadata.labels = { ...meta.labels, [CLUSTER_LABEL]: options.cluster };
   return { ...source, kind: 'Event', apiVersion: 'v1', metadata };
@@ -52,7 +56,7 @@ function alternateNames(name: string, uid: string): string[] {
  * alternate name when another event holds the name, and otherwise stores the
  * new version with an occurrence when it is an observed change.
  */
-export function archiveWrite(source: CoreEvent, cluster: string | undefined): ArchiveWrite {
+export function archiveWrite(source: CoreEvent, origin: SourceCluster = {}): ArchiveWrite {
   const namespace = source.metadata.namespace ?? '';
   const name = source.metadata.name ?? '';
   const uid = source.metadata.uid ?? '';
@@ -69,7 +73,7 @@ export function archiveWrite(source: CoreEvent, cluster: string | undefined): Ar
       }
       const archivedRv = current?.metadata.annotations?.[SOURCE_RESOURCE_VERSION_ANNOTATION];
       if (archivedRv !== undefined && compareResourceVersions(rv, archivedRv) <= 0) return { action: 'skip' };
-      const object = archivedEvent(source, { cluster, name: at });
+      const object = archivedEvent(source, { ...origin, name: at });
       const change = occurrenceChange(current, object);
       return change === undefined ? { action: 'write', object } : { action: 'write', object, occurrence: change };
     },

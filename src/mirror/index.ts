@@ -15,8 +15,9 @@ export {
   archivedEvent,
   archiveWrite,
   compareResourceVersions,
-  CLUSTER_LABEL,
   SOURCE_NAME_ANNOTATION,
   SOURCE_RESOURCE_VERSION_ANNOTATION,
+  type SourceCluster,
 } from './archived-event.js';
 export { startRetention, DEFAULT_RETENTION_INTERVAL_MS, type Retention, type RetentionOptions } from './retention.js';
+export { bindSourceCluster, sourceClusterUID, ClusterNameTaken, KUBE_SYSTEM, type NamespaceGetter } from './cluster-identity.js';

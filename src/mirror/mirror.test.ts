@@ -8,7 +8,8 @@ import type { KeventsServer } from '../server/index.js';
 import { StorageError } from '../storage/index.js';
 import type { ArchiveStore, EventStore } from '../storage/index.js';
 import { MemoryEventStore } from '../storage/memory/index.js';
-import { CLUSTER_LABEL, SOURCE_RESOURCE_VERSION_ANNOTATION, createMirror } from './index.js';
+import { CLUSTER_LABEL } from '../api/index.js';
+import { SOURCE_RESOURCE_VERSION_ANNOTATION, createMirror } from './index.js';
 import type { Mirror, MirrorSource } from './index.js';
 
 interface Source {

@@ -36,6 +36,8 @@ export interface MirrorOptions {
   store: ArchiveStore;
   /** cluster labels everything this mirror writes (`--cluster`). */
   cluster?: string | undefined;
+  /** clusterUID is the source's `kube-system` namespace UID, stored with everything this mirror writes (see `bindSourceCluster`). */
+  clusterUID?: string | undefined;
   clock?: Clock;
   logger?: Logger;
   /** registry receives the mirror's metrics (the server's registry when serving too). */
@@ -274,7 +276,7 @@ class SourceMirror implements Mirror {
           cont = continueOf(page);
           this.lastProgressAt = this.clock.now();
           await this.commit(
-            page.items.map((e) => archiveWrite(e, this.o.cluster)),
+            page.items.map((e) => archiveWrite(e, this.o)),
             cont === undefined ? (listRv ?? '') : undefined,
             undefined,
           );
@@ -368,7 +370,7 @@ class SourceMirror implements Mirror {
         if (frameRv !== undefined && frameRv !== '') pendingRv = frameRv;
         if (frame.type === 'ADDED' || frame.type === 'MODIFIED') {
           this.lastEventAt = now;
-          pending.push(archiveWrite(object, this.o.cluster));
+          pending.push(archiveWrite(object, this.o));
           const seen = Date.parse(eventLastSeen(object) ?? '');
           if (!Number.isNaN(seen)) pendingLastSeen = Math.max(pendingLastSeen, seen);
         } else if (frame.type === 'DELETED') {
@@ -400,7 +402,11 @@ class SourceMirror implements Mirror {
   private async commit(writes: ArchiveWrite[], upTo: string | undefined, lastSeenMs: number | undefined): Promise<void> {
     if (writes.length === 0 && (upTo === undefined || upTo === this.committedRv)) return;
     this.writeStartedAt = this.clock.now();
-    const stamp = { observedTime: nowMicroTime(this.clock), ...(this.o.cluster !== undefined && this.o.cluster !== '' ? { cluster: this.o.cluster } : {}) };
+    const stamp = {
+      observedTime: nowMicroTime(this.clock),
+      ...(this.o.cluster !== undefined && this.o.cluster !== '' ? { cluster: this.o.cluster } : {}),
+      ...(this.o.clusterUID !== undefined && this.o.clusterUID !== '' ? { clusterUID: this.o.clusterUID } : {}),
+    };
     // What each write last decided is what its transaction committed (a backend may ask again, the answer is pure).
     const decided: (ArchiveDecision | undefined)[] = [];
     const watched =

@@ -6,6 +6,8 @@ import type { ArchiveStore } from '../storage/index.js';
 export interface RetentionOptions {
   /** maxAgeMs drops occurrences observed, and events last written, longer ago than this (`--retention 30d`). */
   maxAgeMs?: number | undefined;
+  /** clusterMaxAgeMs are per-cluster maximum ages (`--retention prod=90d`): each drops only its cluster's data, which `maxAgeMs` then leaves alone. */
+  clusterMaxAgeMs?: Readonly<Record<string, number>> | undefined;
   /** maxBytes drops the oldest data while the store is larger (`--max-size`). */
   maxBytes?: number | undefined;
   /** intervalMs is how often retention runs (default one minute; with `maxBytes`, at most SIZE_INTERVAL_MS). */
@@ -47,7 +49,8 @@ export function startRetention(store: ArchiveStore, options: RetentionOptions): 
   const capped = options.maxBytes !== undefined && options.maxBytes > 0;
   const requested = options.intervalMs !== undefined && options.intervalMs > 0 ? options.intervalMs : DEFAULT_RETENTION_INTERVAL_MS;
   const interval = capped ? Math.min(requested, SIZE_INTERVAL_MS) : requested;
-  const active = (options.maxAgeMs !== undefined && options.maxAgeMs > 0) || capped;
+  const perCluster = Object.entries(options.clusterMaxAgeMs ?? {}).filter(([, ms]) => ms > 0);
+  const active = (options.maxAgeMs !== undefined && options.maxAgeMs > 0) || perCluster.length > 0 || capped;
   let stopped = false;
   let timer: ReturnType<Clock['setTimeout']> | undefined;
   let running: Promise<{ events: number; occurrences: number }> | undefined;
@@ -58,8 +61,10 @@ export function startRetention(store: ArchiveStore, options: RetentionOptions): 
     const total = { events: 0, occurrences: 0 };
     if (!active) return total;
     for (let step = 0; step < MAX_STEPS_PER_RUN && !stopped; step++) {
+      const now = clock.now();
       const r = await store.enforceRetention({
-        ...(options.maxAgeMs !== undefined && options.maxAgeMs > 0 ? { olderThanMs: clock.now() - options.maxAgeMs } : {}),
+        ...(options.maxAgeMs !== undefined && options.maxAgeMs > 0 ? { olderThanMs: now - options.maxAgeMs } : {}),
+        ...(perCluster.length > 0 ? { clusters: Object.fromEntries(perCluster.map(([c, ms]) => [c, now - ms])) } : {}),
         ...(options.maxBytes !== undefined && options.maxBytes > 0 ? { maxBytes: options.maxBytes } : {}),
       });
       total.events += r.events;

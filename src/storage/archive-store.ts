@@ -90,10 +90,50 @@ export interface OccurrencePage {
   next?: OccurrenceCursor;
 }
 
-/** RetentionPolicy says what to drop: anything older than `olderThanMs` (epoch ms), and the oldest data while the store exceeds `maxBytes`. */
+/**
+ * RetentionPolicy says what to drop: anything older than `olderThanMs` (epoch
+ * ms) of every cluster without a cutoff of its own, anything of a cluster in
+ * `clusters` older than that cluster's cutoff, and the oldest data while the
+ * store exceeds `maxBytes`.
+ */
 export interface RetentionPolicy {
   olderThanMs?: number;
+  /** clusters maps a cluster name (the `archive.kevents.io/cluster` label) to its own cutoff (epoch ms); its rows are dropped by that cutoff only. */
+  clusters?: Readonly<Record<string, number>>;
   maxBytes?: number;
+}
+
+/**
+ * RetentionRule is one cutoff of a policy and the rows it applies to: one
+ * cluster's (`cluster`), or every row but those of the clusters in `except`
+ * (rows of no cluster included).
+ */
+export type RetentionRule = { cutoffMs: number; cluster: string } | { cutoffMs: number; except: string[] };
+
+/** retentionRules splits a policy's cutoffs into rules, each over rows no other rule covers. */
+export function retentionRules(policy: RetentionPolicy): RetentionRule[] {
+  const own = Object.entries(policy.clusters ?? {});
+  const rules: RetentionRule[] = own.map(([cluster, cutoffMs]) => ({ cluster, cutoffMs }));
+  if (policy.olderThanMs !== undefined) rules.push({ cutoffMs: policy.olderThanMs, except: own.map(([c]) => c) });
+  return rules;
+}
+
+/**
+ * marksKeptFrom is the time before which a policy needs no time-to-revision
+ * mark: its oldest cutoff when it has a default one, as every row older than
+ * that is then due; undefined (keep every mark) when it has per-cluster cutoffs
+ * only, since the rows of the other clusters stay and a later policy may cut
+ * them at any time.
+ */
+export function marksKeptFrom(policy: RetentionPolicy): number | undefined {
+  if (policy.olderThanMs === undefined) return undefined;
+  return Math.min(policy.olderThanMs, ...Object.values(policy.clusters ?? {}));
+}
+
+/** retentionRuleMatches tells whether a row of `cluster` ("" or undefined: none) falls under a rule. */
+export function retentionRuleMatches(rule: RetentionRule, cluster: string | undefined): boolean {
+  const c = cluster ?? '';
+  return 'cluster' in rule ? c === rule.cluster : !rule.except.includes(c);
 }
 
 /** RetentionResult counts what one retention step removed. */
@@ -149,10 +189,31 @@ export function occurrenceRepeats(o: Pick<Occurrence, 'countBefore' | 'countAfte
   return Math.max(0, o.countAfter - o.countBefore);
 }
 
+/** ClusterIdentity is a mirrored cluster as the archive knows it: a name bound to the UID of its `kube-system` namespace. */
+export interface ClusterIdentity {
+  name: string;
+  uid: string;
+}
+
+/** ClusterBinding is what the archive held of an identity when `bindCluster` was asked to bind it. */
+export interface ClusterBinding {
+  /** boundUID is the UID the name was already bound to; undefined when the name was free (it is bound now). */
+  boundUID?: string;
+  /** otherNames are the other names the UID is bound to, sorted. */
+  otherNames: string[];
+}
+
 /** ArchiveStore is an EventStore with the archive capability. */
 export interface ArchiveStore extends EventStore {
   /** applyArchiveBatch commits the writes, their occurrences and the checkpoint in one transaction; all or nothing. */
   applyArchiveBatch(batch: ArchiveBatch): Promise<ArchiveBatchResult>;
+  /**
+   * bindCluster binds a cluster's name to its UID, atomically with any other
+   * replica binding the same name: a name is bound once, to one UID, for the
+   * life of the archive. A name bound to another UID is left as it is (the
+   * caller refuses to mirror under it); a UID may be bound under several names.
+   */
+  bindCluster(identity: ClusterIdentity): Promise<ClusterBinding>;
   /** getCheckpoint reads a source's checkpoint, undefined when it has none. */
   getCheckpoint(source: string): Promise<SourceCheckpoint | undefined>;
   /** listOccurrences reads a page of occurrences. */
@@ -195,6 +256,7 @@ export function isArchiveStore(store: EventStore): store is ArchiveStore {
   return (
     typeof s.applyArchiveBatch === 'function' &&
     typeof s.getCheckpoint === 'function' &&
+    typeof s.bindCluster === 'function' &&
     typeof s.listOccurrences === 'function' &&
     typeof s.enforceRetention === 'function' &&
     typeof s.archiveBytes === 'function'

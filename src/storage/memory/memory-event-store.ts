@@ -1,9 +1,11 @@
-import { formatTime, nowMicroTime, occurrenceChange, occurrenceOf } from '../../api/index.js';
+import { eventCluster, formatTime, nowMicroTime, occurrenceChange, occurrenceOf } from '../../api/index.js';
 import type { CoreEvent, Occurrence, OccurrenceStamp } from '../../api/index.js';
 import type {
   ArchiveBatch,
   ArchiveBatchResult,
   ArchiveStore,
+  ClusterBinding,
+  ClusterIdentity,
   ObservedRange,
   OccurrenceCursor,
   OccurrencePage,
@@ -14,7 +16,7 @@ import type {
   RetentionResult,
   SourceCheckpoint,
 } from '../archive-store.js';
-import { occurrenceRepeats, occurrenceTimeMs } from '../archive-store.js';
+import { occurrenceRepeats, occurrenceTimeMs, retentionRuleMatches, retentionRules } from '../archive-store.js';
 import type {
   EventWatch,
   ListOptions,
@@ -94,6 +96,8 @@ export class MemoryEventStore implements ArchiveStore {
   private occurrenceSeq = 0;
   private occurrenceBytes = 0;
   private readonly checkpoints = new Map<string, SourceCheckpoint>();
+  /** clusters maps each bound cluster name to its UID. */
+  private readonly clusters = new Map<string, string>();
   /** writtenAt is when each live key was last written, for retention. */
   private readonly writtenAt = new Map<string, number>();
   private rv = 0;
@@ -268,6 +272,15 @@ export class MemoryEventStore implements ArchiveStore {
     });
   }
 
+  bindCluster(identity: ClusterIdentity): Promise<ClusterBinding> {
+    return this.run(() => {
+      const boundUID = this.clusters.get(identity.name);
+      if (boundUID === undefined) this.clusters.set(identity.name, identity.uid);
+      const otherNames = [...this.clusters].filter(([name, uid]) => uid === identity.uid && name !== identity.name).map(([name]) => name);
+      return { ...(boundUID !== undefined ? { boundUID } : {}), otherNames: otherNames.sort() };
+    });
+  }
+
   getCheckpoint(source: string): Promise<SourceCheckpoint | undefined> {
     return this.run(() => {
       const c = this.checkpoints.get(source);
@@ -298,15 +311,14 @@ export class MemoryEventStore implements ArchiveStore {
     return this.run(() => {
       let events = 0;
       let occurrences = 0;
-      const cutoff = policy.olderThanMs;
-      if (cutoff !== undefined) {
+      for (const rule of retentionRules(policy)) {
+        occurrences += this.dropOccurrencesWhere(RETENTION_STEP, (s) => s.at.observedMicros < rule.cutoffMs * 1000 && retentionRuleMatches(rule, s.occurrence.cluster));
         let n = 0;
-        while (n < this.occurrences.length && n < RETENTION_STEP && this.occurrences[n]!.at.observedMicros < cutoff * 1000) n++;
-        occurrences += this.dropOccurrences(n);
         for (const [key, at] of this.writtenAt) {
-          if (events >= RETENTION_STEP) break;
-          if (at < cutoff && this.dropEvent(key)) events++;
+          if (n >= RETENTION_STEP) break;
+          if (at < rule.cutoffMs && retentionRuleMatches(rule, this.liveCluster(key)) && this.dropEvent(key)) n++;
         }
+        events += n;
       }
       if (policy.maxBytes !== undefined && policy.maxBytes > 0) {
         // Oldest first, a tenth of the excess per step, until the data fits again.
@@ -373,6 +385,27 @@ export class MemoryEventStore implements ArchiveStore {
     return oldest;
   }
 
+  /** liveCluster is the cluster a live event was archived from ("" for none). */
+  private liveCluster(key: string): string {
+    const v = this.live(key);
+    return v === undefined ? '' : eventCluster(JSON.parse(v.json) as CoreEvent);
+  }
+
+  /** dropOccurrencesWhere drops up to `limit` of the oldest occurrences that `matches` keeps. */
+  private dropOccurrencesWhere(limit: number, matches: (s: StoredOccurrence) => boolean): number {
+    const kept: StoredOccurrence[] = [];
+    let dropped = 0;
+    for (const s of this.occurrences) {
+      if (dropped < limit && matches(s)) {
+        dropped++;
+        this.occurrenceBytes -= s.bytes;
+      } else kept.push(s);
+    }
+    this.occurrences.length = 0;
+    for (const s of kept) this.occurrences.push(s);
+    return dropped;
+  }
+
   private dropOccurrences(n: number): number {
     const dropped = this.occurrences.splice(0, n);
     for (const d of dropped) this.occurrenceBytes -= d.bytes;
@@ -410,7 +443,7 @@ export class MemoryEventStore implements ArchiveStore {
   private appendOccurrence(event: CoreEvent, change: { countBefore: number; countAfter: number }, stamp: OccurrenceStamp): void {
     const id = ++this.occurrenceSeq;
     const observedTime = stamp.observedTime ?? nowMicroTime(this.o.clock);
-    const occurrence = occurrenceOf(event, change, { observedTime, cluster: stamp.cluster }, id);
+    const occurrence = occurrenceOf(event, change, { observedTime, cluster: stamp.cluster, clusterUID: stamp.clusterUID }, id);
     const at = { observedMicros: microsOf(observedTime), id };
     const bytes = JSON.stringify(occurrence).length;
     this.occurrences.splice(this.occurrenceIndexAfter(at), 0, { at, occurrence, bytes });

@@ -1,7 +1,7 @@
 import { ARCHIVE_API, occurrenceOf } from '../../api/index.js';
 import type { CoreEvent, Occurrence } from '../../api/index.js';
 import { occurrenceRepeats, occurrenceTimeMs } from '../archive-store.js';
-import type { ObservedRange, OccurrenceCursor, OccurrenceQuery, ReasonCountQuery } from '../archive-store.js';
+import type { ClusterIdentity, ObservedRange, OccurrenceCursor, OccurrenceQuery, ReasonCountQuery, RetentionRule } from '../archive-store.js';
 import { microsOf } from '../shared/index.js';
 import type { Query } from './list-query.js';
 import { CURRENT } from './schema.js';
@@ -14,12 +14,19 @@ export interface ObservedStamp {
   time: string;
   micros: number;
   cluster: string | undefined;
+  clusterUID: string | undefined;
 }
 
 /** observedStamp reads an OccurrenceStamp's time (the store's clock when it has none). */
-export function observedStamp(stamp: { observedTime?: string; cluster?: string }, now: () => string): ObservedStamp {
+export function observedStamp(stamp: { observedTime?: string; cluster?: string; clusterUID?: string }, now: () => string): ObservedStamp {
   const time = stamp.observedTime ?? now();
-  return { time, micros: microsOf(time), cluster: stamp.cluster };
+  return { time, micros: microsOf(time), cluster: stamp.cluster, clusterUID: stamp.clusterUID };
+}
+
+/** ruleCondition is the SQL condition on the `cluster` column of a retention rule's rows, its parameter numbered `n`. */
+function ruleCondition(rule: RetentionRule, n: number): { text: string; values: unknown[] } {
+  if ('cluster' in rule) return { text: `cluster = $${n}`, values: [rule.cluster] };
+  return { text: `cluster <> ALL(ARRAY(SELECT json_array_elements_text($${n}::json)))`, values: [JSON.stringify(rule.except)] };
 }
 
 /** OccurrenceRow is an occurrence as the write function stores it; its id is the revision of the write it records, known only at commit. */
@@ -35,6 +42,8 @@ export interface OccurrenceRow {
   seenMs: number | null;
   /** size is what the row adds to the store's `bytes` counter. */
   size: number;
+  /** cluster names the mirrored source, "" for a local write (per-cluster retention selects by it). */
+  cluster: string;
 }
 
 /**
@@ -43,7 +52,7 @@ export interface OccurrenceRow {
  * namespace) or what its id says (the event's resourceVersion).
  */
 export function occurrenceRow(event: CoreEvent, change: { countBefore: number; countAfter: number }, stamp: ObservedStamp): OccurrenceRow {
-  const o = occurrenceOf(event, change, { observedTime: stamp.time, cluster: stamp.cluster }, 0);
+  const o = occurrenceOf(event, change, { observedTime: stamp.time, cluster: stamp.cluster, clusterUID: stamp.clusterUID }, 0);
   const seen = occurrenceTimeMs(o);
   const { kind: _k, apiVersion: _a, metadata: _m, event: ref, ...rest } = o;
   const body = JSON.stringify(ref.uid === undefined ? { ...rest, event: {} } : { ...rest, event: { uid: ref.uid } });
@@ -59,6 +68,7 @@ export function occurrenceRow(event: CoreEvent, change: { countBefore: number; c
     repeats: occurrenceRepeats(o),
     seenMs: seen ?? null,
     size: body.length + ref.namespace.length + ref.name.length + regardingName.length,
+    cluster: o.cluster ?? '',
   };
 }
 
@@ -186,20 +196,38 @@ export class ArchiveQueries {
     return { text: `SELECT resource_version, updated_at FROM ${this.s}.source_checkpoints WHERE source = $1`, values: [source] };
   }
 
+  /** bindCluster binds a free name (RETURNING a row only when it did). */
+  bindCluster(identity: ClusterIdentity, now: number): Query {
+    return {
+      text: `INSERT INTO ${this.s}.clusters (name, uid, bound_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING RETURNING uid`,
+      values: [identity.name, identity.uid, now],
+    };
+  }
+
+  /** clusterUID reads the UID a name is bound to. */
+  clusterUID(name: string): Query {
+    return { text: `SELECT uid FROM ${this.s}.clusters WHERE name = $1`, values: [name] };
+  }
+
+  /** clusterNames lists the names bound to a UID. */
+  clusterNames(uid: string): Query {
+    return { text: `SELECT name FROM ${this.s}.clusters WHERE uid = $1 ORDER BY name`, values: [uid] };
+  }
+
   /**
-   * dropOccurrences deletes up to `limit` of the oldest occurrences (those
-   * observed before `beforeMicros` when set) and takes their size off the
-   * `bytes` counter, in one statement.
+   * dropOccurrences deletes up to `limit` of the oldest occurrences (those of a
+   * retention rule, observed before its cutoff, when one is given) and takes
+   * their size off the `bytes` counter, in one statement.
    */
-  dropOccurrences(beforeMicros: number | undefined, limit: number): Query {
-    const where = beforeMicros === undefined ? '' : 'WHERE observed_us < $2 ';
+  dropOccurrences(rule: RetentionRule | undefined, limit: number): Query {
+    const where = rule === undefined ? { text: '', values: [] } : ruleCondition(rule, 3);
     return {
       text:
         `WITH d AS (DELETE FROM ${this.s}.occurrences WHERE (observed_us, id) IN ` +
-        `(SELECT observed_us, id FROM ${this.s}.occurrences ${where}ORDER BY observed_us, id LIMIT $1) RETURNING size), ` +
+        `(SELECT observed_us, id FROM ${this.s}.occurrences ${rule === undefined ? '' : `WHERE observed_us < $2 AND ${where.text} `}ORDER BY observed_us, id LIMIT $1) RETURNING size), ` +
         `u AS (UPDATE ${this.s}.meta SET value = value - (SELECT coalesce(sum(size), 0) FROM d) WHERE name = 'bytes') ` +
         `SELECT count(*) AS n FROM d`,
-      values: beforeMicros === undefined ? [limit] : [limit, beforeMicros],
+      values: rule === undefined ? [limit] : [limit, rule.cutoffMs * 1000, ...where.values],
     };
   }
 
@@ -213,10 +241,15 @@ export class ArchiveQueries {
     return { text: `DELETE FROM ${this.s}.write_marks WHERE at < $1`, values: [beforeMs] };
   }
 
-  /** oldestEvents lists up to `limit` live keys in the order they were last written, up to revision `upTo` when set (a walk of the primary key). */
-  oldestEvents(upTo: number | undefined, limit: number): Query {
+  /**
+   * oldestEvents lists up to `limit` live keys in the order they were last
+   * written (a walk of the primary key), up to revision `upTo` and of a
+   * retention rule's rows when given.
+   */
+  oldestEvents(upTo: { rv: number; rule: RetentionRule } | undefined, limit: number): Query {
     if (upTo === undefined) return { text: `SELECT rv, key FROM ${this.s}.versions WHERE ${CURRENT} ORDER BY rv LIMIT $1`, values: [limit] };
-    return { text: `SELECT rv, key FROM ${this.s}.versions WHERE rv <= $2 AND ${CURRENT} ORDER BY rv LIMIT $1`, values: [limit, upTo] };
+    const where = ruleCondition(upTo.rule, 3);
+    return { text: `SELECT rv, key FROM ${this.s}.versions WHERE rv <= $2 AND ${CURRENT} AND ${where.text} ORDER BY rv LIMIT $1`, values: [limit, upTo.rv, ...where.values] };
   }
 
   /** counts are the numbers of occurrences and live events, and the `bytes` counter (for the size cap). */

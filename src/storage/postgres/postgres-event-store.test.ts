@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import pg from 'pg';
+import { CLUSTER_LABEL } from '../../api/index.js';
 import type { CoreEvent } from '../../api/index.js';
+import { FakeClock } from '../../internal/index.js';
 import { isStorageError } from '../errors.js';
 import type { ArchiveWrite } from '../archive-store.js';
 import type { EventStore } from '../event-store.js';
@@ -98,9 +100,37 @@ void describe('PostgresEventStore', () => {
     assert.equal((await store.getCheckpoint('s'))?.resourceVersion, '7');
     assert.deepEqual((await store.listOccurrences({})).items.map((o) => o.event.name), ['c']);
     const [v] = (await admin.query<{ value: string }>(`SELECT value FROM ${schema}.meta WHERE name = 'schema'`)).rows;
-    assert.equal(v!.value, '2');
+    assert.equal(v!.value, '3');
     const idx = await admin.query(`SELECT 1 FROM pg_indexes WHERE schemaname = $1 AND indexname = 'cur_type'`, [schema]);
     assert.equal(idx.rows.length, 0, 'the field indexes of version 1 are dropped');
+    await store.close();
+    await drop(schema);
+  });
+
+  void it('migrates a version 2 schema on open: the cluster of current archived events and of occurrences read from what they store', async () => {
+    const schema = fresh();
+    const clock = new FakeClock(Date.UTC(2025, 0, 1, 1));
+    let store = new PostgresEventStore({ connectionString: POSTGRES_URL, schema, clock });
+    const labelled = (name: string, cluster: string): CoreEvent => sampleEvent('default', name, { metadata: { namespace: 'default', name, labels: { [CLUSTER_LABEL]: cluster } } });
+    // A second apart: each batch gets its own time-to-revision mark.
+    for (const [name, cluster] of [['east-1', 'east'], ['west-1', 'west']] as const) {
+      await store.applyArchiveBatch({
+        writes: [{ namespace: 'default', name, decide: () => ({ action: 'write', object: labelled(name, cluster), occurrence: { countBefore: 0, countAfter: 1 } }) }],
+        stamp: { cluster },
+      });
+      await clock.advance(1_000);
+    }
+    await store.close();
+    await admin.query(
+      `ALTER TABLE ${schema}.versions DROP COLUMN cluster; ALTER TABLE ${schema}.occurrences DROP COLUMN cluster; UPDATE ${schema}.meta SET value = 2 WHERE name = 'schema'`,
+    );
+    store = new PostgresEventStore({ connectionString: POSTGRES_URL, schema, clock });
+    await clock.advance(10_000);
+    assert.deepEqual(await store.enforceRetention({ clusters: { west: clock.now() - 5_000 } }), { events: 1, occurrences: 1, more: false });
+    assert.deepEqual((await store.list({})).items.map((e) => e.metadata.name), ['east-1']);
+    assert.deepEqual((await store.listOccurrences({})).items.map((o) => `${o.cluster}/${o.event.name}`), ['east/east-1']);
+    const { rows } = await admin.query<{ cluster: string }>(`SELECT cluster FROM ${schema}.versions WHERE superseded_rv IS NULL AND op <> 3`);
+    assert.deepEqual(rows, [{ cluster: 'east' }]);
     await store.close();
     await drop(schema);
   });

@@ -5,15 +5,19 @@ import type {
   ArchiveBatch,
   ArchiveBatchResult,
   ArchiveStore,
+  ClusterBinding,
+  ClusterIdentity,
   ObservedRange,
   OccurrencePage,
   OccurrenceQuery,
   ReasonCount,
   ReasonCountQuery,
   RetentionPolicy,
+  RetentionRule,
   RetentionResult,
   SourceCheckpoint,
 } from '../archive-store.js';
+import { marksKeptFrom, retentionRules } from '../archive-store.js';
 import type {
   EventWatch,
   ListOptions,
@@ -236,6 +240,15 @@ export class PostgresEventStore implements ArchiveStore {
     return out.archived;
   }
 
+  async bindCluster(identity: ClusterIdentity): Promise<ClusterBinding> {
+    const { pool } = await this.open();
+    // A name taken by a replica at the same instant is read back by a second statement, which sees its commit.
+    const inserted = await this.query<{ uid: string }>(pool, this.archive.bindCluster(identity, this.o.clock.now()));
+    const boundUID = inserted.length > 0 ? undefined : (await this.query<{ uid: string }>(pool, this.archive.clusterUID(identity.name)))[0]?.uid;
+    const names = await this.query<{ name: string }>(pool, this.archive.clusterNames(identity.uid));
+    return { ...(boundUID !== undefined ? { boundUID } : {}), otherNames: names.map((r) => r.name).filter((n) => n !== identity.name) };
+  }
+
   async getCheckpoint(source: string): Promise<SourceCheckpoint | undefined> {
     const { pool } = await this.open();
     const [row] = await this.query<{ resource_version: string; updated_at: string }>(pool, this.archive.checkpoint(source));
@@ -278,24 +291,30 @@ export class PostgresEventStore implements ArchiveStore {
     let events = 0;
     let occurrences = 0;
     let more = false;
-    const dropOccurrences = async (before: number | undefined, limit: number): Promise<number> => {
-      const [row] = await this.query<{ n: string }>(pool, this.archive.dropOccurrences(before, limit));
+    const dropOccurrences = async (rule: RetentionRule | undefined, limit: number): Promise<number> => {
+      const [row] = await this.query<{ n: string }>(pool, this.archive.dropOccurrences(rule, limit));
       return Number(row?.n ?? 0);
     };
     const dropEvents = async (rows: { rv: string; key: string }[]): Promise<void> => {
       const outs = await Promise.all(rows.map((r) => this.write({ kind: 'retire', key: r.key, expect: Number(r.rv) })));
       events += outs.filter((o) => 'rv' in o).length;
     };
-    if (policy.olderThanMs !== undefined) {
-      occurrences += await dropOccurrences(policy.olderThanMs * 1000, RETENTION_STEP);
-      const [mark] = await this.query<{ at: string; rv: string }>(pool, this.archive.markBefore(policy.olderThanMs));
+    const rules = retentionRules(policy);
+    for (const rule of rules) {
+      const dropped = await dropOccurrences(rule, RETENTION_STEP);
+      occurrences += dropped;
+      const [mark] = await this.query<{ at: string; rv: string }>(pool, this.archive.markBefore(rule.cutoffMs));
       let rows: { rv: string; key: string }[] = [];
       if (mark !== undefined) {
-        await this.query(pool, this.archive.dropMarks(Number(mark.at)));
-        rows = await this.query<{ rv: string; key: string }>(pool, this.archive.oldestEvents(Number(mark.rv), RETENTION_STEP));
+        rows = await this.query<{ rv: string; key: string }>(pool, this.archive.oldestEvents({ rv: Number(mark.rv), rule }, RETENTION_STEP));
         await dropEvents(rows);
       }
-      more = occurrences >= RETENTION_STEP || rows.length >= RETENTION_STEP;
+      more ||= dropped >= RETENTION_STEP || rows.length >= RETENTION_STEP;
+    }
+    const keptFrom = marksKeptFrom(policy);
+    if (keptFrom !== undefined) {
+      const [oldest] = await this.query<{ at: string; rv: string }>(pool, this.archive.markBefore(keptFrom));
+      if (oldest !== undefined) await this.query(pool, this.archive.dropMarks(Number(oldest.at)));
     }
     if (policy.maxBytes !== undefined && policy.maxBytes > 0) {
       const [c] = await this.query<{ occurrences: string; events: string; bytes: string }>(pool, this.archive.counts());

@@ -5,9 +5,11 @@ import type { PgClient } from './options.js';
  * SCHEMA_VERSION is stored in `meta` so that a later layout can migrate databases
  * written by this one. 2 added the archive (occurrences, source checkpoints,
  * write marks, lag bounds and the `bytes` counter) and dropped the indexes of
- * low-cardinality fields; `applySchema` brings a 1 up to it.
+ * low-cardinality fields; `applySchema` brings a 1 up to it. 3 added the
+ * `cluster` column of versions and occurrences (per-cluster retention), filled
+ * in from the stored JSON of current events and of occurrences.
  */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /** Op is how a row changed its key; the values are stored. */
 export const Op = { ADDED: 1, MODIFIED: 2, DELETED: 3 } as const;
@@ -88,8 +90,10 @@ CREATE TABLE IF NOT EXISTS ${s}.versions (
   involved_name ${text},
   involved_uid ${text},
   reason ${text},
-  type ${text}
+  type ${text},
+  cluster ${text} DEFAULT ''
 );
+ALTER TABLE ${s}.versions ADD COLUMN IF NOT EXISTS cluster ${text} DEFAULT '';
 CREATE UNIQUE INDEX IF NOT EXISTS cur_key ON ${s}.versions (key) WHERE ${CURRENT};
 ${cur.map((c) => `CREATE INDEX IF NOT EXISTS cur_${c} ON ${s}.versions (${c}, key) WHERE ${CURRENT};`).join('\n')}
 CREATE INDEX IF NOT EXISTS cur_expiry ON ${s}.versions (expires_at) WHERE ${CURRENT} AND expires_at IS NOT NULL;
@@ -119,7 +123,8 @@ CREATE TABLE IF NOT EXISTS ${s}.checkpoints (at bigint PRIMARY KEY, rv bigint NO
  * occurrences: what `--max-size` bounds. It also drops the field indexes of
  * version 1 that CURRENT_INDEXED no longer lists.
  *
- * `source_checkpoints` holds each mirrored source's checkpoint; `write_marks`
+ * `clusters` binds each mirrored cluster's name to its `kube-system` UID
+ * (`bindCluster`). `source_checkpoints` holds each mirrored source's checkpoint; `write_marks`
  * maps time to revision (one row per second of writing at most per replica), so
  * retention finds the events last written before a time through the primary key
  * of `versions`.
@@ -139,15 +144,31 @@ CREATE TABLE IF NOT EXISTS ${s}.occurrences (
   repeats integer NOT NULL,
   seen_ms bigint,
   size integer NOT NULL,
+  cluster ${text} DEFAULT '',
   PRIMARY KEY (observed_us, id)
 );
+ALTER TABLE ${s}.occurrences ADD COLUMN IF NOT EXISTS cluster ${text} DEFAULT '';
 CREATE INDEX IF NOT EXISTS occ_regarding ON ${s}.occurrences (regarding_name, observed_us, id);
 CREATE TABLE IF NOT EXISTS ${s}.source_checkpoints (source text PRIMARY KEY, resource_version text NOT NULL, updated_at bigint NOT NULL);
 CREATE TABLE IF NOT EXISTS ${s}.write_marks (at bigint PRIMARY KEY, rv bigint NOT NULL);
 CREATE TABLE IF NOT EXISTS ${s}.occurrence_lag (hour bigint PRIMARY KEY, min_us bigint NOT NULL, max_us bigint NOT NULL);
+CREATE TABLE IF NOT EXISTS ${s}.clusters (name text PRIMARY KEY, uid text NOT NULL, bound_at bigint NOT NULL);
 DROP INDEX IF EXISTS ${s}.cur_involved_uid, ${s}.cur_involved_kind, ${s}.cur_type;
 INSERT INTO ${s}.meta (name, value) SELECT 'bytes', coalesce(sum(char_length(object)), 0) FROM ${s}.versions WHERE ${CURRENT}
   ON CONFLICT (name) DO NOTHING;
+`;
+}
+
+/**
+ * clusterBackfillSql fills in the `cluster` column of a database written before
+ * it existed: from the label of current archived events, and from the body of
+ * occurrences (the rows of local writes name none, and keep "").
+ */
+function clusterBackfillSql(s: string): string {
+  return `
+UPDATE ${s}.versions SET cluster = coalesce(object::json->'metadata'->'labels'->>'archive.kevents.io/cluster', '')
+  WHERE ${CURRENT} AND object LIKE '%archive.kevents.io/cluster%';
+UPDATE ${s}.occurrences SET cluster = coalesce(body::json->>'cluster', '') WHERE body LIKE '%"cluster"%';
 `;
 }
 
@@ -202,6 +223,7 @@ export async function applySchema(client: PgClient, s: string, functions: string
     const found = rows[0] === undefined ? undefined : Number(rows[0].value);
     if (found !== undefined && found > SCHEMA_VERSION) throw new Error(`unsupported schema version ${found} in ${s} (this build reads ${SCHEMA_VERSION})`);
     await client.query(archiveSql(s));
+    if (found !== undefined && found < 3) await client.query(clusterBackfillSql(s));
     await client.query(exportSql(s));
     await client.query(functions);
     await client.query(`INSERT INTO ${s}.meta (name, value) VALUES ('schema', $1) ON CONFLICT (name) DO UPDATE SET value = excluded.value`, [SCHEMA_VERSION]);

@@ -1,3 +1,4 @@
+import { eventCluster } from '../../api/index.js';
 import type { CoreEvent } from '../../api/index.js';
 import type { ArchiveBatchResult, ArchiveWrite, SourceCheckpoint } from '../archive-store.js';
 import type { Preconditions } from '../event-store.js';
@@ -18,9 +19,11 @@ export interface Fields {
   involved_uid: string;
   reason: string;
   type: string;
+  /** cluster is the cluster an archived event came from (its `archive.kevents.io/cluster` label), "" for none: per-cluster retention selects by it. */
+  cluster: string;
 }
 
-const FIELD_NAMES = ['name', 'involved_kind', 'involved_namespace', 'involved_name', 'involved_uid', 'reason', 'type'] as const;
+const FIELD_NAMES = ['name', 'involved_kind', 'involved_namespace', 'involved_name', 'involved_uid', 'reason', 'type', 'cluster'] as const;
 
 /** fieldsOf reads the filter columns of an event. */
 export function fieldsOf(e: CoreEvent): Fields {
@@ -32,6 +35,7 @@ export function fieldsOf(e: CoreEvent): Fields {
     involved_uid: fieldValue(e, 'involvedObject.uid'),
     reason: fieldValue(e, 'reason'),
     type: fieldValue(e, 'type'),
+    cluster: eventCluster(e),
   };
 }
 
@@ -126,6 +130,7 @@ const OCC_ARGS = [
   ['occ_repeats', 'int[]'],
   ['occ_seen', 'bigint[]'],
   ['occ_sizes', 'int[]'],
+  ['occ_clusters', 'text[]'],
 ] as const;
 
 /** JOINED are the text parameters sent as one string joined by SEPARATOR (see there). */
@@ -176,7 +181,7 @@ export function writeFunctionSql(s: string): string {
   // The row alias names differ from the parameter names, which PL/pgSQL would find ambiguous.
   const alias = unnested.map((_, i) => `c${i}`);
   const vals = ['base + u.c0', 'u.c1', 'u.c2', 'u.c3', 'u.c4', 'coalesce(u.c5, base + u.c6)', 'base + u.c7', ...FIELD_NAMES.map((_, i) => `u.c${8 + i}`)];
-  const occCols = ['id', 'observed_us', 'namespace', 'event_name', 'regarding_name', 'body', 'type', 'reason', 'repeats', 'seen_ms', 'size'];
+  const occCols = ['id', 'observed_us', 'namespace', 'event_name', 'regarding_name', 'body', 'type', 'reason', 'repeats', 'seen_ms', 'size', 'cluster'];
   const occAlias = OCC_ARGS.map((_, i) => `o${i}`);
   const occVals = ['base + u.o0', ...occAlias.slice(1).map((a) => `u.${a}`)];
   return `
@@ -447,6 +452,7 @@ class Plan {
       occColumn('repeats'),
       occColumn('seenMs'),
       occColumn('size'),
+      occColumn('cluster'),
       lags.map((l) => l[0]),
       lags.map((l) => l[1].min),
       lags.map((l) => l[1].max),
@@ -539,5 +545,6 @@ function pickFields(f: Fields): Fields {
     involved_uid: f.involved_uid,
     reason: f.reason,
     type: f.type,
+    cluster: f.cluster,
   };
 }

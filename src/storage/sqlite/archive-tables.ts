@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { ARCHIVE_API, eventLastSeen, formatMicroTime, occurrenceOf } from '../../api/index.js';
 import type { CoreEvent, Occurrence } from '../../api/index.js';
 import { occurrenceTimeMs } from '../archive-store.js';
-import type { ObservedRange, OccurrencePage, OccurrenceQuery, ReasonCount, ReasonCountQuery, SourceCheckpoint } from '../archive-store.js';
+import type { ClusterBinding, ClusterIdentity, ObservedRange, OccurrencePage, OccurrenceQuery, ReasonCount, ReasonCountQuery, RetentionRule, SourceCheckpoint } from '../archive-store.js';
 import { decodeEvent, readOccurrencePage } from '../shared/index.js';
 import { decodeObject } from './object-codec.js';
 import { CURRENT, addMigrationFunctions, nameHash } from './schema.js';
@@ -35,6 +35,10 @@ import { CURRENT, addMigrationFunctions, nameHash } from './schema.js';
  * a range of observed time. It gains a row per hour, and is written only when an
  * append widens its hour's bounds.
  *
+ * `clusters` binds each mirrored cluster's name to its `kube-system` UID
+ * (`bindCluster`); `occurrences.cluster_uid`, added to files written before it,
+ * is null in their rows.
+ *
  * `write_marks` maps time to revision (one row per second of writing at most), so
  * retention can find the events last written before a time through the primary
  * key of `versions`, with no index of its own.
@@ -52,13 +56,15 @@ CREATE TABLE IF NOT EXISTS occurrences (
   seen_ms INTEGER,
   cluster TEXT,
   observed_time TEXT,
-  body TEXT
+  body TEXT,
+  cluster_uid TEXT
 );
 CREATE INDEX IF NOT EXISTS occ_time ON occurrences(observed_us, id);
 CREATE INDEX IF NOT EXISTS occ_regarding ON occurrences(regarding_hash, observed_us, id);
 CREATE TABLE IF NOT EXISTS source_checkpoints (source TEXT PRIMARY KEY, resource_version TEXT NOT NULL, updated_at INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS write_marks (at INTEGER PRIMARY KEY, rv INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS occurrence_lag (hour INTEGER PRIMARY KEY, min_us INTEGER NOT NULL, max_us INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS clusters (name TEXT PRIMARY KEY, uid TEXT NOT NULL, bound_at INTEGER NOT NULL) WITHOUT ROWID;
 `;
 
 /** HOUR_MS is the span of happening time one `occurrence_lag` row bounds. */
@@ -74,6 +80,7 @@ export interface OccurrenceRow {
   count_before: number;
   count_after: number;
   cluster: string | null;
+  cluster_uid: string | null;
   observed_time: string | null;
   body: string | null;
   /** object is the encoded version the occurrence describes (null for a row with a body). */
@@ -84,7 +91,9 @@ type Params = Record<string, string | number>;
 
 /** ArchiveTables holds the statements of the archive tables; every method runs synchronously on the store's connection. */
 export class ArchiveTables {
-  private readonly insertOccurrence: Database.Statement<[number, number, string, number, string, string, number, number, number | null, string | null, string | null]>;
+  private readonly insertOccurrence: Database.Statement<
+    [number, number, string, number, string, string, number, number, number | null, string | null, string | null, string | null]
+  >;
   /** lags mirrors `occurrence_lag`: per hour of happening, the least and greatest observed-minus-happened lag (µs). */
   private lags = new Map<number, { min: number; max: number }>();
   private readonly pages = new Map<string, Database.Statement<Params, OccurrenceRow>>();
@@ -94,10 +103,16 @@ export class ArchiveTables {
   constructor(private readonly db: Database.Database) {
     migrateOccurrences(db);
     db.exec(ARCHIVE_SCHEMA);
+    if (!db.prepare<[], { name: string }>('PRAGMA table_info(occurrences)').all().some((c) => c.name === 'cluster_uid')) {
+      db.exec('ALTER TABLE occurrences ADD COLUMN cluster_uid TEXT');
+    }
     this.insertOccurrence = db.prepare(
-      'INSERT INTO occurrences (id, observed_us, namespace, regarding_hash, type, reason, count_before, count_after, seen_ms, cluster, observed_time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      'INSERT INTO occurrences (id, observed_us, namespace, regarding_hash, type, reason, count_before, count_after, seen_ms, cluster, cluster_uid, observed_time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     );
     this.stmt = {
+      clusterUID: db.prepare<[string], { uid: string }>('SELECT uid FROM clusters WHERE name = ?'),
+      bindCluster: db.prepare<[string, string, number]>('INSERT INTO clusters (name, uid, bound_at) VALUES (?, ?, ?) ON CONFLICT(name) DO NOTHING'),
+      clusterNames: db.prepare<[string], { name: string }>('SELECT name FROM clusters WHERE uid = ? ORDER BY name'),
       getCheckpoint: db.prepare<[string], { resource_version: string; updated_at: number }>(
         'SELECT resource_version, updated_at FROM source_checkpoints WHERE source = ?',
       ),
@@ -107,12 +122,18 @@ export class ArchiveTables {
       mark: db.prepare<[number, number]>('INSERT OR REPLACE INTO write_marks (at, rv) VALUES (?, ?)'),
       markBefore: db.prepare<[number], { at: number; rv: number }>('SELECT at, rv FROM write_marks WHERE at <= ? ORDER BY at DESC LIMIT 1'),
       dropMarks: db.prepare<[number]>('DELETE FROM write_marks WHERE at < ?'),
-      writtenUpTo: db.prepare<[number, number], { rv: number; key: string }>(
-        `SELECT rv, key FROM versions WHERE rv <= ? AND ${CURRENT} ORDER BY rv LIMIT ?`,
+      writtenUpTo: db.prepare<[number, string, number], { rv: number; key: string }>(
+        `SELECT rv, key FROM versions WHERE rv <= ? AND ${CURRENT} AND (cluster IS NULL OR cluster NOT IN (SELECT value FROM json_each(?))) ORDER BY rv LIMIT ?`,
+      ),
+      clusterWrittenUpTo: db.prepare<[number, string, number], { rv: number; key: string }>(
+        `SELECT rv, key FROM versions WHERE rv <= ? AND ${CURRENT} AND cluster = ? ORDER BY rv LIMIT ?`,
       ),
       oldestEvents: db.prepare<[number], { rv: number; key: string }>(`SELECT rv, key FROM versions WHERE ${CURRENT} ORDER BY rv LIMIT ?`),
-      occurrencesBefore: db.prepare<[number, number], { id: number }>(
-        'SELECT id FROM occurrences INDEXED BY occ_time WHERE observed_us < ? ORDER BY observed_us, id LIMIT ?',
+      occurrencesBefore: db.prepare<[number, string, number], { id: number }>(
+        'SELECT id FROM occurrences INDEXED BY occ_time WHERE observed_us < ? AND (cluster IS NULL OR cluster NOT IN (SELECT value FROM json_each(?))) ORDER BY observed_us, id LIMIT ?',
+      ),
+      clusterOccurrencesBefore: db.prepare<[number, string, number], { id: number }>(
+        'SELECT id FROM occurrences INDEXED BY occ_time WHERE observed_us < ? AND cluster = ? ORDER BY observed_us, id LIMIT ?',
       ),
       oldestOccurrences: db.prepare<[number], { id: number }>('SELECT id FROM occurrences ORDER BY id LIMIT ?'),
       dropOccurrence: db.prepare<[number]>('DELETE FROM occurrences WHERE id = ?'),
@@ -144,7 +165,7 @@ export class ArchiveTables {
     rv: number,
     change: { countBefore: number; countAfter: number },
     observed: { time: string; micros: number },
-    cluster: string | undefined,
+    stamp: { cluster?: string | undefined; clusterUID?: string | undefined },
   ): void {
     const seen = occurrenceTimeMs({ lastSeen: eventLastSeen(event), observedTime: observed.time });
     this.insertOccurrence.run(
@@ -157,7 +178,8 @@ export class ArchiveTables {
       change.countBefore,
       change.countAfter,
       seen ?? null,
-      cluster !== undefined && cluster !== '' ? cluster : null,
+      stamp.cluster !== undefined && stamp.cluster !== '' ? stamp.cluster : null,
+      stamp.clusterUID !== undefined && stamp.clusterUID !== '' ? stamp.clusterUID : null,
       this.observedText(observed),
     );
     if (seen !== undefined) this.noteLag(seen, observed.micros - seen * 1000);
@@ -210,6 +232,14 @@ export class ArchiveTables {
     return stmt as unknown as Database.Statement<Params, R>;
   }
 
+  /** bindCluster binds a free name to the UID (see `ArchiveStore.bindCluster`); the caller runs it in a write transaction. */
+  bindCluster(identity: ClusterIdentity, now: number): ClusterBinding {
+    const boundUID = this.stmt.clusterUID.get(identity.name)?.uid;
+    if (boundUID === undefined) this.stmt.bindCluster.run(identity.name, identity.uid, now);
+    const otherNames = this.stmt.clusterNames.all(identity.uid).map((r) => r.name).filter((n) => n !== identity.name);
+    return { ...(boundUID !== undefined ? { boundUID } : {}), otherNames };
+  }
+
   getCheckpoint(source: string): SourceCheckpoint | undefined {
     const row = this.stmt.getCheckpoint.get(source);
     if (row === undefined) return undefined;
@@ -225,20 +255,29 @@ export class ArchiveTables {
     this.stmt.mark.run(at, rv);
   }
 
-  /** writtenBefore lists up to `limit` live keys last written before `cutoff` (ms), oldest first, and prunes marks no cutoff will need. */
-  writtenBefore(cutoff: number, limit: number): { rv: number; key: string }[] {
-    const m = this.stmt.markBefore.get(cutoff);
+  /** writtenBefore lists up to `limit` live keys of a rule's rows last written before its cutoff (ms), oldest first. */
+  writtenBefore(rule: RetentionRule, limit: number): { rv: number; key: string }[] {
+    const m = this.stmt.markBefore.get(rule.cutoffMs);
     if (m === undefined) return [];
-    this.stmt.dropMarks.run(m.at);
-    return this.stmt.writtenUpTo.all(m.rv, limit);
+    return 'cluster' in rule ? this.stmt.clusterWrittenUpTo.all(m.rv, rule.cluster, limit) : this.stmt.writtenUpTo.all(m.rv, JSON.stringify(rule.except), limit);
+  }
+
+  /** pruneMarks drops the marks no cutoff from `oldestCutoff` (ms) on will need. */
+  pruneMarks(oldestCutoff: number): void {
+    const m = this.stmt.markBefore.get(oldestCutoff);
+    if (m !== undefined) this.stmt.dropMarks.run(m.at);
   }
 
   oldestEvents(limit: number): { rv: number; key: string }[] {
     return this.stmt.oldestEvents.all(limit);
   }
 
-  dropOccurrencesBefore(cutoffMicros: number, limit: number): number {
-    return this.dropOccurrences(this.stmt.occurrencesBefore.all(cutoffMicros, limit));
+  /** dropOccurrencesBefore drops up to `limit` of a rule's occurrences observed before its cutoff, oldest first. */
+  dropOccurrencesBefore(rule: RetentionRule, limit: number): number {
+    const before = rule.cutoffMs * 1000;
+    return this.dropOccurrences(
+      'cluster' in rule ? this.stmt.clusterOccurrencesBefore.all(before, rule.cluster, limit) : this.stmt.occurrencesBefore.all(before, JSON.stringify(rule.except), limit),
+    );
   }
 
   /** oldestOccurrences lists up to `limit` occurrences with the lowest ids: the revisions of the versions they describe, oldest first. */
@@ -293,7 +332,7 @@ export class ArchiveTables {
       conds.push('observed_us < @until');
       params.until = q.untilMicros;
     }
-    const sql = `SELECT o.id, o.observed_us, o.count_before, o.count_after, o.cluster, o.observed_time, o.body, coalesce(v.object, p.object) AS object
+    const sql = `SELECT o.id, o.observed_us, o.count_before, o.count_after, o.cluster, o.cluster_uid, o.observed_time, o.body, coalesce(v.object, p.object) AS object
       FROM occurrences o INDEXED BY ${index}
       LEFT JOIN versions v ON o.body IS NULL AND v.rv = o.id
       LEFT JOIN past_versions p ON o.body IS NULL AND v.rv IS NULL AND p.rv = o.id
@@ -310,7 +349,7 @@ export function decodeOccurrence(row: OccurrenceRow, decoded?: CoreEvent): Occur
   const event = decoded ?? decodeEvent(decodeObject(row.object), row.id);
   const observedTime = row.observed_time ?? formatMicroTime({ epochMicros: BigInt(row.observed_us) })!;
   const change = { countBefore: row.count_before, countAfter: row.count_after };
-  return occurrenceOf(event, change, { observedTime, cluster: row.cluster ?? undefined }, row.id);
+  return occurrenceOf(event, change, { observedTime, cluster: row.cluster ?? undefined, clusterUID: row.cluster_uid ?? undefined }, row.id);
 }
 
 /** decodeBody reads an occurrence stored whole (files written before schema 3: the event's name and namespace were added to `event` by the migration). */

@@ -56,7 +56,7 @@ export class SqliteExportLog implements ExportLog {
     this.db = db;
     this.stmt = {
       read: db.prepare<[number, number], OccurrenceRow>(
-        `SELECT o.id, o.observed_us, o.count_before, o.count_after, o.cluster, o.observed_time, o.body, coalesce(v.object, p.object) AS object
+        `SELECT o.id, o.observed_us, o.count_before, o.count_after, o.cluster, o.cluster_uid, o.observed_time, o.body, coalesce(v.object, p.object) AS object
          FROM occurrences o
          LEFT JOIN versions v ON v.rv = o.id
          LEFT JOIN past_versions p ON v.rv IS NULL AND p.rv = o.id

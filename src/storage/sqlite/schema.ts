@@ -1,11 +1,11 @@
 import type Database from 'better-sqlite3';
 import type { IndexedField } from '../event-store.js';
-import { eventFirstMs, eventLastMs } from '../../api/index.js';
+import { eventCluster, eventFirstMs, eventLastMs } from '../../api/index.js';
 import type { CoreEvent } from '../../api/index.js';
 import { decodeObject, encodeObject } from './object-codec.js';
 
 /** SCHEMA_VERSION is stored in `meta` so that a later layout can migrate files written by this one. */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 /** Op is how a row changed its key; the values are stored. */
 export const Op = { ADDED: 1, MODIFIED: 2, DELETED: 3 } as const;
@@ -126,7 +126,8 @@ CREATE TABLE IF NOT EXISTS versions (
   reason TEXT NOT NULL,
   type TEXT NOT NULL,
   first_s INTEGER,
-  span_s INTEGER
+  span_s INTEGER,
+  cluster TEXT
 );
 CREATE INDEX IF NOT EXISTS cur_key ON versions(key, ${KEY_INDEX_COLUMNS}) WHERE ${CURRENT};
 ${indexed.map((c) => `CREATE INDEX IF NOT EXISTS cur_${c} ON versions(${c}, key, ${SPAN_INDEX_COLUMNS}) WHERE ${CURRENT};`).join('\n')}
@@ -166,6 +167,13 @@ export function addMigrationFunctions(db: Database.Database): void {
   db.function('kevents_first_s', { deterministic: true }, (json: unknown) => spanOfJson(json, 'first_s'));
   db.function('kevents_span_s', { deterministic: true }, (json: unknown) => spanOfJson(json, 'span_s'));
   db.function('kevents_decode_object', { deterministic: true }, (object: unknown) => decodeObject(object as Buffer));
+  db.function('kevents_cluster', { deterministic: true }, (json: unknown) => {
+    try {
+      return eventCluster(JSON.parse(String(json)) as CoreEvent) || null;
+    } catch {
+      return null;
+    }
+  });
 }
 
 /**
@@ -176,12 +184,15 @@ export function addMigrationFunctions(db: Database.Database): void {
  * are copied into the current table with the object encoded. The space the old
  * rows took is left free in the file for new rows (`VACUUM` returns it). Version
  * 3 gains the span columns (`spanSeconds`, filled in for current rows by decoding
- * each) and `cur_involved_hash` is built again with them.
+ * each) and `cur_involved_hash` is built again with them. Version 4 gains
+ * `cluster`, the cluster an archived event came from (its
+ * `archive.kevents.io/cluster` label), read from current rows, which per-cluster
+ * retention selects by.
  */
 export function applySchema(db: Database.Database): void {
   const hasMeta = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get() !== undefined;
   const version = hasMeta ? db.prepare<[], { value: number }>("SELECT value FROM meta WHERE name = 'schema'").get()?.value : undefined;
-  if (version !== undefined && version !== 1 && version !== 2 && version !== 3 && version !== SCHEMA_VERSION) {
+  if (version !== undefined && version !== 1 && version !== 2 && version !== 3 && version !== 4 && version !== SCHEMA_VERSION) {
     throw new Error(`unsupported schema version ${version} (this build reads ${SCHEMA_VERSION})`);
   }
   db.transaction(() => {
@@ -199,6 +210,8 @@ export function applySchema(db: Database.Database): void {
       addMigrationFunctions(db);
       db.exec(`UPDATE versions SET (first_s, span_s) = (SELECT kevents_first_s(j), kevents_span_s(j) FROM (SELECT kevents_decode_object(object) AS j)) WHERE ${CURRENT}`);
     }
+    // Version 4 had no cluster column: it is read from the label of current rows (retention asks for no other).
+    if (version === 3 || version === 4) db.exec('ALTER TABLE versions ADD COLUMN cluster TEXT');
     db.exec(SCHEMA);
     if (legacy) {
       addMigrationFunctions(db);
@@ -207,6 +220,10 @@ export function applySchema(db: Database.Database): void {
           CASE WHEN ${CURRENT} THEN kevents_first_s(object) END, CASE WHEN ${CURRENT} THEN kevents_span_s(object) END
         FROM versions_v2 ORDER BY rv`);
       db.exec('DROP TABLE versions_v2');
+    }
+    if (version !== undefined && version < 5) {
+      addMigrationFunctions(db);
+      db.exec(`UPDATE versions SET cluster = kevents_cluster(kevents_decode_object(object)) WHERE ${CURRENT}`);
     }
     if (version !== SCHEMA_VERSION) {
       db.prepare("INSERT INTO meta(name, value) VALUES ('schema', ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value").run(SCHEMA_VERSION);

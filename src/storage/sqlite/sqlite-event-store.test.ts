@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
+import { CLUSTER_LABEL } from '../../api/index.js';
 import type { CoreEvent } from '../../api/index.js';
 import { FakeClock } from '../../internal/index.js';
 import { isStorageError } from '../errors.js';
@@ -145,6 +146,7 @@ void describe('SqliteEventStore on disk', () => {
     db.exec('DROP INDEX cur_involved_hash');
     db.exec('ALTER TABLE versions DROP COLUMN first_s');
     db.exec('ALTER TABLE versions DROP COLUMN span_s');
+    db.exec('ALTER TABLE versions DROP COLUMN cluster');
     db.exec(`CREATE INDEX cur_involved_hash ON versions(involved_hash, key) WHERE ${CURRENT}`);
     db.exec("UPDATE meta SET value = 3 WHERE name = 'schema'");
     db.close();
@@ -160,6 +162,32 @@ void describe('SqliteEventStore on disk', () => {
     assert.equal(check.prepare<[], { value: number }>("SELECT value FROM meta WHERE name = 'schema'").get()?.value, SCHEMA_VERSION);
     assertSpans(check);
     assert.equal(check.prepare<[], { n: number }>(`SELECT count(*) AS n FROM versions WHERE ${CURRENT} AND span_s IS NOT NULL`).get()?.n, 3);
+    check.close();
+  });
+
+  void it('migrates a version 4 file: the cluster of current archived rows read from their label, which per-cluster retention then finds', async () => {
+    const path = join(dir, 'v4.db');
+    const clock = new FakeClock(Date.UTC(2025, 0, 1, 1));
+    let store = open(path, clock);
+    const labelled = (name: string, cluster: string): CoreEvent => sampleEvent('default', name, { metadata: { namespace: 'default', name, labels: { [CLUSTER_LABEL]: cluster } } });
+    // A second apart: each write gets its own time-to-revision mark.
+    for (const e of [labelled('east-1', 'east'), labelled('west-1', 'west'), sampleEvent('default', 'local-1')]) {
+      await store.create(e);
+      await clock.advance(1_000);
+    }
+    await store.close();
+    const db = new Database(path);
+    db.exec('ALTER TABLE versions DROP COLUMN cluster');
+    db.exec("UPDATE meta SET value = 4 WHERE name = 'schema'");
+    db.close();
+    store = open(path, clock);
+    await clock.advance(10_000);
+    assert.deepEqual(await store.enforceRetention({ clusters: { west: clock.now() - 5_000 } }), { events: 1, occurrences: 0, more: false });
+    assert.deepEqual((await store.list({})).items.map((e) => e.metadata.name), ['east-1', 'local-1']);
+    await store.close();
+    const check = new Database(path, { readonly: true });
+    assert.deepEqual(check.prepare<[], { cluster: string | null }>(`SELECT cluster FROM versions WHERE ${CURRENT} ORDER BY rv`).all().map((r) => r.cluster), ['east', null]);
+    assert.equal(check.prepare<[], { value: number }>("SELECT value FROM meta WHERE name = 'schema'").get()?.value, SCHEMA_VERSION);
     check.close();
   });
 

@@ -1,10 +1,13 @@
 import type Database from 'better-sqlite3';
-import { nowMicroTime, occurrenceChange } from '../../api/index.js';
+import { eventCluster, nowMicroTime, occurrenceChange } from '../../api/index.js';
+import { marksKeptFrom, retentionRules } from '../archive-store.js';
 import type { CoreEvent, OccurrenceStamp } from '../../api/index.js';
 import type {
   ArchiveBatch,
   ArchiveBatchResult,
   ArchiveStore,
+  ClusterBinding,
+  ClusterIdentity,
   ObservedRange,
   OccurrencePage,
   OccurrenceQuery,
@@ -127,6 +130,7 @@ function fieldsOf(e: CoreEvent): Record<string, string | number | null> {
     reason: fieldValue(e, 'reason'),
     type: fieldValue(e, 'type'),
     ...spanSeconds(e),
+    cluster: eventCluster(e) || null,
   };
 }
 
@@ -165,8 +169,8 @@ function prepareStatements(db: Database.Database) {
   return {
     current: db.prepare<[string], CurrentRow>(`SELECT rv, object, expires_at FROM versions INDEXED BY cur_key WHERE key = ? AND ${CURRENT}`),
     insert: db.prepare(
-      `INSERT INTO versions (rv, key, op, object, prev_rv, expires_at, involved_kind, involved_hash, reason, type, first_s, span_s)
-       VALUES (@rv, @key, @op, @object, @prev_rv, @expires_at, @involved_kind, @involved_hash, @reason, @type, @first_s, @span_s)`,
+      `INSERT INTO versions (rv, key, op, object, prev_rv, expires_at, involved_kind, involved_hash, reason, type, first_s, span_s, cluster)
+       VALUES (@rv, @key, @op, @object, @prev_rv, @expires_at, @involved_kind, @involved_hash, @reason, @type, @first_s, @span_s, @cluster)`,
     ),
     supersede: db.prepare<[number, number]>('UPDATE versions SET superseded_rv = ? WHERE rv = ?'),
     tombstone: db.prepare<[number, number]>(
@@ -485,6 +489,10 @@ export class SqliteEventStore implements ArchiveStore {
     });
   }
 
+  bindCluster(identity: ClusterIdentity): Promise<ClusterBinding> {
+    return this.enqueue(() => this.archive.bindCluster(identity, this.o.clock.now()));
+  }
+
   getCheckpoint(source: string): Promise<SourceCheckpoint | undefined> {
     return this.read(() => this.archive.getCheckpoint(source));
   }
@@ -511,12 +519,15 @@ export class SqliteEventStore implements ArchiveStore {
       let events = 0;
       let occurrences = 0;
       let more = false;
-      if (policy.olderThanMs !== undefined) {
-        occurrences += this.archive.dropOccurrencesBefore(policy.olderThanMs * 1000, RETENTION_STEP);
-        const rows = this.archive.writtenBefore(policy.olderThanMs, RETENTION_STEP);
+      for (const rule of retentionRules(policy)) {
+        const dropped = this.archive.dropOccurrencesBefore(rule, RETENTION_STEP);
+        const rows = this.archive.writtenBefore(rule, RETENTION_STEP);
         events += this.retire(rows, changes);
-        more = occurrences >= RETENTION_STEP || rows.length >= RETENTION_STEP;
+        occurrences += dropped;
+        more ||= dropped >= RETENTION_STEP || rows.length >= RETENTION_STEP;
       }
+      const keptFrom = marksKeptFrom(policy);
+      if (keptFrom !== undefined) this.archive.pruneMarks(keptFrom);
       if (policy.maxBytes !== undefined && policy.maxBytes > 0) {
         const cut = this.cutForSize(policy.maxBytes, changes);
         events += cut.events;
@@ -589,7 +600,7 @@ export class SqliteEventStore implements ArchiveStore {
     const time = stamp.observedTime ?? nowMicroTime(this.o.clock);
     // A batch shares one stamp: its time is parsed once.
     if (this.observed?.time !== time) this.observed = { time, micros: microsOf(time) };
-    this.archive.append(event, rv, change, this.observed, stamp.cluster);
+    this.archive.append(event, rv, change, this.observed, stamp);
   }
 
   currentResourceVersion(): Promise<number> {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it as nodeIt } from 'node:test';
-import { formatMicroTime } from '../../api/index.js';
+import { CLUSTER_LABEL, formatMicroTime } from '../../api/index.js';
 import type { CoreEvent, Occurrence } from '../../api/index.js';
 import { FakeClock } from '../../internal/index.js';
 import { canCountByReason, isArchiveStore, occurrenceTimeMs } from '../archive-store.js';
@@ -116,6 +116,19 @@ export function runArchiveStoreConformance(name: string, setup: ConformanceSetup
     );
 
     it(
+      'binds a cluster name to one UID; a UID may have several names',
+      withStore(async (store) => {
+        assert.deepEqual(await store.bindCluster({ name: 'prod', uid: 'u1' }), { otherNames: [] });
+        assert.deepEqual(await store.bindCluster({ name: 'prod', uid: 'u1' }), { boundUID: 'u1', otherNames: [] });
+        assert.deepEqual(await store.bindCluster({ name: 'prod', uid: 'u2' }), { boundUID: 'u1', otherNames: [] }, 'a bound name keeps its UID');
+        assert.deepEqual(await store.bindCluster({ name: 'prod', uid: 'u2' }), { boundUID: 'u1', otherNames: [] }, 'a refused binding writes nothing');
+        assert.deepEqual(await store.bindCluster({ name: 'prod-eu', uid: 'u1' }), { otherNames: ['prod'] });
+        assert.deepEqual(await store.bindCluster({ name: 'a-prod', uid: 'u1' }), { otherNames: ['prod', 'prod-eu'] });
+        assert.deepEqual(await store.bindCluster({ name: 'staging', uid: 'u2' }), { otherNames: [] });
+      }),
+    );
+
+    it(
       'commits a batch with its occurrences and checkpoint; archived events have no TTL and reach watchers',
       withStore(async (store, env) => {
         const rv0 = await store.currentResourceVersion();
@@ -123,7 +136,7 @@ export function runArchiveStoreConformance(name: string, setup: ConformanceSetup
         const result = await store.applyArchiveBatch({
           writes: [upsert(sampleEvent('ns', 'a', { count: 1 })), upsert(sampleEvent('ns', 'b', { count: 4 }))],
           checkpoint: { source: 'src', resourceVersion: '17' },
-          stamp: { observedTime: formatMicroTime(env.clock.now())!, cluster: 'east' },
+          stamp: { observedTime: formatMicroTime(env.clock.now())!, cluster: 'east', clusterUID: 'uid-east' },
         });
         assert.deepEqual(result, { events: 2, occurrences: 2, skipped: 0 });
         assert.equal((await store.getCheckpoint('src'))?.resourceVersion, '17');
@@ -131,6 +144,7 @@ export function runArchiveStoreConformance(name: string, setup: ConformanceSetup
         const occ = await allOccurrences(store);
         assert.deepEqual(occ.map(summary), ['ns/a 0->1', 'ns/b 0->4']);
         assert.equal(occ[0]!.cluster, 'east');
+        assert.equal(occ[1]!.clusterUID, 'uid-east');
         const seen: StoreWatchEvent[] = [];
         for await (const e of w) {
           seen.push(e);
@@ -244,6 +258,47 @@ export function runArchiveStoreConformance(name: string, setup: ConformanceSetup
           break;
         }
         w.stop();
+      }),
+    );
+
+    it(
+      'per-cluster retention drops only its cluster\'s rows; the default cutoff spares the clusters that have their own',
+      withStore(async (store, env) => {
+        const from = (cluster: string | undefined, name: string, count = 1): CoreEvent =>
+          sampleEvent('ns', name, { count, ...(cluster !== undefined ? { metadata: { namespace: 'ns', name, uid: `uid-${name}`, labels: { [CLUSTER_LABEL]: cluster } } } : {}) });
+        // A second apart: retention finds what was written by a time through marks of a second's resolution.
+        // Each phase writes one event per cluster (`local` for none), named after both, then lets 10 s pass.
+        const phase = async (age: string, clusters: (string | undefined)[]): Promise<number> => {
+          const at = env.clock.now();
+          for (const cluster of clusters) {
+            await store.applyArchiveBatch({ writes: [upsert(from(cluster, `${cluster ?? 'local'}-${age}`))], stamp: cluster !== undefined ? { cluster } : {} });
+            await env.clock.advance(1_000);
+          }
+          await env.clock.advance(10_000);
+          return at;
+        };
+        const t0 = await phase('old', ['prod', 'dev', 'stage', undefined]);
+        const t1 = await phase('mid', ['prod', 'dev', 'stage', undefined]);
+        await phase('new', ['prod', 'dev']);
+        const run = async (policy: Parameters<ArchiveStore['enforceRetention']>[0]): Promise<{ events: number; occurrences: number }> => {
+          const removed = { events: 0, occurrences: 0 };
+          for (;;) {
+            const r = await store.enforceRetention(policy);
+            removed.events += r.events;
+            removed.occurrences += r.occurrences;
+            if (!r.more) return removed;
+          }
+        };
+        const names = async (): Promise<string[]> => (await store.list({})).items.map((e) => e.metadata.name!).sort();
+        const occurred = async (): Promise<string[]> => (await allOccurrences(store)).map((o) => `${o.cluster ?? '-'}/${o.event.name}`).sort();
+        // Only dev's rows older than t1 + 5 s: the others, older still, stay.
+        assert.deepEqual(await run({ clusters: { dev: t1 + 5_000 } }), { events: 2, occurrences: 2 });
+        assert.deepEqual(await names(), ['dev-new', 'local-mid', 'local-old', 'prod-mid', 'prod-new', 'prod-old', 'stage-mid', 'stage-old']);
+        assert.deepEqual(await occurred(), ['-/local-mid', '-/local-old', 'dev/dev-new', 'prod/prod-mid', 'prod/prod-new', 'prod/prod-old', 'stage/stage-mid', 'stage/stage-old']);
+        // The default cutoff (t1 + 5 s) passes over prod, which keeps its own (t0 + 5 s): the other clusters and local writes lose their old rows.
+        assert.deepEqual(await run({ olderThanMs: t1 + 5_000, clusters: { prod: t0 + 5_000 } }), { events: 5, occurrences: 5 });
+        assert.deepEqual(await names(), ['dev-new', 'prod-mid', 'prod-new']);
+        assert.deepEqual(await occurred(), ['dev/dev-new', 'prod/prod-mid', 'prod/prod-new']);
       }),
     );
 

@@ -61,12 +61,12 @@ describe('web UI over an archive of three clusters, in headless Chromium', () =>
     await picker(page).waitFor();
     assert.deepEqual(await picker(page).locator('option').allTextContents(), ['all', 'prod-eu', 'prod-us', 'staging']);
     // Each row names its cluster, as there are several.
-    assert.deepEqual(new Set(await rowTexts(page, 'live-list', '.c-ns .cluster')), new Set(['prod-eu', 'prod-us', 'staging']));
+    assert.deepEqual(new Set(await rowTexts(page, 'live-list', '.c-ns .cluster-tag')), new Set(['prod-eu', 'prod-us', 'staging']));
 
     await picker(page).selectOption('prod-eu');
     await rowCount(page, 'live-list', eventsOf('prod-eu'));
     assert.match(page.url(), /cluster=prod-eu/);
-    assert.deepEqual(new Set(await rowTexts(page, 'live-list', '.c-ns .cluster')), new Set(['prod-eu']));
+    assert.deepEqual(new Set(await rowTexts(page, 'live-list', '.c-ns .cluster-tag')), new Set(['prod-eu']));
     assert.ok((await rowTexts(page, 'live-list', '.c-object')).includes('pod/web-7d9f-abcde'));
     await page.locator('.live .count', { hasText: `${eventsOf('prod-eu')} of ${total} events` }).waitFor();
     await shoot(page, 'ui-clusters-live');
@@ -133,12 +133,12 @@ describe('web UI over an archive of three clusters, in headless Chromium', () =>
     await page.goto(`${srv.url}/#/timeline?ns=shop`);
     await rows(page, 'timeline-list').first().waitFor();
     const deployments = page.locator('#timeline-list [role=option]', { hasText: /Deployment\s*web/ });
-    await until(page, `document.querySelectorAll('#timeline-list [role=option] .lane-ns .cluster').length > 0`);
+    await until(page, `document.querySelectorAll('#timeline-list [role=option] .lane-ns .cluster-tag').length > 0`);
     assert.equal(await deployments.count(), 2, 'Deployment shop/web of prod-eu and of prod-us');
-    assert.deepEqual(new Set(await deployments.locator('.cluster').allTextContents()), new Set(['prod-eu', 'prod-us']));
+    assert.deepEqual(new Set(await deployments.locator('.cluster-tag').allTextContents()), new Set(['prod-eu', 'prod-us']));
     await picker(page).selectOption('prod-us');
     await rowCount(page, 'timeline-list', 4);
-    assert.deepEqual(new Set(await rowTexts(page, 'timeline-list', '.cluster')), new Set(['prod-us']));
+    assert.deepEqual(new Set(await rowTexts(page, 'timeline-list', '.cluster-tag')), new Set(['prod-us']));
     assert.deepEqual(seen, { dialogs: [], errors: [] });
     await page.close();
   });
@@ -180,6 +180,24 @@ describe('web UI over an archive of three clusters, in headless Chromium', () =>
     await panel.locator('.hints code', { hasText: "kubectl get pod web-7d9f-abcde -n shop -o jsonpath='{.spec.containers[*].image}'" }).waitFor();
     assert.deepEqual(seen, { dialogs: [], errors: [] });
     await page.close();
+  });
+
+  it('fits the picker and the cluster names on a phone screen without sideways scrolling', async () => {
+    const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    try {
+      const { page, seen } = await openPage(phone);
+      for (const view of ['live', 'dashboard', 'timeline']) {
+        await page.goto(`${srv.url}/#/${view}?cluster=prod-us`);
+        await picker(page).waitFor();
+        await page.locator(view === 'dashboard' ? '.chart svg rect.bar' : '[role=option]').first().waitFor();
+        const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+        assert.equal(overflow, 0, `${view} scrolls sideways by ${overflow}px`);
+        await shoot(page, `ui-clusters-phone-${view}`);
+      }
+      assert.deepEqual(seen, { dialogs: [], errors: [] });
+    } finally {
+      await phone.close();
+    }
   });
 
   it('serves the timeline of some clusters: the cluster parameter, repeatable, as kevents timeline --cluster reads them', async () => {

@@ -68,7 +68,7 @@ export function LiveView({ cache, route, navigate, now }: LiveViewProps) {
       <span class="c-type"><span class="badge">{r.type}</span></span>
       <span class="c-reason">{r.reason}</span>
       <span class="c-object">{r.kind.toLowerCase()}/{r.objectName}</span>
-      <span class="c-ns">{clustered && r.cluster !== '' ? <span class="cluster" title="cluster">{r.cluster}</span> : null}{r.namespace}</span>
+      <span class="c-ns">{clustered && r.cluster !== '' ? <span class="cluster-tag" title="cluster">{r.cluster}</span> : null}{r.namespace}</span>
       <span class="c-count" title={`${r.count} times`}>{r.count > 1 ? `×${compact(r.count)}` : ''}</span>
       <span class="c-message">{r.message}</span>
     </div>

@@ -135,7 +135,7 @@ export function TimelineView({ cache, route, navigate, now }: TimelineViewProps)
       <div class="lane">
         <span class="lane-label" title={lane.cluster !== '' ? `${lane.objectKey} in ${lane.cluster}` : lane.objectKey}>
           <span class="lane-kind">{kind}</span> {name}
-          <span class="lane-ns">{clustered && lane.cluster !== '' ? <span class="cluster" title="cluster">{lane.cluster}</span> : null}{namespace}</span>
+          <span class="lane-ns">{clustered && lane.cluster !== '' ? <span class="cluster-tag" title="cluster">{lane.cluster}</span> : null}{namespace}</span>
           {lane.warnings > 0 ? <span class="lane-warn" title={`${lane.warnings} warnings`}>⚠ {lane.warnings}</span> : null}
         </span>
         <span class="lane-track" aria-hidden="true">

@@ -5,7 +5,7 @@ import { lanesOf, marksFromTimeline, topTallies } from '../src/ui/app/aggregate.
 import { buildTimeline } from '../src/timeline/index.js';
 import { bucketSizeFor, countTicks, stackBuckets } from '../src/ui/app/buckets.js';
 import { humanDuration, interval } from '../src/ui/app/format.js';
-import { EMPTY_FILTERS, newerFirst, rowMatcher, toRow } from '../src/ui/app/model.js';
+import { EMPTY_FILTERS, isFiltered, newerFirst, rowMatcher, toRow } from '../src/ui/app/model.js';
 import { formatRoute, parseRoute } from '../src/ui/app/route.js';
 import { spliceSorted } from '../src/ui/app/splice-sorted.js';
 import { FIRST_PAGE_URL } from '../src/ui/app/event-cache.js';
@@ -14,9 +14,28 @@ import { readFileSync } from 'node:fs';
 const T0 = Date.parse('2026-06-01T10:00:00Z');
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
-function ev(o: { name: string; ns?: string; kind?: string; object?: string; reason?: string; type?: string; message?: string; count?: number; first: number; last: number }): CoreEvent {
+function ev(o: {
+  name: string;
+  ns?: string;
+  kind?: string;
+  object?: string;
+  reason?: string;
+  type?: string;
+  message?: string;
+  count?: number;
+  first: number;
+  last: number;
+  cluster?: string;
+}): CoreEvent {
   return {
-    metadata: { name: o.name, namespace: o.ns ?? 'default', uid: `uid-${o.name}`, resourceVersion: '1' },
+    metadata: {
+      name: o.name,
+      namespace: o.ns ?? 'default',
+      uid: `uid-${o.name}`,
+      resourceVersion: '1',
+      // As the mirror labels what it archives (src/mirror/archived-event.ts).
+      ...(o.cluster !== undefined ? { labels: { 'archive.kevents.io/cluster': o.cluster } } : {}),
+    },
     involvedObject: { kind: o.kind ?? 'Pod', namespace: o.ns ?? 'default', name: o.object ?? 'web-1' },
     reason: o.reason ?? 'BackOff',
     type: o.type ?? 'Warning',
@@ -44,6 +63,10 @@ describe('toRow', () => {
     });
     assert.deepEqual([r.first, r.last, r.count, r.from, r.objectKey], [T0, T0 + 300_000, 7, 'default-scheduler', 'Pod/ns/p']);
   });
+  it('reads the cluster an event was archived from off its label, none for a local write', () => {
+    assert.equal(toRow(ev({ name: 'a', cluster: 'prod-eu', first: T0, last: T0 })).cluster, 'prod-eu');
+    assert.equal(toRow(ev({ name: 'b', first: T0, last: T0 })).cluster, '');
+  });
   it('treats a missing lastTimestamp as the first time and a zero count as one', () => {
     const r = toRow({ metadata: { name: 'a', namespace: 'ns' }, involvedObject: {}, firstTimestamp: iso(T0), count: 0 });
     assert.deepEqual([r.first, r.last, r.count], [T0, T0, 1]);
@@ -51,9 +74,14 @@ describe('toRow', () => {
 });
 
 describe('rowMatcher', () => {
-  const row = toRow(ev({ name: 'a', ns: 'shop', kind: 'Pod', reason: 'FailedScheduling', message: '0/3 nodes are available: 3 Insufficient cpu.', first: T0, last: T0 }));
+  const row = toRow(ev({ name: 'a', ns: 'shop', kind: 'Pod', reason: 'FailedScheduling', message: '0/3 nodes are available: 3 Insufficient cpu.', first: T0, last: T0, cluster: 'prod' }));
   const cases: [string, Partial<typeof EMPTY_FILTERS>, boolean][] = [
     ['no filters', {}, true],
+    ['cluster exact', { cluster: 'prod' }, true],
+    ['other cluster', { cluster: 'staging' }, false],
+    ['cluster prefix is not a match', { cluster: 'pro' }, false],
+    ['cluster and namespace together', { cluster: 'prod', namespace: 'shop' }, true],
+    ['cluster right, namespace wrong', { cluster: 'prod', namespace: 'batch' }, false],
     ['namespace exact', { namespace: 'shop' }, true],
     ['namespace prefix is not a match', { namespace: 'sho' }, false],
     ['kind ignores case', { kind: 'pod' }, true],
@@ -69,6 +97,14 @@ describe('rowMatcher', () => {
   for (const [name, f, want] of cases) {
     it(name, () => assert.equal(rowMatcher({ ...EMPTY_FILTERS, ...f })(row), want));
   }
+  it('keeps local writes out of a picked cluster', () => {
+    assert.equal(rowMatcher({ ...EMPTY_FILTERS, cluster: 'prod' })(toRow(ev({ name: 'local', first: T0, last: T0 }))), false);
+  });
+  it('counts a picked cluster as a filter', () => {
+    assert.equal(isFiltered(EMPTY_FILTERS), false);
+    assert.equal(isFiltered({ ...EMPTY_FILTERS, cluster: 'prod' }), true);
+    assert.equal(isFiltered({ ...EMPTY_FILTERS, q: '  ' }), false);
+  });
 });
 
 describe('humanDuration and interval', () => {
@@ -148,6 +184,26 @@ describe('tallies, series and lanes', () => {
   });
 });
 
+describe('several clusters', () => {
+  // One pod name in two clusters (the archive keeps the second event under another name), and a local write.
+  const marks = timelineMarks([
+    ev({ name: 'web-1.a', object: 'web-1', reason: 'BackOff', count: 3, first: T0, last: T0 + 2000, cluster: 'prod' }),
+    ev({ name: 'web-1.b', object: 'web-1', reason: 'BackOff', first: T0 + 1000, last: T0 + 1000, cluster: 'staging' }),
+    ev({ name: 'web-2.a', object: 'web-2', reason: 'Unhealthy', first: T0 + 3000, last: T0 + 3000 }),
+  ]);
+  it('marks carry the cluster of their row, and filter and tally by it', () => {
+    assert.deepEqual(topTallies(marks, (m) => m.cluster, 5), [{ key: 'prod', n: 3 }, { key: '', n: 1 }, { key: 'staging', n: 1 }]);
+    assert.equal(marks.filter(rowMatcher({ ...EMPTY_FILTERS, cluster: 'staging' })).reduce((n, m) => n + m.n, 0), 1);
+  });
+  it("makes a lane per object of each cluster: one pod name in two clusters is two lanes", () => {
+    assert.deepEqual(lanesOf(marks).map((l) => [l.cluster, l.objectKey, l.total]), [
+      ['prod', 'Pod/default/web-1', 3],
+      ['staging', 'Pod/default/web-1', 1],
+      ['', 'Pod/default/web-2', 1],
+    ]);
+  });
+});
+
 describe('newerFirst', () => {
   it('orders by last seen, then resourceVersion, events without time last', () => {
     const a = { ...toRow(ev({ name: 'a', first: T0, last: T0 })), rv: 1 };
@@ -167,6 +223,10 @@ describe('routes', () => {
     ['#/dashboard?window=3y', '#/dashboard'],
     ['#/timeline?from=2026-06-01T10:00:00.000Z&to=2026-06-01T11:00:00.000Z&object=Pod%2Fshop%2Fweb-1', '#/timeline?from=2026-06-01T10%3A00%3A00.000Z&to=2026-06-01T11%3A00%3A00.000Z&object=Pod%2Fshop%2Fweb-1'],
     ['#/nowhere?q=a+b', '#/live?q=a+b'],
+    ['#/live?ns=shop&cluster=prod-eu', '#/live?cluster=prod-eu&ns=shop'],
+    ['#/dashboard?by=cluster&cluster=prod', '#/dashboard?cluster=prod&by=cluster'],
+    ['#/dashboard?by=nonsense', '#/dashboard'],
+    ['#/timeline?cluster=staging&object=Deployment%2Fshop%2Fweb', '#/timeline?cluster=staging&object=Deployment%2Fshop%2Fweb'],
   ];
   for (const [hash, want] of cases) {
     it(`${hash || '(empty)'} round-trips as ${want}`, () => {
@@ -237,6 +297,47 @@ describe('EventCache status', () => {
       answerSecond!();
       await done;
       assert.equal(cache.status.loaded, 2);
+    } finally {
+      cache.stop();
+      globalThis.fetch = realFetch;
+    }
+  });
+});
+
+describe('EventCache clusters', () => {
+  it('lists the clusters its events were archived from, and follows them as events come and go', async () => {
+    const { EventCache } = await import('../src/ui/app/event-cache.js');
+    const item = (i: number, cluster?: string, rv = i): CoreEvent => {
+      const e = ev({ name: `e${i}`, cluster, first: T0, last: T0 });
+      return { ...e, metadata: { ...e.metadata, resourceVersion: String(rv) } };
+    };
+    let push: (frame: unknown) => void = () => {};
+    const realFetch = globalThis.fetch;
+    globalThis.fetch = ((url: string) => {
+      if (url.includes('watch=')) {
+        const body = new ReadableStream<Uint8Array>({ start: (c) => (push = (frame) => c.enqueue(new TextEncoder().encode(`${JSON.stringify(frame)}\n`))) });
+        return Promise.resolve(new Response(body, { status: 200 }));
+      }
+      const items = [item(1, 'prod'), item(2, 'staging'), item(3, 'prod'), item(4)];
+      return Promise.resolve(new Response(JSON.stringify({ items, metadata: { resourceVersion: '10' } }), { status: 200 }));
+    }) as typeof fetch;
+    const cache = new EventCache();
+    const next = (check: () => boolean): Promise<void> =>
+      new Promise<void>((r) => {
+        if (check()) r();
+        const off = cache.subscribe(() => check() && (off(), r()));
+      });
+    try {
+      cache.start();
+      await next(() => cache.rows.length === 4 && cache.status.phase === 'live');
+      assert.deepEqual(cache.clusters, ['prod', 'staging'], 'a local write names no cluster');
+      push({ type: 'ADDED', object: item(11, 'dev') });
+      await next(() => cache.rows.length === 5);
+      assert.deepEqual(cache.clusters, ['dev', 'prod', 'staging']);
+      push({ type: 'DELETED', object: item(2, 'staging', 12) });
+      push({ type: 'DELETED', object: item(3, 'prod', 13) });
+      await next(() => cache.rows.length === 3);
+      assert.deepEqual(cache.clusters, ['dev', 'prod'], 'the last event of a cluster takes it away; one of two leaves it');
     } finally {
       cache.stop();
       globalThis.fetch = realFetch;

@@ -2,63 +2,16 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { isoSecondsAgo, legacyEvent, request } from './support/http.js';
 import { runBuiltCli } from './support/cli-process.js';
 import { startServer } from './support/server-process.js';
 import type { ServerProcess } from './support/server-process.js';
-import { launchChromium, mustCreate, seedScenario, until, XSS_MESSAGE } from './ui-scenario.js';
+import { ARTIFACTS, dashboardTotal, launchChromium, mustCreate, openPage, rowCount, rows, rowTexts, seedScenario, shoot, until, XSS_MESSAGE } from './ui-scenario.js';
 
 const BUILT_UI = fileURLToPath(new URL('../dist/ui/index.html', import.meta.url));
-// Screenshots of every view (git-ignored), among them the dashboard at 15m, 1h and 24h: test-artifacts/ui-*.png.
-const ARTIFACTS = fileURLToPath(new URL('../test-artifacts/', import.meta.url));
 // The issue's bar for the live view: a new event shows within a second.
 const LIVE_DEADLINE_MS = 1000;
-
-interface Watched {
-  dialogs: string[];
-  errors: string[];
-}
-
-/** openPage opens a page that records dialogs, page errors and CSP violations. */
-async function openPage(context: BrowserContext): Promise<{ page: Page; seen: Watched }> {
-  const page = await context.newPage();
-  const seen: Watched = { dialogs: [], errors: [] };
-  page.on('dialog', (d) => {
-    seen.dialogs.push(d.message());
-    void d.dismiss();
-  });
-  page.on('pageerror', (e) => seen.errors.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => {
-    if (m.type() === 'error') seen.errors.push(`console: ${m.text()}`);
-  });
-  await page.exposeFunction('__cspViolation', (text: string) => seen.errors.push(`csp: ${text}`));
-  // Page-side code is given as text: this test is compiled for Node, without DOM types.
-  await page.addInitScript({
-    content: "document.addEventListener('securitypolicyviolation', (e) => window.__cspViolation(e.violatedDirective + ' ' + e.blockedURI));",
-  });
-  return { page, seen };
-}
-
-const rows = (page: Page, list: string) => page.locator(`#${list} [role=option]`);
-
-/** rowCount waits until a list shows exactly n rows. */
-async function rowCount(page: Page, list: string, n: number): Promise<void> {
-  await until(page, `document.querySelectorAll('#${list} [role=option]').length === ${n}`);
-}
-
-/** dashboardTotal is the number of warnings the dashboard counts. */
-async function dashboardTotal(page: Page): Promise<number> {
-  return Number(await page.locator('.dashboard .count').getAttribute('data-total'));
-}
-
-async function rowTexts(page: Page, list: string, selector: string): Promise<string[]> {
-  return page.locator(`#${list} [role=option] ${selector}`).allTextContents();
-}
-
-async function shoot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: `${ARTIFACTS}${name}.png` });
-}
 
 describe('web UI in headless Chromium against kevents serve', () => {
   let srv: ServerProcess;
@@ -86,6 +39,7 @@ describe('web UI in headless Chromium against kevents serve', () => {
     const reasons = await rowTexts(page, 'live-list', '.c-reason');
     assert.equal(reasons[0], 'BackOff', 'the latest repeat is on top');
     assert.deepEqual((await rowTexts(page, 'live-list', '.c-count')).slice(0, 2), ['×23', '×14']);
+    assert.equal(await page.locator('.filters select[name=cluster]').count(), 0, 'events of no named cluster: no cluster picker');
     await shoot(page, 'ui-live');
     assert.deepEqual(seen, { dialogs: [], errors: [] });
     await page.close();
@@ -234,6 +188,8 @@ describe('web UI in headless Chromium against kevents serve', () => {
     const byKind = await page.getByRole('table', { name: 'By kind' }).getByRole('row').allTextContents();
     assert.ok(byKind.some((r) => /^Node\s*1$/.test(r)), byKind.join('|'));
     const total = await dashboardTotal(page);
+    assert.deepEqual(await page.getByLabel('Chart by').locator('option').allTextContents(), ['reason', 'namespace', 'kind'], 'no cluster to chart by');
+    assert.equal(await page.getByRole('table', { name: 'By cluster' }).count(), 0);
     await shoot(page, 'ui-dashboard');
 
     await page.getByRole('button', { name: '15m' }).click();

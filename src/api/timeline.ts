@@ -14,6 +14,12 @@ export interface TimelineRow {
    */
   time: string;
   namespace: string;
+  /**
+   * cluster names the cluster the event was archived from (the event's
+   * `archive.kevents.io/cluster` label, `kevents mirror --cluster`); absent for
+   * events written locally, so a timeline of one unnamed source reads as before.
+   */
+  cluster?: string;
   /** object is `Kind/name` of the event's involved object. */
   object: string;
   type: string;

@@ -25,6 +25,6 @@ export function storeTimelineReader(store: EventStore): TimelineReader {
         root.namespace = q.namespace;
       }
     }
-    return collectTimeline({ source: storeTimelineSource(store), for: root, namespace: q.namespace, since: q.since, until: q.until, types: q.types });
+    return collectTimeline({ source: storeTimelineSource(store, { clusters: q.clusters }), for: root, namespace: q.namespace, since: q.since, until: q.until, types: q.types });
   };
 }

@@ -57,6 +57,13 @@ void describe('timeline route', () => {
     assert.deepEqual(asked.at(-1), { namespace: undefined, since: undefined, until: undefined });
   });
 
+  void it('hands the reader the clusters asked for, repeated or comma-separated, once each', async () => {
+    assert.equal((await call(base, 'GET', `${BASE}/timeline?cluster=prod&cluster=staging,prod&cluster=`)).status, 200);
+    assert.deepEqual(asked.at(-1), { namespace: undefined, since: undefined, until: undefined, clusters: ['prod', 'staging'] });
+    assert.equal((await call(base, 'GET', `${BASE}/timeline?cluster=`)).status, 200);
+    assert.deepEqual(asked.at(-1), { namespace: undefined, since: undefined, until: undefined });
+  });
+
   const bad: [string, string, RegExp][] = [
     ['a time that is not RFC 3339', '?since=yesterday', /since: invalid time "yesterday"/],
     ['a window that ends before it starts', '?since=2026-06-01T01:00:00Z&until=2026-06-01T00:00:00Z', /until must be after since/],

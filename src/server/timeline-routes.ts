@@ -14,6 +14,8 @@ export interface TimelineQuery {
   since?: number | undefined;
   until?: number | undefined;
   types?: string[] | undefined;
+  /** clusters keeps what was archived from these clusters (`cluster`, repeatable); undefined keeps all. */
+  clusters?: string[] | undefined;
 }
 
 /**
@@ -41,7 +43,15 @@ function timeParam(params: URLSearchParams, name: 'since' | 'until'): number | u
   }
 }
 
-/** parseTimelineQuery reads `since`, `until` (RFC 3339), `for` (KIND/NAME) and `types` (comma-separated, or repeated). */
+/** listParam reads a parameter given comma-separated, repeated, or both. */
+function listParam(params: URLSearchParams, name: string): string[] {
+  return params.getAll(name).flatMap((t) => t.split(',')).map((t) => t.trim()).filter((t) => t !== '');
+}
+
+/**
+ * parseTimelineQuery reads `since`, `until` (RFC 3339), `for` (KIND/NAME),
+ * `types` and `cluster` (each comma-separated, or repeated).
+ */
 export function parseTimelineQuery(params: URLSearchParams, namespace: string | undefined): TimelineQuery {
   const q: TimelineQuery = { namespace };
   q.since = timeParam(params, 'since');
@@ -49,9 +59,11 @@ export function parseTimelineQuery(params: URLSearchParams, namespace: string | 
   if (q.since !== undefined && q.until !== undefined && q.until <= q.since) throw newBadRequest('until must be after since');
   const forArg = params.get('for');
   if (forArg !== null && forArg !== '') q.for = forArg;
-  const types = params.getAll('types').flatMap((t) => t.split(',')).map((t) => t.trim()).filter((t) => t !== '');
+  const types = listParam(params, 'types');
   for (const t of types) if (!/^(normal|warning)$/i.test(t)) throw newBadRequest(`types: valid types are Normal or Warning, not ${JSON.stringify(t)}`);
   if (types.length > 0) q.types = types;
+  const clusters = [...new Set(listParam(params, 'cluster'))];
+  if (clusters.length > 0) q.clusters = clusters;
   return q;
 }
 
@@ -61,7 +73,10 @@ export function parseTimelineQuery(params: URLSearchParams, namespace: string | 
  *
  *   GET /apis/archive.kevents.io/v1alpha1/timeline
  *   GET /apis/archive.kevents.io/v1alpha1/namespaces/{namespace}/timeline
- *     ?since=RFC3339&until=RFC3339&for=KIND/NAME&types=Warning
+ *     ?since=RFC3339&until=RFC3339&for=KIND/NAME&types=Warning&cluster=NAME
+ *
+ * `cluster` (repeatable) keeps the events archived from those clusters and their
+ * history, as `kevents timeline --cluster` does. A row of an archived event names its cluster.
  *
  * A server composed without a TimelineReader answers NotFound.
  */

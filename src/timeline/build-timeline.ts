@@ -1,5 +1,5 @@
 import type { CoreEvent, Occurrence } from '../api/index.js';
-import { eventCount } from '../api/index.js';
+import { eventCluster, eventCount } from '../api/index.js';
 import { hintsFor } from './hints.js';
 import type { HintContext } from './hints.js';
 import type { ObjectRef } from './kinds.js';
@@ -136,9 +136,11 @@ function boundTime(ms: number | undefined): string | null {
 
 function toRow(x: OccurrenceEntry): TimelineRow {
   const e = x.event;
+  const cluster = eventCluster(e);
   const row: TimelineRow = {
     time: formatTimelineTime(x.ms),
     namespace: e.metadata.namespace ?? '',
+    ...(cluster !== '' ? { cluster } : {}),
     object: objectKey(e),
     type: e.type ?? '',
     reason: e.reason ?? '',

@@ -1,5 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { CLUSTER_LABEL } from '../api/index.js';
+import type { CoreEvent } from '../api/index.js';
 import { MemoryEventStore } from '../storage/memory/index.js';
 import { collectTimeline, countReasons } from './timeline-source.js';
 import type { TimelineSource } from './timeline-source.js';
@@ -85,6 +87,42 @@ describe('storeTimelineSource', () => {
     const listing: typeof source = { ...source, listEvents: async (q) => (await source.listEvents(q)).map((e) => (names.push(e.metadata.name!), e)) };
     await collectTimeline({ source: listing, for: root, since: Date.parse(iso(260)), until: Date.parse(iso(1000)) });
     assert.deepEqual(names, ['a', 'b', 'c'], 'a window reads the events that happened in it: d happened after it');
+    await store.close();
+  });
+
+  it('reads the clusters asked for: their events by label, their history by the cluster stamped on it, each row naming its cluster', async () => {
+    const store = new MemoryEventStore();
+    await store.ready();
+    const labelled = (e: CoreEvent, cluster: string): CoreEvent => ({ ...e, metadata: { ...e.metadata, labels: { [CLUSTER_LABEL]: cluster } } });
+    // The same pod name in two clusters, and a local write: three events of one namespace.
+    const writes: [string, string, number][] = [['prod', 'web-1.prod', 0], ['staging', 'web-1.staging', 10], ['', 'web-1.local', 20]];
+    for (const [cluster, name, first] of writes) {
+      const e = testEvent({ name, namespace: 'shop', object: 'web-1', reason: 'BackOff', type: 'Warning', first });
+      const stamp = cluster === '' ? {} : { cluster };
+      await store.create(cluster === '' ? e : labelled(e, cluster), { occurrence: stamp });
+      await store.guaranteedUpdate('shop', name, (cur) => ({ ...cur!, count: 2, lastTimestamp: iso(first + 100) }), { occurrence: stamp });
+    }
+    const window = { since: Date.parse(iso(0)), until: Date.parse(iso(1000)) };
+    const rowsOf = async (clusters?: string[]): Promise<[string | undefined, string][]> => {
+      const t = await collectTimeline({ source: storeTimelineSource(store, { clusters }), namespace: 'shop', ...window });
+      if (t.rows.length > 0) assert.equal(t.summary.history, 'occurrences');
+      return t.rows.map((r) => [r.cluster, r.time]);
+    };
+    assert.deepEqual(await rowsOf(['prod']), [['prod', iso(0)], ['prod', iso(100)]]);
+    assert.deepEqual(await rowsOf(['staging', 'prod']), [['prod', iso(0)], ['staging', iso(10)], ['prod', iso(100)], ['staging', iso(110)]]);
+    assert.deepEqual(await rowsOf(['nowhere']), []);
+    const all = await rowsOf();
+    assert.equal(all.length, 6);
+    const local = (await collectTimeline({ source: storeTimelineSource(store), for: { kind: 'Pod', name: 'web-1', namespace: 'shop' }, ...window })).rows.filter((r) => r.time === iso(20));
+    assert.equal(local.length, 1);
+    assert.ok(!('cluster' in local[0]!), 'a row of a local write has no cluster field at all');
+
+    const history = async (clusters: string[]): Promise<string[]> => ((await storeTimelineSource(store, { clusters }).listOccurrences({ namespace: 'shop' })) ?? []).map((o) => o.event.name);
+    assert.deepEqual(await history(['staging']), ['web-1.staging', 'web-1.staging'], "another cluster's history is not read");
+    assert.deepEqual((await history(['prod', 'staging'])).sort(), ['web-1.prod', 'web-1.prod', 'web-1.staging', 'web-1.staging']);
+
+    const source = storeTimelineSource(store, { clusters: ['prod'] });
+    assert.deepEqual(await countReasons({ source, ...window }), [{ reason: 'BackOff', type: 'Warning', count: 2 }], "the store's counts span every cluster: some clusters' are built");
     await store.close();
   });
 });

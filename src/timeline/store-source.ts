@@ -1,4 +1,5 @@
 import type { CoreEvent, Occurrence, OccurrenceField } from '../api/index.js';
+import { eventCluster } from '../api/index.js';
 import { canCountByReason, isArchiveStore } from '../storage/index.js';
 import type { ActiveWindow, EventStore, IndexedField, ObservedRange, OccurrenceCursor } from '../storage/index.js';
 import type { ReasonCountsQuery, SourceQuery, SourceReasonCount, TimelineSource } from './timeline-source.js';
@@ -9,19 +10,36 @@ const ALWAYS_READ: readonly string[] = ['Scheduled'];
 /** STORE_PAGE is the page size read from a store: large enough to amortise a query, small enough to bound memory per step. */
 const STORE_PAGE = 5000;
 
+/** StoreTimelineSourceOptions say what to report and which clusters to read. */
+export interface StoreTimelineSourceOptions {
+  onProgress?: (read: number) => void;
+  /**
+   * clusters keeps what was archived from these clusters (the events by their
+   * cluster label, the history by the cluster it was stamped with), as
+   * `kevents timeline --cluster` reads them through the API; empty or undefined keeps all.
+   */
+  clusters?: readonly string[] | undefined;
+}
+
 /**
  * storeTimelineSource reads a timeline straight from an EventStore, using its
  * indexes for one object's events, and an archive-capable store's occurrences;
  * from any other store rows are spread from counts.
  */
-export function storeTimelineSource(store: EventStore, options: { onProgress?: (read: number) => void } = {}): TimelineSource {
+export function storeTimelineSource(store: EventStore, options: StoreTimelineSourceOptions = {}): TimelineSource {
   let read = 0;
+  const clusters = new Set(options.clusters ?? []);
+  // The storage contract indexes neither labels nor events' clusters: a predicate selects them, and
+  // the occurrences of one cluster by field (which a backend may index), of several by a predicate.
+  const inClusters = (cluster: string | undefined): boolean => clusters.size === 0 || clusters.has(cluster ?? '');
+  const occurrenceCluster: Partial<Record<OccurrenceField, string>> = clusters.size === 1 ? { cluster: [...clusters][0]! } : {};
   return {
     async listEvents(q: SourceQuery): Promise<CoreEvent[]> {
       const fieldEquals: Partial<Record<IndexedField, string>> = {};
       if (q.kind !== undefined) fieldEquals['involvedObject.kind'] = q.kind;
       if (q.name !== undefined) fieldEquals['involvedObject.name'] = q.name;
-      const predicate = (e: CoreEvent): boolean => (q.kind === undefined || e.involvedObject.kind === q.kind) && (q.name === undefined || e.involvedObject.name === q.name);
+      const predicate = (e: CoreEvent): boolean =>
+        (q.kind === undefined || e.involvedObject.kind === q.kind) && (q.name === undefined || e.involvedObject.name === q.name) && inClusters(eventCluster(e));
       const activeIn: ActiveWindow | undefined =
         q.inWindowOnly === true && (q.since !== undefined || q.until !== undefined)
           ? { ...(q.since !== undefined ? { sinceMs: q.since } : {}), ...(q.until !== undefined ? { untilMs: q.until } : {}), alwaysReasons: ALWAYS_READ }
@@ -46,7 +64,7 @@ export function storeTimelineSource(store: EventStore, options: { onProgress?: (
     },
     async listOccurrences(q: SourceQuery): Promise<Occurrence[] | undefined> {
       if (!isArchiveStore(store)) return undefined;
-      const fieldEquals: Partial<Record<OccurrenceField, string>> = {};
+      const fieldEquals: Partial<Record<OccurrenceField, string>> = { ...occurrenceCluster };
       if (q.kind !== undefined) fieldEquals['regarding.kind'] = q.kind;
       if (q.name !== undefined) fieldEquals['regarding.name'] = q.name;
       // A store that maps when things happened to when they were observed bounds both ends;
@@ -62,6 +80,7 @@ export function storeTimelineSource(store: EventStore, options: { onProgress?: (
           ...(q.since !== undefined ? { sinceMicros: Math.min(q.since * 1000, observed?.sinceMicros ?? Infinity) } : {}),
           ...(observed !== undefined ? { untilMicros: observed.untilMicros } : {}),
           fieldEquals,
+          ...(clusters.size > 1 ? { predicate: (o: Occurrence) => inClusters(o.cluster) } : {}),
           limit: STORE_PAGE,
           ...(after !== undefined ? { after } : {}),
         });
@@ -73,7 +92,8 @@ export function storeTimelineSource(store: EventStore, options: { onProgress?: (
       }
     },
     async countReasons(q: ReasonCountsQuery): Promise<SourceReasonCount[] | undefined> {
-      if (!canCountByReason(store)) return undefined;
+      // The store counts every cluster's history together: a read of some clusters builds the timeline instead.
+      if (!canCountByReason(store) || clusters.size > 0) return undefined;
       return store.countByReason({ ...(q.namespace !== undefined ? { namespace: q.namespace } : {}), sinceMs: q.since, untilMs: q.until });
     },
   };

@@ -35,6 +35,7 @@ export function marksFromTimeline(rows: readonly TimelineRow[]): Mark[] {
     return {
       t: Date.parse(r.time),
       n: r.count,
+      cluster: r.cluster ?? '',
       namespace: r.namespace,
       kind,
       type: r.type,
@@ -65,23 +66,26 @@ export function topTallies(marks: readonly Mark[], key: (m: Mark) => string, lim
   return [...sums].map(([k, n]) => ({ key: k, n })).sort((a, b) => b.n - a.n || (a.key < b.key ? -1 : 1)).slice(0, limit);
 }
 
-/** Lane is one object on the timeline with its marks in time order. */
+/** Lane is one object (of one cluster) on the timeline with its marks in time order. */
 export interface Lane {
   objectKey: string;
+  /** cluster is the cluster the object's events were archived from ('' for local writes): two clusters' objects of one name are two lanes. */
+  cluster: string;
   marks: Mark[];
   warnings: number;
   total: number;
   first: number;
 }
 
-/** lanesOf groups marks by object, ordered by each object's first mark, so the incident reads top to bottom. */
+/** lanesOf groups marks by object and cluster, ordered by each object's first mark, so the incident reads top to bottom. */
 export function lanesOf(marks: readonly Mark[]): Lane[] {
   const byObject = new Map<string, Lane>();
   for (const m of marks) {
-    let lane = byObject.get(m.objectKey);
+    const key = `${m.cluster}\u0000${m.objectKey}`;
+    let lane = byObject.get(key);
     if (lane === undefined) {
-      lane = { objectKey: m.objectKey, marks: [], warnings: 0, total: 0, first: m.t };
-      byObject.set(m.objectKey, lane);
+      lane = { objectKey: m.objectKey, cluster: m.cluster, marks: [], warnings: 0, total: 0, first: m.t };
+      byObject.set(key, lane);
     }
     lane.marks.push(m);
     lane.total += m.n;
@@ -90,5 +94,5 @@ export function lanesOf(marks: readonly Mark[]): Lane[] {
   }
   const lanes = [...byObject.values()];
   for (const l of lanes) l.marks.sort((a, b) => a.t - b.t);
-  return lanes.sort((a, b) => a.first - b.first || (a.objectKey < b.objectKey ? -1 : 1));
+  return lanes.sort((a, b) => a.first - b.first || (a.objectKey < b.objectKey ? -1 : a.objectKey > b.objectKey ? 1 : a.cluster < b.cluster ? -1 : 1));
 }

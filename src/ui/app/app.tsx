@@ -87,7 +87,7 @@ export function App() {
         {route.view === 'dashboard' ? <DashboardView cache={cache} route={route} navigate={navigate} now={now} /> : null}
         {route.view === 'timeline' ? <TimelineView cache={cache} route={route} navigate={navigate} now={now} /> : null}
       </main>
-      {route.object ? <ObjectPanel key={route.object} objectKey={route.object} now={now} onClose={() => navigate({ object: '' })} /> : null}
+      {route.object ? <ObjectPanel key={route.object} objectKey={route.object} cluster={route.filters.cluster} now={now} onClose={() => navigate({ object: '' })} /> : null}
     </div>
   );
 }

@@ -1,8 +1,11 @@
 import type { CoreEvent, WatchEvent } from '../../api/types.js';
+import type { CLUSTER_FIELD } from '../../api/cluster.js';
 import type { Timeline } from '../../api/timeline.js';
 
 const EVENTS = '/api/v1';
 const ARCHIVE = '/apis/archive.kevents.io/v1alpha1';
+/** BY_CLUSTER is the field label that selects events by cluster: typed as the api's constant, it cannot drift from it. */
+const BY_CLUSTER: typeof CLUSTER_FIELD = 'kevents.io/cluster';
 
 /** HttpError is a non-2xx answer, with the Status reason when the server sent one. */
 export class HttpError extends Error {
@@ -79,16 +82,17 @@ export async function* watchEvents(resourceVersion: string, signal: AbortSignal)
 
 /**
  * objectEvents are one object's events as `kubectl describe` selects them:
- * its namespace, involvedObject.kind and involvedObject.name.
+ * its namespace, involvedObject.kind and involvedObject.name; of one cluster
+ * when one is picked.
  */
-export async function objectEvents(kind: string, namespace: string, name: string, signal?: AbortSignal): Promise<CoreEvent[]> {
-  const fs = `involvedObject.kind=${kind},involvedObject.name=${name}`;
+export async function objectEvents(kind: string, namespace: string, name: string, options: { cluster?: string; signal?: AbortSignal } = {}): Promise<CoreEvent[]> {
+  const fs = `involvedObject.kind=${kind},involvedObject.name=${name}${options.cluster ? `,${BY_CLUSTER}=${options.cluster}` : ''}`;
   const base = namespace === '' ? `${EVENTS}/events` : `${EVENTS}/namespaces/${encodeURIComponent(namespace)}/events`;
-  const list = await getJson<{ items: CoreEvent[] }>(`${base}?fieldSelector=${encodeURIComponent(fs)}`, signal);
+  const list = await getJson<{ items: CoreEvent[] }>(`${base}?fieldSelector=${encodeURIComponent(fs)}`, options.signal);
   return list.items ?? [];
 }
 
-/** TimelineQuery selects a timeline: a window (Unix ms), a namespace (empty or undefined: all), an object and types. */
+/** TimelineQuery selects a timeline: a window (Unix ms), a namespace (empty or undefined: all), an object, types and a cluster. */
 export interface TimelineQuery {
   since: number;
   until: number;
@@ -97,6 +101,8 @@ export interface TimelineQuery {
   for?: string | undefined;
   /** types keeps only these event types (Normal, Warning). */
   types?: readonly string[] | undefined;
+  /** cluster keeps what was archived from that cluster; empty or undefined: all. */
+  cluster?: string | undefined;
   signal?: AbortSignal;
 }
 
@@ -110,5 +116,6 @@ export function getTimeline(q: TimelineQuery): Promise<Timeline> {
   const p = new URLSearchParams({ since: new Date(q.since).toISOString(), until: new Date(q.until).toISOString() });
   if (q.for !== undefined) p.set('for', q.for);
   if (q.types !== undefined && q.types.length > 0) p.set('types', q.types.join(','));
+  if (q.cluster) p.set('cluster', q.cluster);
   return getJson<Timeline>(`${base}?${p.toString()}`, q.signal);
 }

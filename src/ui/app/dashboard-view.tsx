@@ -4,7 +4,7 @@ import type { Mark, Tally } from './aggregate.js';
 import type { EventCache } from './event-cache.js';
 import { compact } from './format.js';
 import { useChanges, useTimeline } from './hooks.js';
-import { rowMatcher } from './model.js';
+import { EMPTY_FILTERS, isFiltered, rowMatcher } from './model.js';
 import type { GroupBy, Route } from './route.js';
 import type { Navigate } from './use-route.js';
 import { WINDOWS } from './route.js';
@@ -30,11 +30,13 @@ const GROUP_KEYS: Record<GroupBy, (m: Mark) => string> = {
   reason: (m) => m.reason,
   namespace: (m) => m.namespace,
   kind: (m) => m.kind,
+  cluster: (m) => m.cluster,
 };
 
 /**
  * DashboardView counts Warning events over a selectable window: a chart by
- * reason, namespace or kind, totals for each, and the noisiest objects. It
+ * reason, namespace or kind (or cluster, where the archive holds several),
+ * totals for each, and the noisiest objects. It
  * counts the rows of the server's timeline (src/timeline, what `kevents
  * timeline` prints): observed occurrences where the archive has them, the
  * rest estimated by the same rule, so the UI computes no times of its own.
@@ -48,11 +50,13 @@ export function DashboardView({ cache, route, navigate, now }: DashboardViewProp
   const to = Math.ceil(now / bucketMs) * bucketMs;
   const from = to - windowMs;
   const served = useTimeline(
-    { since: from, until: to, namespace: route.filters.namespace || undefined, types: ['Warning'] },
-    `${route.window}|${route.filters.namespace}|${Math.floor(now / IDLE_REFRESH_MS)}|${changes}`,
+    { since: from, until: to, namespace: route.filters.namespace || undefined, types: ['Warning'], cluster: route.filters.cluster || undefined },
+    `${route.window}|${route.filters.namespace}|${route.filters.cluster}|${Math.floor(now / IDLE_REFRESH_MS)}|${changes}`,
   );
   const { filters } = route;
-  const filterKey = `${filters.namespace}|${filters.kind}|${filters.reason}|${filters.q}`;
+  const filterKey = `${filters.cluster}|${filters.namespace}|${filters.kind}|${filters.reason}|${filters.q}`;
+  // By cluster only where there are clusters to tell apart; a link that asks for it keeps it.
+  const clustered = cache.clusters.length > 1 || route.by === 'cluster';
   const timeline = served.timeline;
   const marks = useMemo(() => {
     if (timeline === undefined) return [];
@@ -67,6 +71,7 @@ export function DashboardView({ cache, route, navigate, now }: DashboardViewProp
       reason: topTallies(marks, GROUP_KEYS.reason, TOP_ROWS),
       namespace: topTallies(marks, GROUP_KEYS.namespace, TOP_ROWS),
       kind: topTallies(marks, GROUP_KEYS.kind, TOP_ROWS),
+      cluster: topTallies(marks, GROUP_KEYS.cluster, TOP_ROWS),
       objects: topTallies(marks, (m) => m.objectKey, TOP_ROWS),
     }),
     [marks],
@@ -98,6 +103,7 @@ export function DashboardView({ cache, route, navigate, now }: DashboardViewProp
             <option value="reason">reason</option>
             <option value="namespace">namespace</option>
             <option value="kind">kind</option>
+            {clustered ? <option value="cluster">cluster</option> : null}
           </select>
         </label>
         <span class="count" data-total={total}>
@@ -105,7 +111,7 @@ export function DashboardView({ cache, route, navigate, now }: DashboardViewProp
         </span>
       </div>
       {total === 0 ? (
-        <EmptyState window={route.window} filtered={filterKey !== '|||'} loading={timeline === undefined && served.phase === 'loading'} navigate={navigate} />
+        <EmptyState window={route.window} filtered={isFiltered({ ...filters, type: '' })} loading={timeline === undefined && served.phase === 'loading'} navigate={navigate} />
       ) : (
         <BarChart
           data={stacked}
@@ -118,6 +124,7 @@ export function DashboardView({ cache, route, navigate, now }: DashboardViewProp
       )}
       <p class="source">Counts are {source}.</p>
       <div class="tallies">
+        {clustered ? <TallyTable title="By cluster" rows={tallies.cluster} onPick={(k) => navigate({ filters: { ...filters, cluster: k } })} /> : null}
         <TallyTable title="By reason" rows={tallies.reason} onPick={(k) => navigate({ filters: { ...filters, reason: k } })} />
         <TallyTable title="By namespace" rows={tallies.namespace} onPick={(k) => navigate({ filters: { ...filters, namespace: k } })} />
         <TallyTable title="By kind" rows={tallies.kind} onPick={(k) => navigate({ filters: { ...filters, kind: k } })} />
@@ -143,7 +150,7 @@ function EmptyState({ window, filtered, loading, navigate }: { window: string; f
       {filtered ? (
         <p>
           The filters may hide them:{' '}
-          <button type="button" class="link" onClick={() => navigate({ filters: { namespace: '', kind: '', type: '', reason: '', q: '' } })}>
+          <button type="button" class="link" onClick={() => navigate({ filters: EMPTY_FILTERS })}>
             clear the filters
           </button>
           .

@@ -49,6 +49,10 @@ export class EventCache {
   rows: readonly EventRow[] = [];
   /** changes counts applied changes since start, so a paused view can say how many it holds back. */
   changes = 0;
+  /** clusters are the clusters the events were archived from, sorted (local writes name none): the cluster picker's choices. */
+  clusters: readonly string[] = [];
+  /** perCluster counts the rows of each named cluster, so `clusters` follows every change without a scan. */
+  private perCluster = new Map<string, number>();
   status: CacheStatus = { phase: 'loading', loaded: 0, listing: true, expected: undefined, error: '' };
 
   /** subscribe calls `fn` after every change of rows or status; returns the unsubscribe. */
@@ -105,6 +109,8 @@ export class EventCache {
     this.deleted.clear();
     this.pending.clear();
     this.rows = [];
+    this.perCluster.clear();
+    this.clusters = [];
     this.status = { ...this.status, loaded: 0, listing: first.continue !== undefined };
     this.rv = first.resourceVersion;
     const generation = ++this.generation;
@@ -205,8 +211,23 @@ export class EventCache {
     }
     added.sort(newerFirst);
     this.rows = spliceSorted(this.rows, removed, added);
+    this.countClusters(removed, -1);
+    this.countClusters(added, 1);
     this.changes += this.pending.size;
     this.pending = new Map();
     this.notify();
+  }
+
+  private countClusters(rows: readonly EventRow[], delta: 1 | -1): void {
+    let changed = false;
+    for (const { cluster } of rows) {
+      if (cluster === '') continue;
+      const n = (this.perCluster.get(cluster) ?? 0) + delta;
+      if (n > 0) this.perCluster.set(cluster, n);
+      else this.perCluster.delete(cluster);
+      // A cluster came or went.
+      if (n === 0 || (n === 1 && delta === 1)) changed = true;
+    }
+    if (changed) this.clusters = [...this.perCluster.keys()].sort();
   }
 }

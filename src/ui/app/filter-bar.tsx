@@ -1,5 +1,6 @@
 import { useMemo } from 'preact/hooks';
 import type { EventCache } from './event-cache.js';
+import { EMPTY_FILTERS, isFiltered } from './model.js';
 import type { Filters } from './model.js';
 import type { Navigate } from './use-route.js';
 
@@ -21,8 +22,9 @@ function sorted(set: Set<string>): string[] {
 }
 
 /**
- * FilterBar edits the filters shared by every view: namespace, kind, type,
- * reason and free text. Each change replaces the URL, so the link stays current.
+ * FilterBar edits the filters shared by every view: the cluster (where the
+ * archive holds several), namespace, kind, type, reason and free text. Each
+ * change replaces the URL, so the link stays current.
  */
 export function FilterBar({ cache, filters, navigate, lockType }: FilterBarProps) {
   // Suggestions are recomputed per thousand changes, not per event.
@@ -39,9 +41,9 @@ export function FilterBar({ cache, filters, navigate, lockType }: FilterBarProps
     return { namespaces: sorted(namespaces), kinds: sorted(kinds), reasons: sorted(reasons) };
   }, [bucket, cache.rows.length > 0]);
   const set = (patch: Partial<Filters>) => navigate({ filters: { ...filters, ...patch } });
-  const any = filters.namespace !== '' || filters.kind !== '' || filters.type !== '' || filters.reason !== '' || filters.q !== '';
   return (
     <form class="filters" role="search" aria-label="Filter events" onSubmit={(e) => e.preventDefault()}>
+      <ClusterPicker clusters={cache.clusters} value={filters.cluster} onPick={(cluster) => set({ cluster })} />
       <label>
         <span>Namespace</span>
         <input name="namespace" list="dl-ns" value={filters.namespace} placeholder="all" autocomplete="off" spellcheck={false}
@@ -71,8 +73,8 @@ export function FilterBar({ cache, filters, navigate, lockType }: FilterBarProps
         <input id="search" name="q" type="search" value={filters.q} placeholder="text in message, object, reason… ( / )" autocomplete="off"
           spellcheck={false} onInput={(e) => set({ q: e.currentTarget.value })} />
       </label>
-      {any ? (
-        <button type="button" class="clear" onClick={() => navigate({ filters: { namespace: '', kind: '', type: '', reason: '', q: '' } })}>
+      {isFiltered(filters) ? (
+        <button type="button" class="clear" onClick={() => navigate({ filters: EMPTY_FILTERS })}>
           Clear
         </button>
       ) : null}
@@ -80,5 +82,26 @@ export function FilterBar({ cache, filters, navigate, lockType }: FilterBarProps
       <datalist id="dl-kind">{facets.kinds.map((v) => <option key={v} value={v} />)}</datalist>
       <datalist id="dl-reason">{facets.reasons.map((v) => <option key={v} value={v} />)}</datalist>
     </form>
+  );
+}
+
+/**
+ * ClusterPicker keeps one cluster of an archive of several. With one cluster
+ * (or none named) there is nothing to pick and it is not drawn, unless a link
+ * names a cluster, which it then shows so that it can be cleared.
+ */
+function ClusterPicker({ clusters, value, onPick }: { clusters: readonly string[]; value: string; onPick: (cluster: string) => void }) {
+  if (clusters.length < 2 && value === '') return null;
+  const choices = value === '' || clusters.includes(value) ? clusters : [...clusters, value];
+  return (
+    <label>
+      <span>Cluster</span>
+      <select name="cluster" value={value} onChange={(e) => onPick(e.currentTarget.value)}>
+        <option value="">all</option>
+        {choices.map((c) => (
+          <option key={c} value={c}>{c}</option>
+        ))}
+      </select>
+    </label>
   );
 }

@@ -2,7 +2,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { EventCache } from './event-cache.js';
 import { age, compact } from './format.js';
 import { useCache, useMedia } from './hooks.js';
-import { rowMatcher } from './model.js';
+import { isFiltered, rowMatcher } from './model.js';
 import type { EventRow } from './model.js';
 import type { Route } from './route.js';
 import type { Navigate } from './use-route.js';
@@ -37,10 +37,12 @@ export function LiveView({ cache, route, navigate, now }: LiveViewProps) {
 
   const { filters } = route;
   const shown = useMemo(() => {
-    if (!filters.namespace && !filters.kind && !filters.type && !filters.reason && !filters.q.trim()) return rows;
+    if (!isFiltered(filters)) return rows;
     const match = rowMatcher(filters);
     return rows.filter(match);
-  }, [rows, filters.namespace, filters.kind, filters.type, filters.reason, filters.q]);
+  }, [rows, filters.cluster, filters.namespace, filters.kind, filters.type, filters.reason, filters.q]);
+  // Rows name their cluster where there are several to tell apart.
+  const clustered = cache.clusters.length > 1;
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent): void => {
@@ -66,7 +68,7 @@ export function LiveView({ cache, route, navigate, now }: LiveViewProps) {
       <span class="c-type"><span class="badge">{r.type}</span></span>
       <span class="c-reason">{r.reason}</span>
       <span class="c-object">{r.kind.toLowerCase()}/{r.objectName}</span>
-      <span class="c-ns">{r.namespace}</span>
+      <span class="c-ns">{clustered && r.cluster !== '' ? <span class="cluster-tag" title="cluster">{r.cluster}</span> : null}{r.namespace}</span>
       <span class="c-count" title={`${r.count} times`}>{r.count > 1 ? `×${compact(r.count)}` : ''}</span>
       <span class="c-message">{r.message}</span>
     </div>

@@ -1,4 +1,12 @@
+import type { CLUSTER_LABEL } from '../../api/cluster.js';
 import type { CoreEvent, ObjectReference } from '../../api/types.js';
+
+/**
+ * LABEL_OF_CLUSTER is the label that names the cluster an archived event came
+ * from. The UI imports api types only: typed as the api's constant, it cannot
+ * drift from it.
+ */
+const LABEL_OF_CLUSTER: typeof CLUSTER_LABEL = 'archive.kevents.io/cluster';
 
 /**
  * EventRow is the slim, display-ready form of one Event that the UI keeps in
@@ -8,6 +16,8 @@ import type { CoreEvent, ObjectReference } from '../../api/types.js';
 export interface EventRow {
   uid: string;
   namespace: string;
+  /** cluster names the cluster the event was archived from, '' for a local write. */
+  cluster: string;
   name: string;
   rv: number;
   type: string;
@@ -32,6 +42,8 @@ export interface EventRow {
 
 /** Filters narrow every view; empty strings match everything. */
 export interface Filters {
+  /** cluster keeps one cluster of an archive of several (the cluster picker). */
+  cluster: string;
   namespace: string;
   kind: string;
   type: string;
@@ -40,7 +52,12 @@ export interface Filters {
 }
 
 /** EMPTY_FILTERS match every event. */
-export const EMPTY_FILTERS: Filters = { namespace: '', kind: '', type: '', reason: '', q: '' };
+export const EMPTY_FILTERS: Filters = { cluster: '', namespace: '', kind: '', type: '', reason: '', q: '' };
+
+/** isFiltered tells whether any filter narrows the views. */
+export function isFiltered(f: Filters): boolean {
+  return f.cluster !== '' || f.namespace !== '' || f.kind !== '' || f.type !== '' || f.reason !== '' || f.q.trim() !== '';
+}
 
 function timeMs(t: string | null | undefined): number {
   if (t === null || t === undefined || t === '') return NaN;
@@ -72,6 +89,7 @@ export function toRow(e: CoreEvent): EventRow {
   const row: EventRow = {
     uid: e.metadata.uid ?? `${namespace}/${e.metadata.name ?? ''}`,
     namespace,
+    cluster: e.metadata.labels?.[LABEL_OF_CLUSTER] ?? '',
     name: e.metadata.name ?? '',
     rv: Number(e.metadata.resourceVersion ?? 0),
     type: e.type ?? '',
@@ -95,6 +113,7 @@ export function toRow(e: CoreEvent): EventRow {
 
 /** Matchable is what filters look at: an EventRow or a timeline Mark. */
 export interface Matchable {
+  cluster: string;
   namespace: string;
   kind: string;
   type: string;
@@ -104,12 +123,14 @@ export interface Matchable {
 
 /** rowMatcher compiles filters into a predicate; kind, type and reason compare case-insensitively. */
 export function rowMatcher(f: Filters): (r: Matchable) => boolean {
+  const cluster = f.cluster.trim();
   const ns = f.namespace.trim();
   const kind = f.kind.trim().toLowerCase();
   const type = f.type.trim().toLowerCase();
   const reason = f.reason.trim().toLowerCase();
   const words = f.q.trim().toLowerCase().split(/\s+/).filter((w) => w !== '');
   return (r) =>
+    (cluster === '' || r.cluster === cluster) &&
     (ns === '' || r.namespace === ns) &&
     (kind === '' || r.kind.toLowerCase() === kind) &&
     (type === '' || r.type.toLowerCase() === type) &&

@@ -9,6 +9,8 @@ import { parseObjectKey, toRow } from './model.js';
 /** ObjectPanelProps configure the ObjectPanel. */
 export interface ObjectPanelProps {
   objectKey: string;
+  /** cluster, when one is picked, keeps that cluster's events of the object and of what it owns. */
+  cluster: string;
   now: number;
   onClose: () => void;
 }
@@ -35,7 +37,7 @@ function describeOrder(a: CoreEvent, b: CoreEvent): number {
  * objects it owns (a Deployment's ReplicaSets and Pods, a Pod's Node), every
  * occurrence among them, the first Warning, and the next steps.
  */
-export function ObjectPanel({ objectKey, now, onClose }: ObjectPanelProps) {
+export function ObjectPanel({ objectKey, cluster, now, onClose }: ObjectPanelProps) {
   const target = parseObjectKey(objectKey);
   const [events, setEvents] = useState<CoreEvent[] | undefined>(undefined);
   const [error, setError] = useState('');
@@ -46,11 +48,11 @@ export function ObjectPanel({ objectKey, now, onClose }: ObjectPanelProps) {
     if (target === undefined) return;
     const abort = new AbortController();
     setError('');
-    objectEvents(target.kind, target.namespace, target.name, abort.signal).then(setEvents, (e: unknown) => {
+    objectEvents(target.kind, target.namespace, target.name, { cluster, signal: abort.signal }).then(setEvents, (e: unknown) => {
       if (!abort.signal.aborted) setError(e instanceof Error ? e.message : String(e));
     });
     return () => abort.abort();
-  }, [objectKey, refresh]);
+  }, [objectKey, cluster, refresh]);
 
   useEffect(() => heading.current?.focus(), [objectKey]);
 
@@ -60,8 +62,8 @@ export function ObjectPanel({ objectKey, now, onClose }: ObjectPanelProps) {
   }, []);
 
   const incident = useTimeline(
-    { since: now - HISTORY_MS, until: now + 60_000, namespace: target?.namespace || undefined, for: target ? `${target.kind}/${target.name}` : undefined },
-    `${objectKey}|${refresh}`,
+    { since: now - HISTORY_MS, until: now + 60_000, namespace: target?.namespace || undefined, for: target ? `${target.kind}/${target.name}` : undefined, cluster: cluster || undefined },
+    `${objectKey}|${cluster}|${refresh}`,
   );
 
   if (target === undefined) return null;
@@ -78,6 +80,7 @@ export function ObjectPanel({ objectKey, now, onClose }: ObjectPanelProps) {
         <h2 id="panel-title" tabIndex={-1} ref={heading}>
           {title}
           {target.namespace ? <span class="panel-ns"> in {target.namespace}</span> : null}
+          {cluster ? <span class="panel-ns"> of {cluster}</span> : null}
         </h2>
         <button type="button" class="close" aria-label="Close (Escape)" onClick={onClose}>✕</button>
       </header>
@@ -161,6 +164,8 @@ function Incident({ timeline, title, now }: { timeline: Timeline; title: string;
   const shown = timeline.rows.slice(-MAX_ROWS);
   const first = summary.firstWarning;
   const others = summary.objects.filter((o) => o.object !== title);
+  // Objects of one name in several clusters: each row says whose it is.
+  const clustered = new Set(timeline.rows.map((r) => r.cluster ?? '')).size > 1;
   return (
     <div class="incident">
       <p class="incident-summary">
@@ -188,6 +193,7 @@ function Incident({ timeline, title, now }: { timeline: Timeline; title: string;
           <thead>
             <tr>
               <th scope="col">Time</th>
+              {clustered ? <th scope="col">Cluster</th> : null}
               <th scope="col">Object</th>
               <th scope="col">Type</th>
               <th scope="col">Reason</th>
@@ -200,6 +206,7 @@ function Incident({ timeline, title, now }: { timeline: Timeline; title: string;
                 <td class="nowrap">
                   <RowTime row={r} now={now} />
                 </td>
+                {clustered ? <td class="nowrap">{r.cluster ?? ''}</td> : null}
                 <td class="nowrap">{r.object}</td>
                 <td>{r.type}</td>
                 <td>{r.reason}</td>

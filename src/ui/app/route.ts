@@ -3,8 +3,10 @@ import type { Filters } from './model.js';
 /** View names the three screens of the UI. */
 export type View = 'live' | 'dashboard' | 'timeline';
 
-/** GroupBy is what the warnings dashboard counts by. */
-export type GroupBy = 'reason' | 'namespace' | 'kind';
+/** GroupBy is what the warnings dashboard counts by; `cluster` where the archive holds several. */
+export type GroupBy = 'reason' | 'namespace' | 'kind' | 'cluster';
+
+const GROUP_BYS: readonly GroupBy[] = ['reason', 'namespace', 'kind', 'cluster'];
 
 /**
  * Route is the whole view state, encoded in the URL hash so that a link pasted
@@ -40,7 +42,7 @@ function isoMs(s: string | null): number | undefined {
   return Number.isNaN(ms) ? undefined : ms;
 }
 
-/** parseRoute reads a location hash such as `#/live?ns=default&type=Warning`. */
+/** parseRoute reads a location hash such as `#/live?cluster=prod&ns=default&type=Warning`. */
 export function parseRoute(hash: string): Route {
   const text = hash.replace(/^#\/?/, '');
   const q = text.indexOf('?');
@@ -52,6 +54,7 @@ export function parseRoute(hash: string): Route {
   return {
     view,
     filters: {
+      cluster: params.get('cluster') ?? '',
       namespace: params.get('ns') ?? '',
       kind: params.get('kind') ?? '',
       type: params.get('type') ?? '',
@@ -59,7 +62,7 @@ export function parseRoute(hash: string): Route {
       q: params.get('q') ?? '',
     },
     window: window in WINDOWS ? window : '1h',
-    by: by === 'namespace' || by === 'kind' ? by : 'reason',
+    by: (GROUP_BYS as readonly (string | null)[]).includes(by) ? (by as GroupBy) : 'reason',
     from: isoMs(params.get('from')),
     to: isoMs(params.get('to')),
     object: params.get('object') ?? '',
@@ -72,6 +75,7 @@ export function formatRoute(r: Route): string {
   const put = (k: string, v: string): void => {
     if (v !== '') p.set(k, v);
   };
+  put('cluster', r.filters.cluster);
   put('ns', r.filters.namespace);
   put('kind', r.filters.kind);
   put('type', r.filters.type);

@@ -97,11 +97,13 @@ export function TimelineView({ cache, route, navigate, now }: TimelineViewProps)
   const from = route.from ?? to - DEFAULT_SPAN_MS;
   const span = Math.max(MIN_SPAN_MS, to - from);
   const served = useTimeline(
-    { since: from, until: from + span, namespace: route.filters.namespace || undefined },
-    `${route.from}|${following ? `${Math.floor(now / FOLLOW_REFRESH_MS)}|${changes}` : route.to}|${route.filters.namespace}`,
+    { since: from, until: from + span, namespace: route.filters.namespace || undefined, cluster: route.filters.cluster || undefined },
+    `${route.from}|${following ? `${Math.floor(now / FOLLOW_REFRESH_MS)}|${changes}` : route.to}|${route.filters.namespace}|${route.filters.cluster}`,
   );
   const { filters } = route;
-  const filterKey = `${filters.namespace}|${filters.kind}|${filters.type}|${filters.reason}|${filters.q}`;
+  const filterKey = `${filters.cluster}|${filters.namespace}|${filters.kind}|${filters.type}|${filters.reason}|${filters.q}`;
+  // Lanes name their cluster where there are several to tell apart.
+  const clustered = cache.clusters.length > 1;
   const timeline = served.timeline;
   const lanes = useMemo(() => {
     if (timeline === undefined) return [];
@@ -131,9 +133,9 @@ export function TimelineView({ cache, route, navigate, now }: TimelineViewProps)
     const [kind, namespace, name] = lane.objectKey.split('/');
     return (
       <div class="lane">
-        <span class="lane-label" title={lane.objectKey}>
+        <span class="lane-label" title={lane.cluster !== '' ? `${lane.objectKey} in ${lane.cluster}` : lane.objectKey}>
           <span class="lane-kind">{kind}</span> {name}
-          <span class="lane-ns">{namespace}</span>
+          <span class="lane-ns">{clustered && lane.cluster !== '' ? <span class="cluster-tag" title="cluster">{lane.cluster}</span> : null}{namespace}</span>
           {lane.warnings > 0 ? <span class="lane-warn" title={`${lane.warnings} warnings`}>⚠ {lane.warnings}</span> : null}
         </span>
         <span class="lane-track" aria-hidden="true">

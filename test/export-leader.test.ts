@@ -8,7 +8,7 @@ import { after, describe, it } from 'node:test';
 import { startExport, stopExport } from './support/export-process.js';
 import type { ExportProcess } from './support/export-process.js';
 import { Workload, archiveChanges } from './support/event-workload.js';
-import { readStream, streamState } from './support/nats-stream.js';
+import { changesStreamConfig, readStream, streamState } from './support/nats-stream.js';
 import { POSTGRES_URL, testSchemas } from './support/postgres.js';
 import { CLI, startServer } from './support/server-process.js';
 import { sinkPaths, startNats } from './support/sink-servers.js';
@@ -67,24 +67,7 @@ void describe('kevents export --leader-elect', () => {
     const server = await startServer(['--storage', storage]);
     cleanups.push(() => server.stop());
     const config = join(dir, 'export.yaml');
-    writeFileSync(
-      config,
-      `sinks:
-  - name: changes
-    type: nats
-    servers: [${nats.address}]
-    timeout: 2s
-    retry: { initialBackoff: 100ms, maxBackoff: 1s }
-    subject: kevents.changes
-    policy: occurrences
-    batchSize: 5
-    stream: { name: CHANGES, subjects: ["kevents.>"], duplicateWindow: 1s, storage: file }
-route:
-  drop:
-    - namespace: kube-system
-  sinks: [changes]
-`,
-    );
+    writeFileSync(config, changesStreamConfig(nats.address, { batchSize: 5, dropKubeSystem: true }));
     const load = new Workload(server.url);
     await load.opening(4);
     const start = async (): Promise<ExportProcess> => {

@@ -11,7 +11,7 @@ import { legacyEvent, request } from './support/http.js';
 import type { HttpResult } from './support/http.js';
 import { mirrorMetric, startMirror, stopMirror, untilListed } from './support/mirror-process.js';
 import type { MirrorProcess } from './support/mirror-process.js';
-import { readStream, streamState } from './support/nats-stream.js';
+import { changesStreamConfig, readStream, streamState } from './support/nats-stream.js';
 import { startOwnPostgres } from './support/own-postgres.js';
 import type { OwnPostgres } from './support/own-postgres.js';
 import { startServer } from './support/server-process.js';
@@ -131,22 +131,7 @@ void describe('PostgreSQL killed and restarted', () => {
     const mirror: MirrorProcess = await startMirror(source.url, archive);
     cleanups.push(() => stopMirror(mirror, 'SIGKILL'));
     const config = join(dir, 'export.yaml');
-    writeFileSync(
-      config,
-      `sinks:
-  - name: changes
-    type: nats
-    servers: [${nats.address}]
-    timeout: 2s
-    retry: { initialBackoff: 100ms, maxBackoff: 1s }
-    subject: kevents.changes
-    policy: occurrences
-    batchSize: 20
-    stream: { name: CHANGES, subjects: ["kevents.>"], duplicateWindow: 1s, storage: file }
-route:
-  sinks: [changes]
-`,
-    );
+    writeFileSync(config, changesStreamConfig(nats.address, { batchSize: 20 }));
     const exporter: ExportProcess = await startExport(config, archive);
     cleanups.push(() => stopExport(exporter, 'SIGKILL'));
     const processes = [...replicas.map((r) => r.child), mirror.child, exporter.child];

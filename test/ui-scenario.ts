@@ -146,21 +146,7 @@ export async function shoot(page: Page, name: string): Promise<void> {
 }
 
 /** ClusterEvent is one event of a cluster's source, written to the archive as its mirror writes it. */
-interface ClusterEvent {
-  name: string;
-  namespace: string;
-  kind?: string;
-  object: string;
-  reason: string;
-  message: string;
-  type?: string;
-  count?: number;
-  firstAgo: number;
-  lastAgo: number;
-  component?: string;
-  host?: string;
-  fieldPath?: string;
-}
+type ClusterEvent = Omit<Parameters<typeof legacyEvent>[0], 'uid'>;
 
 /**
  * FLEET is three clusters' events. prod-eu's Deployment shop/web rolls out a

@@ -60,3 +60,25 @@ export async function readStream(servers: string, stream: string, auth: NatsAuth
     await nc.close();
   }
 }
+
+/**
+ * changesStreamConfig is an export config that delivers every change (the occurrences
+ * policy) to the CHANGES stream of a nats-server, whose duplicate window is one second:
+ * so short that only the sink's own read-back keeps a redelivered batch out.
+ */
+export function changesStreamConfig(address: string, options: { batchSize: number; dropKubeSystem?: boolean }): string {
+  const drop = options.dropKubeSystem === true ? '  drop:\n    - namespace: kube-system\n' : '';
+  return `sinks:
+  - name: changes
+    type: nats
+    servers: [${address}]
+    timeout: 2s
+    retry: { initialBackoff: 100ms, maxBackoff: 1s }
+    subject: kevents.changes
+    policy: occurrences
+    batchSize: ${options.batchSize}
+    stream: { name: CHANGES, subjects: ["kevents.>"], duplicateWindow: 1s, storage: file }
+route:
+${drop}  sinks: [changes]
+`;
+}

@@ -84,6 +84,17 @@ void describe('deploy/', () => {
     assert.throws(() => helm(['template', 'kevents', `${root}deploy/chart/kevents`, '--set', 'archive.type=etcd']), /archive\.type must be sqlite or postgres/);
   });
 
+  void it('clusterRetention adds a --retention NAME=DURATION per cluster beside the default, for serve and for the mirror', () => {
+    for (const overlay of ['sqlite', 'postgres']) {
+      const rendered = docs(helm(['template', 'kevents', `${root}deploy/chart/kevents`, '--namespace', 'kevents', '--set', `archive.type=${overlay}`, '--set', 'clusterRetention.prod=90d', '--set', 'clusterRetention.staging=7d']));
+      const args = rendered
+        .filter((d) => d.kind === 'Deployment')
+        .flatMap((d) => (d.spec as { template: { spec: { containers: { args?: string[] }[] } } }).template.spec.containers.flatMap((c) => c.args ?? []))
+        .filter((a) => a.startsWith('--retention='));
+      assert.deepEqual(args, ['--retention=30d', '--retention=prod=90d', '--retention=staging=7d'], overlay);
+    }
+  });
+
   void it('the ClusterRole grants list and watch on events in both groups and nothing else; the Role only the mirror\'s Lease', () => {
     for (const overlay of ['sqlite', 'postgres']) {
       const all = kustomize(overlay);

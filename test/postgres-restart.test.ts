@@ -142,6 +142,8 @@ void describe('PostgreSQL killed and restarted', () => {
     let round = 0;
     for (; round < 3; round++) await load.round(round);
     const writers = replicas.map((r, i) => new DirectWriter(r, `r${i}`));
+    // A failed assertion must not leave the writers' loops keeping the test process alive.
+    for (const w of writers) cleanups.push(() => w.stop());
     for (const w of writers) for (let i = 0; i < 10; i++) assert.equal((await w.write(`${w.prefix}-before-${i}`)).status, 201);
     await until('the exporter publishes', async () => ((await streamState(nats.address, 'CHANGES'))?.messages ?? 0) > 0);
 
@@ -153,6 +155,10 @@ void describe('PostgreSQL killed and restarted', () => {
         await sleep(500);
       }
     })();
+    cleanups.push(async () => {
+      loading = false;
+      await sourceLoad.catch(() => undefined);
+    });
     // A watch of replica 0 open through the fault: every write must reach it once, whichever replica took it.
     const watcher = startWitness(replicas[0]!, (await request(replicas[0]!.url, 'GET', '/api/v1/events?limit=1')).json.metadata.resourceVersion as string);
     cleanups.push(() => Promise.resolve(watcher.stop()));
@@ -168,7 +174,8 @@ void describe('PostgreSQL killed and restarted', () => {
     for (const [i, r] of replicas.entries()) {
       const list = outcomeOf('list', Date.now(), await timed(r.url, 'GET', DIRECT));
       probes.push(`replica ${i} list: ${list.status} ${list.reason ?? ''} in ${list.ms} ms`);
-      assert.equal(list.kind, 'Status', `a list while the database is down: ${JSON.stringify(list)}`);
+      const exited = r.child.exitCode ?? r.child.signalCode;
+      assert.equal(list.kind, 'Status', `a list while the database is down: ${JSON.stringify(list)}${exited !== null ? `; replica ${i} exited (${exited}): ${r.stderr().slice(-2000)}` : ''}`);
       assert.ok(typeof list.status === 'number' && list.status >= 500, JSON.stringify(list));
     }
     const mirrorReady = await fetch(`${mirror.metricsUrl}/readyz`, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });

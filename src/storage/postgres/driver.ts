@@ -2,7 +2,10 @@ import { StorageError, isStorageError } from '../errors.js';
 import type { PgPool } from './options.js';
 
 interface PgModule {
-  Pool: new (config: { connectionString: string; max: number }) => PgPool & { on(event: 'error', listener: (e: Error) => void): unknown };
+  Pool: new (config: { connectionString: string; max: number }) => PgPool & {
+    on(event: 'error', listener: (e: Error) => void): unknown;
+    on(event: 'connect', listener: (client: { on(event: 'error', listener: (e: Error) => void): unknown }) => void): unknown;
+  };
 }
 
 /** DRIVER is the optional peer dependency; its name sits in a variable so that nothing resolves it before a postgres store is opened. */
@@ -24,6 +27,11 @@ export async function createPool(connectionString: string, max: number, onIdleEr
   const pool = new Pool({ connectionString, max });
   // An idle connection that drops (server restart) is reported here; without a listener it would crash the process.
   pool.on('error', onIdleError);
+  // The pool listens to a connection only while it is idle: one that drops while checked out, between
+  // two queries (a transaction waiting on other work, a held advisory lock), emits an error nobody
+  // hears, which crashes the process. Its holder learns of the loss from its next query (Unreachable)
+  // and releases it as broken, so the event itself needs no more than a listener.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
 

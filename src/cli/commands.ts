@@ -40,6 +40,11 @@ export function register(program: Command, io: CliIO): void {
     .option('--read-timeout <duration>', 'answer 408 to a request whose body has not arrived in this time (a watch, once asked for, is not cut)', '1m')
     .option('--max-connections <n>', 'close connections beyond this many open at once', '4096')
     .option('--render-cache-size <size>', 'memory for the wire bytes of listed event versions, which later lists reuse (0 keeps none)', '64MiB')
+    .option(
+      '--workers <n>',
+      'processes that answer requests over one SQLite file (auto: one per core); this process then keeps the file and its writes (docs/serve.md)',
+      '1',
+    )
     .addOption(new Option('--history-window <duration>', 'how long watch history is kept').hideHelp())
     .action(async (flags: ServeFlags) => {
       const { runServe } = await import('./serve.js');

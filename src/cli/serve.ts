@@ -1,7 +1,7 @@
 import { realClock, createConsoleLogger } from '../internal/index.js';
 import type { LogLevel } from '../internal/index.js';
-import { createEventsServer, DEFAULT_RENDER_CACHE_MIB } from '../server/index.js';
-import type { ConnectionLimits, ReadinessCheck } from '../server/index.js';
+import { createEventsServer, createServerMetrics, DEFAULT_RENDER_CACHE_MIB } from '../server/index.js';
+import type { ConnectionLimits, KeventsServer, ReadinessCheck, TlsPair } from '../server/index.js';
 import type { CoreEvent, Occurrence } from '../api/index.js';
 import { DEFAULT_HISTORY_WINDOW_SECONDS } from '../storage/index.js';
 import { storeTimelineReader } from './timeline-reader.js';
@@ -15,6 +15,9 @@ import { version } from './version.js';
 import { selfCommand } from './self-command.js';
 import { parseSize } from './sizes.js';
 import { describeStorage, openStore, parseStorageSpec } from './storage-spec.js';
+import { PrimaryLink, WorkerPool, parseWorkers, workerFlags } from './serve-workers.js';
+import type { SqliteEventStore } from '../storage/sqlite/index.js';
+import type { EventStore } from '../storage/index.js';
 
 /** ServeFlags are the flags of `kevents serve`. */
 export interface ServeFlags extends ServeAuthFlags {
@@ -40,6 +43,20 @@ export interface ServeFlags extends ServeAuthFlags {
   renderCacheSize?: string;
   /** historyWindow overrides how long watch history is kept (hidden: for tests that need a 410). */
   historyWindow?: string;
+  /** workers is how many processes serve the API over one SQLite file (a number, or auto for the cores); 1 serves from this process. */
+  workers?: string;
+}
+
+/**
+ * Frontend is what answers HTTP for `kevents serve`: this process's server, or
+ * with --workers the worker processes (see serve-workers.ts).
+ */
+interface Frontend {
+  address: { address: string; port: number; family: string };
+  ui: boolean;
+  registry(): ReturnType<KeventsServer['metrics']['registry']>;
+  setTls(pair: TlsPair): void;
+  close(): Promise<void>;
 }
 
 /** parseListen reads `HOST:PORT`, `:PORT` or `PORT`. */
@@ -54,8 +71,14 @@ export function parseListen(text: string): { host: string; port: number } {
 
 /** runServe starts the events API server and runs until SIGINT or SIGTERM. */
 export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
+  const asWorker = workerFlags<ServeFlags>();
+  if (asWorker !== undefined) return runServeWorker(asWorker, io);
   const { host, port } = parseListen(flags.listen);
   const spec = parseStorageSpec(flags.storage);
+  const workers = parseWorkers(flags.workers);
+  if (workers > 1 && spec.kind !== 'sqlite') {
+    throw new UsageError(`--workers serves one SQLite file from several processes; with ${spec.kind} storage, run more kevents serve replicas instead`);
+  }
   let ttlMs: number;
   try {
     ttlMs = parseGoDuration(flags.eventTtl);
@@ -79,38 +102,56 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
   const archivingWanted = (flags.mirror ?? '') !== '' || (flags.retention ?? []).some((r) => r !== '') || (flags.maxSize ?? '') !== '';
   const archiving = archivingWanted ? await import('./mirror.js') : undefined;
   archiving?.parseRetention(flags);
+  const primaryMetrics = createServerMetrics();
+  const pool = workers > 1 ? new WorkerPool(workers, { ...flags }, logger, () => primaryMetrics.registry()) : undefined;
   let store;
   try {
-    store = await openStore(spec, { clock: realClock, logger, historyWindowSeconds, ...(compactIntervalMs !== undefined ? { compactIntervalMs } : {}) });
+    store = await openStore(spec, {
+      clock: realClock,
+      logger,
+      historyWindowSeconds,
+      ...(compactIntervalMs !== undefined ? { compactIntervalMs } : {}),
+      ...(pool !== undefined ? { sqlite: { onCommit: (rv: number, compacted: number) => pool.commit(rv, compacted) } } : {}),
+    });
   } catch (e) {
     security.close();
     throw e;
   }
   const readinessChecks: ReadinessCheck[] = [];
-  const server = createEventsServer({
-    limits,
-    renderCacheBytes,
-    store,
-    eventTtlSeconds: Math.round(ttlMs / 1000),
-    clock: realClock,
-    logger,
-    keventsVersion: version,
-    readinessChecks,
-    timeline: storeTimelineReader(store),
-    ...(security.gate !== undefined ? { gate: security.gate } : {}),
-    ...(security.tls !== undefined ? { tls: security.tls } : {}),
-  });
-  let address;
+  let server: Frontend;
   try {
-    address = await server.listen(host, port);
+    if (pool !== undefined) {
+      // The workers answer HTTP (TLS and tokens included, each from the flags); this process keeps the file and what writes it.
+      security.close();
+      const metrics = primaryMetrics;
+      const failing = (): { name: string; message: string }[] =>
+        readinessChecks.map((c) => ({ name: c.name, ...c.check() })).filter((c) => !c.ready).map(({ name, message }) => ({ name, message }));
+      const address = await pool.start(store as SqliteEventStore, failing);
+      server = { address, ui: pool.ui, registry: () => metrics.registry(), setTls: () => {}, close: () => pool.stop() };
+    } else {
+      const http = createEventsServer({
+        limits,
+        renderCacheBytes,
+        store,
+        eventTtlSeconds: Math.round(ttlMs / 1000),
+        clock: realClock,
+        logger,
+        keventsVersion: version,
+        readinessChecks,
+        timeline: storeTimelineReader(store),
+        ...(security.gate !== undefined ? { gate: security.gate } : {}),
+        ...(security.tls !== undefined ? { tls: security.tls } : {}),
+      });
+      const address = await http.listen(host, port);
+      server = { address, ui: http.ui, registry: () => http.metrics.registry(), setTls: (pair) => http.setTls(pair), close: () => http.close() };
+    }
   } catch (e) {
     security.close();
+    await pool?.stop();
     await store.close();
-    const code = (e as { code?: string }).code;
-    if (code === 'EADDRINUSE') throw new CliError(`cannot listen on ${host}:${port}: the address is already in use (choose another with --listen)`);
-    if (code === 'EACCES') throw new CliError(`cannot listen on ${host}:${port}: permission denied`);
-    throw e;
+    throw listenFailure(e, host, port);
   }
+  const address = server.address;
   let archive: { stop(): void | Promise<void> } | undefined;
   let counting: { stop(): Promise<void> } | undefined;
   try {
@@ -119,7 +160,7 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
     let onArchived: ((changes: { occurrence: Occurrence; event: CoreEvent }[]) => void) | undefined;
     if (flags.eventMetrics !== undefined) {
       const { registerEventMetrics, startEventMetrics } = await import('./event-metrics.js');
-      const registry = await server.metrics.registry();
+      const registry = await server.registry();
       if (mirroring) {
         const metrics = await registerEventMetrics(flags.eventMetrics, registry);
         onArchived = (changes) => {
@@ -129,7 +170,7 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
     }
     if (archiving !== undefined && flags.mirror !== undefined && flags.mirror !== '') {
       const isUrl = /^https?:\/\//.test(flags.mirror);
-      const registry = await server.metrics.registry();
+      const registry = await server.registry();
       const run = await archiving.startMirror(
         store,
         {
@@ -156,7 +197,7 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
   if (flags.sinks !== undefined && flags.sinks !== '') {
     try {
       const { startExport } = await import('./export-sinks.js');
-      const run = await startExport(spec, flags.sinks, { logger, registry: await server.metrics.registry(), flag: '--sinks' });
+      const run = await startExport(spec, flags.sinks, { logger, registry: await server.registry(), flag: '--sinks' });
       readinessChecks.push({ name: 'export', check: () => run.exporter.readiness() });
       exporting = run;
     } catch (e) {
@@ -170,7 +211,7 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
   security.watchTls((pair) => server.setTls(pair));
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `${security.tls !== undefined ? 'https' : 'http'}://${shownHost}:${address.port}`;
-  io.stdout.write(serveBanner({ url, ui: server.ui, storage: describeStorage(spec), auth: security.describe, ttlMs, mirror: flags.mirror, kevents: selfCommand() }));
+  io.stdout.write(serveBanner({ url, ui: server.ui, storage: describeStorage(spec), auth: security.describe, ttlMs, mirror: flags.mirror, kevents: selfCommand(), workers }));
   await untilSignal(logger);
   await exporting?.stop();
   security.close();
@@ -178,6 +219,85 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
   await counting?.stop();
   await server.close();
   await store.close();
+}
+
+/** perWorker shares --max-connections among the workers: each new connection goes to the next worker, so together they hold about the cap. */
+function perWorker(limits: ConnectionLimits, workers: number): ConnectionLimits {
+  return limits.maxConnections === undefined ? limits : { ...limits, maxConnections: Math.max(1, Math.ceil(limits.maxConnections / workers)) };
+}
+
+/** listenFailure is the one-line error of a server that could not listen. */
+function listenFailure(e: unknown, host: string, port: number): unknown {
+  const code = (e as { code?: string }).code;
+  if (code === 'EADDRINUSE') return new CliError(`cannot listen on ${host}:${port}: the address is already in use (choose another with --listen)`);
+  if (code === 'EACCES') return new CliError(`cannot listen on ${host}:${port}: permission denied`);
+  return e;
+}
+
+/**
+ * runServeWorker is one worker of `kevents serve --workers N`: it serves the API
+ * over a follower of the primary's SQLite store (reads from the file, writes
+ * through the primary) until the primary tells it to stop or goes away.
+ */
+async function runServeWorker(flags: ServeFlags, io: CliIO): Promise<void> {
+  const link = new PrimaryLink();
+  const logger = createConsoleLogger({ level: flags.logLevel as LogLevel, stream: io.stderr });
+  let store: EventStore | undefined;
+  let http: KeventsServer | undefined;
+  let security: Awaited<ReturnType<typeof prepareServeSecurity>> | undefined;
+  const stopped = new Promise<void>((resolve) => {
+    link.onStop = resolve;
+    // Ctrl-C reaches every process of the terminal: the primary decides when the workers stop.
+    process.on('SIGINT', () => {});
+    process.once('SIGTERM', () => resolve());
+  });
+  try {
+    const { host, port } = parseListen(flags.listen);
+    const ttlMs = parseGoDuration(flags.eventTtl);
+    const workers = parseWorkers(flags.workers);
+    const renderCacheBytes = Math.floor(parseSize(flags.renderCacheSize ?? `${DEFAULT_RENDER_CACHE_MIB}MiB`) / workers);
+    security = await prepareServeSecurity(flags, host, logger);
+    const follower = await openStore(parseStorageSpec(flags.storage), { clock: realClock, logger, sqlite: { writer: link } });
+    store = follower;
+    link.onCommit = (rv, compacted) => (follower as SqliteEventStore).followCommit(rv, compacted);
+    // The primary's failing checks (its mirror, its export), as it last reported them.
+    const readinessChecks: ReadinessCheck[] = [];
+    link.onHealth = (failed) =>
+      readinessChecks.splice(0, readinessChecks.length, ...failed.map((f) => ({ name: f.name, check: () => ({ ready: false, message: f.message }) })));
+    http = createEventsServer({
+      limits: perWorker(parseLimits(flags), workers),
+      renderCacheBytes,
+      store: follower,
+      eventTtlSeconds: Math.round(ttlMs / 1000),
+      clock: realClock,
+      logger,
+      keventsVersion: version,
+      readinessChecks,
+      metricsText: () => link.metrics(),
+      timeline: storeTimelineReader(follower),
+      ...(security.gate !== undefined ? { gate: security.gate } : {}),
+      ...(security.tls !== undefined ? { tls: security.tls } : {}),
+    });
+    try {
+      await http.listen(host, port);
+    } catch (e) {
+      throw listenFailure(e, host, port);
+    }
+    const server = http;
+    link.registry = () => server.metrics.registry();
+    security.watchTls((pair) => server.setTls(pair));
+    link.tell({ kevents: 'ready', ui: http.ui });
+  } catch (e) {
+    link.tell({ kevents: 'failed', message: e instanceof Error ? e.message : String(e) });
+    security?.close();
+    await store?.close().catch(() => {});
+    process.exit(1);
+  }
+  await stopped;
+  security.close();
+  await http.close();
+  await store.close();
+  process.exit(0);
 }
 
 /** BannerFacts are what the start banner of `kevents serve` reports. */
@@ -192,6 +312,8 @@ export interface BannerFacts {
   mirror: string | undefined;
   /** kevents is how the user runs kevents from where they stand (selfCommand). */
   kevents: string;
+  /** workers is how many processes answer requests (`--workers`); 1 is this one. */
+  workers?: number;
 }
 
 /**
@@ -205,6 +327,7 @@ export function serveBanner(b: BannerFacts): string {
     `kevents serve: listening on ${b.url}`,
     `  web UI:    ${b.ui ? `${b.url}/` : 'not built (run "npm run build" in the kevents checkout)'}`,
     `  storage:   ${b.storage}`,
+    ...(b.workers !== undefined && b.workers > 1 ? [`  workers:   ${b.workers} processes answer requests; this one (pid ${process.pid}) keeps the file`] : []),
     ...(b.auth !== undefined ? [`  auth:      ${b.auth}`] : []),
     `  event TTL: ${b.ttlMs === 0 ? 'none (events are kept forever)' : formatGoDuration(b.ttlMs)}`,
     ...(b.mirror !== undefined && b.mirror !== '' ? [`  mirror:    ${b.mirror} (archived events never expire)`] : []),

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Clock, Logger } from '../internal/index.js';
 import type { EventStore } from '../storage/index.js';
+import type { SqliteEventStoreOptions } from '../storage/sqlite/index.js';
 import { CliError, UsageError } from './errors.js';
 
 /** StorageSpec is a parsed `--storage` value. */
@@ -61,7 +62,15 @@ export function describeStorage(spec: StorageSpec): string {
  */
 export async function openStore(
   spec: StorageSpec,
-  deps: { clock: Clock; logger: Logger; historyWindowSeconds?: number; compactIntervalMs?: number; sqliteCacheMiB?: number },
+  deps: {
+    clock: Clock;
+    logger: Logger;
+    historyWindowSeconds?: number;
+    compactIntervalMs?: number;
+    sqliteCacheMiB?: number;
+    /** sqlite joins a SQLite store to others on its file (`kevents serve --workers`): a writer's `onCommit`, or a follower's `writer`. */
+    sqlite?: Pick<SqliteEventStoreOptions, 'writer' | 'onCommit'>;
+  },
 ): Promise<EventStore> {
   switch (spec.kind) {
     case 'memory': {
@@ -78,6 +87,7 @@ export async function openStore(
         logger: deps.logger,
         ...window(deps),
         ...(deps.sqliteCacheMiB !== undefined ? { cacheSizeMiB: deps.sqliteCacheMiB } : {}),
+        ...deps.sqlite,
       });
       // A file SQLite cannot open or finds damaged is refused here, in one line, rather than served as errors (or as an empty archive).
       try {

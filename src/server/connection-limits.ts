@@ -79,7 +79,18 @@ function goAnswer(status: string): string {
  * (kube-apiserver closes such a connection without an answer).
  */
 export function applyLimits(server: Server, l: ResolvedLimits): void {
-  server.maxConnections = l.maxConnections;
+  // Counted here rather than with net.Server's maxConnections: in a worker of `serve --workers`,
+  // node:cluster hands a connection that maxConnections refuses to another worker, and one over
+  // every worker's cap would wait unanswered instead of being closed.
+  let open = 0;
+  server.on('connection', (socket: Socket) => {
+    if (open >= l.maxConnections) {
+      socket.destroy();
+      return;
+    }
+    open++;
+    socket.once('close', () => open--);
+  });
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
     if (!socket.writable || socket.bytesWritten > 0) {
       socket.destroy();

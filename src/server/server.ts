@@ -50,6 +50,8 @@ export interface ServerOptions {
   renderCacheBytes?: number;
   /** limits bound the headers, the time to send a request and the open connections (see `ConnectionLimits`). */
   limits?: ConnectionLimits;
+  /** metricsText answers /metrics in place of this server's own registry (a worker answers for every process of `serve --workers`). */
+  metricsText?: () => Promise<{ contentType: string; text: string }>;
 }
 
 /**
@@ -133,6 +135,16 @@ export function createEventsServer(options: ServerOptions): KeventsServer {
     res.end(`${lines.join('\n')}\nreadyz check failed`);
   });
   router.on('GET', '/metrics', (_req, res) => {
+    if (options.metricsText !== undefined) {
+      options.metricsText().then(
+        ({ contentType, text }) => {
+          res.writeHead(200, { 'Content-Type': contentType });
+          res.end(text);
+        },
+        (e: unknown) => sendError(res, e, logger, '/metrics'),
+      );
+      return;
+    }
     metrics.registry().then(
       async (registry) => {
         const text = await registry.metrics();

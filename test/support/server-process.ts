@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** CLI is the built kevents command the end-to-end tests run, as users do. */
@@ -53,6 +55,21 @@ export async function startServer(args: string[] = [], env: NodeJS.ProcessEnv = 
   };
 }
 
+/**
+ * withDefaultStorage gives a server the memory store unless told otherwise. With
+ * KEVENTS_TEST_WORKERS=N in the environment, every server the suites start runs
+ * `--workers N` over a SQLite file instead (the same suites, against workers).
+ */
 function withDefaultStorage(args: string[]): string[] {
-  return args.some((a) => a === '--storage' || a.startsWith('--storage=')) ? args : [...args, '--storage', 'memory:'];
+  const workers = process.env.KEVENTS_TEST_WORKERS;
+  const storage = args.findIndex((a) => a === '--storage' || a.startsWith('--storage='));
+  if (workers === undefined || workers === '' || args.some((a) => a.startsWith('--workers'))) {
+    return storage >= 0 ? args : [...args, '--storage', 'memory:'];
+  }
+  const given = storage < 0 ? undefined : args[storage] === '--storage' ? args[storage + 1] : args[storage]!.slice('--storage='.length);
+  if (given !== undefined && given !== 'memory:' && !given.startsWith('sqlite:')) return args;
+  // A new file is what the memory store is: empty at each start.
+  const fresh = `sqlite:${join(mkdtempSync(join(tmpdir(), 'kevents-workers-')), 'serve.db')}`;
+  const rest = storage < 0 ? args : args.filter((_a, i) => i !== storage && !(args[storage] === '--storage' && i === storage + 1));
+  return [...rest, '--storage', given === undefined || given === 'memory:' ? fresh : given, '--workers', workers];
 }

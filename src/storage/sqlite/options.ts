@@ -21,7 +21,27 @@ export interface SqliteEventStoreOptions extends CommonStoreOptions {
   maxCountRemaining?: number;
   /** maxBatch caps the writes committed in one transaction, so one commit never stalls the process for long. */
   maxBatch?: number;
+  /**
+   * writer makes this store a follower of another process's store over the same file
+   * (`kevents serve --workers`): it reads the file itself, sends every write to the
+   * writer, and learns of commits through `followCommit`. It never writes the file.
+   */
+  writer?: WriterLink;
+  /** onCommit hears the newest committed revision and the compaction point after each commit (the writer of followers). */
+  onCommit?: (rv: number, compacted: number) => void;
 }
+
+/**
+ * WriterLink carries a follower's writes to the store that owns the file: `call`
+ * runs the named write (see `FollowerWrite`) with plain-data arguments there and
+ * settles with its result, or rejects with its StorageError.
+ */
+export interface WriterLink {
+  call(op: FollowerWrite, args: unknown[]): Promise<unknown>;
+}
+
+/** FollowerWrite names the writes a follower sends: the store's methods of those names, and `writeIfAt` for an update's compare-and-swap. */
+export type FollowerWrite = 'create' | 'delete' | 'writeIfAt' | 'applyArchiveBatch' | 'bindCluster' | 'enforceRetention';
 
 /** DEFAULT_CACHE_SIZE_MIB holds the upper index levels and hot pages of a few million events. */
 export const DEFAULT_CACHE_SIZE_MIB = 32;

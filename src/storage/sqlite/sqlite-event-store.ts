@@ -59,7 +59,7 @@ import { decodeObject, encodeObject } from './object-codec.js';
 import { requireCjs } from '../../internal/index.js';
 import type { ListRow, ListScope } from './list-query.js';
 import { DEFAULT_CACHE_SIZE_MIB, DEFAULT_MAX_BATCH } from './options.js';
-import type { SqliteEventStoreOptions } from './options.js';
+import type { FollowerWrite, SqliteEventStoreOptions, WriterLink } from './options.js';
 import { CURRENT, Op, applySchema, nameHash, spanSeconds } from './schema.js';
 
 /** SqliteDatabase is better-sqlite3's constructor, loaded through `require` (see `requireCjs`). */
@@ -140,6 +140,8 @@ function fieldsOf(e: CoreEvent): Record<string, string | number | null> {
  * otherwise fill the writer's whole cache with pages read once.
  */
 const LIST_CACHE_MIB = 4;
+/** FOLLOW_BATCH is how many changes a follower reads from the file at a time while catching up. */
+const FOLLOW_BATCH = 1_000;
 
 /**
  * openListConnection opens a read-only connection for lists on a file. Reads and
@@ -245,6 +247,9 @@ export class SqliteEventStore implements ArchiveStore {
   private checkpointer: Checkpointer | undefined;
   /** checkpointPath is the file the Checkpointer serves; it starts with the first write (a thread costs ~60 ms to start, and a store only read needs none). */
   private checkpointPath: string | undefined;
+  /** writer is set on a follower: the store its writes go to (see `SqliteEventStoreOptions.writer`). */
+  private readonly writer: WriterLink | undefined;
+  private readonly onCommit: ((rv: number, compacted: number) => void) | undefined;
 
   constructor(options: SqliteEventStoreOptions) {
     this.o = resolveCommonOptions(options);
@@ -258,6 +263,12 @@ export class SqliteEventStore implements ArchiveStore {
       },
       this.o.watchBufferSize,
     );
+    this.writer = options.writer;
+    this.onCommit = options.onCommit;
+    if (this.writer !== undefined) {
+      this.openError = this.openFollower(options);
+      return;
+    }
     let db: Database.Database | undefined;
     try {
       const existed = fileExists(options.path);
@@ -293,7 +304,84 @@ export class SqliteEventStore implements ArchiveStore {
     );
   }
 
+  /**
+   * openFollower opens a follower's one connection on a file its writer has opened
+   * (and so checked and migrated): every read of the follower runs on it, and it
+   * never writes. Nothing ticks here: expiry, compaction and checkpoints are the writer's.
+   */
+  private openFollower(options: SqliteEventStoreOptions): StorageError | undefined {
+    let db: Database.Database | undefined;
+    try {
+      if (!fileExists(options.path)) throw new Error('no such file (a follower reads the file its writer opened)');
+      db = new SqliteDatabase(options.path, { fileMustExist: true });
+      db.pragma(`cache_size = -${(options.cacheSizeMiB ?? DEFAULT_CACHE_SIZE_MIB) * 1024}`);
+      db.pragma('temp_store = MEMORY');
+      db.pragma('busy_timeout = 5000');
+      this.archive = new ArchiveTables(db);
+      this.stmt = prepareStatements(db);
+      this.lists = new ListQueries(db);
+      this.db = db;
+      this.catchUp();
+      return undefined;
+    } catch (e) {
+      db?.close();
+      this.db = undefined;
+      return new StorageError('Unreachable', `cannot open the archive ${options.path}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    }
+  }
+
+  /**
+   * followCommit tells a follower that its writer committed up to revision `rv`
+   * (compaction point `compacted`): the follower reads what it has not seen from
+   * the file and hands it to its watchers, in order. A writer calls it before it
+   * acknowledges the writes of that commit, so a follower has published a write
+   * before its client hears of it.
+   */
+  followCommit(rv: number, compacted: number): void {
+    if (this.writer === undefined || this.db === undefined || this.closed) return;
+    try {
+      this.catchUp(rv, compacted);
+    } catch (e) {
+      this.o.logger.error('sqlite follower could not read new commits', { error: storageFailure(e) });
+    }
+  }
+
+  /** catchUp publishes every change committed to the file past this follower's revision. */
+  private catchUp(rv = 0, compacted?: number): void {
+    for (;;) {
+      const changes = this.changesAfter(this.rv, FOLLOW_BATCH);
+      if (changes.length > 0) {
+        this.rv = changes[changes.length - 1]!.rv;
+        this.hub.publish(changes);
+      }
+      if (changes.length < FOLLOW_BATCH) break;
+    }
+    // A revision with no version (an occurrence's) moves the follower too.
+    this.rv = Math.max(this.rv, rv);
+    this.compacted = Math.max(this.compacted, compacted ?? this.stmt.getMeta.get('compacted')?.value ?? 0);
+  }
+
+  /** followerRead runs a read of a follower in one snapshot of the file, after publishing what that snapshot holds past the follower's revision. */
+  private followerRead<T>(fn: () => T): T {
+    if (this.writer === undefined) return fn();
+    return this.db!.transaction(() => {
+      this.catchUp();
+      return fn();
+    })();
+  }
+
+  /** remote sends a follower's write to its writer; StorageErrors come back as they were thrown there. */
+  private remote<T>(op: FollowerWrite, args: unknown[]): Promise<T> {
+    try {
+      this.checkOpen();
+    } catch (e) {
+      return Promise.reject(storageFailure(e));
+    }
+    return this.writer!.call(op, args) as Promise<T>;
+  }
+
   async create(event: CoreEvent, options: WriteOptions = {}): Promise<CoreEvent> {
+    if (this.writer !== undefined) return this.remote<CoreEvent>('create', [event, options]);
     const key = keyOfEvent(event);
     const json = encodeEvent(event);
     const object = encodeObject(json);
@@ -327,7 +415,11 @@ export class SqliteEventStore implements ArchiveStore {
   }
 
   listVersions(options: ListOptions): Promise<VersionList> {
-    return this.read(() => {
+    return this.read(() => this.followerRead(() => this.listAt(options)));
+  }
+
+  private listAt(options: ListOptions): VersionList {
+    {
       const at = listRevision(options, this.rv, this.compacted);
       const { low, high } = options.namespace === undefined ? { low: '', high: undefined } : namespaceRange(options.namespace);
       const scope: ListScope = { at, latest: at === this.rv, high, fieldEquals: options.fieldEquals, activeIn: options.activeIn };
@@ -369,7 +461,7 @@ export class SqliteEventStore implements ArchiveStore {
         if (remaining !== undefined) result.remainingItemCount = remaining;
       }
       return result;
-    });
+    }
   }
 
   /**
@@ -403,32 +495,55 @@ export class SqliteEventStore implements ArchiveStore {
         if (still?.rv === cur!.rv) return { object: decodeEvent(curJson, cur!.rv), created: false };
         continue;
       }
-      const object = encodeObject(json);
-      const fields = fieldsOf(next);
-      const expiresAt = this.expiry(options.ttlSeconds);
-      const rv = await this.enqueue((changes) => {
-        const now = this.stmt.current.get(key);
-        // Compare-and-swap on the revision read before tryUpdate, as etcd does; a lost race retries.
-        if (now?.rv !== cur?.rv) return undefined;
-        const rv = ++this.rv;
-        if (now !== undefined) this.stmt.supersede.run(rv, now.rv);
-        const op = now === undefined ? Op.ADDED : Op.MODIFIED;
-        this.stmt.insert.run({ rv, key, op, object, prev_rv: now?.rv ?? null, expires_at: expiresAt, ...fields });
-        const change: Change = { rv, type: TYPES[op], key, json };
-        if (now !== undefined) {
-          change.prevJson = decodeObject(now.object);
-          change.prevRv = now.rv;
-        }
-        changes.push(change);
-        if (options.occurrence !== undefined) this.appendOccurrence(next, rv, occurrenceChange(current, next), options.occurrence);
-        return rv;
-      });
-      if (rv === undefined) continue;
+      const writeOptions: WriteOptions = {};
+      if (options.ttlSeconds !== undefined) writeOptions.ttlSeconds = options.ttlSeconds;
+      if (options.occurrence !== undefined) writeOptions.occurrence = options.occurrence;
+      const rv =
+        this.writer !== undefined
+          ? await this.remote<number | undefined>('writeIfAt', [key, cur?.rv ?? null, next, current ?? null, writeOptions])
+          : await this.casWrite(key, cur?.rv ?? null, json, next, current ?? null, writeOptions);
+      if (rv === undefined || rv === null) continue;
       return { object: decodeEvent(json, rv), created: cur === undefined };
     }
   }
 
+  /**
+   * writeIfAt is an update's compare-and-swap, as etcd's: it writes `next` as `key`
+   * only while the key's current version is still `expectRv` (null: absent), and
+   * resolves with the new revision, or undefined when another write came first.
+   * `previous` is the version `next` was made from (for its occurrence).
+   */
+  writeIfAt(key: string, expectRv: number | null, next: CoreEvent, previous: CoreEvent | null, options: WriteOptions = {}): Promise<number | undefined> {
+    if (this.writer !== undefined) return this.remote('writeIfAt', [key, expectRv, next, previous, options]);
+    if (keyOfEvent(next) !== key) return Promise.reject(new StorageError('InvalidObject', `the updated object is not ${key}`, { key }));
+    return this.casWrite(key, expectRv, encodeEvent(next), next, previous, options);
+  }
+
+  private casWrite(key: string, expectRv: number | null, json: string, next: CoreEvent, previous: CoreEvent | null, options: WriteOptions): Promise<number | undefined> {
+    const object = encodeObject(json);
+    const fields = fieldsOf(next);
+    const expiresAt = this.expiry(options.ttlSeconds);
+    return this.enqueue((changes) => {
+      const now = this.stmt.current.get(key);
+      // Compare-and-swap on the revision read before tryUpdate, as etcd does; a lost race retries.
+      if ((now?.rv ?? null) !== expectRv) return undefined;
+      const rv = ++this.rv;
+      if (now !== undefined) this.stmt.supersede.run(rv, now.rv);
+      const op = now === undefined ? Op.ADDED : Op.MODIFIED;
+      this.stmt.insert.run({ rv, key, op, object, prev_rv: now?.rv ?? null, expires_at: expiresAt, ...fields });
+      const change: Change = { rv, type: TYPES[op], key, json };
+      if (now !== undefined) {
+        change.prevJson = decodeObject(now.object);
+        change.prevRv = now.rv;
+      }
+      changes.push(change);
+      if (options.occurrence !== undefined) this.appendOccurrence(next, rv, occurrenceChange(previous ?? undefined, next), options.occurrence);
+      return rv;
+    });
+  }
+
   async delete(namespace: string, name: string, options: { preconditions?: Preconditions } = {}): Promise<CoreEvent> {
+    if (this.writer !== undefined) return this.remote<CoreEvent>('delete', [namespace, name, options]);
     const key = eventKey(namespace, name);
     const { rv, json } = await this.enqueue((changes) => {
       const cur = this.stmt.current.get(key);
@@ -445,6 +560,7 @@ export class SqliteEventStore implements ArchiveStore {
   }
 
   applyArchiveBatch(batch: ArchiveBatch): Promise<ArchiveBatchResult> {
+    if (this.writer !== undefined) return this.remote('applyArchiveBatch', [batch]);
     return this.enqueue((changes) => {
       // Decide everything before writing: a run may throw only before it writes (it shares its transaction with other writers).
       // Each key is read once: the plan and the writes share what was found.
@@ -490,6 +606,7 @@ export class SqliteEventStore implements ArchiveStore {
   }
 
   bindCluster(identity: ClusterIdentity): Promise<ClusterBinding> {
+    if (this.writer !== undefined) return this.remote('bindCluster', [identity]);
     return this.enqueue(() => this.archive.bindCluster(identity, this.o.clock.now()));
   }
 
@@ -515,6 +632,7 @@ export class SqliteEventStore implements ArchiveStore {
   }
 
   enforceRetention(policy: RetentionPolicy): Promise<RetentionResult> {
+    if (this.writer !== undefined) return this.remote('enforceRetention', [policy]);
     return this.enqueue((changes) => {
       let events = 0;
       let occurrences = 0;
@@ -604,11 +722,11 @@ export class SqliteEventStore implements ArchiveStore {
   }
 
   currentResourceVersion(): Promise<number> {
-    return this.read(() => this.rv);
+    return this.read(() => this.followerRead(() => this.rv));
   }
 
   oldestResourceVersion(): Promise<number> {
-    return this.read(() => this.compacted);
+    return this.read(() => this.followerRead(() => this.compacted));
   }
 
   ready(): Promise<void> {
@@ -748,6 +866,7 @@ export class SqliteEventStore implements ArchiveStore {
       return;
     }
     this.hub.publish(changes);
+    this.onCommit?.(this.rv, this.compacted);
     batch.forEach((p, i) => {
       const o = outcomes[i]!;
       if (o.ok) p.resolve(o.value);
@@ -813,6 +932,7 @@ export class SqliteEventStore implements ArchiveStore {
           this.stmt.dropCheckpoints.run(h.at);
         })();
         this.compacted = h.rv;
+        this.onCommit?.(this.rv, this.compacted);
       }
       this.purge();
     } catch (e) {

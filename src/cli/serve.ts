@@ -77,7 +77,8 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
   const spec = parseStorageSpec(flags.storage);
   const workers = parseWorkers(flags.workers);
   if (workers > 1 && spec.kind !== 'sqlite') {
-    throw new UsageError(`--workers serves one SQLite file from several processes; with ${spec.kind} storage, run more kevents serve replicas instead`);
+    const instead = spec.kind === 'memory' ? 'the memory store lives in one process' : `with ${spec.kind} storage, run more kevents serve replicas instead`;
+    throw new UsageError(`--workers serves one SQLite file from several processes; ${instead}`);
   }
   let ttlMs: number;
   try {

@@ -17,11 +17,12 @@
  * its resident memory is reported: bounded by the SQLite page caches and --render-cache-size.
  * Sizes come from the environment (BENCH_CREATES, BENCH_NAMESPACES, BENCH_CLIENTS, BENCH_LIST_CLIENTS,
  * BENCH_LIST_SECONDS, BENCH_LIST_LIMIT, BENCH_TABLE_EVENTS, BENCH_TABLE_ROUNDS, BENCH_WATCHERS,
- * BENCH_WATCH_RATE, BENCH_WATCH_SECONDS), and BENCH_TARGETS=kevents runs kevents alone. BENCH_BASELINE_CLI
+ * BENCH_WATCH_RATE, BENCH_WATCH_SECONDS). BENCH_TARGETS lists what runs (default kube-apiserver, kevents, and
+ * "kevents --workers 2": a target "kevents <flags>" is this build with those flags); BENCH_BASELINE_CLI
  * names another build's dist/bin/kevents.js, measured in the same run as "kevents before".
  * Run: npm run build && npx tsx bench/vs-kube-apiserver.ts
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CoreEvent } from '../src/api/index.js';
@@ -50,7 +51,7 @@ const WATCH_SECONDS = env('WATCH_SECONDS', 10);
 const WRK_SECONDS = env('WRK_SECONDS', 10);
 const RSS_EVENTS = env('RSS_EVENTS', 0);
 const BASELINE_CLI = process.env.BENCH_BASELINE_CLI;
-const TARGETS = (process.env.BENCH_TARGETS ?? `kube-apiserver,${BASELINE_CLI !== undefined ? 'kevents before,' : ''}kevents`).split(',');
+const TARGETS = (process.env.BENCH_TARGETS ?? `kube-apiserver,${BASELINE_CLI !== undefined ? 'kevents before,' : ''}kevents,kevents --workers 2`).split(',');
 
 /** KUBECTL_TABLE is the Accept header of `kubectl get`. */
 const KUBECTL_TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json';
@@ -80,7 +81,7 @@ function openssl(dir: string, args: string[]): void {
 }
 
 /** startKevents runs `kevents serve` over SQLite with TLS (an RSA 2048 certificate, as the control plane's) and a token file. */
-async function startKevents(extraFlags: string[], dir = benchDir('vs'), cli?: string): Promise<Server> {
+async function startKevents(extraFlags: string[], dir = benchDir('vs'), cli?: string, name = cli === undefined ? 'kevents' : 'kevents before'): Promise<Server> {
   openssl(dir, ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '1', '-subj', '/CN=bench-ca']);
   writeFileSync(join(dir, 'tls.ext'), 'subjectAltName=IP:127.0.0.1\n');
   openssl(dir, ['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'tls.key', '-out', 'tls.csr', '-subj', '/CN=kevents']);
@@ -97,15 +98,26 @@ async function startKevents(extraFlags: string[], dir = benchDir('vs'), cli?: st
     [],
     cli,
   );
+  // With --workers the worker processes do the serving: their CPU and memory count too.
+  const pids = [srv.child.pid!, ...childrenOf(srv.child.pid!)];
   return {
-    name: cli === undefined ? 'kevents' : 'kevents before',
+    name,
     url: srv.url,
     token,
     ca: readFileSync(join(dir, 'ca.crt')),
-    pids: () => [srv.child.pid!],
+    pids: () => pids,
     prepare: async () => {},
     stop: () => stopCli(srv.child),
   };
+}
+
+/** childrenOf are the processes a process started (serve's workers). */
+function childrenOf(pid: number): number[] {
+  const out = spawnSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' }).stdout;
+  return out
+    .split('\n')
+    .map((l) => Number(l.trim()))
+    .filter((n) => n > 0);
 }
 
 /** startApiserver runs kube-apiserver 1.33 over etcd (no fsync: the figure is the API server's, not the disk's). */
@@ -267,19 +279,19 @@ async function measure(s: Server): Promise<Figures> {
 
 function report(all: Map<string, Figures>): void {
   const a = all.get('kube-apiserver');
-  const k = all.get('kevents');
-  const b = all.get('kevents before');
+  // Every other target has its column and its ratio to kube-apiserver, in the order run.
+  const others = [...all.entries()].filter(([name]) => name !== 'kube-apiserver');
   const fmt = (n: number, d = 0): string => (Number.isFinite(n) ? n.toFixed(d) : '-');
   const ratio = (x: number | undefined, y: number | undefined): string => (x !== undefined && y !== undefined && y > 0 ? `${(x / y).toFixed(2)}×` : '-');
-  const head = ['figure', 'kube-apiserver', ...(b ? ['kevents before', 'before ÷ kube-apiserver'] : []), 'kevents', 'kevents ÷ kube-apiserver'];
+  const head = ['figure', 'kube-apiserver', ...others.flatMap(([name]) => [name, '÷ kube-apiserver'])];
   const rows: string[][] = [head];
   const add = (name: string, f: (x: Figures) => number, d: number, unit: string): void => {
     const cell = (x: Figures | undefined): string => (x ? `${fmt(f(x), d)} ${unit}` : '-');
-    rows.push([name, cell(a), ...(b ? [cell(b), ratio(f(b), a && f(a))] : []), cell(k), ratio(k && f(k), a && f(a))]);
+    rows.push([name, cell(a), ...others.flatMap(([, x]) => [cell(x), ratio(f(x), a && f(a))])]);
   };
   add(`creates/s (${CLIENTS} clients, ${CREATES} events)`, (x) => x.creates.rate, 0, '/s');
   add('  create p99', (x) => x.creates.p99, 1, 'ms');
-  if (a?.wrk !== undefined || k?.wrk !== undefined) {
+  if (a?.wrk !== undefined || others.some(([, x]) => x.wrk !== undefined)) {
     add(`creates/s, wrk -c${CLIENTS} for ${WRK_SECONDS} s`, (x) => x.wrk?.rate ?? NaN, 0, '/s');
     add('  wrk create p99', (x) => x.wrk?.p99 ?? NaN, 1, 'ms');
     add('server CPU per create (wrk)', (x) => (x.wrk !== undefined ? (x.cpu.wrk! * 1e6) / x.wrk.requests : NaN), 0, 'µs');
@@ -350,7 +362,12 @@ async function main(): Promise<void> {
   const extra = (process.env.BENCH_KEVENTS_FLAGS ?? '').split(' ').filter((f) => f !== '');
   for (const name of TARGETS) {
     process.stderr.write(`${name}: starting\n`);
-    const s = name === 'kube-apiserver' ? await startApiserver() : await startKevents(extra, undefined, name === 'kevents' ? undefined : BASELINE_CLI);
+    // A target "kevents <flags>" runs this build with those flags too (e.g. "kevents --workers 2").
+    const own = name.startsWith('kevents') && name !== 'kevents before' ? name.split(' ').slice(1) : [];
+    const s =
+      name === 'kube-apiserver'
+        ? await startApiserver()
+        : await startKevents([...extra, ...own], undefined, name === 'kevents before' ? BASELINE_CLI : undefined, name);
     try {
       all.set(name, await measure(s));
     } finally {

@@ -179,12 +179,15 @@ export class PostgresEventStore implements ArchiveStore {
         const event = decodeEvent(row.object, Number(row.rv));
         if (matchesFilter(event, options)) items.push(event);
       }
-      if (more || read < batch) break;
+      if (more) break;
       if (items.length >= limit) {
-        const probe = await this.query<ListRow>(pool, this.lists.page(scope, start, 1));
+        // As against etcd, any key past the last item means more, whether or not the selector would keep it
+        // (the field selector's rows were filtered in SQL: the keys it left out count too).
+        const probe = await this.query<ListRow>(pool, this.lists.page({ ...scope, fieldEquals: undefined }, start, 1));
         more = probe.some((r) => r.rv !== null);
         break;
       }
+      if (read < batch) break;
       // A filter dropped rows: read further in larger steps, as upstream does against etcd.
       batch = Math.min(batch * 2, MAX_LIST_BATCH);
     }

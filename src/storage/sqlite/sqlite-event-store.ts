@@ -446,11 +446,14 @@ export class SqliteEventStore implements ArchiveStore {
           const event = decodeEvent(decodeObject(object), row.rv);
           if (matchesFilter(event, options)) items.push(listedVersion(row.rv, () => object, event));
         }
-        if (more || rows.length < batch) break;
+        if (more) break;
         if (items.length >= limit) {
-          more = this.lists.pageKeys(scope, start, 1).length > 0;
+          // As against etcd, any key past the last item means more, whether or not the selector would keep it
+          // (the field selector's rows were filtered in SQL: the keys it left out count too).
+          more = this.lists.pageKeys({ ...scope, fieldEquals: undefined, activeIn: undefined }, start, 1).length > 0;
           break;
         }
+        if (rows.length < batch) break;
         // A filter dropped rows: read further in larger steps, as upstream does against etcd.
         batch = Math.min(batch * 2, MAX_LIST_BATCH);
       }

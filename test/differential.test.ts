@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startControlPlane } from './support/control-plane.js';
 import type { ControlPlane } from './support/control-plane.js';
@@ -15,23 +17,34 @@ import { KNOWN_DIFFERENCES } from './differential-known.js';
  * to `kevents serve`, and the answers must be equal once normalised (ids, resourceVersion values,
  * server times, ages, generated names). A case that differs fails unless KNOWN_DIFFERENCES lists it
  * with its reason, and every listed difference is in docs/compatibility.md.
+ * Two kevents servers answer every case: one on the memory store, and one on a SQLite file with
+ * `--workers 2` (followers reading the file, the render cache and its prerendering of new versions);
+ * each must match kube-apiserver.
  * KEVENTS_DIFF_REPORT=FILE writes every case's comparison to FILE.
  */
 describe('differential: kevents serve answers as kube-apiserver does', { concurrency: false }, () => {
   let cp: ControlPlane;
   let server: ServerProcess;
+  let filed: ServerProcess;
   let real: Target;
   let ours: Target;
+  let oursFiled: Target;
   const report: string[] = [];
   const tally = { cases: 0, identical: 0, documented: 0 };
 
   before(async () => {
-    [cp, server] = await Promise.all([startControlPlane({ extraArgs: ['--feature-gates=WatchList=true'] }), startServer(['--storage', 'memory:', '--event-ttl', '1h'])]);
+    const file = join(mkdtempSync(join(tmpdir(), 'kevents-differential-')), 'events.db');
+    [cp, server, filed] = await Promise.all([
+      startControlPlane({ extraArgs: ['--feature-gates=WatchList=true'] }),
+      startServer(['--storage', 'memory:', '--event-ttl', '1h']),
+      startServer(['--storage', `sqlite:${file}`, '--workers', '2', '--event-ttl', '1h']),
+    ]);
     real = { name: 'kube-apiserver', url: cp.url, ca: readFileSync(cp.caFile), token: cp.adminToken };
     ours = { name: 'kevents', url: server.url };
+    oursFiled = { name: 'kevents (SQLite, --workers 2)', url: filed.url };
   });
   after(async () => {
-    await Promise.all([cp?.stop(), server?.stop()]);
+    await Promise.all([cp?.stop(), server?.stop(), filed?.stop()]);
     const path = process.env.KEVENTS_DIFF_REPORT;
     if (path) writeFileSync(path, `${JSON.stringify(tally)}\n\n${report.join('\n')}\n`);
   });
@@ -43,15 +56,18 @@ describe('differential: kevents serve answers as kube-apiserver does', { concurr
         const r = await cp.request('POST', '/api/v1/namespaces', { metadata: { name } });
         assert.ok(r.status === 201 || r.status === 409, r.text);
       }
-      const [a, b] = await Promise.all([runCase(real, c, ns), runCase(ours, c, ns)]);
+      const [a, ...theirs] = await Promise.all([runCase(real, c, ns), runCase(ours, c, ns), runCase(oursFiled, c, ns)]);
       const diffs: string[] = [];
       const full: string[] = [];
-      for (const [j, { step, answer }] of a.entries()) {
-        if (step.compare === false) continue;
-        const [x, y] = [comparable(answer, ns, step.select), comparable(b[j]!.answer, ns, step.select)];
-        const d = diffValues(x, y);
-        for (const line of d) diffs.push(`step ${j} ${step.method} ${step.path}: ${line}`);
-        if (d.length > 0) full.push(`kube-apiserver: ${JSON.stringify(x)}\nkevents:        ${JSON.stringify(y)}`);
+      for (const [k, b] of theirs.entries()) {
+        const who = k === 0 ? '' : `${oursFiled.name}: `;
+        for (const [j, { step, answer }] of a.entries()) {
+          if (step.compare === false) continue;
+          const [x, y] = [comparable(answer, ns, step.select), comparable(b[j]!.answer, ns, step.select)];
+          const d = diffValues(x, y);
+          for (const line of d) diffs.push(`${who}step ${j} ${step.method} ${step.path}: ${line}`);
+          if (d.length > 0) full.push(`kube-apiserver: ${JSON.stringify(x)}\n${who || 'kevents:'}        ${JSON.stringify(y)}`);
+        }
       }
       tally.cases++;
       const known = KNOWN_DIFFERENCES[c.id];

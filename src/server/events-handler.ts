@@ -8,7 +8,7 @@ import {
 } from '../api/index.js';
 import type { CoreEvent, EventApi, ListMeta } from '../api/index.js';
 import type { Clock, Logger } from '../internal/index.js';
-import type { EventStore, EventWatch, Preconditions } from '../storage/index.js';
+import type { EventStore, Preconditions } from '../storage/index.js';
 import { bodyText, mediaTypeOf, negotiateOutput, readBody, sendError, sendJsonText, sendObject } from './http-io.js';
 import type { OutputFormat } from './http-io.js';
 import { listEvents } from './list.js';
@@ -48,61 +48,8 @@ const BODY_TYPES = ['application/json', 'application/yaml'];
 export class EventsHandler {
   private readonly rendered: RenderedVersions;
 
-  private prerendering: { watch: EventWatch | undefined; stopped: boolean } | undefined;
-
   constructor(private readonly o: EventsHandlerOptions) {
     this.rendered = new RenderedVersions(o.renderCacheBytes ?? DEFAULT_RENDER_CACHE_MIB * 1024 * 1024);
-  }
-
-  /**
-   * startPrerendering follows the store's changes and renders each new version as
-   * lists will want it (`RenderedVersions.prerender`), after the writes of its turn
-   * are answered. Only where renderings are kept (a store with `listVersions`, a cache
-   * above 0). A watch that ends (too slow, the store unreachable) starts again from
-   * the store's newest revision a second later; the versions missed meanwhile are
-   * rendered by the first list that reads them, as without this.
-   */
-  startPrerendering(): void {
-    if (this.rendered.maxBytes === 0 || this.o.store.listVersions === undefined || this.prerendering !== undefined) return;
-    const state: { watch: EventWatch | undefined; stopped: boolean } = { watch: undefined, stopped: false };
-    this.prerendering = state;
-    let pending: CoreEvent[] = [];
-    const renderPending = (): void => {
-      const batch = pending;
-      pending = [];
-      for (const e of batch) {
-        try {
-          this.rendered.prerender(e);
-        } catch (err) {
-          // A version that cannot be rendered now fails the same way when listed, and is answered there.
-          this.o.logger.debug('prerendering an event version failed', { error: err });
-        }
-      }
-    };
-    void (async () => {
-      while (!state.stopped) {
-        const watch = this.o.store.watch({});
-        state.watch = watch;
-        try {
-          for await (const change of watch) {
-            if (change.type === 'DELETED') continue;
-            if (pending.length === 0) setImmediate(renderPending);
-            pending.push(change.object);
-          }
-        } catch {
-          // Started again below.
-        }
-        if (!state.stopped) await new Promise((r) => setTimeout(r, 1000).unref());
-      }
-    })();
-  }
-
-  /** stopPrerendering ends what startPrerendering started. */
-  stopPrerendering(): void {
-    if (this.prerendering === undefined) return;
-    this.prerendering.stopped = true;
-    this.prerendering.watch?.stop();
-    this.prerendering = undefined;
   }
 
   /** collection serves `/…/events` and `/…/namespaces/<ns>/events` (and their /watch/ forms). */

@@ -84,24 +84,3 @@ test('RenderedVersions decodes a version it holds no more than once', () => {
   rendered.table('v1', items, { now: NOW, includeObject: 'Metadata', listMeta: {} });
   assert.equal(decoded, 2 * EVENTS.length, 'once for the items, once for the rows');
 });
-
-test('RenderedVersions.prerender keeps a written version as lists render it, so that no list decodes it', () => {
-  const rendered = new RenderedVersions(1 << 20);
-  for (const e of EVENTS) rendered.prerender(structuredClone(e));
-  let decoded = 0;
-  const items = EVENTS.map((e) => ({ resourceVersion: Number(e.metadata.resourceVersion), object: () => (decoded++, structuredClone(e)) }));
-  assert.equal(rendered.list('v1', items, {}).toString(), JSON.stringify(listFor('v1', EVENTS, {})));
-  const want = eventTable(EVENTS, { now: NOW, includeObject: 'Metadata', listMeta: {}, encodeObject: (e) => encodeFor('v1', e) });
-  assert.equal(rendered.table('v1', items, { now: NOW, includeObject: 'Metadata', listMeta: {} }).toString(), JSON.stringify(want));
-  assert.equal(decoded, 0, 'the core/v1 items and the Table rows were kept as written');
-  // events.k8s.io/v1 items are rendered when first listed.
-  rendered.list('events.k8s.io/v1', items, {});
-  assert.equal(decoded, EVENTS.length);
-  // Nothing is kept without a cache, and a version without a revision is skipped.
-  const none = new RenderedVersions(0);
-  none.prerender(structuredClone(EVENTS[0]!));
-  assert.equal(none.size, 0);
-  const bounded = new RenderedVersions(1 << 20);
-  bounded.prerender({ ...structuredClone(EVENTS[0]!), metadata: { name: 'x', namespace: 'n' } });
-  assert.equal(bounded.size, 0);
-});

@@ -87,20 +87,6 @@ export class RenderedVersions {
     return Buffer.from(`${shell.slice(0, -2)}${rows.join(',')}]}`);
   }
 
-  /**
-   * prerender renders a version as it is written, before any list asks for it: its
-   * core/v1 list item and its Table row (what `kubectl get events` reads), so that
-   * the first listing after a burst of writes is spliced like the ones after it.
-   */
-  prerender(event: CoreEvent): void {
-    if (this.maxBytes === 0) return;
-    const rv = Number(event.metadata.resourceVersion);
-    if (!Number.isSafeInteger(rv) || rv <= 0) return;
-    const v: ListedVersion = { resourceVersion: rv, object: () => event };
-    this.item(CORE_API, v);
-    this.tableRow(v);
-  }
-
   private item(api: EventApi, v: ListedVersion): Buffer {
     const key = v.resourceVersion * SLOTS + (api === CORE_API ? CORE_ITEM : EVENTS_V1_ITEM);
     const hit = this.get(key);

@@ -233,12 +233,10 @@ export function createEventsServer(options: ServerOptions): KeventsServer {
         });
       });
       ready = true;
-      events.startPrerendering();
       return httpServer.address() as AddressInfo;
     },
     async close() {
       ready = false;
-      events.stopPrerendering();
       await new Promise<void>((resolve) => {
         httpServer.close(() => resolve());
         httpServer.closeAllConnections();

@@ -18,7 +18,7 @@ import { KNOWN_DIFFERENCES } from './differential-known.js';
  * server times, ages, generated names). A case that differs fails unless KNOWN_DIFFERENCES lists it
  * with its reason, and every listed difference is in docs/compatibility.md.
  * Two kevents servers answer every case: one on the memory store, and one on a SQLite file with
- * `--workers 2` (followers reading the file, the render cache and its prerendering of new versions);
+ * `--workers 2` (followers reading the file, and the render cache lists are spliced from);
  * each must match kube-apiserver.
  * KEVENTS_DIFF_REPORT=FILE writes every case's comparison to FILE.
  */

@@ -121,10 +121,14 @@ export class SinkRunner {
     }
     this.started = true;
     this.o.logger.info('export: sink started', { sink: cfg.name, type: cfg.type, policy: cfg.policy, position: this.position });
+    // The next batch, read while the one before it is in flight: { position it was read from, the read }.
+    let ahead: { position: number; read: ReturnType<ExportLog['read']> } | undefined;
     while (!this.stopping) {
       let changes: Awaited<ReturnType<ExportLog['read']>>;
       try {
-        changes = await this.o.log.read(this.position, cfg.batchSize);
+        const read = ahead?.position === this.position ? ahead.read : this.o.log.read(this.position, cfg.batchSize);
+        ahead = undefined;
+        changes = await read;
       } catch (e) {
         const error = (e as Error).message;
         // One line an episode: the retries of an archive that is down for minutes would flood the log.
@@ -157,7 +161,19 @@ export class SinkRunner {
       }
       records = collapseUpserts(records);
       const next = changes.at(-1)?.id ?? this.position;
-      const deadLetters = records.length > 0 ? await this.deliver(records) : [];
+      let delivering: Promise<DeadLetter[]> = Promise.resolve([]);
+      if (records.length > 0) {
+        // The sink starts sending before the next batch is read: a sink whose client sends from its own
+        // threads (librdkafka) ships this batch while this thread reads and decodes the next. Only the read
+        // is early; the next batch is routed, delivered and committed after this one, as before.
+        delivering = this.deliver(records);
+        if (changes.length === cfg.batchSize) {
+          const read = this.o.log.read(next, cfg.batchSize);
+          read.catch(() => undefined);
+          ahead = { position: next, read };
+        }
+      }
+      const deadLetters = await delivering;
       const state = policy?.state();
       if (next !== this.position || state !== this.committedState || deadLetters.length > 0) {
         await this.commit(next, state, deadLetters);

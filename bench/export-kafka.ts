@@ -22,6 +22,8 @@
  *     exporter's resident memory sampled every 5 s (target: flat), then the time
  *     it takes to catch up once the broker is back.
  *
+ * With BENCH_BASELINE_CLI=<another build's dist/bin/kevents.js>, that build's exporter joins the throughput
+ * alternation as "before" (its own default producer).
  * The librdkafka client comes from scripts/sinks.mjs's cache (on NODE_PATH for the exporters).
  * Run: npm run build && node --import tsx bench/export-kafka.ts [throughput,kill,latency,outage]
  */
@@ -38,6 +40,7 @@ const N = Number(process.env.BENCH_EVENTS ?? 100_000);
 const RATE = Number(process.env.BENCH_RATE ?? 1_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 30);
 const OUTAGE_SECONDS = Number(process.env.BENCH_OUTAGE_SECONDS ?? 300);
+const BASELINE_CLI = process.env.BENCH_BASELINE_CLI;
 const BATCH = Number(process.env.BENCH_BATCH ?? 1_000);
 const only = (process.argv[2] ?? 'throughput,kill,latency,outage').split(',');
 const dir = benchDir('export-kafka');
@@ -69,15 +72,22 @@ async function throughput(broker: string): Promise<void> {
   console.log(`throughput: direct kafkajs ${Math.round(baseRate)} records/s (${baseSeconds.toFixed(2)} s)`);
   // Alternating, twice each, so the machine's noise falls on both clients alike; the best of each.
   const best: Record<string, number> = {};
+  // BENCH_BASELINE_CLI names another build's dist/bin/kevents.js (e.g. the one before this sink had a librdkafka
+  // client): its exporter, with its own default producer, runs in the same alternation as "before".
+  const clients = [...(BASELINE_CLI !== undefined ? (['before'] as const) : []), 'kafkajs', 'librdkafka'] as const;
   for (const round of [1, 2]) {
-    for (const client of ['kafkajs', 'librdkafka'] as const) {
+    for (const client of clients) {
       const topic = `kevents-${client}-${round}`;
-      const { total, steady } = await timeExport(config(broker, topic, client), db, topic);
+      const { total, steady } =
+        client === 'before'
+          ? await timeExport(config(broker, topic), db, topic, [], BASELINE_CLI)
+          : await timeExport(config(broker, topic, client), db, topic);
       best[client] = Math.max(best[client] ?? 0, N / steady);
       console.log(`throughput: kevents export (${client}, run ${round}) ${Math.round(N / total)} events/s including process start (${total.toFixed(2)} s), ${Math.round(N / steady)} events/s from the first batch; ${((N / steady / baseRate) * 100).toFixed(0)}% of direct kafkajs`);
     }
   }
   console.log(`throughput: best librdkafka ${Math.round(best.librdkafka!)} events/s against best kafkajs ${Math.round(best.kafkajs!)} events/s: ${(best.librdkafka! / best.kafkajs!).toFixed(2)}x`);
+  if (best.before !== undefined) console.log(`throughput: best librdkafka ${Math.round(best.librdkafka!)} events/s against the build before ${Math.round(best.before)} events/s: ${(best.librdkafka! / best.before).toFixed(2)}x`);
 }
 
 /** kill: librdkafka into a fresh topic, kill -9 twice with batches in flight; then every change must be in the topic once. */

@@ -106,11 +106,11 @@ export async function archivedBatches(db: string, batch: number, policy: 'upsert
  * Progress is read from the saved position, not /metrics (a scrape counts the
  * queue, which costs the exporter).
  */
-export async function timeExport(config: string, db: string, sink: string, nodeArgs: string[] = []): Promise<{ total: number; steady: number }> {
+export async function timeExport(config: string, db: string, sink: string, nodeArgs: string[] = [], cli?: string): Promise<{ total: number; steady: number }> {
   const log = new SqliteExportLog({ path: db });
   const head = await log.head();
   const t = performance.now();
-  const exporter = await startCli(['export', '--config', config, '--from', `sqlite:${db}`, '--listen', '127.0.0.1:0', '--log-level', 'warn'], /readiness on (http:\/\/\S+)/, nodeArgs);
+  const exporter = await startCli(['export', '--config', config, '--from', `sqlite:${db}`, '--listen', '127.0.0.1:0', '--log-level', 'warn'], /readiness on (http:\/\/\S+)/, nodeArgs, cli);
   let firstAt: number | undefined;
   for (;;) {
     const p = (await log.getPosition(sink))?.position ?? 0;

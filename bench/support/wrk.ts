@@ -62,14 +62,35 @@ function done(summary, latency, requests)
 end
 `;
 
+// GETs of one URL with the bearer token; the same result line.
+const GET_SCRIPT = `
+function init(args)
+  token = args[1]
+end
+function request()
+  local headers = { ["Accept"] = "application/json" }
+  if token ~= nil and token ~= "" then headers["Authorization"] = "Bearer " .. token end
+  return wrk.format("GET", nil, headers, nil)
+end
+${SCRIPT.slice(SCRIPT.indexOf('function done'))}`;
+
+/** runWrkGet GETs `url` (e.g. a list page) from `connections` keep-alive connections for `seconds`. */
+export function runWrkGet(url: string, options: { seconds: number; connections: number; threads?: number; token?: string }): Promise<WrkResult> {
+  return wrkWith(GET_SCRIPT, url, options, [options.token ?? '']);
+}
+
 /**
  * runWrk POSTs new events to `url` (an events collection) from `connections`
  * keep-alive connections for `seconds`; `prefix` keeps names of separate runs apart.
  */
-export async function runWrk(url: string, options: { seconds: number; connections: number; threads?: number; namespace?: string; prefix?: string; token?: string }): Promise<WrkResult> {
+export function runWrk(url: string, options: { seconds: number; connections: number; threads?: number; namespace?: string; prefix?: string; token?: string }): Promise<WrkResult> {
+  return wrkWith(SCRIPT, url, options, [options.namespace ?? 'bench', options.prefix ?? `w${Date.now().toString(36)}`, options.token ?? '']);
+}
+
+async function wrkWith(source: string, url: string, options: { seconds: number; connections: number; threads?: number }, scriptArgs: string[]): Promise<WrkResult> {
   const dir = mkdtempSync(join(tmpdir(), 'kevents-wrk-'));
-  const script = join(dir, 'post-event.lua');
-  writeFileSync(script, SCRIPT);
+  const script = join(dir, 'script.lua');
+  writeFileSync(script, source);
   try {
     const args = [
       `-t${options.threads ?? 1}`,
@@ -78,7 +99,7 @@ export async function runWrk(url: string, options: { seconds: number; connection
       '--timeout', '10s',
       '-s', script,
       url,
-      '--', options.namespace ?? 'bench', options.prefix ?? `w${Date.now().toString(36)}`, options.token ?? '',
+      '--', ...scriptArgs,
     ];
     const out = await new Promise<string>((resolve, reject) => {
       const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });

@@ -29,10 +29,14 @@ type Params = Record<string, string | number>;
  * `key > @start ORDER BY key LIMIT @limit` on an index that ends in `key`, so the
  * cost of a page does not depend on how far into the list it is.
  */
+/** MAX_OBJECTS_AT_ONCE bounds the revisions of one `objects` read (and so the statements prepared for it). */
+export const MAX_OBJECTS_AT_ONCE = 128;
+
 export class ListQueries {
   private readonly cache = new Map<string, Database.Statement<Params, ListRow>>();
   private readonly countCache = new Map<string, Database.Statement<Params, { n: number }>>();
   private objectStmt: Database.Statement<[number], { object: Buffer }> | undefined;
+  private readonly objectsStmts = new Map<number, Database.Statement<number[], { rv: number; object: Buffer }>>();
 
   constructor(private readonly db: Database.Database) {}
 
@@ -50,6 +54,19 @@ export class ListQueries {
   object(rv: number): Buffer | undefined {
     this.objectStmt ??= this.db.prepare<[number], { object: Buffer }>('SELECT object FROM versions WHERE rv = ?');
     return this.objectStmt.get(rv)?.object;
+  }
+
+  /** objects reads the encoded objects of several versions by revision, in one statement (at most MAX_OBJECTS_AT_ONCE). */
+  objects(rvs: readonly number[]): { rv: number; object: Buffer }[] {
+    const n = rvs.length;
+    if (n === 0) return [];
+    if (n > MAX_OBJECTS_AT_ONCE) throw new RangeError(`objects: ${n} revisions, at most ${MAX_OBJECTS_AT_ONCE} at once`);
+    let stmt = this.objectsStmts.get(n);
+    if (stmt === undefined) {
+      stmt = this.db.prepare<number[], { rv: number; object: Buffer }>(`SELECT rv, object FROM versions WHERE rv IN (${Array(n).fill('?').join(',')})`);
+      this.objectsStmts.set(n, stmt);
+    }
+    return stmt.all(...rvs);
   }
 
   private run(scope: ListScope, start: string, limit: number, columns: string): Omit<ListRow, 'object'>[] {

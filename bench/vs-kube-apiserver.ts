@@ -252,6 +252,7 @@ async function measure(s: Server): Promise<Figures> {
         tableTimes.push(performance.now() - t0);
       }
     });
+    process.stderr.write(`  ${s.name} table listings, in order: ${tableTimes.map((t) => t.toFixed(0)).join(', ')} ms\n`);
     tableTimes.sort((a, b) => a - b);
     reader.destroy();
     // Watch fan-out.

@@ -22,12 +22,13 @@
  * names another build's dist/bin/kevents.js, measured in the same run as "kevents before".
  * Run: npm run build && npx tsx bench/vs-kube-apiserver.ts
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CoreEvent } from '../src/api/index.js';
 import { SqliteEventStore } from '../src/storage/sqlite/index.js';
 import { startControlPlane } from '../test/support/control-plane.js';
+import { childrenOf } from '../test/support/processes.js';
 import { benchDir, rssMiB, sleep, startCli, stopCli } from './support/cli.js';
 import { kubeletFields } from './support/events.js';
 import { agentFor, pct, runLoad, send } from './support/https-load.js';
@@ -110,15 +111,6 @@ async function startKevents(extraFlags: string[], dir = benchDir('vs'), cli?: st
     prepare: async () => {},
     stop: () => stopCli(srv.child),
   };
-}
-
-/** childrenOf are the processes a process started (serve's workers). */
-function childrenOf(pid: number): number[] {
-  const out = spawnSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' }).stdout;
-  return out
-    .split('\n')
-    .map((l) => Number(l.trim()))
-    .filter((n) => n > 0);
 }
 
 /** startApiserver runs kube-apiserver 1.33 over etcd (no fsync: the figure is the API server's, not the disk's). */

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { CLI, startServer } from './support/server-process.js';
 import type { ServerProcess } from './support/server-process.js';
 import { legacyEvent } from './support/http.js';
+import { alive, childrenOf } from './support/processes.js';
 
 /**
  * `kevents serve --workers N`: N processes answer over one SQLite file, the
@@ -85,22 +86,7 @@ async function until(what: string, check: () => boolean | Promise<boolean>, ms =
 }
 
 /** workerPids are the serve worker processes of a primary. */
-function workerPids(primary: number): number[] {
-  const out = spawnSync('ps', ['-o', 'pid=', '--ppid', String(primary)], { encoding: 'utf8' }).stdout;
-  return out
-    .split('\n')
-    .map((l) => Number(l.trim()))
-    .filter((n) => n > 0);
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+const workerPids = childrenOf;
 
 const event = (name: string, message = 'm'): Record<string, unknown> => legacyEvent({ name, object: name, reason: 'Tested', message, firstAgo: 1, lastAgo: 1 });
 

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePorts } from './ports.js';
 import { sleep } from './wait.js';
+import { alive } from './processes.js';
 
 /**
  * OwnPostgres is a PostgreSQL server of one test's own, on its own data directory and loopback port,
@@ -41,14 +42,6 @@ function asServerUser(bin: string, args: string[]): { status: number | null; out
   return { status: r.status, out: `${r.stderr ?? ''}${r.stdout ?? ''}` };
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * startOwnPostgres runs initdb into a fresh directory and starts a PostgreSQL server on a free port of

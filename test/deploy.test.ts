@@ -95,6 +95,18 @@ void describe('deploy/', () => {
     }
   });
 
+  void it('archive.sqlite.workers above 1 serves the SQLite archive with --workers; 1 leaves the flag out', () => {
+    const serveArgs = (set: string[]): string[] =>
+      docs(helm(['template', 'kevents', `${root}deploy/chart/kevents`, '--namespace', 'kevents', ...set]))
+        .filter((d) => d.kind === 'Deployment')
+        .flatMap((d) => (d.spec as { template: { spec: { containers: { name: string; args?: string[] }[] } } }).template.spec.containers)
+        .filter((c) => c.name === 'serve')
+        .flatMap((c) => c.args ?? []);
+    assert.ok(!serveArgs([]).some((a) => a.startsWith('--workers')));
+    assert.ok(serveArgs(['--set', 'archive.sqlite.workers=3']).includes('--workers=3'));
+    assert.ok(!serveArgs(['--set', 'archive.type=postgres', '--set', 'archive.sqlite.workers=3']).some((a) => a.startsWith('--workers')), 'PostgreSQL scales with replicas');
+  });
+
   void it('the ClusterRole grants list and watch on events in both groups and nothing else; the Role only the mirror\'s Lease', () => {
     for (const overlay of ['sqlite', 'postgres']) {
       const all = kustomize(overlay);

@@ -8,6 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLI, startServer } from './support/server-process.js';
 import type { ServerProcess } from './support/server-process.js';
+import { startControlPlane } from './support/control-plane.js';
+import type { ControlPlane } from './support/control-plane.js';
 import { legacyEvent } from './support/http.js';
 import { alive, childrenOf } from './support/processes.js';
 
@@ -247,5 +249,53 @@ describe('kevents serve --workers refuses what it cannot do', () => {
   it('lists the flag in its help', () => {
     const help = execFileSync(process.execPath, [CLI, 'serve', '--help'], { encoding: 'utf8' });
     assert.match(help, /--workers <n>/);
+  });
+});
+
+describe('kevents serve --workers --mirror against the real kube-apiserver', { timeout: 120_000 }, () => {
+  let cp: ControlPlane | undefined;
+  let srv: ServerProcess | undefined;
+  after(async () => {
+    await srv?.stop();
+    await cp?.stop();
+  });
+
+  it('archives in the first process and shows what it archived to every worker, its metrics and readiness too', async () => {
+    cp = await startControlPlane();
+    const dir = mkdtempSync(join(tmpdir(), 'kevents-workers-mirror-'));
+    srv = await startServer(['--storage', `sqlite:${join(dir, 'archive.db')}`, '--workers', '2', '--event-ttl', '0', '--mirror', cp.kubeconfigFile(), '--cluster', 'source']);
+    const url = srv.url;
+    await until('the mirror is ready, as every worker reports', async () => {
+      const answers = await Promise.all([fresh(url, 'GET', '/readyz'), fresh(url, 'GET', '/readyz')]);
+      return answers.every((a) => a.status === 200);
+    });
+    const watches = await Promise.all(Array.from({ length: 4 }, () => openWatch(url, `${CORE}?watch=true`)));
+    try {
+      await until('four watchers are counted', async () => /^kevents_watchers 4$/m.test((await fresh(url, 'GET', '/metrics')).text));
+      const names = Array.from({ length: 10 }, (_, i) => `mirrored-${i}`);
+      for (const name of names) {
+        const r = await cp.request('POST', CORE, event(name));
+        assert.equal(r.status, 201, r.text);
+      }
+      await until('every watcher has every archived event', () => watches.every((w) => names.every((n) => w.frames.some((f) => f.object.metadata.name === n))));
+      for (const w of watches) {
+        const mine = w.frames.filter((f) => names.includes(f.object.metadata.name));
+        assert.equal(mine.length, names.length, 'each archived event once');
+        assert.ok(mine.every((f) => f.type === 'ADDED' && f.object.metadata.labels['archive.kevents.io/cluster'] === 'source'));
+      }
+      for (let i = 0; i < 4; i++) {
+        const list = await fresh(url, 'GET', CORE);
+        assert.deepEqual(
+          list.json.items.map((e: any) => e.metadata.name).filter((n: string) => n.startsWith('mirrored-')).sort(),
+          [...names].sort(),
+        );
+      }
+      // The mirror runs in the first process: any worker's /metrics shows its counters.
+      const metrics = (await fresh(url, 'GET', '/metrics')).text;
+      const written = /^kevents_mirror_events_written_total(?:\{[^}]*\})? (\d+)/m.exec(metrics);
+      assert.ok(written !== null && Number(written[1]) >= names.length, metrics.slice(0, 2000));
+    } finally {
+      for (const w of watches) w.stop();
+    }
   });
 });

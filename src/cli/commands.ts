@@ -42,7 +42,7 @@ export function register(program: Command, io: CliIO): void {
     .option('--render-cache-size <size>', 'memory for the wire bytes of listed event versions, which later lists reuse (0 keeps none)', '64MiB')
     .option(
       '--workers <n>',
-      'processes that answer requests over one SQLite file (auto: one per core); this process then keeps the file and its writes (docs/serve.md)',
+      'processes that answer requests over one SQLite file (auto: one per core); this process then keeps the file and its writes (README: Several processes)',
       '1',
     )
     .addOption(new Option('--history-window <duration>', 'how long watch history is kept').hideHelp())

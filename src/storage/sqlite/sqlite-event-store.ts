@@ -356,7 +356,9 @@ export class SqliteEventStore implements ArchiveStore {
       this.stmt = prepareStatements(db);
       this.lists = new ListQueries(db);
       this.db = db;
-      this.catchUp();
+      // A follower starts at the file's newest revision: what came before is history, read when a watch asks for it.
+      this.compacted = this.stmt.getMeta.get('compacted')?.value ?? 0;
+      this.rv = Math.max(this.stmt.maxRv.get()?.rv ?? 0, this.compacted, this.stmt.maxOccurrenceId.get()?.id ?? 0);
       return undefined;
     } catch (e) {
       db?.close();
@@ -383,6 +385,12 @@ export class SqliteEventStore implements ArchiveStore {
 
   /** catchUp publishes every change committed to the file past this follower's revision. */
   private catchUp(rv = 0, compacted?: number): void {
+    if (this.hub.size === 0) {
+      // No watcher to hand changes to: the revision alone moves (a watch that starts later reads its history from the file).
+      this.rv = Math.max(this.rv, rv > 0 ? rv : (this.stmt.maxRv.get()?.rv ?? 0));
+      this.compacted = Math.max(this.compacted, compacted ?? this.stmt.getMeta.get('compacted')?.value ?? 0);
+      return;
+    }
     for (;;) {
       const changes = this.changesAfter(this.rv, FOLLOW_BATCH);
       if (changes.length > 0) {

@@ -239,8 +239,14 @@ async function measure(s: Server): Promise<Figures> {
     // `kubectl get events -A` over TABLE_EVENTS: the namespaces past them go first.
     const keep = Math.max(1, Math.ceil(TABLE_EVENTS / Math.max(1, perNamespace)));
     for (const ns of [...namespaces.slice(keep), 'wrk']) {
-      const r = await send(reader, s, 'DELETE', `/api/v1/namespaces/${ns}/events`);
-      if (r.status !== 200) throw new Error(`deletecollection ${ns}: ${r.status} ${r.body.toString().slice(0, 300)}`);
+      // kube-apiserver may cut a deletecollection of the wrk phases' 100,000 events at its request timeout
+      // (it goes on deleting); ask again until the namespace is empty.
+      for (let attempt = 1; ; attempt++) {
+        const r = await send(reader, s, 'DELETE', `/api/v1/namespaces/${ns}/events`).catch((e: Error) => ({ status: 0, body: Buffer.from(e.message) }));
+        if (r.status === 200) break;
+        if (attempt >= 10) throw new Error(`deletecollection ${ns}: ${r.status} ${r.body.toString().slice(0, 300)}`);
+        await sleep(2000);
+      }
     }
     const tableTimes: number[] = [];
     let rows = 0;

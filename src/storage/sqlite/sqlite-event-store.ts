@@ -191,6 +191,13 @@ function openListConnection(path: string): Database.Database | undefined {
   return db;
 }
 
+/** tuneConnection sets what a writer's and a follower's connection share: the page cache, temporary tables in memory, and waiting out another connection's lock. */
+function tuneConnection(db: Database.Database, options: Pick<SqliteEventStoreOptions, 'cacheSizeMiB'>): void {
+  db.pragma(`cache_size = -${(options.cacheSizeMiB ?? DEFAULT_CACHE_SIZE_MIB) * 1024}`);
+  db.pragma('temp_store = MEMORY');
+  db.pragma('busy_timeout = 5000');
+}
+
 /** storageFailure wraps a driver error in the storage vocabulary: the file being unusable is Unreachable, anything else Internal. */
 function storageFailure(e: unknown): StorageError {
   if (isStorageError(e)) return e;
@@ -311,9 +318,7 @@ export class SqliteEventStore implements ArchiveStore {
       checkArchiveFile(db, options.path, existed);
       db.pragma('journal_mode = WAL');
       db.pragma(`synchronous = ${options.synchronous === 'FULL' ? 'FULL' : 'NORMAL'}`);
-      db.pragma(`cache_size = -${(options.cacheSizeMiB ?? DEFAULT_CACHE_SIZE_MIB) * 1024}`);
-      db.pragma('temp_store = MEMORY');
-      db.pragma('busy_timeout = 5000');
+      tuneConnection(db, options);
       // Checkpoints run in the Checkpointer's thread; this connection only checkpoints if that one falls far behind.
       db.pragma(`wal_autocheckpoint = ${SAFETY_CHECKPOINT_PAGES}`);
       db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);
@@ -322,9 +327,7 @@ export class SqliteEventStore implements ArchiveStore {
       this.stmt = prepareStatements(db);
       this.listDb = openListConnection(options.path);
       this.lists = new ListQueries(this.listDb ?? db);
-      this.compacted = this.stmt.getMeta.get('compacted')?.value ?? 0;
-      // A file whose newest rows were all compacted away still remembers its revision through `compacted`.
-      this.rv = Math.max(this.stmt.maxRv.get()?.rv ?? 0, this.compacted, this.stmt.maxOccurrenceId.get()?.id ?? 0);
+      this.loadRevisions();
       this.db = db;
     } catch (e) {
       db?.close();
@@ -349,22 +352,26 @@ export class SqliteEventStore implements ArchiveStore {
     try {
       if (!fileExists(options.path)) throw new Error('no such file (a follower reads the file its writer opened)');
       db = new SqliteDatabase(options.path, { fileMustExist: true });
-      db.pragma(`cache_size = -${(options.cacheSizeMiB ?? DEFAULT_CACHE_SIZE_MIB) * 1024}`);
-      db.pragma('temp_store = MEMORY');
-      db.pragma('busy_timeout = 5000');
+      tuneConnection(db, options);
       this.archive = new ArchiveTables(db);
       this.stmt = prepareStatements(db);
       this.lists = new ListQueries(db);
       this.db = db;
       // A follower starts at the file's newest revision: what came before is history, read when a watch asks for it.
-      this.compacted = this.stmt.getMeta.get('compacted')?.value ?? 0;
-      this.rv = Math.max(this.stmt.maxRv.get()?.rv ?? 0, this.compacted, this.stmt.maxOccurrenceId.get()?.id ?? 0);
+      this.loadRevisions();
       return undefined;
     } catch (e) {
       db?.close();
       this.db = undefined;
       return new StorageError('Unreachable', `cannot open the archive ${options.path}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
     }
+  }
+
+  /** loadRevisions reads the file's newest revision and its compaction point, as a store opens it. */
+  private loadRevisions(): void {
+    this.compacted = this.stmt.getMeta.get('compacted')?.value ?? 0;
+    // A file whose newest rows were all compacted away still remembers its revision through `compacted`.
+    this.rv = Math.max(this.stmt.maxRv.get()?.rv ?? 0, this.compacted, this.stmt.maxOccurrenceId.get()?.id ?? 0);
   }
 
   /**
@@ -388,19 +395,18 @@ export class SqliteEventStore implements ArchiveStore {
     if (this.hub.size === 0) {
       // No watcher to hand changes to: the revision alone moves (a watch that starts later reads its history from the file).
       this.rv = Math.max(this.rv, rv > 0 ? rv : (this.stmt.maxRv.get()?.rv ?? 0));
-      this.compacted = Math.max(this.compacted, compacted ?? this.stmt.getMeta.get('compacted')?.value ?? 0);
-      return;
-    }
-    for (;;) {
-      const changes = this.changesAfter(this.rv, FOLLOW_BATCH);
-      if (changes.length > 0) {
-        this.rv = changes[changes.length - 1]!.rv;
-        this.hub.publish(changes);
+    } else {
+      for (;;) {
+        const changes = this.changesAfter(this.rv, FOLLOW_BATCH);
+        if (changes.length > 0) {
+          this.rv = changes[changes.length - 1]!.rv;
+          this.hub.publish(changes);
+        }
+        if (changes.length < FOLLOW_BATCH) break;
       }
-      if (changes.length < FOLLOW_BATCH) break;
+      // A revision with no version (an occurrence's) moves the follower too.
+      this.rv = Math.max(this.rv, rv);
     }
-    // A revision with no version (an occurrence's) moves the follower too.
-    this.rv = Math.max(this.rv, rv);
     this.compacted = Math.max(this.compacted, compacted ?? this.stmt.getMeta.get('compacted')?.value ?? 0);
   }
 
@@ -462,53 +468,51 @@ export class SqliteEventStore implements ArchiveStore {
   }
 
   private listAt(options: ListOptions): VersionList {
-    {
-      const at = listRevision(options, this.rv, this.compacted);
-      const { low, high } = options.namespace === undefined ? { low: '', high: undefined } : namespaceRange(options.namespace);
-      const scope: ListScope = { at, latest: at === this.rv, high, fieldEquals: options.fieldEquals, activeIn: options.activeIn };
-      const limit = options.limit !== undefined && options.limit > 0 ? options.limit : Infinity;
-      let start = options.startKey !== undefined && options.startKey > low ? options.startKey : low;
-      let batch = Math.min(limit + 1, MAX_LIST_BATCH);
-      const items: ListedVersion[] = [];
-      // Without a filter past the key range every row is an item: it stays encoded until asked for.
-      const all = selectsAll(options);
-      let more = false;
-      for (;;) {
-        const rows = all ? this.lists.pageKeys(scope, start, batch) : this.lists.page(scope, start, batch);
-        const objects = all ? new PageObjects(rows.map((r) => r.rv), (rvs) => this.lists.objects(rvs)) : undefined;
-        for (const [i, row] of rows.entries()) {
-          if (items.length >= limit) {
-            more = true;
-            break;
-          }
-          start = row.key;
-          if (objects !== undefined) {
-            items.push(this.unread(row.rv, () => objects.object(i)));
-            continue;
-          }
-          const object = (row as ListRow).object;
-          const event = decodeEvent(decodeObject(object), row.rv);
-          if (matchesFilter(event, options)) items.push(listedVersion(row.rv, () => object, event));
-        }
-        if (more) break;
+    const at = listRevision(options, this.rv, this.compacted);
+    const { low, high } = options.namespace === undefined ? { low: '', high: undefined } : namespaceRange(options.namespace);
+    const scope: ListScope = { at, latest: at === this.rv, high, fieldEquals: options.fieldEquals, activeIn: options.activeIn };
+    const limit = options.limit !== undefined && options.limit > 0 ? options.limit : Infinity;
+    let start = options.startKey !== undefined && options.startKey > low ? options.startKey : low;
+    let batch = Math.min(limit + 1, MAX_LIST_BATCH);
+    const items: ListedVersion[] = [];
+    // Without a filter past the key range every row is an item: it stays encoded until asked for.
+    const all = selectsAll(options);
+    let more = false;
+    for (;;) {
+      const rows = all ? this.lists.pageKeys(scope, start, batch) : this.lists.page(scope, start, batch);
+      const objects = all ? new PageObjects(rows.map((r) => r.rv), (rvs) => this.lists.objects(rvs)) : undefined;
+      for (const [i, row] of rows.entries()) {
         if (items.length >= limit) {
-          // As against etcd, any key past the last item means more, whether or not the selector would keep it
-          // (the field selector's rows were filtered in SQL: the keys it left out count too).
-          more = this.lists.pageKeys({ ...scope, fieldEquals: undefined, activeIn: undefined }, start, 1).length > 0;
+          more = true;
           break;
         }
-        if (rows.length < batch) break;
-        // A filter dropped rows: read further in larger steps, as upstream does against etcd.
-        batch = Math.min(batch * 2, MAX_LIST_BATCH);
+        start = row.key;
+        if (objects !== undefined) {
+          items.push(this.unread(row.rv, () => objects.object(i)));
+          continue;
+        }
+        const object = (row as ListRow).object;
+        const event = decodeEvent(decodeObject(object), row.rv);
+        if (matchesFilter(event, options)) items.push(listedVersion(row.rv, () => object, event));
       }
-      const result: VersionList = { items, resourceVersion: at };
-      if (more) {
-        result.lastKey = start;
-        const remaining = options.countRemaining === true ? this.lists.count(scope, start, this.maxCount) : undefined;
-        if (remaining !== undefined) result.remainingItemCount = remaining;
+      if (more) break;
+      if (items.length >= limit) {
+        // As against etcd, any key past the last item means more, whether or not the selector would keep it
+        // (the field selector's rows were filtered in SQL: the keys it left out count too).
+        more = this.lists.pageKeys({ ...scope, fieldEquals: undefined, activeIn: undefined }, start, 1).length > 0;
+        break;
       }
-      return result;
+      if (rows.length < batch) break;
+      // A filter dropped rows: read further in larger steps, as upstream does against etcd.
+      batch = Math.min(batch * 2, MAX_LIST_BATCH);
     }
+    const result: VersionList = { items, resourceVersion: at };
+    if (more) {
+      result.lastKey = start;
+      const remaining = options.countRemaining === true ? this.lists.count(scope, start, this.maxCount) : undefined;
+      if (remaining !== undefined) result.remainingItemCount = remaining;
+    }
+    return result;
   }
 
   /**

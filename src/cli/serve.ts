@@ -1,7 +1,7 @@
 import { realClock, createConsoleLogger } from '../internal/index.js';
 import type { LogLevel } from '../internal/index.js';
 import { createEventsServer, createServerMetrics, DEFAULT_RENDER_CACHE_MIB } from '../server/index.js';
-import type { ConnectionLimits, KeventsServer, ReadinessCheck, TlsPair } from '../server/index.js';
+import type { ConnectionLimits, KeventsServer, ReadinessCheck, ServerOptions, TlsPair } from '../server/index.js';
 import type { CoreEvent, Occurrence } from '../api/index.js';
 import { DEFAULT_HISTORY_WINDOW_SECONDS } from '../storage/index.js';
 import { storeTimelineReader } from './timeline-reader.js';
@@ -130,19 +130,7 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
       const address = await pool.start(store as SqliteEventStore, failing);
       server = { address, ui: pool.ui, registry: () => metrics.registry(), setTls: () => {}, close: () => pool.stop() };
     } else {
-      const http = createEventsServer({
-        limits,
-        renderCacheBytes,
-        store,
-        eventTtlSeconds: Math.round(ttlMs / 1000),
-        clock: realClock,
-        logger,
-        keventsVersion: version,
-        readinessChecks,
-        timeline: storeTimelineReader(store),
-        ...(security.gate !== undefined ? { gate: security.gate } : {}),
-        ...(security.tls !== undefined ? { tls: security.tls } : {}),
-      });
+      const http = eventsServer(store, security, { limits, renderCacheBytes, ttlMs, logger, readinessChecks });
       const address = await http.listen(host, port);
       server = { address, ui: http.ui, registry: () => http.metrics.registry(), setTls: (pair) => http.setTls(pair), close: () => http.close() };
     }
@@ -222,6 +210,25 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
   await store.close();
 }
 
+/** eventsServer is the API server of `kevents serve` over `store`, in this process or in a worker. */
+function eventsServer(
+  store: EventStore,
+  security: Pick<Awaited<ReturnType<typeof prepareServeSecurity>>, 'gate' | 'tls'>,
+  o: Pick<ServerOptions, 'limits' | 'renderCacheBytes' | 'logger' | 'readinessChecks' | 'metricsText'> & { ttlMs: number },
+): KeventsServer {
+  const { ttlMs, ...options } = o;
+  return createEventsServer({
+    ...options,
+    store,
+    eventTtlSeconds: Math.round(ttlMs / 1000),
+    clock: realClock,
+    keventsVersion: version,
+    timeline: storeTimelineReader(store),
+    ...(security.gate !== undefined ? { gate: security.gate } : {}),
+    ...(security.tls !== undefined ? { tls: security.tls } : {}),
+  });
+}
+
 /** perWorker shares --max-connections among the workers: each new connection goes to the next worker, so together they hold about the cap. */
 function perWorker(limits: ConnectionLimits, workers: number): ConnectionLimits {
   return limits.maxConnections === undefined ? limits : { ...limits, maxConnections: Math.max(1, Math.ceil(limits.maxConnections / workers)) };
@@ -265,19 +272,13 @@ async function runServeWorker(flags: ServeFlags, io: CliIO): Promise<void> {
     const readinessChecks: ReadinessCheck[] = [];
     link.onHealth = (failed) =>
       readinessChecks.splice(0, readinessChecks.length, ...failed.map((f) => ({ name: f.name, check: () => ({ ready: false, message: f.message }) })));
-    http = createEventsServer({
+    http = eventsServer(follower, security, {
       limits: perWorker(parseLimits(flags), workers),
       renderCacheBytes,
-      store: follower,
-      eventTtlSeconds: Math.round(ttlMs / 1000),
-      clock: realClock,
+      ttlMs,
       logger,
-      keventsVersion: version,
       readinessChecks,
       metricsText: () => link.metrics(),
-      timeline: storeTimelineReader(follower),
-      ...(security.gate !== undefined ? { gate: security.gate } : {}),
-      ...(security.tls !== undefined ? { tls: security.tls } : {}),
     });
     try {
       await http.listen(host, port);

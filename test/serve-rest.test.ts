@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { startServer } from './support/server-process.js';
 import type { ServerProcess } from './support/server-process.js';
 import { legacyEvent, newApiEvent, request } from './support/http.js';
+import { until } from './support/wait.js';
 
 const CORE = '/api/v1/namespaces/default/events';
 const EV = '/apis/events.k8s.io/v1/namespaces/default/events';
@@ -275,6 +276,68 @@ describe('kevents serve on SQLite', () => {
       assert.deepEqual(lost, []);
     } finally {
       await again.stop();
+    }
+  });
+
+  it('renders the next page of a list read cold while the client reads the page before', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kevents-read-ahead-'));
+    // One process: a read-ahead prepares the next page in the process that answered the page before.
+    const srv = await startServer(['--storage', `sqlite:${join(dir, 'events.db')}`, '--workers', '1']);
+    const TABLE = { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json' };
+    const rendered = async (by: 'request' | 'read-ahead'): Promise<number> => {
+      const m = await request(srv.url, 'GET', '/metrics');
+      return Number(new RegExp(`^kevents_list_rendered_total\\{by="${by}"\\} (\\d+)`, 'm').exec(m.text)?.[1] ?? 0);
+    };
+    let first: any;
+    let second: any;
+    try {
+      const names = Array.from({ length: 1100 }, (_, i) => `ra-${String(i).padStart(4, '0')}`);
+      for (let i = 0; i < names.length; i += 25) {
+        await Promise.all(
+          names.slice(i, i + 25).map(async (name) => {
+            const r = await request(srv.url, 'POST', CORE, legacyEvent({ name, object: `web-${name}`, reason: 'BackOff', message: `m ${name}`, firstAgo: 60, lastAgo: 1 }));
+            assert.equal(r.status, 201, r.text);
+          }),
+        );
+      }
+      // Page 1 of a Table listing is read from storage; page 2 is rendered before it is asked for.
+      first = await request(srv.url, 'GET', `${CORE}?limit=500`, undefined, TABLE);
+      assert.equal(first.json.rows.length, 500);
+      assert.equal(await rendered('request'), 500);
+      await until('the read-ahead rendered the second page', async () => (await rendered('read-ahead')) === 500, 20_000, 50);
+      second = await request(srv.url, 'GET', `${CORE}?limit=500&continue=${encodeURIComponent(first.json.metadata.continue)}`, undefined, TABLE);
+      assert.deepEqual(
+        second.json.rows.map((r: any) => r.cells[9]),
+        names.slice(500, 1000),
+      );
+      // The second page came from what the read-ahead rendered, and it then read the third ahead.
+      await until('the read-ahead rendered the third page', async () => (await rendered('read-ahead')) === 600, 20_000, 50);
+      assert.equal(await rendered('request'), 500);
+      const third = await request(srv.url, 'GET', `${CORE}?limit=500&continue=${encodeURIComponent(second.json.metadata.continue)}`, undefined, TABLE);
+      assert.equal(third.json.rows.length, 100);
+      assert.equal(third.json.metadata.continue, undefined);
+      // A page answered from the cache reads nothing ahead; neither does one that is the last.
+      const ahead = await rendered('read-ahead');
+      await request(srv.url, 'GET', `${CORE}?limit=500`, undefined, TABLE);
+      await request(srv.url, 'GET', `${CORE}?limit=2000`);
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(await rendered('read-ahead'), ahead);
+      // JSON pages read ahead too (those of events.k8s.io/v1 were never rendered).
+      const json = await request(srv.url, 'GET', `${EV}?limit=300`);
+      assert.equal(json.json.items.length, 300);
+      await until('the read-ahead rendered the next JSON page', async () => (await rendered('read-ahead')) === ahead + 300, 20_000, 50);
+    } finally {
+      await srv.stop();
+    }
+    // Rows rendered ahead are the rows a cold request renders: the same page from a server that keeps nothing.
+    const cold = await startServer(['--storage', `sqlite:${join(dir, 'events.db')}`, '--workers', '1', '--render-cache-size', '0']);
+    try {
+      const again = await request(cold.url, 'GET', `${CORE}?limit=500&continue=${encodeURIComponent(first.json.metadata.continue)}`, undefined, TABLE);
+      // The ages (cells 0 and 7) move with the clock.
+      const steady = (rows: any[]): unknown[] => rows.map((r) => [r.cells.slice(1, 7), r.cells.slice(8), r.object]);
+      assert.deepEqual(steady(second.json.rows), steady(again.json.rows));
+    } finally {
+      await cold.stop();
     }
   });
 });

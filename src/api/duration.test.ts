@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { GO_ZERO_TIME_MS, humanDuration, translateTimestampSince, wireTimeMs } from './duration.js';
+import { GO_ZERO_TIME_MS, humanDuration, translateTimestampSince, utcMs, wireTimeMs } from './duration.js';
 
 const S = 1000;
 const M = 60 * S;
@@ -83,4 +83,28 @@ void test('wireTimeMs parses RFC 3339 and MicroTime, undefined for zero', () => 
   assert.equal(wireTimeMs('2024-05-01T12:00:00.000001Z'), Date.parse('2024-05-01T12:00:00Z'));
   assert.equal(wireTimeMs('0001-01-01T00:00:00Z'), undefined);
   assert.equal(GO_ZERO_TIME_MS, Date.parse('0001-01-01T00:00:00Z'));
+});
+
+void test('utcMs reads every time as Date.parse does', () => {
+  const fixed = [
+    '2024-05-01T12:00:00Z', '2024-05-01T12:00:00.5Z', '2024-05-01T12:00:00.12Z', '2024-05-01T12:00:00.123Z', '2024-05-01T12:00:00.123456Z',
+    '2024-05-01T12:00:00.123456789Z', '2024-05-01T12:00:00.1234567891Z', '2024-02-29T23:59:59Z', '2023-02-29T00:00:00Z', '2024-04-31T00:00:00Z',
+    '2024-13-01T00:00:00Z', '2024-00-01T00:00:00Z', '2024-05-00T00:00:00Z', '2024-05-01T24:00:00Z', '2024-05-01T23:60:00Z', '2024-05-01T23:00:60Z',
+    '0001-01-01T00:00:00Z', '0099-12-31T23:59:59Z', '0999-06-01T00:00:00Z', '1000-01-01T00:00:00Z', '1969-12-31T23:59:59.999Z', '9999-12-31T23:59:59Z',
+    '2024-05-01T12:00:00+02:00', '2024-05-01T12:00:00.1+02:00', '2024-05-01 12:00:00Z', '2024-05-01T12:00:00.Z', '2024-05-01T12:00:00.1a2Z',
+    '2024-5-01T12:00:00Z', '2024-05-01T12:00Z', 'x024-05-01T12:00:00Z', '2024-05-01T12:00:00z', '', 'not a time', '2024-05-01T1:00:00.000Z',
+  ];
+  for (const t of fixed) assert.equal(utcMs(t), Date.parse(t), t);
+  // Random times of every shape the fast path takes, against Date.parse.
+  let seed = 7;
+  const next = (n: number): number => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed % n;
+  };
+  const pad = (v: number, w: number): string => String(v).padStart(w, '0');
+  for (let i = 0; i < 5000; i++) {
+    const fraction = next(4) === 0 ? '' : `.${pad(next(10 ** 6), 6).slice(0, 1 + next(9))}`;
+    const t = `${pad(next(10000), 4)}-${pad(next(14), 2)}-${pad(next(33), 2)}T${pad(next(26), 2)}:${pad(next(62), 2)}:${pad(next(62), 2)}${fraction}Z`;
+    assert.equal(utcMs(t), Date.parse(t), t);
+  }
 });

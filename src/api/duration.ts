@@ -54,9 +54,52 @@ export function humanDuration(ms: number): string {
  */
 export function wireTimeMs(t: string | null | undefined): number | undefined {
   if (t === null || t === undefined || t === '') return undefined;
-  const ms = Date.parse(t);
+  const ms = utcMs(t);
   if (Number.isNaN(ms) || ms === GO_ZERO_TIME_MS) return undefined;
   return ms;
+}
+
+/**
+ * utcMs is Date.parse of a time. The forms Kubernetes writes (`2006-01-02T15:04:05Z`,
+ * with or without a fraction) are read digit by digit, several times faster than
+ * Date.parse, which a Table of thousands of rows calls twice a row; any other form,
+ * and any date past the 28th or before the year 1000, is left to Date.parse.
+ */
+export function utcMs(t: string): number {
+  const n = t.length;
+  if (n < 20 || t.charCodeAt(n - 1) !== 90 /* Z */ || t.charCodeAt(4) !== 45 || t.charCodeAt(7) !== 45 || t.charCodeAt(10) !== 84 || t.charCodeAt(13) !== 58 || t.charCodeAt(16) !== 58) {
+    return Date.parse(t);
+  }
+  const year = digits(t, 0, 4);
+  const month = digits(t, 5, 2);
+  const day = digits(t, 8, 2);
+  const hour = digits(t, 11, 2);
+  const minute = digits(t, 14, 2);
+  const second = digits(t, 17, 2);
+  let millis = 0;
+  if (n > 20) {
+    // A fraction: a dot and one to nine digits, of which Date.parse keeps the milliseconds.
+    if (t.charCodeAt(19) !== 46 || n > 30 || n < 22) return Date.parse(t);
+    const fraction = digits(t, 20, n - 21);
+    if (fraction < 0) return Date.parse(t);
+    const places = n - 21;
+    millis = places >= 3 ? Math.trunc(fraction / 10 ** (places - 3)) : fraction * 10 ** (3 - places);
+  }
+  if (year < 1000 || month < 1 || month > 12 || day < 1 || day > 28 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59) {
+    return Date.parse(t);
+  }
+  return Date.UTC(year, month - 1, day, hour, minute, second, millis);
+}
+
+/** digits reads `count` decimal digits of `t` from `at`, or -1 if one is not a digit. */
+function digits(t: string, at: number, count: number): number {
+  let v = 0;
+  for (let i = at; i < at + count; i++) {
+    const d = t.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return -1;
+    v = v * 10 + d;
+  }
+  return v;
 }
 
 /**

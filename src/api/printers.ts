@@ -3,7 +3,7 @@
  * Events section of `kubectl describe`, and `kubectl events`. Every string here
  * is meant to match its upstream counterpart byte for byte.
  */
-import { GO_ZERO_TIME_MS, translateTimestampSince, wireTimeMs } from './duration.js';
+import { GO_ZERO_TIME_MS, translateMsSince, translateTimestampSince, wireTimeMs } from './duration.js';
 import { escapeTerminal } from './escape.js';
 import { eventCluster } from './cluster.js';
 import { createTabWriter, DESCRIBE_TABWRITER, formatTabbed, KUBECTL_MINOR, KUBECTL_TABWRITER } from './tabwriter.js';
@@ -65,19 +65,19 @@ export function formatEventSource(e: CoreEvent): string {
   return host === '' ? component : `${component}, ${host}`;
 }
 
-/** SeenTimes are the wire times the Table's First Seen and Last Seen ages count from; `lastIsFirst`: Last Seen shows First Seen's age. */
+/** SeenTimes are the times (Unix ms, undefined for Go's zero time) the Table's First Seen and Last Seen ages count from; `lastIsFirst`: Last Seen shows First Seen's age. */
 export interface SeenTimes {
-  first: string | null | undefined;
-  last: string | null | undefined;
+  firstMs: number | undefined;
+  lastMs: number | undefined;
   lastIsFirst: boolean;
 }
 
 /** eventSeenTimes picks the times of a Table row's ages (see eventTableCells), which alone of its cells change with the clock. */
 export function eventSeenTimes(e: CoreEvent): SeenTimes {
-  const first = wireTimeMs(e.firstTimestamp) === undefined ? e.eventTime : e.firstTimestamp;
-  if (e.series) return { first, last: e.series.lastObservedTime, lastIsFirst: false };
-  if (wireTimeMs(e.lastTimestamp) === undefined) return { first, last: undefined, lastIsFirst: true };
-  return { first, last: e.lastTimestamp, lastIsFirst: false };
+  const firstMs = wireTimeMs(e.firstTimestamp) ?? wireTimeMs(e.eventTime);
+  if (e.series) return { firstMs, lastMs: wireTimeMs(e.series.lastObservedTime), lastIsFirst: false };
+  const lastMs = wireTimeMs(e.lastTimestamp);
+  return { firstMs, lastMs, lastIsFirst: lastMs === undefined };
 }
 
 /**
@@ -88,8 +88,17 @@ export function eventSeenTimes(e: CoreEvent): SeenTimes {
  */
 export function eventTableCells(e: CoreEvent, now: number): unknown[] {
   const seen = eventSeenTimes(e);
-  const first = translateTimestampSince(seen.first, now);
-  const last = seen.lastIsFirst ? first : translateTimestampSince(seen.last, now);
+  const first = translateMsSince(seen.firstMs, now);
+  const last = seen.lastIsFirst ? first : translateMsSince(seen.lastMs, now);
+  const [type, reason, object, subobject, source, message, count, name] = eventClockFreeCells(e);
+  return [last, type, reason, object, subobject, source, message, first, count, name];
+}
+
+/** ClockFreeCells are a row's cells but its two ages: Type, Reason, Object, Subobject, Source, Message, Count and Name. */
+export type ClockFreeCells = [string, string, string, string, string, string, number, string];
+
+/** eventClockFreeCells are the cells of eventTableCells that do not change with the clock, in their order. */
+export function eventClockFreeCells(e: CoreEvent): ClockFreeCells {
   let count = e.count ?? 0;
   if (e.series) {
     count = e.series.count;
@@ -100,14 +109,12 @@ export function eventTableCells(e: CoreEvent, now: number): unknown[] {
   const kind = goToLower(e.involvedObject.kind ?? '');
   const name = e.involvedObject.name ?? '';
   return [
-    last,
     e.type ?? '',
     e.reason ?? '',
     name === '' ? kind : `${kind}/${name}`,
     e.involvedObject.fieldPath ?? '',
     formatEventSource(e),
     goTrimSpace(e.message ?? ''),
-    first,
     count,
     e.metadata.name ?? '',
   ];

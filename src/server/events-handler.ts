@@ -18,6 +18,7 @@ import { parseListQuery, parseWriteQuery } from './query.js';
 import type { ListQuery, WriteOptionsKind } from './query.js';
 import { compileFilter } from './registry.js';
 import type { EventRegistry, WriteContext } from './registry.js';
+import { ReadAhead } from './read-ahead.js';
 import { DEFAULT_RENDER_CACHE_MIB, RenderedVersions } from './rendered-versions.js';
 import { resourceOf, toStatusError } from './storage-errors.js';
 import { encodeFor, listFor } from './views.js';
@@ -47,6 +48,7 @@ const BODY_TYPES = ['application/json', 'application/yaml'];
  */
 export class EventsHandler {
   private readonly rendered: RenderedVersions;
+  private readonly ahead = new ReadAhead();
 
   constructor(private readonly o: EventsHandlerOptions) {
     this.rendered = new RenderedVersions(o.renderCacheBytes ?? DEFAULT_RENDER_CACHE_MIB * 1024 * 1024);
@@ -165,20 +167,37 @@ export class EventsHandler {
         onFrame: (type) => this.o.metrics.watchEvents.inc({ type }),
       }, watchReq);
     }
+    const pagingCold = this.ahead.claim(query.continue);
     const page = await listEvents(this.o.store, api, query, filter);
     const rendered = page.keyed ? this.rendered : UNKEPT;
+    const includeObject = query.includeObject ?? 'Metadata';
+    const missed = rendered.misses;
     let body: Buffer | undefined;
     let items: CoreEvent[] | undefined;
     try {
       // An item's object is read here, past the store's list: its failure speaks the storage vocabulary.
       if (format.kind === 'json') body = rendered.list(api, page.items, page.metadata);
-      else if (format.kind === 'table') body = rendered.table(api, page.items, { now: this.o.clock.now(), includeObject: query.includeObject ?? 'Metadata', listMeta: page.metadata });
+      else if (format.kind === 'table') body = rendered.table(api, page.items, { now: this.o.clock.now(), includeObject, listMeta: page.metadata });
       else items = page.items.map((v) => v.object());
     } catch (e) {
       throw toStatusError(e, 'list', '', api);
     }
-    if (body !== undefined) return sendJsonText(res, 200, body);
-    return this.render(res, 200, api, items ?? [], format, page.metadata, true, query);
+    if (body === undefined) return this.render(res, 200, api, items ?? [], format, page.metadata, true, query);
+    sendJsonText(res, 200, body);
+    const cold = rendered.misses - missed;
+    if (rendered === UNKEPT || (cold === 0 && !pagingCold)) return;
+    if (cold > 0) this.o.metrics.listRendered.inc({ by: 'request' }, cold);
+    const next = page.metadata.continue;
+    if (next === undefined || rendered.maxBytes === 0) return;
+    // A page read cold (or read ahead because the one before was): the next one, likely cold too, is
+    // rendered while the client reads this one.
+    const nextQuery: ListQuery = { ...query, resourceVersion: undefined, continue: next };
+    const as = format.kind === 'table' ? ({ table: true, includeObject } as const) : ({ table: false } as const);
+    this.ahead.start(next, async () => (await listEvents(this.o.store, api, nextQuery, filter)).items, (slice) => {
+      const before = rendered.misses;
+      rendered.prepare(api, slice, as);
+      this.o.metrics.listRendered.inc({ by: 'read-ahead' }, rendered.misses - before);
+    });
   }
 
   private renderOne(api: EventApi, e: CoreEvent, format: OutputFormat, query: ListQuery): unknown {

@@ -112,6 +112,8 @@ export interface ServerMetrics {
   requestDuration: LabelledHistogram<'verb' | 'resource'>;
   watchers: SimpleGauge;
   watchEvents: LabelledCounter<'type'>;
+  /** listRendered counts the versions a list rendered from storage rather than from the render cache, by who rendered them. */
+  listRendered: LabelledCounter<'by'>;
   /**
    * registry loads prom-client on first use and resolves with the registry that
    * renders these metrics and the process's default ones; others (the mirror's)
@@ -136,6 +138,11 @@ export function createServerMetrics(): ServerMetrics {
     ),
     watchers: new SimpleGauge('kevents_watchers', 'Open watch streams.'),
     watchEvents: new LabelledCounter('kevents_watch_events_sent_total', 'Watch frames sent, by type.', ['type'] as const),
+    listRendered: new LabelledCounter(
+      'kevents_list_rendered_total',
+      'List items and Table rows rendered from storage because the render cache did not hold them, by who rendered them: the request, or a read-ahead of the next page.',
+      ['by'] as const,
+    ),
   };
   let loading: Promise<Registry> | undefined;
   return {

@@ -84,3 +84,28 @@ test('RenderedVersions decodes a version it holds no more than once', () => {
   rendered.table('v1', items, { now: NOW, includeObject: 'Metadata', listMeta: {} });
   assert.equal(decoded, 2 * EVENTS.length, 'once for the items, once for the rows');
 });
+
+test('RenderedVersions.prepare keeps what a list or Table will read, and counts what it rendered', () => {
+  for (const [as, api] of [
+    [{ table: true, includeObject: 'Metadata' }, 'v1'],
+    [{ table: true, includeObject: 'Object' }, 'events.k8s.io/v1'],
+    [{ table: false }, 'events.k8s.io/v1'],
+  ] as const) {
+    const rendered = new RenderedVersions(1 << 20);
+    let decoded = 0;
+    const items = EVENTS.map((e) => ({ resourceVersion: Number(e.metadata.resourceVersion), object: () => (decoded++, structuredClone(e)) }));
+    rendered.prepare(api, items, as);
+    const prepared = rendered.misses;
+    assert.equal(prepared, as.table && as.includeObject === 'Object' ? 2 * EVENTS.length : EVENTS.length);
+    assert.equal(decoded, prepared);
+    const got = as.table
+      ? rendered.table(api, items, { now: NOW, includeObject: as.includeObject, listMeta: {} }).toString()
+      : rendered.list(api, items, {}).toString();
+    const want = as.table
+      ? JSON.stringify(eventTable(EVENTS, { now: NOW, includeObject: as.includeObject, listMeta: {}, encodeObject: (e) => encodeFor(api, e) }))
+      : JSON.stringify(listFor(api, EVENTS, {}));
+    assert.equal(got, want);
+    assert.equal(rendered.misses, prepared, 'the answer is spliced from what prepare kept');
+    assert.equal(decoded, prepared);
+  }
+});

@@ -1,4 +1,4 @@
-import { CORE_API, eventSeenTimes, eventTable, eventTableCells, translateMsSince, wireTimeMs } from '../api/index.js';
+import { CORE_API, eventClockFreeCells, eventSeenTimes, eventTable, translateMsSince } from '../api/index.js';
 import type { CoreEvent, EventApi, IncludeObject, ListMeta } from '../api/index.js';
 import type { ListedVersion } from '../storage/index.js';
 import { encodeFor, listItem } from './views.js';
@@ -52,7 +52,18 @@ export class RenderedVersions {
   private readonly entries = new Map<number, Entry>();
   private bytes = 0;
 
+  /** misses counts the versions rendered because they were not kept: a page that had any was read cold. */
+  misses = 0;
+
   constructor(readonly maxBytes: number) {}
+
+  /** prepare keeps rendered what `table` (with `includeObject`) or `list` in `api` would read of `items`, answering nothing. */
+  prepare(api: EventApi, items: readonly ListedVersion[], as: { table: false } | { table: true; includeObject: IncludeObject }): void {
+    for (const v of items) {
+      if (!as.table || as.includeObject === 'Object') this.item(api, v);
+      if (as.table) this.tableRow(v);
+    }
+  }
 
   /** size is the bytes held, overhead included. */
   get size(): number {
@@ -91,6 +102,7 @@ export class RenderedVersions {
     const key = v.resourceVersion * SLOTS + (api === CORE_API ? CORE_ITEM : EVENTS_V1_ITEM);
     const hit = this.get(key);
     if (hit !== undefined) return hit as Buffer;
+    this.misses++;
     const bytes = Buffer.from(JSON.stringify(listItem(encodeFor(api, v.object()))));
     this.set(key, bytes, bytes.length);
     return bytes;
@@ -100,17 +112,18 @@ export class RenderedVersions {
     const key = v.resourceVersion * SLOTS + TABLE_ROW;
     const hit = this.get(key);
     if (hit !== undefined) return hit as TableRowParts;
+    this.misses++;
     const e: CoreEvent = v.object();
     // The cells but the ages do not depend on the clock: rendered at any time, they are the same.
-    const cells = eventTableCells(e, 0);
+    const [type, reason, object, subobject, source, message, count, name] = eventClockFreeCells(e);
     const seen = eventSeenTimes(e);
     const parts: TableRowParts = {
-      firstMs: wireTimeMs(seen.first),
-      lastMs: wireTimeMs(seen.last),
+      firstMs: seen.firstMs,
+      lastMs: seen.lastMs,
       lastIsFirst: seen.lastIsFirst,
-      middle: JSON.stringify(cells.slice(1, 7)).slice(1, -1),
-      tail: JSON.stringify(cells.slice(8)).slice(1, -1),
-      metadata: JSON.stringify({ ...e.metadata }),
+      middle: JSON.stringify([type, reason, object, subobject, source, message]).slice(1, -1),
+      tail: `${count},${JSON.stringify(name)}`,
+      metadata: JSON.stringify(e.metadata),
     };
     this.set(key, parts, 2 * (parts.middle.length + parts.tail.length + parts.metadata.length) + 64);
     return parts;

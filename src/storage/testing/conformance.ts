@@ -400,6 +400,34 @@ export function runEventStoreConformance(name: string, setup: ConformanceSetup):
           assert.equal(last.remainingItemCount, undefined);
         }),
       );
+      it(
+        'counts each page of a paged list at the list revision, whatever is written between the pages',
+        withStore(async (store) => {
+          for (let i = 0; i < 20; i++) await store.create(sampleEvent('default', `e${String(i).padStart(2, '0')}`));
+          await store.create(sampleEvent('other', 'x'));
+          const counts: (number | undefined)[] = [];
+          let page = await store.list({ namespace: 'default', limit: 3, countRemaining: true });
+          const at = page.resourceVersion;
+          counts.push(page.remainingItemCount);
+          let seen = page.items.length;
+          let round = 0;
+          for (; page.lastKey !== undefined; round++) {
+            // Writes after the list's revision, before and after the page's last key, are not counted.
+            await store.create(sampleEvent('default', `e${String(round).padStart(2, '0')}-new`));
+            await store.create(sampleEvent('default', `z${round}`));
+            if (round === 1) await store.delete('default', 'e19');
+            page = await store.list({ namespace: 'default', limit: 3, countRemaining: true, startKey: page.lastKey, resourceVersion: at, match: 'Exact' });
+            counts.push(page.remainingItemCount);
+            seen += page.items.length;
+          }
+          assert.equal(seen, 20);
+          assert.deepEqual(counts, [17, 14, 11, 8, 5, 2, undefined]);
+          // A page read again, and one started afresh at the latest revision, count what they see.
+          const fresh = await store.list({ namespace: 'default', limit: 3, countRemaining: true });
+          assert.equal(round, 6);
+          assert.equal(fresh.remainingItemCount, 20 + 2 * round - 1 - 3);
+        }),
+      );
     });
 
     void describe('guaranteedUpdate', () => {

@@ -134,6 +134,8 @@ void test('eventTableCells: row layout, Object lower-cased, message trimmed', ()
     [{ kind: 'Node' }, 'node'],
     [{ name: 'x' }, '/x'],
     [{ kind: 'İΣ', name: 'x' }, 'iσ/x'],
+    [{ kind: 'CronJob', name: 'Nightly' }, 'cronjob/Nightly'],
+    [{ kind: 'KİND', name: 'x' }, 'kind/x'],
   ];
   for (const [ref, want] of objects) assert.equal(eventTableCells(ev({ involvedObject: ref }), NOW)[3], want);
 });
@@ -155,6 +157,14 @@ void test('goTrimSpace trims what Go trims', () => {
   assert.equal(goTrimSpace(' \t\n\v\f\r msg \u0085\u00a0\u3000'), 'msg');
   assert.equal(goTrimSpace('\ufeffmsg\ufeff'), '\ufeffmsg\ufeff');
   assert.equal(goTrimSpace('a \n b'), 'a \n b');
+  // Each of Go's spaces alone at either end, and characters near them that are not spaces.
+  const spaces = '\t\n\v\f\r \u0085\u00a0\u1680\u2000\u2005\u200a\u2028\u2029\u202f\u205f\u3000';
+  for (const c of spaces) {
+    assert.equal(goTrimSpace(`${c}m`), 'm', `U+${c.charCodeAt(0).toString(16)} first`);
+    assert.equal(goTrimSpace(`m${c}`), 'm', `U+${c.charCodeAt(0).toString(16)} last`);
+  }
+  for (const c of '\u0000\u001f!\u0084\u0086\u00a1\u167f\u1681\u200b\u2027\u202e\u3001\ufeff') assert.equal(goTrimSpace(`${c}m${c}`), `${c}m${c}`);
+  assert.equal(goTrimSpace(''), '');
 });
 
 void test('eventTable: metadata from the list, all columns, row objects per includeObject', () => {

@@ -45,11 +45,22 @@ const GO_TRIM = new RegExp(`^${GO_SPACE}+|${GO_SPACE}+$`, 'g');
 
 /** goTrimSpace is Go's strings.TrimSpace: it trims U+0085 but, unlike String.trim, not U+FEFF. */
 export function goTrimSpace(s: string): string {
+  // Most messages neither start nor end with a space: they are returned without a regular expression.
+  if (s === '' || (!mayBeGoSpace(s.charCodeAt(0)) && !mayBeGoSpace(s.charCodeAt(s.length - 1)))) return s;
   return s.replace(GO_TRIM, '');
 }
 
+/** mayBeGoSpace is false for a UTF-16 code unit that no character of GO_SPACE begins with. */
+function mayBeGoSpace(c: number): boolean {
+  return c <= 0x20 || c === 0x85 || c === 0xa0 || c >= 0x1680;
+}
+
+/** ASCII_ONLY matches text whose lower case is the same in Go and in JavaScript. */
+const ASCII_ONLY = /^[\x00-\x7f]*$/;
+
 /** goToLower is Go's strings.ToLower: rune by rune, with no final-sigma or dotted-I expansion. */
 function goToLower(s: string): string {
+  if (ASCII_ONLY.test(s)) return s.toLowerCase();
   let out = '';
   for (const c of s) out += c === '\u0130' ? 'i' : c.toLowerCase();
   return out;

@@ -25,6 +25,8 @@ import { until } from './support/wait.js';
 
 const CLUSTERS = ['east', 'west', 'north'] as const;
 const PER_CLUSTER = 40;
+/** NS holds the test's events: a namespace of its own, where a kube-apiserver writes no events of its own (it may in default). */
+const NS = 'fleet';
 const kubectl = findKubectls().at(-1);
 const schemas = testSchemas('kevents_fleet');
 
@@ -49,10 +51,12 @@ void describe('a fleet of three kube-apiservers in one PostgreSQL archive', { ti
       members.push({ name, cp, uid: ns.json.metadata.uid as string });
     }
     for (const m of members) {
+      const created = await m.cp.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+      assert.equal(created.status, 201, created.text);
       for (let i = 0; i < PER_CLUSTER; i++) {
         // The same names in every cluster: the archive keeps them apart by cluster, not by name.
-        const body = legacyEvent({ name: `web-${i}.${m.name}`, object: `web-${i}`, reason: 'BackOff', message: `in ${m.name}`, type: 'Warning', firstAgo: 60, lastAgo: 30 });
-        const r = await m.cp.request('POST', '/api/v1/namespaces/default/events', body);
+        const body = legacyEvent({ name: `web-${i}.${m.name}`, namespace: NS, object: `web-${i}`, reason: 'BackOff', message: `in ${m.name}`, type: 'Warning', firstAgo: 60, lastAgo: 30 });
+        const r = await m.cp.request('POST', `/api/v1/namespaces/${NS}/events`, body);
         assert.equal(r.status, 201, r.text);
       }
     }
@@ -78,7 +82,7 @@ void describe('a fleet of three kube-apiservers in one PostgreSQL archive', { ti
     await until(
       'the archive holds every event of the three clusters',
       async () => {
-        const r = await request(base, 'GET', '/api/v1/namespaces/default/events');
+        const r = await request(base, 'GET', `/api/v1/namespaces/${NS}/events`);
         items = r.json.items ?? [];
         return items.length >= CLUSTERS.length * PER_CLUSTER;
       },
@@ -120,7 +124,7 @@ void describe('a fleet of three kube-apiservers in one PostgreSQL archive', { ti
 
   void it('kubectl get events with the kevents.io/cluster field selector gives each cluster its own events only', { skip: kubectl === undefined ? 'no kubectl' : false }, async () => {
     for (const m of members) {
-      const r = await runKubectl(kubectl!, server!.url, ['get', 'events', '-n', 'default', '--field-selector', `kevents.io/cluster=${m.name}`, '-o', 'name']);
+      const r = await runKubectl(kubectl!, server!.url, ['get', 'events', '-n', NS, '--field-selector', `kevents.io/cluster=${m.name}`, '-o', 'name']);
       assert.equal(r.code, 0, r.stderr);
       const names = r.stdout.trim().split('\n').sort();
       assert.equal(names.length, PER_CLUSTER, `${m.name}: ${r.stdout}`);
@@ -129,12 +133,12 @@ void describe('a fleet of three kube-apiservers in one PostgreSQL archive', { ti
   });
 
   void it('kevents get events --cluster shows a CLUSTER column only when the answer spans several clusters', async () => {
-    const one = await runBuiltCli(['get', 'events', '--server', server!.url, '-n', 'default', '--cluster', 'west']);
+    const one = await runBuiltCli(['get', 'events', '--server', server!.url, '-n', NS, '--cluster', 'west']);
     assert.equal(one.code, 0, one.stderr);
     const oneLines = one.stdout.trim().split('\n');
     assert.match(oneLines[0]!, /^LAST SEEN/);
     assert.equal(oneLines.length, PER_CLUSTER + 1);
-    const two = await runBuiltCli(['get', 'events', '--server', server!.url, '-n', 'default', '--cluster', 'west', '--cluster', 'north']);
+    const two = await runBuiltCli(['get', 'events', '--server', server!.url, '-n', NS, '--cluster', 'west', '--cluster', 'north']);
     assert.equal(two.code, 0, two.stderr);
     const twoLines = two.stdout.trim().split('\n');
     assert.match(twoLines[0]!, /^CLUSTER +LAST SEEN/);
@@ -147,7 +151,7 @@ void describe('a fleet of three kube-apiservers in one PostgreSQL archive', { ti
     const held = async (): Promise<Record<string, { events: number; occurrences: number }>> => {
       const out: Record<string, { events: number; occurrences: number }> = {};
       for (const m of members) {
-        const ev = await request(server!.url, 'GET', `/api/v1/namespaces/default/events?fieldSelector=kevents.io%2Fcluster%3D${m.name}`);
+        const ev = await request(server!.url, 'GET', `/api/v1/namespaces/${NS}/events?fieldSelector=kevents.io%2Fcluster%3D${m.name}`);
         const occ = await request(server!.url, 'GET', `/apis/archive.kevents.io/v1alpha1/occurrences?fieldSelector=cluster%3D${m.name}`);
         assert.equal(ev.status, 200, ev.text);
         assert.equal(occ.status, 200, occ.text);

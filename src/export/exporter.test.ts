@@ -209,4 +209,40 @@ for (const [backend, open] of Object.entries(BACKENDS)) void describe(`exporter 
     delete SINK_TYPES.flaky;
     await destroy();
   });
+
+  void it('names an archive it cannot save its position in, while a batch waits to be committed, and commits it once it can', async () => {
+    const { store, log, destroy } = await open();
+    let down = false;
+    /** Reads succeed (the batch was read before the archive went away); every commit fails until `down` is cleared. */
+    const unsavable: ExportLog = {
+      read: (after, limit) => log.read(after, limit),
+      head: () => log.head(),
+      pending: (after, cap) => log.pending(after, cap),
+      getPosition: (sink) => log.getPosition(sink),
+      commit: (sink, update) => (down ? Promise.reject(new Error('postgres: connect ECONNREFUSED 127.0.0.1:5432')) : log.commit(sink, update)),
+      deadLetters: (sink, limit) => log.deadLetters(sink, limit),
+      close: () => log.close(),
+    };
+    const sink = new FlakySink();
+    SINK_TYPES.flaky = { fields: [], defaultPolicy: 'occurrences', read: () => ({}), create: () => sink } satisfies SinkType;
+    const config = parseExportConfig('sinks:\n  - name: f\n    type: flaky\n    retry: { initialBackoff: 1ms, maxBackoff: 5ms }\n');
+    const exporter = createExporter({ log: unsavable, config, pollIntervalMs: 5, logger: new CollectingLogger() });
+    await store.create(event('a'), { occurrence: {} });
+    exporter.start();
+    await until('a is delivered', () => sink.received.length === 1);
+    await until('a is committed', async () => (await log.getPosition('f')) !== undefined);
+    down = true;
+    await store.create(event('b'), { occurrence: {} });
+    await until('b is delivered', () => sink.received.length === 2);
+    await until('the readiness names the archive', () => !exporter.readiness().ready);
+    assert.match(exporter.readiness().message, /^sink f: cannot save the position in the archive \(for \d+s; retrying\): postgres: connect ECONNREFUSED/);
+    const stuck = (await log.getPosition('f'))!.position;
+    down = false;
+    await until('b is committed', async () => (await log.getPosition('f'))!.position > stuck);
+    assert.deepEqual(exporter.readiness(), { ready: true, message: 'ok' });
+    await exporter.stop();
+    assert.deepEqual(sink.received.map((r) => r.fields.name), ['a', 'b']);
+    delete SINK_TYPES.flaky;
+    await destroy();
+  });
 });

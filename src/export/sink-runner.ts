@@ -53,6 +53,8 @@ export class SinkRunner {
   private uncertain = true;
   /** unreadable is when reads of the archive began to fail, and the last failure (undefined while they succeed). */
   private unreadable: { since: number; error: string } | undefined;
+  /** unsavable is when saving the position in the archive began to fail, and the last failure (undefined while it succeeds). */
+  private unsavable: { since: number; error: string } | undefined;
 
   constructor(private readonly o: SinkRunnerOptions) {}
 
@@ -81,6 +83,11 @@ export class SinkRunner {
     if (unreadable !== undefined) {
       const s = Math.round((this.o.clock.now() - unreadable.since) / 1000);
       return { ready: false, message: `sink ${this.name}: cannot read the archive (for ${s}s; the position stays where it is): ${unreadable.error}` };
+    }
+    const unsavable = this.unsavable;
+    if (unsavable !== undefined) {
+      const s = Math.round((this.o.clock.now() - unsavable.since) / 1000);
+      return { ready: false, message: `sink ${this.name}: cannot save the position in the archive (for ${s}s; retrying): ${unsavable.error}` };
     }
     const since = this.waitingSince;
     if (since !== undefined && this.o.clock.now() - since > this.o.config.stuckAfterMs) {
@@ -196,10 +203,14 @@ export class SinkRunner {
         await this.o.log.commit(this.name, { position, state, deadLetters });
         this.position = position;
         this.committedState = state;
+        this.unsavable = undefined;
         return;
       } catch (e) {
         if (this.hard.signal.aborted) throw new Stopped('stopped');
-        this.o.logger.warn('export: cannot save the sink position; retrying', { sink: this.name, error: (e as Error).message });
+        const error = (e as Error).message;
+        this.o.logger.warn('export: cannot save the sink position; retrying', { sink: this.name, error });
+        // An archive that is down while a batch is being committed fails readiness as a failed read does.
+        this.unsavable = { since: this.unsavable?.since ?? this.o.clock.now(), error };
         await this.o.clock.sleep(backoff.next(), this.hard.signal).catch(() => undefined);
       }
     }

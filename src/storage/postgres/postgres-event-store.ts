@@ -41,7 +41,9 @@ import {
   listRevision,
   matchesFilter,
   readOccurrencePage,
+  RemainingCounts,
   namespaceRange,
+  selectsAll,
   resolveCommonOptions,
   sameContent,
 } from '../shared/index.js';
@@ -100,6 +102,7 @@ export class PostgresEventStore implements ArchiveStore {
   private readonly lists: ListQueries;
   private readonly archive: ArchiveQueries;
   private readonly lags = new LagBounds();
+  private readonly remaining = new RemainingCounts();
   private lastMark = 0;
   private readonly writer: WriteBatch;
   private readonly maxBatch: number;
@@ -149,6 +152,7 @@ export class PostgresEventStore implements ArchiveStore {
     const { low, high } = options.namespace === undefined ? { low: '', high: undefined } : namespaceRange(options.namespace);
     const limit = options.limit !== undefined && options.limit > 0 ? options.limit : Infinity;
     let start = options.startKey !== undefined && options.startKey > low ? options.startKey : low;
+    const from = start;
     const exact = options.match === 'Exact' && options.resourceVersion !== undefined && options.resourceVersion > 0;
     // The first page read fixes the revision; further reads (a filter dropped rows) read a snapshot at it.
     let scope: ListScope = { at: exact ? options.resourceVersion : undefined, high, fieldEquals: options.fieldEquals };
@@ -195,8 +199,14 @@ export class PostgresEventStore implements ArchiveStore {
     if (more) {
       result.lastKey = start;
       if (options.countRemaining === true) {
-        const [row] = await this.query<{ n: string }>(pool, this.lists.count(at, high, start));
-        result.remainingItemCount = Number(row?.n ?? 0);
+        const all = selectsAll(options);
+        let remaining = this.remaining.carried(at, high, from, all ? items.length : undefined);
+        if (remaining === undefined) {
+          const [row] = await this.query<{ n: string }>(pool, this.lists.count(at, high, start));
+          remaining = Number(row?.n ?? 0);
+        }
+        this.remaining.remember(at, high, start, remaining, !all);
+        result.remainingItemCount = remaining;
       }
     }
     return result;

@@ -7,3 +7,4 @@ export * from './ticker.js';
 export * from './list-revision.js';
 export * from './archive.js';
 export * from './watch-queue.js';
+export * from './remaining-counts.js';

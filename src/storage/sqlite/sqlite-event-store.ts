@@ -46,6 +46,7 @@ import {
   microsOf,
   namespaceRange,
   planArchiveWrites,
+  RemainingCounts,
   resolveCommonOptions,
   sameContent,
   selectsAll,
@@ -175,8 +176,6 @@ function fieldsOf(e: CoreEvent): Record<string, string | number | null> {
  * otherwise fill the writer's whole cache with pages read once.
  */
 const LIST_CACHE_MIB = 4;
-/** MAX_REMAINDERS bounds the remaining counts kept for the next page of a list (one per list being paged). */
-const MAX_REMAINDERS = 256;
 /** FOLLOW_BATCH is how many changes a follower reads from the file at a time while catching up. */
 const FOLLOW_BATCH = 1_000;
 
@@ -265,8 +264,7 @@ export class SqliteEventStore implements ArchiveStore {
   private readonly o: ResolvedCommonOptions;
   private readonly maxBatch: number;
   private readonly maxCount: number;
-  /** remainders are the counts of recent pages' remaining items, by revision, key range and last key (see remainingAfter). */
-  private readonly remainders = new Map<string, number>();
+  private readonly remaining = new RemainingCounts();
   private db: Database.Database | undefined;
   /** listDb reads lists (a file's second connection), so that paging through every event churns its small cache, not the writer's. */
   private listDb: Database.Database | undefined;
@@ -514,27 +512,14 @@ export class SqliteEventStore implements ArchiveStore {
     const result: VersionList = { items, resourceVersion: at };
     if (more) {
       result.lastKey = start;
-      const remaining = options.countRemaining === true ? this.remainingAfter(scope, from, all ? items.length : undefined, start) : undefined;
-      if (remaining !== undefined) result.remainingItemCount = remaining;
+      if (options.countRemaining === true) {
+        const taken = all ? items.length : undefined;
+        const remaining = this.remaining.carried(at, high, from, taken) ?? this.lists.count(scope, start, this.maxCount);
+        this.remaining.remember(at, high, start, remaining, !all);
+        if (remaining !== undefined) result.remainingItemCount = remaining;
+      }
     }
     return result;
-  }
-
-  /**
-   * remainingAfter is the number of objects after `last` in the scope's key range at its revision
-   * (undefined past maxCountRemaining). A page of `taken` items that were every key after `from`
-   * (no filter) continues the one that ended at `from`: its count is that page's less `taken`, with no
-   * scan of the rest of the index, so paging through N events counts them once rather than once a page.
-   */
-  private remainingAfter(scope: ListScope, from: string, taken: number | undefined, last: string): number | undefined {
-    const at = `${scope.at} ${scope.high ?? ''} `;
-    const before = taken === undefined ? undefined : this.remainders.get(at + from);
-    const n = before !== undefined ? before - taken! : this.lists.count(scope, last, this.maxCount);
-    if (n !== undefined && taken !== undefined) {
-      if (this.remainders.size >= MAX_REMAINDERS) this.remainders.delete(this.remainders.keys().next().value!);
-      this.remainders.set(at + last, n);
-    }
-    return n;
   }
 
   /**

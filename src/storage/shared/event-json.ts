@@ -19,6 +19,16 @@ export function decodeEvent(json: string, rv: number): CoreEvent {
   return event;
 }
 
+/**
+ * withRevision is what decodeEvent(encodeEvent(event), rv) gives for an event of plain JSON data
+ * (as decoded from a request), without encoding and parsing it again: a copy of the event and its
+ * metadata, with the resourceVersion last. Nested objects are shared with `event`.
+ */
+export function withRevision(event: CoreEvent, rv: number): CoreEvent {
+  const { resourceVersion: _rv, ...metadata } = event.metadata;
+  return { ...event, metadata: { ...metadata, resourceVersion: String(rv) } };
+}
+
 /** deepFreeze makes an object shared between watchers read-only, so one consumer cannot change what another sees. */
 export function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {

@@ -50,6 +50,7 @@ import {
   resolveCommonOptions,
   sameContent,
   selectsAll,
+  withRevision,
 } from '../shared/index.js';
 import type { Change, ResolvedCommonOptions } from '../shared/index.js';
 import { ArchiveTables } from './archive-tables.js';
@@ -448,7 +449,7 @@ export class SqliteEventStore implements ArchiveStore {
       if (options.occurrence !== undefined) this.appendOccurrence(event, rv, occurrenceChange(undefined, event), options.occurrence);
       return rv;
     });
-    return decodeEvent(json, rv);
+    return withRevision(event, rv);
   }
 
   get(namespace: string, name: string): Promise<CoreEvent> {

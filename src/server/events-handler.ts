@@ -20,6 +20,7 @@ import { compileFilter } from './registry.js';
 import type { EventRegistry, WriteContext } from './registry.js';
 import { ReadAhead } from './read-ahead.js';
 import { DEFAULT_RENDER_CACHE_MIB, RenderedVersions } from './rendered-versions.js';
+import type { RenderAs } from './rendered-versions.js';
 import { resourceOf, toStatusError } from './storage-errors.js';
 import { encodeFor, listFor } from './views.js';
 import { serveWatch } from './watch.js';
@@ -192,7 +193,7 @@ export class EventsHandler {
     // A page read cold (or read ahead because the one before was): the next one, likely cold too, is
     // rendered while the client reads this one.
     const nextQuery: ListQuery = { ...query, resourceVersion: undefined, continue: next };
-    const as = format.kind === 'table' ? ({ table: true, includeObject } as const) : ({ table: false } as const);
+    const as: RenderAs = format.kind === 'table' ? { table: true, includeObject } : { table: false };
     this.ahead.start(next, async () => (await listEvents(this.o.store, api, nextQuery, filter)).items, (slice) => {
       const before = rendered.misses;
       rendered.prepare(api, slice, as);

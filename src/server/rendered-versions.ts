@@ -58,7 +58,7 @@ export class RenderedVersions {
   constructor(readonly maxBytes: number) {}
 
   /** prepare keeps rendered what `table` (with `includeObject`) or `list` in `api` would read of `items`, answering nothing. */
-  prepare(api: EventApi, items: readonly ListedVersion[], as: { table: false } | { table: true; includeObject: IncludeObject }): void {
+  prepare(api: EventApi, items: readonly ListedVersion[], as: RenderAs): void {
     for (const v of items) {
       if (!as.table || as.includeObject === 'Object') this.item(api, v);
       if (as.table) this.tableRow(v);
@@ -149,3 +149,6 @@ export class RenderedVersions {
     }
   }
 }
+
+/** RenderAs says what a list answer reads of each version: its Table row (with includeObject=Object, its list item too), or its list item. */
+export type RenderAs = { table: false } | { table: true; includeObject: IncludeObject };

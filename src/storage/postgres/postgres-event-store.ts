@@ -46,6 +46,7 @@ import {
   selectsAll,
   resolveCommonOptions,
   sameContent,
+  withRevision,
 } from '../shared/index.js';
 import type { ResolvedCommonOptions } from '../shared/index.js';
 import { ArchiveQueries, LagBounds, cursorOf, decodeOccurrence, observedStamp, occurrenceRow } from './archive-tables.js';
@@ -137,7 +138,7 @@ export class PostgresEventStore implements ArchiveStore {
     const json = encodeEvent(event);
     const occurrence = options.occurrence === undefined ? undefined : this.occurrence(event, occurrenceChange(undefined, event), options.occurrence);
     const out = await this.write({ kind: 'create', key, json, fields: fieldsOf(event), expiresAt: this.expiry(options.ttlSeconds), occurrence });
-    return decodeEvent(json, rvOf(out));
+    return withRevision(event, rvOf(out));
   }
 
   async get(namespace: string, name: string): Promise<CoreEvent> {
@@ -199,13 +200,12 @@ export class PostgresEventStore implements ArchiveStore {
     if (more) {
       result.lastKey = start;
       if (options.countRemaining === true) {
-        const all = selectsAll(options);
-        let remaining = this.remaining.carried(at, high, from, all ? items.length : undefined);
+        let remaining = this.remaining.carried(at, high, from, selectsAll(options) ? items.length : undefined);
         if (remaining === undefined) {
           const [row] = await this.query<{ n: string }>(pool, this.lists.count(at, high, start));
           remaining = Number(row?.n ?? 0);
         }
-        this.remaining.remember(at, high, start, remaining, !all);
+        this.remaining.remember(at, high, start, remaining);
         result.remainingItemCount = remaining;
       }
     }

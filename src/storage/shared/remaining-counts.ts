@@ -19,9 +19,12 @@ export class RemainingCounts {
     return before === undefined ? undefined : before - taken;
   }
 
-  /** remember keeps `n`, the count after `last`, for the page after it (an unfiltered page's count only). */
-  remember(at: number, high: string | undefined, last: string, n: number | undefined, filtered: boolean): void {
-    if (n === undefined || filtered) return;
+  /**
+   * remember keeps `n`, the count of every key after `last` in the range at `at`, for the page after it.
+   * The count ignores the list's filter, so a filtered page's is kept too.
+   */
+  remember(at: number, high: string | undefined, last: string, n: number | undefined): void {
+    if (n === undefined) return;
     if (this.counts.size >= MAX_REMAINDERS) this.counts.delete(this.counts.keys().next().value!);
     this.counts.set(keyOf(at, high, last), n);
   }

@@ -514,9 +514,8 @@ export class SqliteEventStore implements ArchiveStore {
     if (more) {
       result.lastKey = start;
       if (options.countRemaining === true) {
-        const taken = all ? items.length : undefined;
-        const remaining = this.remaining.carried(at, high, from, taken) ?? this.lists.count(scope, start, this.maxCount);
-        this.remaining.remember(at, high, start, remaining, !all);
+        const remaining = this.remaining.carried(at, high, from, all ? items.length : undefined) ?? this.lists.count(scope, start, this.maxCount);
+        this.remaining.remember(at, high, start, remaining);
         if (remaining !== undefined) result.remainingItemCount = remaining;
       }
     }

@@ -19,7 +19,8 @@
  * BENCH_LIST_SECONDS, BENCH_LIST_LIMIT, BENCH_TABLE_EVENTS, BENCH_TABLE_ROUNDS, BENCH_WATCHERS,
  * BENCH_WATCH_RATE, BENCH_WATCH_SECONDS). BENCH_TARGETS lists what runs (default kube-apiserver, kevents, and
  * "kevents --workers 2": a target "kevents <flags>" is this build with those flags); BENCH_BASELINE_CLI
- * names another build's dist/bin/kevents.js, measured in the same run as "kevents before".
+ * names another build's dist/bin/kevents.js, measured in the same run as "kevents before"; BENCH_KEVENTS_NODE_ARGS
+ * are node's own arguments for every kevents server (e.g. `--cpu-prof --cpu-prof-dir DIR`).
  * Run: npm run build && npx tsx bench/vs-kube-apiserver.ts
  */
 import { execFileSync } from 'node:child_process';
@@ -98,7 +99,7 @@ async function startKevents(extraFlags: string[], dir = benchDir('vs'), cli?: st
       ...extraFlags,
     ],
     /listening on (\S+)/,
-    [],
+    (process.env.BENCH_KEVENTS_NODE_ARGS ?? '').split(' ').filter((a) => a !== ''),
     cli,
   );
   // With --workers the worker processes do the serving: their CPU and memory count too.

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -73,6 +73,7 @@ function run(k: Kubectl, target: { kubeconfig?: string; server?: string }, args:
   const conn = target.kubeconfig !== undefined ? ['--kubeconfig', target.kubeconfig] : ['--server', target.server!];
   return new Promise((resolve) => {
     const child = execFile(k.path, [...conn, '--cache-dir', join(home, 'cache'), ...args], { timeout: 60_000, env: { ...process.env, KUBECONFIG: '/dev/null', HOME: home } }, (error, stdout, stderr) => {
+      rmSync(home, { recursive: true, force: true });
       const code = error === null ? 0 : typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : 1;
       resolve({ code, stdout, stderr });
     });

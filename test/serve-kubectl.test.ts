@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer } from './support/server-process.js';
@@ -61,7 +61,10 @@ function runFor(k: Kubectl, server: string, args: string[], during: () => Promis
     })().then(
       () => {
         child.kill('SIGINT');
-        child.once('exit', () => resolve(out));
+        child.once('exit', () => {
+          rmSync(cacheDir, { recursive: true, force: true });
+          resolve(out);
+        });
       },
       (e: unknown) => {
         child.kill('SIGKILL');

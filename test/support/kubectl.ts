@@ -1,5 +1,5 @@
 import { execFileSync, execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, realpathSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
@@ -71,6 +71,7 @@ export function runKubectl(k: Kubectl, server: string, args: string[], options: 
       full,
       { timeout: options.timeoutMs ?? 60_000, env: { ...process.env, KUBECONFIG: '/dev/null', HOME: cacheDir }, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => {
+        rmSync(cacheDir, { recursive: true, force: true });
         const code = error === null ? 0 : typeof (error as { code?: unknown }).code === 'number' ? ((error as { code: number }).code) : 1;
         resolve({ code, stdout, stderr });
       },

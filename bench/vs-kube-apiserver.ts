@@ -3,7 +3,8 @@
  * kube-apiserver (peers cache; etcd with --unsafe-no-fsync) and on
  * `kevents serve --storage sqlite:…`, both over HTTPS with a bearer token from a
  * token file, and prints each figure for both with kevents' ratio:
- *   creates: CLIENTS keep-alive clients create CREATES core/v1 events in NAMESPACES namespaces; then, when
+ *   creates: CLIENTS keep-alive clients create CREATES core/v1 events in NAMESPACES namespaces, on the
+ *   server as it started, then CREATES more (warmed: its code compiled, its files grown); then, when
  *   Debian's wrk is installed, wrk creates for WRK_SECONDS over as many connections, from one thread and from two (a C client takes far
  *   less of the 2 cores than Node's, so its rate is nearer the server's own);
  *   lists: LIST_CLIENTS clients page through one namespace (CREATES / NAMESPACES events) LIST_LIMIT at a time;
@@ -70,6 +71,8 @@ interface Server extends HttpsTarget {
 /** Figures are one server's results, by phase. */
 interface Figures {
   creates: LoadResult;
+  /** warmCreates is the same load again, into the namespace wrk: the rate of a server past its first requests. */
+  warmCreates: LoadResult;
   wrk: WrkResult | undefined;
   wrk2: WrkResult | undefined;
   wrkLists: WrkResult | undefined;
@@ -211,6 +214,18 @@ async function measure(s: Server): Promise<Figures> {
         record(performance.now() - t0);
       }),
     );
+    // The same load again on the warmed server (its code compiled, its files grown), into the namespace
+    // the wrk phases write to, which is deleted before the Table listings.
+    let warmNext = 0;
+    const warmCreates = await phase('creates, warmed', () =>
+      runLoad(CLIENTS, () => warmNext < CREATES, async (record) => {
+        const i = CREATES + warmNext++;
+        const t0 = performance.now();
+        const r = await send(writer, s, 'POST', '/api/v1/namespaces/wrk/events', { body: eventBody(i, 'wrk') });
+        if (r.status !== 201) throw new Error(`create: ${r.status} ${r.body.toString().slice(0, 300)}`);
+        record(performance.now() - t0);
+      }),
+    );
     writer.destroy();
     const wrk = hasWrk()
       ? await phase('wrk', () => runWrk(`${s.url}/api/v1/namespaces/wrk/events`, { seconds: WRK_SECONDS, connections: CLIENTS, namespace: 'wrk', token: s.token }))
@@ -285,7 +300,7 @@ async function measure(s: Server): Promise<Figures> {
       return { p50: pct(lat, 50), p99: pct(lat, 99), delivered: lat.length, expected: (sent - failed) * watchers.open, open: watchers.open };
     });
     rss.end = s.pids().reduce((a, p) => a + rssMiB(p), 0);
-    return { creates, wrk, wrk2, lists, wrkLists, table: { p50: pct(tableTimes, 50), p99: pct(tableTimes, 99), rows }, watch, cpu, rss };
+    return { creates, warmCreates, wrk, wrk2, lists, wrkLists, table: { p50: pct(tableTimes, 50), p99: pct(tableTimes, 99), rows }, watch, cpu, rss };
   } finally {
     clearInterval(sampler);
   }
@@ -305,6 +320,9 @@ function report(all: Map<string, Figures>): void {
   };
   add(`creates/s (${CLIENTS} clients, ${CREATES} events)`, (x) => x.creates.rate, 0, '/s');
   add('  create p99', (x) => x.creates.p99, 1, 'ms');
+  add(`creates/s, warmed (${CREATES} more)`, (x) => x.warmCreates.rate, 0, '/s');
+  add('  warmed create p99', (x) => x.warmCreates.p99, 1, 'ms');
+  add('server CPU per create, warmed', (x) => (x.cpu['creates, warmed']! * 1e6) / x.warmCreates.done, 0, 'µs');
   if (a?.wrk !== undefined || others.some(([, x]) => x.wrk !== undefined)) {
     add(`creates/s, wrk -c${CLIENTS} for ${WRK_SECONDS} s`, (x) => x.wrk?.rate ?? NaN, 0, '/s');
     add('  wrk create p99', (x) => x.wrk?.p99 ?? NaN, 1, 'ms');
@@ -334,7 +352,7 @@ function report(all: Map<string, Figures>): void {
   for (const r of rows) console.log(r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  '));
   for (const [name, x] of all) {
     console.log(
-      `${name}: errors creates ${x.creates.errors}${x.wrk !== undefined ? `, wrk ${x.wrk.errors}` : ''}${x.wrk2 !== undefined ? `, wrk -t2 ${x.wrk2.errors}` : ''}${x.wrkLists !== undefined ? `, wrk lists ${x.wrkLists.errors}` : ''}${x.creates.firstError ? ` (${x.creates.firstError})` : ''}, lists ${x.lists.errors}${x.lists.firstError ? ` (${x.lists.firstError})` : ''}; ` +
+      `${name}: errors creates ${x.creates.errors}, warmed ${x.warmCreates.errors}${x.wrk !== undefined ? `, wrk ${x.wrk.errors}` : ''}${x.wrk2 !== undefined ? `, wrk -t2 ${x.wrk2.errors}` : ''}${x.wrkLists !== undefined ? `, wrk lists ${x.wrkLists.errors}` : ''}${x.creates.firstError ? ` (${x.creates.firstError})` : ''}, lists ${x.lists.errors}${x.lists.firstError ? ` (${x.lists.firstError})` : ''}; ` +
         `table rows ${x.table.rows}; watch: ${x.watch.open} open, ${x.watch.delivered} of ${x.watch.expected} frames delivered`,
     );
   }

@@ -7,7 +7,8 @@
  * of its create to the read. No HTTP parser and no JSON decoding: a full client
  * per watcher takes more CPU than the server it measures on 2 cores. Both
  * servers write whole frames per chunk, so only a TCP segment can cut a frame,
- * and `carry` joins its two parts.
+ * and `carry` joins its two parts; a frame a chunk boundary cuts anyway is not
+ * counted as delivered (its send time does not read as a number).
  */
 import { Worker } from 'node:worker_threads';
 
@@ -44,7 +45,9 @@ for (let i = 0; i < watchers; i++) {
       if (at < 0) break;
       const end = buf.indexOf(0x22, at + SENT.length);
       if (end < 0) break;
-      lat.push(now - Number(buf.toString('latin1', at + SENT.length, end)));
+      // A send time cut by a chunk's size line (a server that splits a frame across chunks) is not a number: not counted.
+      const sent = Number(buf.toString('latin1', at + SENT.length, end));
+      if (Number.isFinite(sent)) lat.push(now - sent);
       pos = end + 1;
     }
     const keepFrom = Math.max(pos, buf.lastIndexOf(0x0a) + 1);

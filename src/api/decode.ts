@@ -775,12 +775,17 @@ function cannotHandle(gvk: GroupVersionKind, err: string): StatusError {
 
 const utf8Encoder = new TextEncoder();
 
-function decodeNode(root: JNode, body: Uint8Array, api: EventApi, options: DecodeOptions): DecodedEvent {
-  const mode = options.fieldValidation ?? 'Warn';
-  let found: { apiVersion: string; kind: string };
+/** Target is the Go type a body decodes into: its group/version/kind, its schema, and the URL's group/version/kind. */
+interface Target {
+  gvk: GroupVersionKind;
+  schema: Schema;
+  expected: GroupVersionKind;
+}
+
+/** target resolves the kind and apiVersion a body gives (`found`) against the URL's, as the apiserver's decoder does. */
+function target(found: { apiVersion: string; kind: string }, body: Uint8Array, api: EventApi): Target {
   let gv: { group: string; version: string };
   try {
-    found = interpret(root);
     gv = parseGroupVersion(found.apiVersion);
   } catch (e) {
     throw unrecognized((e as Error).message, body);
@@ -795,13 +800,32 @@ function decodeNode(root: JNode, body: Uint8Array, api: EventApi, options: Decod
   if (gvk.version === '') {
     throw cannotHandle(gvk, `Object 'apiVersion' is missing in '${utf8Decoder.decode(body)}'`);
   }
-
-  let schema: Schema;
   try {
-    schema = schemaFor(gvk);
+    return { gvk, schema: schemaFor(gvk), expected };
   } catch (e) {
     throw cannotHandle(gvk, (e as Error).message);
   }
+}
+
+/** storedForm is the stored (core/v1) event of a body decoded into its Go type, which must be of the URL's API version. */
+function storedForm(decoded: Record<string, unknown>, t: Target, api: EventApi): CoreEvent {
+  if (t.gvk.group !== t.expected.group || t.gvk.version !== t.expected.version) {
+    throw newBadRequest(
+      `the API version in the data (${gvString(t.gvk)}) does not match the expected API version (${gvString(t.expected)})`,
+    );
+  }
+  return api === 'v1' ? encodeCoreEvent(decoded) : toCoreV1(decoded);
+}
+
+function decodeNode(root: JNode, body: Uint8Array, api: EventApi, options: DecodeOptions): DecodedEvent {
+  const mode = options.fieldValidation ?? 'Warn';
+  let found: { apiVersion: string; kind: string };
+  try {
+    found = interpret(root);
+  } catch (e) {
+    throw unrecognized((e as Error).message, body);
+  }
+  const t = target(found, body, api);
 
   const st: DecodeState = {
     strict: mode !== 'Ignore',
@@ -813,26 +837,145 @@ function decodeNode(root: JNode, body: Uint8Array, api: EventApi, options: Decod
   };
   let decoded: Record<string, unknown>;
   try {
-    decoded = (decodeInto(root, schema, zeroOf(schema), st) ?? {}) as Record<string, unknown>;
+    decoded = (decodeInto(root, t.schema, zeroOf(t.schema), st) ?? {}) as Record<string, unknown>;
   } catch (e) {
-    if (e instanceof FatalDecodeError) throw cannotHandle(gvk, e.message);
+    if (e instanceof FatalDecodeError) throw cannotHandle(t.gvk, e.message);
     throw e;
   }
-  if (st.savedError !== null) throw cannotHandle(gvk, st.savedError);
+  if (st.savedError !== null) throw cannotHandle(t.gvk, st.savedError);
 
   const warnings: string[] = [];
   if (st.strictErrors.length > 0) {
-    if (mode === 'Strict') throw cannotHandle(gvk, `strict decoding error: ${st.strictErrors.join(', ')}`);
+    if (mode === 'Strict') throw cannotHandle(t.gvk, `strict decoding error: ${st.strictErrors.join(', ')}`);
     warnings.push(...st.strictErrors);
   }
+  return { event: storedForm(decoded, t, api), warnings };
+}
 
-  if (gvk.group !== expected.group || gvk.version !== expected.version) {
-    throw newBadRequest(
-      `the API version in the data (${gvString(gvk)}) does not match the expected API version (${gvString(expected)})`,
-    );
+// ---------------------------------------------------------------------------------------------
+// The fast path: JSON.parse, for the bodies where it provably reads what Go's decoder reads.
+
+/** FAST_MAX_BYTES bounds the bodies the fast path reads: a shorter one cannot nest deeper than Go's limit. */
+const FAST_MAX_BYTES = 16 * 1024;
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** Fallback says the fast path does not decide a body: the full decoder reads it. */
+const FALLBACK = Symbol('fallback');
+
+/**
+ * fastDecode reads a body with JSON.parse when that provably gives what Go's decoder gives, and the
+ * decode has nothing to report: valid UTF-8 with no `\u` escape (Go replaces a lone surrogate), in
+ * the exact form JSON.stringify writes back (so no whitespace, no duplicate key, every number as Go
+ * reads it), every field known and of its type. Anything else, errors included, is FALLBACK.
+ */
+function fastDecode(body: Uint8Array, api: EventApi): DecodedEvent | typeof FALLBACK {
+  if (body.length === 0 || body.length > FAST_MAX_BYTES) return FALLBACK;
+  let text: string;
+  let root: unknown;
+  try {
+    text = strictUtf8.decode(body);
+    if (text.includes('\\u')) return FALLBACK;
+    root = JSON.parse(text);
+  } catch {
+    return FALLBACK;
   }
-  const event = api === 'v1' ? encodeCoreEvent(decoded) : toCoreV1(decoded);
-  return { event, warnings };
+  if (typeof root !== 'object' || root === null || Array.isArray(root) || JSON.stringify(root) !== text) return FALLBACK;
+  const o = root as Record<string, unknown>;
+  // apimachinery reads kind and apiVersion with case-insensitive keys: only the exact names here.
+  for (const key in o) {
+    if (key !== 'apiVersion' && key !== 'kind' && (foldEquals(key, 'apiVersion') || foldEquals(key, 'kind'))) return FALLBACK;
+  }
+  const apiVersion = o.apiVersion ?? '';
+  const kind = o.kind ?? '';
+  if (typeof apiVersion !== 'string' || typeof kind !== 'string') return FALLBACK;
+  let t: Target;
+  try {
+    t = target({ apiVersion, kind }, body, api);
+  } catch {
+    return FALLBACK;
+  }
+  if (t.gvk.group !== t.expected.group || t.gvk.version !== t.expected.version) return FALLBACK;
+  const decoded = fastInto(o, t.schema, zeroOf(t.schema));
+  if (decoded === FALLBACK) return FALLBACK;
+  return { event: storedForm((decoded ?? {}) as Record<string, unknown>, t, api), warnings: [] };
+}
+
+/** fastInto is decodeInto over a parsed value, for values it reads without an error or warning; FALLBACK otherwise. */
+function fastInto(v: unknown, s: Schema, existing: unknown): unknown {
+  if (v === null) {
+    switch (s.k) {
+      case 'ptr':
+      case 'map':
+      case 'slice':
+      case 'raw':
+        return undefined;
+      case 'time':
+      case 'microtime':
+        return null;
+      default:
+        return existing;
+    }
+  }
+  switch (s.k) {
+    case 'ptr':
+      return fastInto(v, s.elem, existing ?? zeroOf(s.elem));
+    case 'raw':
+      return v;
+    case 'time':
+    case 'microtime':
+      if (typeof v !== 'string') return FALLBACK;
+      try {
+        return s.k === 'time' ? canonicalTime(v) : canonicalMicroTime(v);
+      } catch {
+        return FALLBACK;
+      }
+    case 'string':
+      return typeof v === 'string' ? v : FALLBACK;
+    case 'bool':
+      return typeof v === 'boolean' ? v : FALLBACK;
+    case 'int': {
+      if (typeof v !== 'number' || !Number.isSafeInteger(v)) return FALLBACK;
+      const n = BigInt(v);
+      const [lo, hi] = INT_RANGE[s.go];
+      return n >= lo && n <= hi ? v : FALLBACK;
+    }
+    case 'map': {
+      if (typeof v !== 'object' || Array.isArray(v)) return FALLBACK;
+      const out = (existing as Record<string, string> | undefined) ?? {};
+      const m = v as Record<string, unknown>;
+      for (const key of Object.keys(m)) {
+        const x = m[key];
+        // Go writes the element back even when it stayed zero, so `"a": null` stores "".
+        if (x !== null && typeof x !== 'string') return FALLBACK;
+        setOwn(out, key, x ?? '');
+      }
+      return out;
+    }
+    case 'slice': {
+      if (!Array.isArray(v)) return FALLBACK;
+      const out: unknown[] = [];
+      for (const x of v) {
+        const d = fastInto(x, s.elem, zeroOf(s.elem));
+        if (d === FALLBACK) return FALLBACK;
+        out.push(d);
+      }
+      return out;
+    }
+    case 'struct': {
+      if (typeof v !== 'object' || Array.isArray(v)) return FALLBACK;
+      const out = (existing as Record<string, unknown> | undefined) ?? {};
+      const o = v as Record<string, unknown>;
+      for (const key of Object.keys(o)) {
+        const field = s.s.fields.get(key);
+        if (field === undefined) return FALLBACK;
+        const d = fastInto(o[key], field, out[key]);
+        if (d === FALLBACK) return FALLBACK;
+        if (d === undefined) delete out[key];
+        else out[key] = d;
+      }
+      return out;
+    }
+  }
 }
 
 /**
@@ -870,6 +1013,19 @@ export function jsonSyntaxError(text: string): string | undefined {
  */
 export function decodeEventJson(text: string | Uint8Array, api: EventApi, options: DecodeOptions = {}): DecodedEvent {
   const body = typeof text === 'string' ? utf8Encoder.encode(text) : text;
+  const fast = fastDecode(body, api);
+  if (fast !== FALLBACK) return fast;
+  return decodeEventJsonFully(body, api, options);
+}
+
+/** decodeEventJsonFast is decodeEventJson's fast path alone: the decoded body, or undefined for a body it leaves to the full decoder. */
+export function decodeEventJsonFast(body: Uint8Array, api: EventApi): DecodedEvent | undefined {
+  const fast = fastDecode(body, api);
+  return fast === FALLBACK ? undefined : fast;
+}
+
+/** decodeEventJsonFully is decodeEventJson without its fast path (which must give what this gives). */
+export function decodeEventJsonFully(body: Uint8Array, api: EventApi, options: DecodeOptions = {}): DecodedEvent {
   let root: JNode;
   try {
     root = parseJson(body);

@@ -859,6 +859,9 @@ function decodeNode(root: JNode, body: Uint8Array, api: EventApi, options: Decod
 const FAST_MAX_BYTES = 16 * 1024;
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
+/** knownTargets are the targets fastDecode resolved, by URL API, apiVersion and kind. */
+const knownTargets = new Map<string, Target>();
+
 /** Fallback says the fast path does not decide a body: the full decoder reads it. */
 const FALLBACK = Symbol('fallback');
 
@@ -888,11 +891,17 @@ function fastDecode(body: Uint8Array, api: EventApi): DecodedEvent | typeof FALL
   const apiVersion = o.apiVersion ?? '';
   const kind = o.kind ?? '';
   if (typeof apiVersion !== 'string' || typeof kind !== 'string') return FALLBACK;
-  let t: Target;
-  try {
-    t = target({ apiVersion, kind }, body, api);
-  } catch {
-    return FALLBACK;
+  // The length of apiVersion makes the key unambiguous whatever the two strings hold.
+  const key = `${api} ${apiVersion.length}:${apiVersion}${kind}`;
+  let t = knownTargets.get(key);
+  if (t === undefined) {
+    try {
+      t = target({ apiVersion, kind }, body, api);
+    } catch {
+      return FALLBACK;
+    }
+    // Only a kind and apiVersion that resolve are kept: a handful (Event in its versions, or left out).
+    knownTargets.set(key, t);
   }
   if (t.gvk.group !== t.expected.group || t.gvk.version !== t.expected.version) return FALLBACK;
   const decoded = fastInto(o, t.schema, zeroOf(t.schema));

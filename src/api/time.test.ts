@@ -7,6 +7,7 @@ import {
   equalMicroTimeTruncated,
   formatMicroTime,
   formatTime,
+  isCanonicalWireTime,
   nowMicroTime,
   parseMicroTime,
   parseTime,
@@ -172,5 +173,46 @@ void describe('compareMicroTime and equalMicroTimeTruncated', () => {
     assert.equal(equalMicroTimeTruncated('2025-06-23T02:57:05.123456Z', '2025-06-23T02:57:05.123457Z'), false);
     assert.equal(equalMicroTimeTruncated(null, null), true);
     assert.equal(equalMicroTimeTruncated(null, '2025-06-23T02:57:05.123456Z'), false);
+  });
+});
+
+void describe('isCanonicalWireTime', () => {
+  // The pattern it replaced, with the same date checks: what it must answer for every string.
+  const PATTERN = /^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.\d{6})?Z$/;
+  const DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+  function byPattern(s: string, length: 20 | 27): boolean {
+    if (s.length !== length) return false;
+    const m = PATTERN.exec(s);
+    if (m === null) return false;
+    const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+    if (y < 1000 || mo < 1 || mo > 12 || d < 1 || Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6]) > 59) return false;
+    const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+    return d <= (mo === 2 && leap ? 29 : DAYS[mo - 1]!);
+  }
+
+  it('answers as the pattern does for canonical times and for every one-character change of them', () => {
+    const alphabet = '0123456789-:TZ.z+ /a\u0660';
+    let seed = 7;
+    const rand = (): number => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296);
+    const bases = ['2024-02-29T23:59:59Z', '2023-02-29T00:00:00Z', '1000-01-01T00:00:00Z', '0999-12-31T23:59:59Z', '2026-12-05T10:00:00.123456Z', '2026-04-31T10:00:00.000000Z'];
+    let tested = 0;
+    for (const base of bases) {
+      for (let i = 0; i < base.length; i++) {
+        for (const c of alphabet) {
+          const s = base.slice(0, i) + c + base.slice(i + 1);
+          for (const length of [20, 27] as const) {
+            assert.equal(isCanonicalWireTime(s, length), byPattern(s, length), `${JSON.stringify(s)} as ${length}`);
+            tested++;
+          }
+        }
+      }
+    }
+    for (let i = 0; i < 20000; i++) {
+      const y = 900 + Math.floor(rand() * 9200);
+      const pad = (n: number, w: number): string => String(n).padStart(w, '0');
+      const s = `${pad(y, 4)}-${pad(Math.floor(rand() * 14), 2)}-${pad(Math.floor(rand() * 33), 2)}T${pad(Math.floor(rand() * 26), 2)}:${pad(Math.floor(rand() * 62), 2)}:${pad(Math.floor(rand() * 62), 2)}${rand() < 0.5 ? `.${pad(Math.floor(rand() * 1e6), 6)}` : ''}Z`;
+      for (const length of [20, 27] as const) assert.equal(isCanonicalWireTime(s, length), byPattern(s, length), s);
+    }
+    assert.ok(tested > 1000);
   });
 });

@@ -2,6 +2,7 @@
  * Human-readable ages, as kubectl and the API server's Table printer show them
  * (apimachinery `pkg/util/duration`).
  */
+import { digitsAt, wireDateTime } from './time.js';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -67,20 +68,14 @@ export function wireTimeMs(t: string | null | undefined): number | undefined {
  */
 export function utcMs(t: string): number {
   const n = t.length;
-  if (n < 20 || t.charCodeAt(n - 1) !== 90 /* Z */ || t.charCodeAt(4) !== 45 || t.charCodeAt(7) !== 45 || t.charCodeAt(10) !== 84 || t.charCodeAt(13) !== 58 || t.charCodeAt(16) !== 58) {
-    return Date.parse(t);
-  }
-  const year = digits(t, 0, 4);
-  const month = digits(t, 5, 2);
-  const day = digits(t, 8, 2);
-  const hour = digits(t, 11, 2);
-  const minute = digits(t, 14, 2);
-  const second = digits(t, 17, 2);
+  const dt = n < 20 || t.charCodeAt(n - 1) !== 90 /* Z */ ? undefined : wireDateTime(t);
+  if (dt === undefined) return Date.parse(t);
+  const { year, month, day, hour, minute, second } = dt;
   let millis = 0;
   if (n > 20) {
     // A fraction: a dot and one to nine digits, of which Date.parse keeps the milliseconds.
     if (t.charCodeAt(19) !== 46 || n > 30 || n < 22) return Date.parse(t);
-    const fraction = digits(t, 20, n - 21);
+    const fraction = digitsAt(t, 20, n - 21);
     if (fraction < 0) return Date.parse(t);
     const places = n - 21;
     millis = places >= 3 ? Math.trunc(fraction / 10 ** (places - 3)) : fraction * 10 ** (3 - places);
@@ -89,17 +84,6 @@ export function utcMs(t: string): number {
     return Date.parse(t);
   }
   return Date.UTC(year, month - 1, day, hour, minute, second, millis);
-}
-
-/** digits reads `count` decimal digits of `t` from `at`, or -1 if one is not a digit. */
-function digits(t: string, at: number, count: number): number {
-  let v = 0;
-  for (let i = at; i < at + count; i++) {
-    const d = t.charCodeAt(i) - 48;
-    if (d < 0 || d > 9) return -1;
-    v = v * 10 + d;
-  }
-  return v;
 }
 
 /**

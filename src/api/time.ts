@@ -373,7 +373,7 @@ function microsOf(i: Instant): ParsedMicroTime {
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 /** digitsAt reads the n ASCII digits of s at `from` as a number, or -1 if one is not a digit. */
-function digitsAt(s: string, from: number, n: number): number {
+export function digitsAt(s: string, from: number, n: number): number {
   let v = 0;
   for (let k = from; k < from + n; k++) {
     const c = s.charCodeAt(k) - 48;
@@ -387,23 +387,34 @@ function digitsAt(s: string, from: number, n: number): number {
  * isCanonical tells whether s is already the encoder's own output (UTC, `Z`, seconds or six
  * fraction digits by length: `YYYY-MM-DDTHH:MM:SS[.ffffff]Z`), a valid date in years 1000-9999:
  * stored times are read back on every list item, and parsing them again through the layout parser
- * is most of that cost. It reads the characters where they must be, with no pattern or allocation.
+ * is most of that cost. It reads the characters where they must be, with no pattern.
  */
 export function isCanonicalWireTime(s: string, length: 20 | 27): boolean {
-  if (s.length !== length) return false;
-  // - - T : : and the final Z
-  if (s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45 || s.charCodeAt(10) !== 84 || s.charCodeAt(13) !== 58 || s.charCodeAt(16) !== 58) return false;
-  if (s.charCodeAt(length - 1) !== 90) return false;
+  if (s.length !== length || s.charCodeAt(length - 1) !== 90) return false;
   if (length === 27 && (s.charCodeAt(19) !== 46 || digitsAt(s, 20, 6) < 0)) return false;
-  const y = digitsAt(s, 0, 4);
-  const mo = digitsAt(s, 5, 2);
-  const d = digitsAt(s, 8, 2);
-  const h = digitsAt(s, 11, 2);
-  const mi = digitsAt(s, 14, 2);
-  const se = digitsAt(s, 17, 2);
-  if (y < 1000 || mo < 1 || mo > 12 || d < 1 || h < 0 || h > 23 || mi < 0 || mi > 59 || se < 0 || se > 59) return false;
+  const t = wireDateTime(s);
+  if (t === undefined) return false;
+  const { year: y, month: mo, day: d } = t;
+  if (y < 1000 || mo < 1 || mo > 12 || d < 1 || t.hour < 0 || t.hour > 23 || t.minute < 0 || t.minute > 59 || t.second < 0 || t.second > 59) return false;
   const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
   return d <= (mo === 2 && leap ? 29 : DAYS_IN_MONTH[mo - 1]!);
+}
+
+/** WireDateTime is the date and time of `YYYY-MM-DDTHH:MM:SS…`, each -1 where its characters are not digits. */
+export interface WireDateTime {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+}
+
+/** wireDateTime reads the first 19 characters of s as `YYYY-MM-DDTHH:MM:SS`; undefined if a separator is not in its place. */
+export function wireDateTime(s: string): WireDateTime | undefined {
+  // - - T : :
+  if (s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45 || s.charCodeAt(10) !== 84 || s.charCodeAt(13) !== 58 || s.charCodeAt(16) !== 58) return undefined;
+  return { year: digitsAt(s, 0, 4), month: digitsAt(s, 5, 2), day: digitsAt(s, 8, 2), hour: digitsAt(s, 11, 2), minute: digitsAt(s, 14, 2), second: digitsAt(s, 17, 2) };
 }
 
 /**

@@ -86,6 +86,9 @@ function eventsEvent(i: number): Record<string, unknown> {
   };
 }
 
+/** goStyle is JSON.stringify's text as Go's encoder writes it: <, >, &, U+2028 and U+2029 escaped. */
+const goStyle = (text: string): string => text.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
 /** A small seeded PRNG (mulberry32), so that a failure names a body that comes back. */
 function prng(seed: number): () => number {
   let a = seed >>> 0;
@@ -110,7 +113,7 @@ function paths(v: unknown, at: (string | number)[] = [], out: (string | number)[
 }
 
 const ODD_VALUES: unknown[] = [
-  null, true, false, 0, -1, 1.5, 2147483647, 2147483648, -2147483649, 9007199254740991, 1e21, '', 'x', '2026-12-05T10:00:00Z',
+  '<b>&</b>', 'a\u2028b', 'tab\there', 'nul\u0000', null, true, false, 0, -1, 1.5, 2147483647, 2147483648, -2147483649, 9007199254740991, 1e21, '', 'x', '2026-12-05T10:00:00Z',
   '2026-12-05T10:00:00.5+02:00', '2026-13-05T10:00:00Z', 'not a time', [], ['a'], [null], {}, { a: 'b' }, { a: 1 }, { a: null },
 ];
 const ODD_KEYS = ['Kind', 'KIND', 'apiversion', 'ApiVersion', 'unknownField', '__proto__', '1', 'metadata', 'kind', 'count', 'ſpec', 'K\u212aind'];
@@ -144,6 +147,15 @@ void describe('the fast path of decodeEventJson', () => {
         same(bytes, api, 'a recorder body');
       }
     }
+  });
+
+  it("decides what Go's encoder writes: <, >, &, U+2028 and U+2029 escaped, and a final newline", () => {
+    const e = coreEvent(7);
+    e.message = 'Readiness probe failed: <html> & "quotes" \u2028 line';
+    const bytes = enc.encode(`${goStyle(JSON.stringify(e))}\n`);
+    assert.ok(Buffer.from(bytes).toString().includes('\\u003chtml\\u003e \\u0026'), 'escaped as Go escapes');
+    assert.notEqual(decodeEventJsonFast(bytes, 'v1'), undefined, 'the fast path decides it');
+    same(bytes, 'v1', "Go's encoder output");
   });
 
   it('leaves to the full decoder what JSON.parse cannot show: whitespace, duplicates, number forms, escapes, bad UTF-8, a BOM', () => {
@@ -194,7 +206,13 @@ void describe('the fast path of decodeEventJson', () => {
         let body = base;
         const changes = 1 + Math.floor(rand() * 3);
         for (let k = 0; k < changes; k++) body = mutate(body, rand);
-        const bytes = enc.encode(JSON.stringify(body));
+        // The text as JSON.stringify writes it, or as Go's encoder does, sometimes with a surrogate escaped.
+        let text = JSON.stringify(body);
+        const form = rand();
+        if (form < 0.3) text = `${goStyle(text)}\n`;
+        else if (form < 0.35) text = text.replace('"reason":"', '"reason":"\\ud83d');
+        else if (form < 0.4) text = text.replace('"reason":"', '"reason":"\\ud83d\\ude00');
+        const bytes = enc.encode(text);
         if (decodeEventJsonFast(bytes, api) !== undefined) decided++;
         same(bytes, api, `mutated body ${i}`);
       }

@@ -859,6 +859,10 @@ function decodeNode(root: JNode, body: Uint8Array, api: EventApi, options: Decod
 const FAST_MAX_BYTES = 16 * 1024;
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
+const ESCAPED_SURROGATE = /\\u[dD][89a-fA-F]/;
+const GO_ESCAPED = /[<>&\u2028\u2029]/g;
+const goEscape = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+
 /** knownTargets are the targets fastDecode resolved, by URL API, apiVersion and kind. */
 const knownTargets = new Map<string, Target>();
 
@@ -867,22 +871,31 @@ const FALLBACK = Symbol('fallback');
 
 /**
  * fastDecode reads a body with JSON.parse when that provably gives what Go's decoder gives, and the
- * decode has nothing to report: valid UTF-8 with no `\u` escape (Go replaces a lone surrogate), in
- * the exact form JSON.stringify writes back (so no whitespace, no duplicate key, every number as Go
- * reads it), every field known and of its type. Anything else, errors included, is FALLBACK.
+ * decode has nothing to report: valid UTF-8 with no escaped surrogate (Go replaces a lone one), in
+ * the exact form JSON.stringify writes back or Go's encoder writes (JSON.stringify's with `<`, `>`,
+ * `&`, U+2028 and U+2029 escaped; a final newline), so no other whitespace, no duplicate key, every
+ * number as Go reads it; every field known and of its type. Anything else, errors included, is FALLBACK.
  */
 function fastDecode(body: Uint8Array, api: EventApi): DecodedEvent | typeof FALLBACK {
   if (body.length === 0 || body.length > FAST_MAX_BYTES) return FALLBACK;
   let text: string;
   let root: unknown;
   try {
+    // Go's encoder ends its text with a newline, which both decoders skip.
     text = strictUtf8.decode(body);
-    if (text.includes('\\u')) return FALLBACK;
+    let end = text.length;
+    while (end > 0 && isSpace(text.charCodeAt(end - 1))) end--;
+    if (end < text.length) text = text.slice(0, end);
+    // An escaped surrogate: Go reads one that is not half of a pair as U+FFFD, JSON.parse keeps it.
+    if (text.includes('\\u') && ESCAPED_SURROGATE.test(text)) return FALLBACK;
     root = JSON.parse(text);
   } catch {
     return FALLBACK;
   }
-  if (typeof root !== 'object' || root === null || Array.isArray(root) || JSON.stringify(root) !== text) return FALLBACK;
+  if (typeof root !== 'object' || root === null || Array.isArray(root)) return FALLBACK;
+  const again = JSON.stringify(root);
+  // The form Go's encoder writes is JSON.stringify's with <, >, &, U+2028 and U+2029 escaped.
+  if (again !== text && !(text.includes('\\u') && again.replace(GO_ESCAPED, goEscape) === text)) return FALLBACK;
   const o = root as Record<string, unknown>;
   // apimachinery reads kind and apiVersion with case-insensitive keys: only the exact names here.
   for (const key in o) {

@@ -86,6 +86,12 @@ function eventsEvent(i: number): Record<string, unknown> {
   };
 }
 
+/** bodiesOf are the i-th body of each API, with the API it is posted to. */
+const bodiesOf = (i: number): [EventApi, Record<string, unknown>][] => [
+  ['v1', coreEvent(i)],
+  ['events.k8s.io/v1', eventsEvent(i)],
+];
+
 /** goStyle is JSON.stringify's text as Go's encoder writes it: <, >, &, U+2028 and U+2029 escaped. */
 const goStyle = (text: string): string => text.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
@@ -138,10 +144,7 @@ function mutate(base: Record<string, unknown>, rand: () => number): Record<strin
 void describe('the fast path of decodeEventJson', () => {
   it('decides the bodies recorders send, and reads them as the full decoder does', () => {
     for (let i = 0; i < 50; i++) {
-      for (const [api, body] of [
-        ['v1', coreEvent(i)],
-        ['events.k8s.io/v1', eventsEvent(i)],
-      ] as const) {
+      for (const [api, body] of bodiesOf(i)) {
         const bytes = enc.encode(JSON.stringify(body));
         assert.notEqual(decodeEventJsonFast(bytes, api), undefined, `the fast path decides ${JSON.stringify(body)}`);
         same(bytes, api, 'a recorder body');
@@ -199,10 +202,7 @@ void describe('the fast path of decodeEventJson', () => {
     const rand = prng(20261205);
     let decided = 0;
     for (let i = 0; i < 2000; i++) {
-      for (const [api, base] of [
-        ['v1', coreEvent(i)],
-        ['events.k8s.io/v1', eventsEvent(i)],
-      ] as const) {
+      for (const [api, base] of bodiesOf(i)) {
         let body = base;
         const changes = 1 + Math.floor(rand() * 3);
         for (let k = 0; k < changes; k++) body = mutate(body, rand);

@@ -521,6 +521,8 @@ function setOwn(o: Record<string, unknown>, key: string, value: unknown): void {
 }
 
 const INT_RANGE = { int32: [-(2n ** 31n), 2n ** 31n - 1n], int64: [-(2n ** 63n), 2n ** 63n - 1n] } as const;
+const INT32_MIN = -(2 ** 31);
+const INT32_MAX = 2 ** 31 - 1;
 
 function zeroOf(s: Schema): unknown {
   switch (s.k) {
@@ -540,9 +542,8 @@ function zeroOf(s: Schema): unknown {
   }
 }
 
-/** decodeInto decodes node into a value of schema s, starting from existing (Go reuses structs, maps and slice elements). */
-function decodeInto(node: JNode, s: Schema, existing: unknown, st: DecodeState): unknown {
-  if (node.t === 'null') {
+/** nullInto is what a JSON null decodes to: nothing for a pointer, map, slice or raw field, the zero time for a time, and no change to any other field. */
+function nullInto(s: Schema, existing: unknown): unknown {
     switch (s.k) {
       case 'ptr':
       case 'map':
@@ -555,7 +556,11 @@ function decodeInto(node: JNode, s: Schema, existing: unknown, st: DecodeState):
       default:
         return existing;
     }
-  }
+}
+
+/** decodeInto decodes node into a value of schema s, starting from existing (Go reuses structs, maps and slice elements). */
+function decodeInto(node: JNode, s: Schema, existing: unknown, st: DecodeState): unknown {
+  if (node.t === 'null') return nullInto(s, existing);
   switch (s.k) {
     case 'ptr':
       return decodeInto(node, s.elem, existing ?? zeroOf(s.elem), st);
@@ -924,20 +929,7 @@ function fastDecode(body: Uint8Array, api: EventApi): DecodedEvent | typeof FALL
 
 /** fastInto is decodeInto over a parsed value, for values it reads without an error or warning; FALLBACK otherwise. */
 function fastInto(v: unknown, s: Schema, existing: unknown): unknown {
-  if (v === null) {
-    switch (s.k) {
-      case 'ptr':
-      case 'map':
-      case 'slice':
-      case 'raw':
-        return undefined;
-      case 'time':
-      case 'microtime':
-        return null;
-      default:
-        return existing;
-    }
-  }
+  if (v === null) return nullInto(s, existing);
   switch (s.k) {
     case 'ptr':
       return fastInto(v, s.elem, existing ?? zeroOf(s.elem));
@@ -956,10 +948,9 @@ function fastInto(v: unknown, s: Schema, existing: unknown): unknown {
     case 'bool':
       return typeof v === 'boolean' ? v : FALLBACK;
     case 'int': {
+      // A safe integer is within int64 whatever it is: only int32 bounds it further.
       if (typeof v !== 'number' || !Number.isSafeInteger(v)) return FALLBACK;
-      const n = BigInt(v);
-      const [lo, hi] = INT_RANGE[s.go];
-      return n >= lo && n <= hi ? v : FALLBACK;
+      return s.go === 'int64' || (v >= INT32_MIN && v <= INT32_MAX) ? v : FALLBACK;
     }
     case 'map': {
       if (typeof v !== 'object' || Array.isArray(v)) return FALLBACK;

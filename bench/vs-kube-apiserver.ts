@@ -25,16 +25,16 @@
  * Run: npm run build && npx tsx bench/vs-kube-apiserver.ts
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CoreEvent } from '../src/api/index.js';
 import { SqliteEventStore } from '../src/storage/sqlite/index.js';
 import { startControlPlane } from '../test/support/control-plane.js';
-import { childrenOf } from '../test/support/processes.js';
-import { benchDir, rssMiB, sleep, startCli, stopCli } from './support/cli.js';
-import { kubeletFields } from './support/events.js';
+import { benchDir, rssMiB, sleep } from './support/cli.js';
 import { agentFor, pct, runLoad, send } from './support/https-load.js';
-import type { HttpsTarget, LoadResult } from './support/https-load.js';
+import type { LoadResult } from './support/https-load.js';
+import { cpuSeconds, eventBody, startKevents } from './support/servers.js';
+import type { Server } from './support/servers.js';
 import { openTlsWatchers } from './support/tls-watchers.js';
 import { hasWrk, runWrk, runWrkGet } from './support/wrk.js';
 import type { WrkResult } from './support/wrk.js';
@@ -59,15 +59,6 @@ const TARGETS = (process.env.BENCH_TARGETS ?? `kube-apiserver,${BASELINE_CLI !==
 /** KUBECTL_TABLE is the Accept header of `kubectl get`. */
 const KUBECTL_TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json';
 
-/** Server is one server under test: where it is, and the processes whose memory and CPU count. */
-interface Server extends HttpsTarget {
-  name: string;
-  pids: () => number[];
-  /** prepare makes the namespaces the load writes into (kube-apiserver refuses events in a namespace that does not exist). */
-  prepare: (namespaces: string[]) => Promise<void>;
-  stop: () => Promise<void>;
-}
-
 /** Figures are one server's results, by phase. */
 interface Figures {
   creates: LoadResult;
@@ -81,41 +72,6 @@ interface Figures {
   watch: { p50: number; p99: number; delivered: number; expected: number; open: number };
   cpu: Record<string, number>;
   rss: Record<string, number>;
-}
-
-function openssl(dir: string, args: string[]): void {
-  execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
-}
-
-/** startKevents runs `kevents serve` over SQLite with TLS (an RSA 2048 certificate, as the control plane's) and a token file. */
-async function startKevents(extraFlags: string[], dir = benchDir('vs'), cli?: string, name = cli === undefined ? 'kevents' : 'kevents before'): Promise<Server> {
-  openssl(dir, ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '1', '-subj', '/CN=bench-ca']);
-  writeFileSync(join(dir, 'tls.ext'), 'subjectAltName=IP:127.0.0.1\n');
-  openssl(dir, ['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'tls.key', '-out', 'tls.csr', '-subj', '/CN=kevents']);
-  openssl(dir, ['x509', '-req', '-in', 'tls.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'tls.crt', '-days', '1', '-extfile', 'tls.ext']);
-  const token = 'bench-writer-token-0123456789abcdef';
-  writeFileSync(join(dir, 'tokens.csv'), `${token},bench,bench-uid,"kevents:writers"\n`);
-  const srv = await startCli(
-    [
-      'serve', '--listen', '127.0.0.1:0', '--storage', `sqlite:${join(dir, 'events.db')}`, '--log-level', 'error',
-      '--tls-cert-file', join(dir, 'tls.crt'), '--tls-private-key-file', join(dir, 'tls.key'), '--token-auth-file', join(dir, 'tokens.csv'),
-      ...extraFlags,
-    ],
-    /listening on (\S+)/,
-    (process.env.BENCH_KEVENTS_NODE_ARGS ?? '').split(' ').filter((a) => a !== ''),
-    cli,
-  );
-  // With --workers the worker processes do the serving: their CPU and memory count too.
-  const pids = [srv.child.pid!, ...childrenOf(srv.child.pid!)];
-  return {
-    name,
-    url: srv.url,
-    token,
-    ca: readFileSync(join(dir, 'ca.crt')),
-    pids: () => pids,
-    prepare: async () => {},
-    stop: () => stopCli(srv.child),
-  };
 }
 
 /** startApiserver runs kube-apiserver 1.33 over etcd (no fsync: the figure is the API server's, not the disk's). */
@@ -139,29 +95,6 @@ async function startApiserver(): Promise<Server> {
     },
     stop: () => cp.stop(),
   };
-}
-
-function eventBody(i: number, namespace: string, message?: string): string {
-  const t = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-  const pod = `web-${(i * 7919) % 5000}-7d9f8b6c4-x2v9k`;
-  const fields = kubeletFields(i, t);
-  return JSON.stringify({
-    apiVersion: 'v1',
-    kind: 'Event',
-    metadata: { name: `${pod}.${(0x17a2b3c4d5e6f7an + BigInt(i)).toString(16)}`, namespace },
-    involvedObject: { kind: 'Pod', namespace, name: pod, uid: `7c3a${String(i % 5000).padStart(8, '0')}-1111-4222-8333-444455556666`, apiVersion: 'v1', fieldPath: 'spec.containers{app}' },
-    ...fields,
-    ...(message !== undefined ? { message } : {}),
-  });
-}
-
-function cpuSeconds(pids: number[]): number {
-  let ticks = 0;
-  for (const pid of pids) {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    ticks += Number(fields[11]) + Number(fields[12]);
-  }
-  return ticks / 100;
 }
 
 /** listPages pages through `path` with `limit`, returning the number of items (or rows) read; `each` times every page. */
@@ -192,11 +125,15 @@ async function measure(s: Server): Promise<Figures> {
   }, 200);
   const phase = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
     const c0 = cpuSeconds(s.pids());
+    const own0 = process.cpuUsage();
     peak = 0;
     const out = await fn();
     cpu[name] = cpuSeconds(s.pids()) - c0;
+    const own = process.cpuUsage(own0);
     rss[name] = peak;
-    process.stderr.write(`  ${s.name} ${name}: done (server CPU ${cpu[name].toFixed(1)} s, RSS peak ${peak.toFixed(0)} MiB)\n`);
+    process.stderr.write(
+      `  ${s.name} ${name}: done (server CPU ${cpu[name].toFixed(1)} s, this process's CPU ${((own.user + own.system) / 1e6).toFixed(1)} s, RSS peak ${peak.toFixed(0)} MiB)\n`,
+    );
     return out;
   };
   try {

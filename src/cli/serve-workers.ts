@@ -6,9 +6,9 @@ import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../internal/index.js';
-import { StorageError, isStorageError } from '../storage/index.js';
-import type { StorageErrorCode } from '../storage/index.js';
-import type { FollowerWrite, SqliteEventStore, WriterLink } from '../storage/sqlite/index.js';
+import { StorageError } from '../storage/index.js';
+import { fromWireError, runFollowerWrite, toWireError } from '../storage/sqlite/index.js';
+import type { FollowerWrite, SqliteEventStore, WireError, WriterLink } from '../storage/sqlite/index.js';
 import { CliError, UsageError } from './errors.js';
 
 /**
@@ -46,14 +46,6 @@ type Message =
 /** MetricJson is a registry's `getMetricsAsJSON()`, which prom-client's AggregatorRegistry sums across processes. */
 type MetricJson = Awaited<ReturnType<Registry['getMetricsAsJSON']>>;
 
-interface WireError {
-  code: StorageErrorCode;
-  message: string;
-  key?: string;
-  resourceVersion?: number;
-  currentResourceVersion?: number;
-}
-
 function isMessage(m: unknown): m is Message {
   return typeof m === 'object' && m !== null && typeof (m as { kevents?: unknown }).kevents === 'string';
 }
@@ -81,17 +73,6 @@ function cliScript(): string {
   const beside = fileURLToPath(new URL('./kevents.js', import.meta.url));
   if (existsSync(beside)) return beside;
   throw new CliError('--workers starts the kevents command again for each worker, and cannot find it here: run dist/bin/kevents.js (npm run build)');
-}
-
-function wireError(e: unknown): WireError {
-  if (isStorageError(e)) {
-    const w: WireError = { code: e.code, message: e.message };
-    if (e.key !== undefined) w.key = e.key;
-    if (e.resourceVersion !== undefined) w.resourceVersion = e.resourceVersion;
-    if (e.currentResourceVersion !== undefined) w.currentResourceVersion = e.currentResourceVersion;
-    return w;
-  }
-  return { code: 'Internal', message: e instanceof Error ? e.message : String(e) };
 }
 
 /** WorkerPool is the primary's side: it starts, restarts and stops the workers, runs their writes and tells them of commits. */
@@ -207,38 +188,10 @@ export class WorkerPool {
   }
 
   private run(worker: Worker, id: number, op: FollowerWrite, args: unknown[]): void {
-    const store = this.store!;
-    let result: Promise<unknown>;
-    try {
-      const a = args as [never, never, never, never, never];
-      switch (op) {
-        case 'create':
-          result = store.create(a[0], a[1]);
-          break;
-        case 'delete':
-          result = store.delete(a[0], a[1], a[2]);
-          break;
-        case 'writeIfAt':
-          result = store.writeIfAt(a[0], a[1], a[2], a[3], a[4]);
-          break;
-        case 'applyArchiveBatch':
-          result = store.applyArchiveBatch(a[0]);
-          break;
-        case 'bindCluster':
-          result = store.bindCluster(a[0]);
-          break;
-        case 'enforceRetention':
-          result = store.enforceRetention(a[0]);
-          break;
-        default:
-          result = Promise.reject(new StorageError('Internal', `unknown write ${JSON.stringify(op)}`));
-      }
-    } catch (e) {
-      result = Promise.reject(e instanceof Error ? e : new Error(String(e)));
-    }
+    const result = runFollowerWrite(this.store!, op, args);
     result.then(
       (value) => worker.isConnected() && worker.send({ kevents: 'reply', id, value } satisfies Message),
-      (e: unknown) => worker.isConnected() && worker.send({ kevents: 'reply', id, error: wireError(e) } satisfies Message),
+      (e: unknown) => worker.isConnected() && worker.send({ kevents: 'reply', id, error: toWireError(e) } satisfies Message),
     );
   }
 
@@ -289,7 +242,7 @@ export class PrimaryLink implements WriterLink {
           if (p === undefined) return;
           this.pending.delete(m.id);
           if (m.error === undefined) p.resolve(m.value);
-          else p.reject(new StorageError(m.error.code, m.error.message, m.error));
+          else p.reject(fromWireError(m.error));
           return;
         }
         case 'commit':

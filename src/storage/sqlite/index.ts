@@ -1,3 +1,4 @@
 export * from './sqlite-event-store.js';
 export * from './options.js';
 export * from './export-log.js';
+export * from './follower-writes.js';

@@ -1,0 +1,135 @@
+/**
+ * bench/creates.ts measures `kevents serve`'s create path alone, as
+ * vs-kube-apiserver.ts loads it (HTTPS, a bearer token, 64 keep-alive Node
+ * clients), on fresh servers, ROUNDS times:
+ *   from the start: CREATES creates into NAMESPACES namespaces on a server just started;
+ *   warmed: CREATES more into one namespace;
+ *   wrk: `wrk -c CLIENTS` creates for WRK_SECONDS (when Debian's wrk is installed).
+ * For each it reports the rate, the server's CPU per create (all its threads and
+ * processes) and the clients' CPU per create (this process's, or wrk's): on this
+ * 2-core machine the server and its clients share the cores, so both decide the rate.
+ * With BENCH_BASELINE_CLI (another build's dist/bin/kevents.js) or BENCH_BASELINE_FLAGS
+ * (this build with other flags) a baseline alternates with this build on fresh servers
+ * in the same run and each figure gets its ratio to it.
+ * Sizes come from BENCH_CREATES, BENCH_NAMESPACES, BENCH_CLIENTS, BENCH_ROUNDS,
+ * BENCH_WRK_SECONDS; BENCH_KEVENTS_FLAGS are more `kevents serve` flags for this build,
+ * BENCH_BASELINE_FLAGS for the baseline.
+ * Run: npm run build && npx tsx bench/creates.ts
+ */
+import { readFileSync } from 'node:fs';
+import { agentFor, runLoad, send } from './support/https-load.js';
+import { cpuSeconds, eventBody, startKevents } from './support/servers.js';
+import type { Server } from './support/servers.js';
+import { hasWrk, runWrk } from './support/wrk.js';
+
+const env = (name: string, fallback: number): number => Number(process.env[`BENCH_${name}`] ?? fallback);
+const CREATES = env('CREATES', 20_000);
+const NAMESPACES = env('NAMESPACES', 20);
+const CLIENTS = env('CLIENTS', 64);
+const ROUNDS = env('ROUNDS', 3);
+const WRK_SECONDS = env('WRK_SECONDS', 5);
+const BASELINE_CLI = process.env.BENCH_BASELINE_CLI;
+const flags = (name: string): string[] => (process.env[name] ?? '').split(' ').filter((f) => f !== '');
+const FLAGS = flags('BENCH_KEVENTS_FLAGS');
+const BASELINE_FLAGS = flags('BENCH_BASELINE_FLAGS');
+const BASELINE = BASELINE_CLI !== undefined || process.env.BENCH_BASELINE_FLAGS !== undefined;
+
+/** Figure is one phase on one server: creates per second, and CPU per create of the server and of this process. */
+interface Figure {
+  rate: number;
+  serverUs: number;
+  clientUs: number;
+}
+
+/** ownCpuSeconds is this process's CPU time, with that of its children that have ended (wrk's). */
+function ownCpuSeconds(): number {
+  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / 100;
+}
+
+async function phase(s: Server, done: () => number, run: () => Promise<number>): Promise<Figure> {
+  const server0 = cpuSeconds(s.pids());
+  const client0 = ownCpuSeconds();
+  const t0 = performance.now();
+  const n0 = done();
+  await run();
+  const seconds = (performance.now() - t0) / 1000;
+  const n = done() - n0;
+  return { rate: n / seconds, serverUs: ((cpuSeconds(s.pids()) - server0) * 1e6) / n, clientUs: ((ownCpuSeconds() - client0) * 1e6) / n };
+}
+
+async function measure(s: Server): Promise<Record<string, Figure>> {
+  const agent = agentFor(s, CLIENTS);
+  let next = 0;
+  const create = (namespace: (i: number) => string) => async (): Promise<number> => {
+    const end = next + CREATES;
+    await runLoad(CLIENTS, () => next < end, async (record) => {
+      const i = next++;
+      const ns = namespace(i);
+      const t0 = performance.now();
+      const r = await send(agent, s, 'POST', `/api/v1/namespaces/${ns}/events`, { body: eventBody(i, ns) });
+      if (r.status !== 201) throw new Error(`create: ${r.status} ${r.body.toString().slice(0, 300)}`);
+      record(performance.now() - t0);
+    });
+    return next;
+  };
+  const out: Record<string, Figure> = {};
+  out['from the start'] = await phase(s, () => next, create((i) => `ns-${i % NAMESPACES}`));
+  out.warmed = await phase(s, () => next, create(() => 'wrk'));
+  agent.destroy();
+  if (hasWrk()) {
+    let requests = 0;
+    out.wrk = await phase(
+      s,
+      () => requests,
+      async () => {
+        const r = await runWrk(`${s.url}/api/v1/namespaces/wrk/events`, { seconds: WRK_SECONDS, connections: CLIENTS, namespace: 'wrk', token: s.token });
+        if (r.errors > 0) throw new Error(`wrk: ${r.errors} errors`);
+        requests = r.requests;
+        return requests;
+      },
+    );
+  }
+  return out;
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+async function main(): Promise<void> {
+  const builds: [string, string | undefined, string[]][] = [['kevents', undefined, FLAGS]];
+  if (BASELINE) builds.unshift(['kevents before', BASELINE_CLI, BASELINE_FLAGS]);
+  const results = new Map<string, Record<string, Figure>[]>(builds.map(([name]) => [name, []]));
+  for (let round = 1; round <= ROUNDS; round++) {
+    // Alternate which build goes first, so that a change of the machine's load falls on both.
+    const order = round % 2 === 1 ? builds : [...builds].reverse();
+    for (const [name, cli, serveFlags] of order) {
+      const s = await startKevents(serveFlags, undefined, cli, name);
+      try {
+        const r = await measure(s);
+        results.get(name)!.push(r);
+        process.stderr.write(
+          `round ${round} ${name}: ${Object.entries(r)
+            .map(([p, f]) => `${p} ${f.rate.toFixed(0)}/s (server ${f.serverUs.toFixed(0)} µs, clients ${f.clientUs.toFixed(0)} µs)`)
+            .join('; ')}\n`,
+        );
+      } finally {
+        await s.stop();
+      }
+    }
+  }
+  console.log(`creates (${CLIENTS} clients, ${CREATES} per phase, medians of ${ROUNDS} fresh servers, ${new Date().toISOString()}, node ${process.version})`);
+  const base = BASELINE ? results.get('kevents before')! : undefined;
+  for (const p of Object.keys(results.get('kevents')![0]!)) {
+    for (const [name, rs] of results) {
+      const m = (k: keyof Figure, of = rs): number => median(of.map((r) => r[p]![k]));
+      const vs = base !== undefined && name === 'kevents' ? ` (${(m('rate') / m('rate', base)).toFixed(2)}×, server CPU ${(m('serverUs') / m('serverUs', base)).toFixed(2)}×)` : '';
+      console.log(`${p.padEnd(15)} ${name.padEnd(15)} ${m('rate').toFixed(0).padStart(6)}/s  server ${m('serverUs').toFixed(0).padStart(4)} µs/create  clients ${m('clientUs').toFixed(0).padStart(4)} µs/create${vs}`);
+    }
+  }
+}
+
+await main();
+process.exit(0);

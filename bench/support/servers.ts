@@ -1,0 +1,82 @@
+/**
+ * What the benches that load `kevents serve` over HTTPS share with one another:
+ * a server under test (its address, token and processes), `kevents serve` over
+ * SQLite with TLS and a token file as the control plane has them, the events
+ * the load creates, and the CPU time of a set of processes.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { childrenOf } from '../../test/support/processes.js';
+import { benchDir, startCli, stopCli } from './cli.js';
+import { kubeletFields } from './events.js';
+import type { HttpsTarget } from './https-load.js';
+
+/** Server is one server under test: where it is, and the processes whose memory and CPU count. */
+export interface Server extends HttpsTarget {
+  name: string;
+  pids: () => number[];
+  /** prepare makes the namespaces the load writes into (kube-apiserver refuses events in a namespace that does not exist). */
+  prepare: (namespaces: string[]) => Promise<void>;
+  stop: () => Promise<void>;
+}
+
+function openssl(dir: string, args: string[]): void {
+  execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+}
+
+/** startKevents runs `kevents serve` over SQLite with TLS (an RSA 2048 certificate, as the control plane's) and a token file. */
+export async function startKevents(extraFlags: string[], dir = benchDir('vs'), cli?: string, name = cli === undefined ? 'kevents' : 'kevents before'): Promise<Server> {
+  openssl(dir, ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '1', '-subj', '/CN=bench-ca']);
+  writeFileSync(join(dir, 'tls.ext'), 'subjectAltName=IP:127.0.0.1\n');
+  openssl(dir, ['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'tls.key', '-out', 'tls.csr', '-subj', '/CN=kevents']);
+  openssl(dir, ['x509', '-req', '-in', 'tls.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'tls.crt', '-days', '1', '-extfile', 'tls.ext']);
+  const token = 'bench-writer-token-0123456789abcdef';
+  writeFileSync(join(dir, 'tokens.csv'), `${token},bench,bench-uid,"kevents:writers"\n`);
+  const srv = await startCli(
+    [
+      'serve', '--listen', '127.0.0.1:0', '--storage', `sqlite:${join(dir, 'events.db')}`, '--log-level', 'error',
+      '--tls-cert-file', join(dir, 'tls.crt'), '--tls-private-key-file', join(dir, 'tls.key'), '--token-auth-file', join(dir, 'tokens.csv'),
+      ...extraFlags,
+    ],
+    /listening on (\S+)/,
+    (process.env.BENCH_KEVENTS_NODE_ARGS ?? '').split(' ').filter((a) => a !== ''),
+    cli,
+  );
+  // With --workers the worker processes do the serving: their CPU and memory count too.
+  const pids = [srv.child.pid!, ...childrenOf(srv.child.pid!)];
+  return {
+    name,
+    url: srv.url,
+    token,
+    ca: readFileSync(join(dir, 'ca.crt')),
+    pids: () => pids,
+    prepare: async () => {},
+    stop: () => stopCli(srv.child),
+  };
+}
+
+
+export function eventBody(i: number, namespace: string, message?: string): string {
+  const t = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  const pod = `web-${(i * 7919) % 5000}-7d9f8b6c4-x2v9k`;
+  const fields = kubeletFields(i, t);
+  return JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'Event',
+    metadata: { name: `${pod}.${(0x17a2b3c4d5e6f7an + BigInt(i)).toString(16)}`, namespace },
+    involvedObject: { kind: 'Pod', namespace, name: pod, uid: `7c3a${String(i % 5000).padStart(8, '0')}-1111-4222-8333-444455556666`, apiVersion: 'v1', fieldPath: 'spec.containers{app}' },
+    ...fields,
+    ...(message !== undefined ? { message } : {}),
+  });
+}
+
+/** cpuSeconds is the CPU time (user and system) the processes have used so far. */
+export function cpuSeconds(pids: number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks / 100;
+}

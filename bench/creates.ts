@@ -6,7 +6,7 @@
  *   warmed: CREATES more into one namespace;
  *   wrk: `wrk -c CLIENTS` creates for WRK_SECONDS (when Debian's wrk is installed).
  * For each it reports the rate, the server's CPU per create (all its threads and
- * processes) and the clients' CPU per create (this process's, or wrk's): on this
+ * processes, and its main thread alone) and the clients' CPU per create (this process's, or wrk's): on this
  * 2-core machine the server and its clients share the cores, so both decide the rate.
  * With BENCH_BASELINE_CLI (another build's dist/bin/kevents.js) or BENCH_BASELINE_FLAGS
  * (this build with other flags) a baseline alternates with this build on fresh servers
@@ -34,11 +34,19 @@ const FLAGS = flags('BENCH_KEVENTS_FLAGS');
 const BASELINE_FLAGS = flags('BENCH_BASELINE_FLAGS');
 const BASELINE = BASELINE_CLI !== undefined || process.env.BENCH_BASELINE_FLAGS !== undefined;
 
-/** Figure is one phase on one server: creates per second, and CPU per create of the server and of this process. */
+/** Figure is one phase on one server: creates per second, and CPU per create of the server, of its main thread, and of the clients. */
 interface Figure {
   rate: number;
   serverUs: number;
+  /** mainUs is the server's main thread alone (the one that answers requests). */
+  mainUs: number;
   clientUs: number;
+}
+
+/** mainThreadSeconds is the CPU time of a process's main thread (its task of the same id). */
+function mainThreadSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /** ownCpuSeconds is this process's CPU time, with that of its children that have ended (wrk's). */
@@ -49,13 +57,15 @@ function ownCpuSeconds(): number {
 
 async function phase(s: Server, done: () => number, run: () => Promise<number>): Promise<Figure> {
   const server0 = cpuSeconds(s.pids());
+  const main0 = mainThreadSeconds(s.pids()[0]!);
   const client0 = ownCpuSeconds();
   const t0 = performance.now();
   const n0 = done();
   await run();
   const seconds = (performance.now() - t0) / 1000;
   const n = done() - n0;
-  return { rate: n / seconds, serverUs: ((cpuSeconds(s.pids()) - server0) * 1e6) / n, clientUs: ((ownCpuSeconds() - client0) * 1e6) / n };
+  const per = (seconds: number): number => (seconds * 1e6) / n;
+  return { rate: n / seconds, serverUs: per(cpuSeconds(s.pids()) - server0), mainUs: per(mainThreadSeconds(s.pids()[0]!) - main0), clientUs: per(ownCpuSeconds() - client0) };
 }
 
 async function measure(s: Server): Promise<Record<string, Figure>> {
@@ -112,7 +122,7 @@ async function main(): Promise<void> {
         results.get(name)!.push(r);
         process.stderr.write(
           `round ${round} ${name}: ${Object.entries(r)
-            .map(([p, f]) => `${p} ${f.rate.toFixed(0)}/s (server ${f.serverUs.toFixed(0)} µs, clients ${f.clientUs.toFixed(0)} µs)`)
+            .map(([p, f]) => `${p} ${f.rate.toFixed(0)}/s (server ${f.serverUs.toFixed(0)} µs, its main thread ${f.mainUs.toFixed(0)} µs, clients ${f.clientUs.toFixed(0)} µs)`)
             .join('; ')}\n`,
         );
       } finally {
@@ -126,7 +136,9 @@ async function main(): Promise<void> {
     for (const [name, rs] of results) {
       const m = (k: keyof Figure, of = rs): number => median(of.map((r) => r[p]![k]));
       const vs = base !== undefined && name === 'kevents' ? ` (${(m('rate') / m('rate', base)).toFixed(2)}×, server CPU ${(m('serverUs') / m('serverUs', base)).toFixed(2)}×)` : '';
-      console.log(`${p.padEnd(15)} ${name.padEnd(15)} ${m('rate').toFixed(0).padStart(6)}/s  server ${m('serverUs').toFixed(0).padStart(4)} µs/create  clients ${m('clientUs').toFixed(0).padStart(4)} µs/create${vs}`);
+      console.log(
+        `${p.padEnd(15)} ${name.padEnd(15)} ${m('rate').toFixed(0).padStart(6)}/s  server ${m('serverUs').toFixed(0).padStart(4)} µs/create (main thread ${m('mainUs').toFixed(0).padStart(4)})  clients ${m('clientUs').toFixed(0).padStart(4)} µs/create${vs}`,
+      );
     }
   }
 }

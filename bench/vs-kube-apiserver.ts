@@ -19,7 +19,7 @@
  * Sizes come from the environment (BENCH_CREATES, BENCH_NAMESPACES, BENCH_CLIENTS, BENCH_LIST_CLIENTS,
  * BENCH_LIST_SECONDS, BENCH_LIST_LIMIT, BENCH_TABLE_EVENTS, BENCH_TABLE_ROUNDS, BENCH_WATCHERS,
  * BENCH_WATCH_RATE, BENCH_WATCH_SECONDS). BENCH_TARGETS lists what runs (default kube-apiserver, kevents, and
- * "kevents --workers 2": a target "kevents <flags>" is this build with those flags); BENCH_BASELINE_CLI
+ * "kevents --writer-thread", "kevents --workers 2": a target "kevents <flags>" is this build with those flags); BENCH_BASELINE_CLI
  * names another build's dist/bin/kevents.js, measured in the same run as "kevents before"; BENCH_KEVENTS_NODE_ARGS
  * are node's own arguments for every kevents server (e.g. `--cpu-prof --cpu-prof-dir DIR`).
  * Run: npm run build && npx tsx bench/vs-kube-apiserver.ts
@@ -54,7 +54,7 @@ const WATCH_SECONDS = env('WATCH_SECONDS', 10);
 const WRK_SECONDS = env('WRK_SECONDS', 10);
 const RSS_EVENTS = env('RSS_EVENTS', 0);
 const BASELINE_CLI = process.env.BENCH_BASELINE_CLI;
-const TARGETS = (process.env.BENCH_TARGETS ?? `kube-apiserver,${BASELINE_CLI !== undefined ? 'kevents before,' : ''}kevents,kevents --workers 2`).split(',');
+const TARGETS = (process.env.BENCH_TARGETS ?? `kube-apiserver,${BASELINE_CLI !== undefined ? 'kevents before,' : ''}kevents,kevents --writer-thread,kevents --workers 2`).split(',');
 
 /** KUBECTL_TABLE is the Accept header of `kubectl get`. */
 const KUBECTL_TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json';

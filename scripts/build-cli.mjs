@@ -15,8 +15,9 @@ const outdir = `${root}dist/bin`;
 rmSync(outdir, { recursive: true, force: true });
 await build({
   absWorkingDir: root,
-  entryPoints: ['src/cli/main.ts'],
-  entryNames: 'kevents',
+  // The SQLite writer thread (kevents serve --writer-thread) starts from an entry of its own, beside the CLI's.
+  entryPoints: { kevents: 'src/cli/main.ts', 'sqlite-writer': 'src/storage/sqlite/writer-thread-main.ts' },
+  entryNames: '[name]',
   chunkNames: '[name]-[hash]',
   outdir,
   bundle: true,

@@ -17,8 +17,9 @@ import { KNOWN_DIFFERENCES } from './differential-known.js';
  * to `kevents serve`, and the answers must be equal once normalised (ids, resourceVersion values,
  * server times, ages, generated names). A case that differs fails unless KNOWN_DIFFERENCES lists it
  * with its reason, and every listed difference is in docs/compatibility.md.
- * Two kevents servers answer every case: one on the memory store, and one on a SQLite file with
- * `--workers 2` (followers reading the file, and the render cache lists are spliced from);
+ * Three kevents servers answer every case: one on the memory store, one on a SQLite file with
+ * `--workers 2` (followers reading the file, and the render cache lists are spliced from), and one
+ * on a SQLite file with `--writer-thread` (writes committed on a thread of their own);
  * each must match kube-apiserver.
  * KEVENTS_DIFF_REPORT=FILE writes every case's comparison to FILE.
  */
@@ -26,25 +27,29 @@ describe('differential: kevents serve answers as kube-apiserver does', { concurr
   let cp: ControlPlane;
   let server: ServerProcess;
   let filed: ServerProcess;
+  let threaded: ServerProcess;
   let real: Target;
   let ours: Target;
   let oursFiled: Target;
+  let oursThreaded: Target;
   const report: string[] = [];
   const tally = { cases: 0, identical: 0, documented: 0 };
 
   before(async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'kevents-differential-')), 'events.db');
-    [cp, server, filed] = await Promise.all([
+    const dir = mkdtempSync(join(tmpdir(), 'kevents-differential-'));
+    [cp, server, filed, threaded] = await Promise.all([
       startControlPlane({ extraArgs: ['--feature-gates=WatchList=true'] }),
       startServer(['--storage', 'memory:', '--event-ttl', '1h']),
-      startServer(['--storage', `sqlite:${file}`, '--workers', '2', '--event-ttl', '1h']),
+      startServer(['--storage', `sqlite:${join(dir, 'events.db')}`, '--workers', '2', '--event-ttl', '1h']),
+      startServer(['--storage', `sqlite:${join(dir, 'threaded.db')}`, '--writer-thread', '--event-ttl', '1h']),
     ]);
     real = { name: 'kube-apiserver', url: cp.url, ca: readFileSync(cp.caFile), token: cp.adminToken };
     ours = { name: 'kevents', url: server.url };
     oursFiled = { name: 'kevents (SQLite, --workers 2)', url: filed.url };
+    oursThreaded = { name: 'kevents (SQLite, --writer-thread)', url: threaded.url };
   });
   after(async () => {
-    await Promise.all([cp?.stop(), server?.stop(), filed?.stop()]);
+    await Promise.all([cp?.stop(), server?.stop(), filed?.stop(), threaded?.stop()]);
     const path = process.env.KEVENTS_DIFF_REPORT;
     if (path) writeFileSync(path, `${JSON.stringify(tally)}\n\n${report.join('\n')}\n`);
   });
@@ -56,11 +61,12 @@ describe('differential: kevents serve answers as kube-apiserver does', { concurr
         const r = await cp.request('POST', '/api/v1/namespaces', { metadata: { name } });
         assert.ok(r.status === 201 || r.status === 409, r.text);
       }
-      const [a, ...theirs] = await Promise.all([runCase(real, c, ns), runCase(ours, c, ns), runCase(oursFiled, c, ns)]);
+      const targets = [ours, oursFiled, oursThreaded];
+      const [a, ...theirs] = await Promise.all([runCase(real, c, ns), ...targets.map((t) => runCase(t, c, ns))]);
       const diffs: string[] = [];
       const full: string[] = [];
       for (const [k, b] of theirs.entries()) {
-        const who = k === 0 ? '' : `${oursFiled.name}: `;
+        const who = k === 0 ? '' : `${targets[k]!.name}: `;
         for (const [j, { step, answer }] of a.entries()) {
           if (step.compare === false) continue;
           const [x, y] = [comparable(answer, ns, step.select), comparable(b[j]!.answer, ns, step.select)];

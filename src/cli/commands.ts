@@ -45,6 +45,7 @@ export function register(program: Command, io: CliIO): void {
       'processes that answer requests over one SQLite file (auto: one per core); this process then keeps the file and its writes (README: Several processes)',
       '1',
     )
+    .option('--writer-thread', 'commit the SQLite file\'s writes on a second thread while the first answers requests: more creates/s where a core is free, a little more CPU per create (README: Several processes)')
     .addOption(new Option('--history-window <duration>', 'how long watch history is kept').hideHelp())
     .action(async (flags: ServeFlags) => {
       const { runServe } = await import('./serve.js');

@@ -45,6 +45,8 @@ export interface ServeFlags extends ServeAuthFlags {
   historyWindow?: string;
   /** workers is how many processes serve the API over one SQLite file (a number, or auto for the cores); 1 serves from this process. */
   workers?: string;
+  /** writerThread commits a SQLite store's writes on a thread of their own (one process). */
+  writerThread?: boolean;
 }
 
 /**
@@ -80,6 +82,15 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
     const instead = spec.kind === 'memory' ? 'the memory store lives in one process' : `with ${spec.kind} storage, run more kevents serve replicas instead`;
     throw new UsageError(`--workers serves one SQLite file from several processes; ${instead}`);
   }
+  if (flags.writerThread === true && spec.kind !== 'sqlite') {
+    throw new UsageError(`--writer-thread commits the writes of a SQLite file on a thread of their own; ${spec.kind} storage has no such file`);
+  }
+  if (flags.writerThread === true && (flags.mirror ?? '') !== '') {
+    throw new UsageError('--writer-thread cannot be used with --mirror: the mirror decides each write against the stored event as it commits, in the process that keeps the file (use --workers N to spread the requests instead)');
+  }
+  if (flags.writerThread === true && workers > 1) {
+    throw new UsageError('--writer-thread is for one process: with --workers the first process already keeps the writes apart from the processes that answer');
+  }
   let ttlMs: number;
   try {
     ttlMs = parseGoDuration(flags.eventTtl);
@@ -113,12 +124,17 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
       historyWindowSeconds,
       ...(compactIntervalMs !== undefined ? { compactIntervalMs } : {}),
       ...(pool !== undefined ? { sqlite: { onCommit: (rv: number, compacted: number) => pool.commit(rv, compacted) } } : {}),
+      ...(flags.writerThread === true ? { writerThread: true } : {}),
     });
   } catch (e) {
     security.close();
     throw e;
   }
   const readinessChecks: ReadinessCheck[] = [];
+  if (flags.writerThread === true) {
+    const { writerThreadReadiness } = await import('../storage/sqlite/index.js');
+    readinessChecks.push({ name: 'sqlite-writer', check: () => writerThreadReadiness(store) });
+  }
   let server: Frontend;
   try {
     if (pool !== undefined) {
@@ -200,7 +216,7 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
   security.watchTls((pair) => server.setTls(pair));
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `${security.tls !== undefined ? 'https' : 'http'}://${shownHost}:${address.port}`;
-  io.stdout.write(serveBanner({ url, ui: server.ui, storage: describeStorage(spec), auth: security.describe, ttlMs, mirror: flags.mirror, kevents: selfCommand(), workers }));
+  io.stdout.write(serveBanner({ url, ui: server.ui, storage: describeStorage(spec), auth: security.describe, ttlMs, mirror: flags.mirror, kevents: selfCommand(), workers, writerThread: flags.writerThread === true }));
   await untilSignal(logger);
   await exporting?.stop();
   security.close();
@@ -316,6 +332,8 @@ export interface BannerFacts {
   kevents: string;
   /** workers is how many processes answer requests (`--workers`); 1 is this one. */
   workers?: number;
+  /** writerThread is whether the file's writes are committed on a thread of their own (`--writer-thread`). */
+  writerThread?: boolean;
 }
 
 /**
@@ -330,6 +348,7 @@ export function serveBanner(b: BannerFacts): string {
     `  web UI:    ${b.ui ? `${b.url}/` : 'not built (run "npm run build" in the kevents checkout)'}`,
     `  storage:   ${b.storage}`,
     ...(b.workers !== undefined && b.workers > 1 ? [`  workers:   ${b.workers} processes answer requests; this one (pid ${process.pid}) keeps the file`] : []),
+    ...(b.writerThread === true ? ['  writes:    committed on a thread of their own (--writer-thread)'] : []),
     ...(b.auth !== undefined ? [`  auth:      ${b.auth}`] : []),
     `  event TTL: ${b.ttlMs === 0 ? 'none (events are kept forever)' : formatGoDuration(b.ttlMs)}`,
     ...(b.mirror !== undefined && b.mirror !== '' ? [`  mirror:    ${b.mirror} (archived events never expire)`] : []),

@@ -70,6 +70,8 @@ export async function openStore(
     sqliteCacheMiB?: number;
     /** sqlite joins a SQLite store to others on its file (`kevents serve --workers`): a writer's `onCommit`, or a follower's `writer`. */
     sqlite?: Pick<SqliteEventStoreOptions, 'writer' | 'onCommit'>;
+    /** writerThread commits a SQLite store's writes on a thread of their own (see openSqliteWithWriterThread). */
+    writerThread?: boolean;
   },
 ): Promise<EventStore> {
   switch (spec.kind) {
@@ -80,15 +82,23 @@ export async function openStore(
     case 'sqlite': {
       const path = resolve(spec.path);
       mkdirSync(dirname(path), { recursive: true });
-      const { SqliteEventStore } = await import('../storage/sqlite/index.js');
-      const store = new SqliteEventStore({
+      const { SqliteEventStore, openSqliteWithWriterThread } = await import('../storage/sqlite/index.js');
+      const options: SqliteEventStoreOptions = {
         path,
         clock: deps.clock,
         logger: deps.logger,
         ...window(deps),
         ...(deps.sqliteCacheMiB !== undefined ? { cacheSizeMiB: deps.sqliteCacheMiB } : {}),
         ...deps.sqlite,
-      });
+      };
+      if (deps.writerThread === true) {
+        try {
+          return await openSqliteWithWriterThread(options);
+        } catch (e) {
+          throw new CliError((e as Error).message, { cause: e });
+        }
+      }
+      const store = new SqliteEventStore(options);
       // A file SQLite cannot open or finds damaged is refused here, in one line, rather than served as errors (or as an empty archive).
       try {
         await store.ready();

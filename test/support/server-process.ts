@@ -58,12 +58,17 @@ export async function startServer(args: string[] = [], env: NodeJS.ProcessEnv = 
 /**
  * withDefaultStorage gives a server the memory store unless told otherwise. With
  * KEVENTS_TEST_WORKERS=N in the environment, every server the suites start runs
- * `--workers N` over a SQLite file instead (the same suites, against workers).
+ * `--workers N` over a SQLite file instead (the same suites, against workers);
+ * with KEVENTS_TEST_WRITER_THREAD=1, `--writer-thread` over a SQLite file.
  */
 function withDefaultStorage(args: string[]): string[] {
   const workers = process.env.KEVENTS_TEST_WORKERS;
+  const threaded = process.env.KEVENTS_TEST_WRITER_THREAD === '1';
   const storage = args.findIndex((a) => a === '--storage' || a.startsWith('--storage='));
-  if (workers === undefined || workers === '' || args.some((a) => a.startsWith('--workers'))) {
+  const asked = (workers !== undefined && workers !== '') || threaded;
+  // A mirror decides its writes where the file is written: --writer-thread refuses it.
+  const excluded = args.some((a) => a.startsWith('--workers') || a === '--writer-thread') || (threaded && args.some((a) => a.startsWith('--mirror')));
+  if (!asked || excluded) {
     return storage >= 0 ? args : [...args, '--storage', 'memory:'];
   }
   const given = storage < 0 ? undefined : args[storage] === '--storage' ? args[storage + 1] : args[storage]!.slice('--storage='.length);
@@ -71,5 +76,5 @@ function withDefaultStorage(args: string[]): string[] {
   // A new file is what the memory store is: empty at each start.
   const fresh = `sqlite:${join(mkdtempSync(join(tmpdir(), 'kevents-workers-')), 'serve.db')}`;
   const rest = storage < 0 ? args : args.filter((_a, i) => i !== storage && !(args[storage] === '--storage' && i === storage + 1));
-  return [...rest, '--storage', given === undefined || given === 'memory:' ? fresh : given, '--workers', workers];
+  return [...rest, '--storage', given === undefined || given === 'memory:' ? fresh : given, ...(threaded ? ['--writer-thread'] : ['--workers', workers!])];
 }

@@ -42,6 +42,8 @@ export function runFollowerWrite(store: SqliteEventStore, op: FollowerWrite, arg
     switch (op) {
       case 'create':
         return store.create(a[0], a[1]);
+      case 'createEncoded':
+        return store.createEncoded(a[0], a[1]);
       case 'delete':
         return store.delete(a[0], a[1], a[2]);
       case 'writeIfAt':

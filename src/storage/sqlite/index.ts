@@ -2,3 +2,4 @@ export * from './sqlite-event-store.js';
 export * from './options.js';
 export * from './export-log.js';
 export * from './follower-writes.js';
+export * from './writer-thread.js';

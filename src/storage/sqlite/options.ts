@@ -1,4 +1,5 @@
 import type { CommonStoreOptions } from '../shared/index.js';
+import type { WriteOptions } from '../event-store.js';
 
 /** SqliteEventStoreOptions configure a SqliteEventStore; only `path` is required. */
 export interface SqliteEventStoreOptions extends CommonStoreOptions {
@@ -38,10 +39,16 @@ export interface SqliteEventStoreOptions extends CommonStoreOptions {
  */
 export interface WriterLink {
   call(op: FollowerWrite, args: unknown[]): Promise<unknown>;
+  /**
+   * createEncoded, where the link has it, is a create sent as the event's stored
+   * JSON, settling with its revision: the writer's `createEncoded`. Cheaper to
+   * carry than `call('create')` (which sends the event and returns it).
+   */
+  createEncoded?(json: string, options: WriteOptions): Promise<number>;
 }
 
-/** FollowerWrite names the writes a follower sends: the store's methods of those names, and `writeIfAt` for an update's compare-and-swap. */
-export type FollowerWrite = 'create' | 'delete' | 'writeIfAt' | 'applyArchiveBatch' | 'bindCluster' | 'enforceRetention';
+/** FollowerWrite names the writes a follower sends: the store's methods of those names (`writeIfAt` for an update's compare-and-swap). */
+export type FollowerWrite = 'create' | 'createEncoded' | 'delete' | 'writeIfAt' | 'applyArchiveBatch' | 'bindCluster' | 'enforceRetention';
 
 /** DEFAULT_CACHE_SIZE_MIB holds the upper index levels and hot pages of a few million events. */
 export const DEFAULT_CACHE_SIZE_MIB = 32;

@@ -433,13 +433,40 @@ export class SqliteEventStore implements ArchiveStore {
   }
 
   async create(event: CoreEvent, options: WriteOptions = {}): Promise<CoreEvent> {
-    if (this.writer !== undefined) return this.remote<CoreEvent>('create', [event, options]);
+    if (this.writer !== undefined) {
+      if (this.writer.createEncoded === undefined) return this.remote<CoreEvent>('create', [event, options]);
+      // The event crosses as its stored JSON (the writer would write that), and only its revision comes back.
+      try {
+        this.checkOpen();
+      } catch (e) {
+        return Promise.reject(storageFailure(e));
+      }
+      return withRevision(event, await this.writer.createEncoded(encodeEvent(event), options));
+    }
+    return withRevision(event, await this.insertNew(event, encodeEvent(event), options));
+  }
+
+  /**
+   * createEncoded is a follower's create on its writer: `json` is the event's
+   * stored JSON (`encodeEvent`), written as it is; it resolves with the event's revision.
+   */
+  createEncoded(json: string, options: WriteOptions = {}): Promise<number> {
+    let event: CoreEvent;
+    try {
+      event = JSON.parse(json) as CoreEvent;
+    } catch (e) {
+      return Promise.reject(new StorageError('Internal', `a follower sent an event that is not JSON: ${(e as Error).message}`));
+    }
+    return this.insertNew(event, json, options);
+  }
+
+  /** insertNew writes `event` (stored as `json`) as a new key in the next group commit and resolves with its revision. */
+  private insertNew(event: CoreEvent, json: string, options: WriteOptions): Promise<number> {
     const key = keyOfEvent(event);
-    const json = encodeEvent(event);
     const object = encodeObject(json);
     const fields = fieldsOf(event);
     const expiresAt = this.expiry(options.ttlSeconds);
-    const rv = await this.enqueue((changes) => {
+    return this.enqueue((changes) => {
       if (this.stmt.current.get(key) !== undefined) {
         throw new StorageError('KeyExists', `${key} already exists`, { key, currentResourceVersion: this.rv });
       }
@@ -449,7 +476,6 @@ export class SqliteEventStore implements ArchiveStore {
       if (options.occurrence !== undefined) this.appendOccurrence(event, rv, occurrenceChange(undefined, event), options.occurrence);
       return rv;
     });
-    return withRevision(event, rv);
   }
 
   get(namespace: string, name: string): Promise<CoreEvent> {

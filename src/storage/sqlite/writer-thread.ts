@@ -1,0 +1,266 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { LogFields, LogLevel, Logger } from '../../internal/index.js';
+import { noopLogger, realClock } from '../../internal/index.js';
+import type { CommonStoreOptions } from '../shared/index.js';
+import { StorageError } from '../errors.js';
+import type { WriteOptions } from '../event-store.js';
+import { fromWireError } from './follower-writes.js';
+import type { WireError } from './follower-writes.js';
+import type { FollowerWrite, SqliteEventStoreOptions, WriterLink } from './options.js';
+import { SqliteEventStore } from './sqlite-event-store.js';
+
+/**
+ * A SQLite store whose writing runs on a thread of its own.
+ *
+ * The thread that answers requests hands every write to a writer thread and
+ * goes on: the writer batches the writes, commits them, and answers. A commit
+ * (the SQLite inserts and their pages written to the WAL) is a third of a
+ * create's time on one thread; here it overlaps with the next requests' reading,
+ * decoding and answering, on the machine's second core.
+ *
+ * The store the caller gets is a follower of the writer (the same as a worker
+ * process of `kevents serve --workers`): it reads the file on its own connection
+ * and learns of each commit before that commit's writes are acknowledged, so a
+ * client that hears of a write can read and watch it at once. An acknowledged
+ * write is committed to the file (WAL) first, as in one thread: it survives
+ * kill -9. The writer thread runs the store's upkeep (expiry, compaction,
+ * checkpoints) on the real clock.
+ */
+
+/** WriterThreadOptions are what the writer thread's store is opened with: plain data, the file and its tuning. */
+export type WriterThreadOptions = Pick<SqliteEventStoreOptions, 'path' | 'synchronous' | 'cacheSizeMiB' | 'maxCountRemaining' | 'maxBatch'> &
+  Pick<CommonStoreOptions, 'historyWindowSeconds' | 'compactIntervalMs' | 'expiryIntervalMs' | 'watchBufferSize'>;
+
+/** WriterThreadCall is one write sent to the writer thread; calls go in batches, one message per turn of the event loop. */
+export interface WriterThreadCall {
+  id: number;
+  op: FollowerWrite;
+  args: unknown[];
+}
+
+/** WriterThreadReply is one write's outcome: its value, or its error. */
+export interface WriterThreadReply {
+  id: number;
+  value?: unknown;
+  error?: WireError;
+}
+
+/** WriterThreadMessage is what the writer thread tells the main thread (see writer-thread-main.ts). */
+export type WriterThreadMessage =
+  | { t: 'ready' }
+  | { t: 'failed'; error: WireError }
+  | { t: 'commit'; rv: number; compacted: number }
+  | { t: 'replies'; replies: WriterThreadReply[] }
+  | { t: 'log'; level: LogLevel; msg: string; fields?: LogFields };
+
+/** STOP_TIMEOUT_MS is how long closing waits for the writer thread to close its store before ending it. */
+const STOP_TIMEOUT_MS = 10_000;
+/**
+ * SEND_AT is how many writes go to the writer thread at most in one message. Sent
+ * in small groups as requests are read (rather than once per turn of the event
+ * loop), the writer commits some while this thread reads the next: 8 gave 12,000
+ * creates/s under wrk where one message per turn gave 7,800 (see docs/benchmarks.md).
+ */
+const SEND_AT = 8;
+
+/** StartWriter starts the writer thread's module (writer-thread-main) with `data` as its workerData. */
+export type StartWriter = (data: WriterThreadOptions) => Worker;
+
+/**
+ * startBuiltWriter starts the writer thread's module as built: the bundle's entry
+ * beside this chunk (dist/bin), or the compiled module beside this one (dist/).
+ * From the TypeScript sources there is neither: the caller passes its own StartWriter.
+ */
+export const startBuiltWriter: StartWriter = (data) => {
+  for (const name of ['./sqlite-writer.js', './writer-thread-main.js']) {
+    const url = new URL(name, import.meta.url);
+    if (existsSync(fileURLToPath(url))) return new Worker(url, { workerData: data });
+  }
+  throw new StorageError('Unreachable', 'the SQLite writer thread runs from the built package (dist/), which is missing here: run "npm run build"');
+};
+
+/** WriterThread is the main thread's side of the writer thread: the follower's WriterLink, and the thread's life. */
+class WriterThread implements WriterLink {
+  private nextId = 1;
+  private outbox: WriterThreadCall[] = [];
+  private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
+  /** gone is why the thread can take no more writes (stopped, or it failed), once it cannot. */
+  private gone: string | undefined;
+  private stopped = false;
+  private readonly exited: Promise<void>;
+  follower: SqliteEventStore | undefined;
+
+  constructor(
+    private readonly worker: Worker,
+    private readonly logger: Logger,
+    onMessage: (m: WriterThreadMessage) => void,
+  ) {
+    this.exited = new Promise((resolve) => worker.once('exit', () => resolve()));
+    worker.on('message', (m: WriterThreadMessage) => {
+      switch (m.t) {
+        case 'commit':
+          return this.follower?.followCommit(m.rv, m.compacted);
+        case 'replies':
+          for (const r of m.replies) {
+            const p = this.pending.get(r.id);
+            if (p === undefined) continue;
+            this.pending.delete(r.id);
+            if (r.error === undefined) p.resolve(r.value);
+            else p.reject(fromWireError(r.error));
+          }
+          return;
+        case 'log':
+          return this.logger[m.level](m.msg, m.fields);
+        default:
+          return onMessage(m);
+      }
+    });
+    worker.on('error', (e) => this.fail(`the SQLite writer thread failed: ${e.message}`));
+    worker.on('exit', (code) => this.fail(`the SQLite writer thread stopped (exit code ${code})`));
+  }
+
+  /** failure is why the thread failed (it takes no more writes), or undefined while it runs or once it was stopped. */
+  failure(): string | undefined {
+    return this.gone === undefined || this.stopped ? undefined : this.gone;
+  }
+
+  /** fail refuses every write from now on, and those waiting for an answer, with `why`. */
+  private fail(why: string): void {
+    if (this.gone !== undefined) return;
+    this.gone = why;
+    this.logger.error(why);
+    for (const p of this.pending.values()) p.reject(new StorageError('Unreachable', why));
+    this.pending.clear();
+  }
+
+  call(op: FollowerWrite, args: unknown[]): Promise<unknown> {
+    if (this.gone !== undefined) return Promise.reject(new StorageError('Unreachable', this.gone));
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.outbox.push({ id, op, args });
+      if (this.outbox.length >= SEND_AT) this.send();
+      // What is left when this turn's requests are read goes at the end of the turn.
+      else if (this.outbox.length === 1) setImmediate(() => this.send());
+    });
+  }
+
+  /** send posts the queued writes to the thread in one message. */
+  private send(): void {
+    const calls = this.outbox;
+    this.outbox = [];
+    if (calls.length === 0 || this.gone !== undefined) return;
+    try {
+      this.worker.postMessage({ t: 'calls', calls });
+    } catch {
+      // A write whose arguments cannot cross to the thread (a function, say) fails alone, not its neighbours.
+      for (const c of calls) {
+        try {
+          this.worker.postMessage({ t: 'calls', calls: [c] });
+        } catch (e) {
+          const p = this.pending.get(c.id);
+          this.pending.delete(c.id);
+          p?.reject(new StorageError('Internal', `cannot send ${c.op} to the SQLite writer thread: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`));
+        }
+      }
+    }
+  }
+
+  createEncoded(json: string, options: WriteOptions): Promise<number> {
+    return this.call('createEncoded', [json, options]) as Promise<number>;
+  }
+
+  /** stop has the thread close its store (its last commit and checkpoint) and waits for it to end. */
+  async stop(): Promise<void> {
+    if (this.gone === undefined) {
+      this.gone = 'the store is closed';
+      this.stopped = true;
+      // Waiting for the thread must keep the process alive, though the running thread does not.
+      this.worker.ref();
+      this.worker.postMessage({ t: 'stop' });
+      const timer = setTimeout(() => void this.worker.terminate(), STOP_TIMEOUT_MS);
+      await this.exited;
+      clearTimeout(timer);
+    }
+    await this.exited;
+  }
+}
+
+/** ThreadedSqliteEventStore is the follower the caller uses; closing it closes the writer thread too. */
+class ThreadedSqliteEventStore extends SqliteEventStore {
+  constructor(
+    options: SqliteEventStoreOptions,
+    private readonly thread: WriterThread,
+  ) {
+    super({ ...options, writer: thread });
+    thread.follower = this;
+  }
+
+  override async close(): Promise<void> {
+    await super.close();
+    await this.thread.stop();
+  }
+
+  /** writerFailure is why the writer thread failed, while it has. */
+  writerFailure(): string | undefined {
+    return this.thread.failure();
+  }
+}
+
+/**
+ * writerThreadReadiness is the readiness of a store's writer thread, for /readyz:
+ * not ready once the thread has failed (every write is refused from then on).
+ * A store without a writer thread is always ready here.
+ */
+export function writerThreadReadiness(store: unknown): { ready: boolean; message: string } {
+  const why = store instanceof ThreadedSqliteEventStore ? store.writerFailure() : undefined;
+  return why === undefined ? { ready: true, message: 'ok' } : { ready: false, message: why };
+}
+
+/**
+ * openSqliteWithWriterThread opens the SQLite store at `options.path` with its
+ * writing on a thread of its own, and resolves once both threads have the file
+ * open. It rejects with the StorageError the file gives (as `ready` of a store
+ * opened in one thread would). A memory database (`:memory:`) has no second
+ * connection: it is opened in this thread. `start` starts the thread (tests
+ * running from the sources start the TypeScript module their own way).
+ */
+export async function openSqliteWithWriterThread(options: SqliteEventStoreOptions, start: StartWriter = startBuiltWriter): Promise<SqliteEventStore> {
+  if (options.path === ':memory:' || options.path === '') return new SqliteEventStore(options);
+  if (options.writer !== undefined || options.onCommit !== undefined) throw new Error('a store with a writer thread is neither a follower nor the writer of other followers');
+  // The writer's expiry and compaction run on the thread's own timers.
+  if (options.clock !== undefined && options.clock !== realClock) throw new Error('a store with a writer thread keeps time by the real clock');
+  const threadOptions: WriterThreadOptions = { path: options.path };
+  for (const k of ['synchronous', 'cacheSizeMiB', 'maxCountRemaining', 'maxBatch', 'historyWindowSeconds', 'compactIntervalMs', 'expiryIntervalMs', 'watchBufferSize'] as const) {
+    if (options[k] !== undefined) (threadOptions as Record<string, unknown>)[k] = options[k];
+  }
+  const worker = start(threadOptions);
+  worker.unref();
+  let opened!: (m: WriterThreadMessage) => void;
+  const first = new Promise<WriterThreadMessage>((resolve) => (opened = resolve));
+  const thread = new WriterThread(worker, options.logger ?? noopLogger, (m) => opened(m));
+  const failedToStart = new Promise<never>((_, reject) => {
+    worker.once('error', (e) => reject(new StorageError('Unreachable', `cannot start the SQLite writer thread: ${e.message}`, { cause: e })));
+    worker.once('exit', (code) => reject(new StorageError('Unreachable', `the SQLite writer thread stopped while opening ${options.path} (exit code ${code})`)));
+  });
+  // The thread ends when the store closes: that is no failure once it has opened.
+  failedToStart.catch(() => {});
+  const m = await Promise.race([first, failedToStart]).catch(async (e: unknown) => {
+    await thread.stop();
+    throw e;
+  });
+  if (m.t === 'failed') {
+    await thread.stop();
+    throw fromWireError(m.error);
+  }
+  const store = new ThreadedSqliteEventStore(options, thread);
+  try {
+    await store.ready();
+  } catch (e) {
+    await store.close();
+    throw e;
+  }
+  return store;
+}

@@ -58,12 +58,16 @@ export type WriterThreadMessage =
 /** STOP_TIMEOUT_MS is how long closing waits for the writer thread to close its store before ending it. */
 const STOP_TIMEOUT_MS = 10_000;
 /**
- * SEND_AT is how many writes go to the writer thread at most in one message. Sent
- * in small groups as requests are read (rather than once per turn of the event
- * loop), the writer commits some while this thread reads the next: 8 gave 12,000
- * creates/s under wrk where one message per turn gave 7,800 (see docs/benchmarks.md).
+ * SEND_AT is how many writes go to the writer thread at most in one message.
+ * Writes go as they are read, SEND_AT at a time, so that the writer commits some
+ * while this thread reads the next; what is left at the end of a turn of the
+ * event loop goes at once if the writer has nothing of ours in hand, or else
+ * when it answers (the writes gathered meanwhile then share its next commit).
+ * Against one message per turn (7,800 creates/s under wrk: the 64 clients'
+ * creates fell into one commit, and this thread waited for it) and against 8 at
+ * a time without waiting (see docs/benchmarks.md).
  */
-const SEND_AT = 8;
+const SEND_AT = 24;
 
 /** StartWriter starts the writer thread's module (writer-thread-main) with `data` as its workerData. */
 export type StartWriter = (data: WriterThreadOptions) => Worker;
@@ -85,6 +89,8 @@ export const startBuiltWriter: StartWriter = (data) => {
 class WriterThread implements WriterLink {
   private nextId = 1;
   private outbox: WriterThreadCall[] = [];
+  /** inHand counts the writes sent to the thread and not answered yet. */
+  private inHand = 0;
   private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
   /** gone is why the thread can take no more writes (stopped, or it failed), once it cannot. */
   private gone: string | undefined;
@@ -103,6 +109,8 @@ class WriterThread implements WriterLink {
         case 'commit':
           return this.follower?.followCommit(m.rv, m.compacted);
         case 'replies':
+          this.inHand -= m.replies.length;
+          if (this.inHand === 0) this.send();
           for (const r of m.replies) {
             const p = this.pending.get(r.id);
             if (p === undefined) continue;
@@ -130,6 +138,7 @@ class WriterThread implements WriterLink {
   private fail(why: string): void {
     if (this.gone !== undefined) return;
     this.gone = why;
+    this.outbox = [];
     this.logger.error(why);
     for (const p of this.pending.values()) p.reject(new StorageError('Unreachable', why));
     this.pending.clear();
@@ -142,8 +151,7 @@ class WriterThread implements WriterLink {
       this.pending.set(id, { resolve, reject });
       this.outbox.push({ id, op, args });
       if (this.outbox.length >= SEND_AT) this.send();
-      // What is left when this turn's requests are read goes at the end of the turn.
-      else if (this.outbox.length === 1) setImmediate(() => this.send());
+      else if (this.outbox.length === 1) setImmediate(() => this.inHand === 0 && this.send());
     });
   }
 
@@ -154,11 +162,13 @@ class WriterThread implements WriterLink {
     if (calls.length === 0 || this.gone !== undefined) return;
     try {
       this.worker.postMessage({ t: 'calls', calls });
+      this.inHand += calls.length;
     } catch {
       // A write whose arguments cannot cross to the thread (a function, say) fails alone, not its neighbours.
       for (const c of calls) {
         try {
           this.worker.postMessage({ t: 'calls', calls: [c] });
+          this.inHand++;
         } catch (e) {
           const p = this.pending.get(c.id);
           this.pending.delete(c.id);

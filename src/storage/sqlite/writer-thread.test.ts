@@ -134,6 +134,26 @@ test('closing ends the writer thread after its last commit; the file then opens 
   }
 });
 
+test('writes still on their way when the store closes are committed before the thread ends', async () => {
+  const path = fresh();
+  const store = await openSqliteWithWriterThread({ path });
+  await store.create(sampleEvent('ns', 'first'));
+  // Not awaited: some are still gathering in this thread, some in the writer's queue, when close is called.
+  const late = Array.from({ length: 60 }, (_, i) => store.create(sampleEvent('ns', `late-${i}`)));
+  await store.close();
+  const settled = await Promise.allSettled(late);
+  assert.deepEqual(
+    settled.filter((r) => r.status === 'rejected'),
+    [],
+  );
+  const again = new SqliteEventStore({ path });
+  try {
+    assert.equal((await again.list({ namespace: 'ns' })).items.length, 61);
+  } finally {
+    await again.close();
+  }
+});
+
 test('a file SQLite cannot open is refused with the message a store in one thread gives', async () => {
   const path = join(dir, 'not-a-database.db');
   writeFileSync(path, 'this is not a SQLite file, and long enough to have a header to read\n'.repeat(20));

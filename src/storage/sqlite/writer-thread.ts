@@ -185,6 +185,8 @@ class WriterThread implements WriterLink {
   /** stop has the thread close its store (its last commit and checkpoint) and waits for it to end. */
   async stop(): Promise<void> {
     if (this.gone === undefined) {
+      // Writes still gathering go first, and the thread commits them before it closes (as a store in one thread flushes its queue).
+      this.send();
       this.gone = 'the store is closed';
       this.stopped = true;
       // Waiting for the thread must keep the process alive, though the running thread does not.
@@ -193,6 +195,9 @@ class WriterThread implements WriterLink {
       const timer = setTimeout(() => void this.worker.terminate(), STOP_TIMEOUT_MS);
       await this.exited;
       clearTimeout(timer);
+      // The thread commits what it was sent before it ends; a write it never answered is refused, not left waiting.
+      for (const p of this.pending.values()) p.reject(new StorageError('Unreachable', 'the store is closed'));
+      this.pending.clear();
     }
     await this.exited;
   }

@@ -82,13 +82,14 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
     const instead = spec.kind === 'memory' ? 'the memory store lives in one process' : `with ${spec.kind} storage, run more kevents serve replicas instead`;
     throw new UsageError(`--workers serves one SQLite file from several processes; ${instead}`);
   }
-  if (flags.writerThread === true && spec.kind !== 'sqlite') {
+  const writerThread = flags.writerThread === true;
+  if (writerThread && spec.kind !== 'sqlite') {
     throw new UsageError(`--writer-thread commits the writes of a SQLite file on a thread of their own; ${spec.kind} storage has no such file`);
   }
-  if (flags.writerThread === true && (flags.mirror ?? '') !== '') {
+  if (writerThread && (flags.mirror ?? '') !== '') {
     throw new UsageError('--writer-thread cannot be used with --mirror: the mirror decides each write against the stored event as it commits, in the process that keeps the file (use --workers N to spread the requests instead)');
   }
-  if (flags.writerThread === true && workers > 1) {
+  if (writerThread && workers > 1) {
     throw new UsageError('--writer-thread is for one process: with --workers the first process already keeps the writes apart from the processes that answer');
   }
   let ttlMs: number;
@@ -124,14 +125,14 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
       historyWindowSeconds,
       ...(compactIntervalMs !== undefined ? { compactIntervalMs } : {}),
       ...(pool !== undefined ? { sqlite: { onCommit: (rv: number, compacted: number) => pool.commit(rv, compacted) } } : {}),
-      ...(flags.writerThread === true ? { writerThread: true } : {}),
+      ...(writerThread ? { writerThread } : {}),
     });
   } catch (e) {
     security.close();
     throw e;
   }
   const readinessChecks: ReadinessCheck[] = [];
-  if (flags.writerThread === true) {
+  if (writerThread) {
     const { writerThreadReadiness } = await import('../storage/sqlite/index.js');
     readinessChecks.push({ name: 'sqlite-writer', check: () => writerThreadReadiness(store) });
   }
@@ -216,7 +217,7 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
   security.watchTls((pair) => server.setTls(pair));
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `${security.tls !== undefined ? 'https' : 'http'}://${shownHost}:${address.port}`;
-  io.stdout.write(serveBanner({ url, ui: server.ui, storage: describeStorage(spec), auth: security.describe, ttlMs, mirror: flags.mirror, kevents: selfCommand(), workers, writerThread: flags.writerThread === true }));
+  io.stdout.write(serveBanner({ url, ui: server.ui, storage: describeStorage(spec), auth: security.describe, ttlMs, mirror: flags.mirror, kevents: selfCommand(), workers, writerThread }));
   await untilSignal(logger);
   await exporting?.stop();
   security.close();

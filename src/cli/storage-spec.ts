@@ -91,19 +91,13 @@ export async function openStore(
         ...(deps.sqliteCacheMiB !== undefined ? { cacheSizeMiB: deps.sqliteCacheMiB } : {}),
         ...deps.sqlite,
       };
-      if (deps.writerThread === true) {
-        try {
-          return await openSqliteWithWriterThread(options);
-        } catch (e) {
-          throw new CliError((e as Error).message, { cause: e });
-        }
-      }
-      const store = new SqliteEventStore(options);
       // A file SQLite cannot open or finds damaged is refused here, in one line, rather than served as errors (or as an empty archive).
+      let store: InstanceType<typeof SqliteEventStore> | undefined;
       try {
+        store = deps.writerThread === true ? await openSqliteWithWriterThread(options) : new SqliteEventStore(options);
         await store.ready();
       } catch (e) {
-        await store.close();
+        await store?.close();
         throw new CliError((e as Error).message, { cause: e });
       }
       return store;

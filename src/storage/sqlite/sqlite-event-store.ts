@@ -424,24 +424,25 @@ export class SqliteEventStore implements ArchiveStore {
 
   /** remote sends a follower's write to its writer; StorageErrors come back as they were thrown there. */
   private remote<T>(op: FollowerWrite, args: unknown[]): Promise<T> {
+    return this.toWriter((w) => w.call(op, args) as Promise<T>);
+  }
+
+  /** toWriter hands a follower's write to its writer by `send`, once the store is known to be open. */
+  private toWriter<T>(send: (writer: WriterLink) => Promise<T>): Promise<T> {
     try {
       this.checkOpen();
     } catch (e) {
       return Promise.reject(storageFailure(e));
     }
-    return this.writer!.call(op, args) as Promise<T>;
+    return send(this.writer!);
   }
 
   async create(event: CoreEvent, options: WriteOptions = {}): Promise<CoreEvent> {
     if (this.writer !== undefined) {
-      if (this.writer.createEncoded === undefined) return this.remote<CoreEvent>('create', [event, options]);
+      const createEncoded = this.writer.createEncoded?.bind(this.writer);
+      if (createEncoded === undefined) return this.remote<CoreEvent>('create', [event, options]);
       // The event crosses as its stored JSON (the writer would write that), and only its revision comes back.
-      try {
-        this.checkOpen();
-      } catch (e) {
-        return Promise.reject(storageFailure(e));
-      }
-      return withRevision(event, await this.writer.createEncoded(encodeEvent(event), options));
+      return withRevision(event, await this.toWriter(() => createEncoded(encodeEvent(event), options)));
     }
     return withRevision(event, await this.insertNew(event, encodeEvent(event), options));
   }

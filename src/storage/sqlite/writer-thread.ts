@@ -96,14 +96,21 @@ class WriterThread implements WriterLink {
   private gone: string | undefined;
   private stopped = false;
   private readonly exited: Promise<void>;
+  /** opened settles once the thread has opened the file: it rejects with the file's error, or with the thread's end before that. */
+  readonly opened: Promise<void>;
+  private settleOpen!: (e?: StorageError) => void;
   follower: SqliteEventStore | undefined;
 
   constructor(
     private readonly worker: Worker,
     private readonly logger: Logger,
-    onMessage: (m: WriterThreadMessage) => void,
   ) {
     this.exited = new Promise((resolve) => worker.once('exit', () => resolve()));
+    this.opened = new Promise((resolve, reject) => {
+      this.settleOpen = (e) => (e === undefined ? resolve() : reject(e));
+    });
+    // A store that never opens has no one waiting on it past its opening.
+    this.opened.catch(() => {});
     worker.on('message', (m: WriterThreadMessage) => {
       switch (m.t) {
         case 'commit':
@@ -121,8 +128,10 @@ class WriterThread implements WriterLink {
           return;
         case 'log':
           return this.logger[m.level](m.msg, m.fields);
-        default:
-          return onMessage(m);
+        case 'ready':
+          return this.settleOpen();
+        case 'failed':
+          return this.settleOpen(fromWireError(m.error));
       }
     });
     worker.on('error', (e) => this.fail(`the SQLite writer thread failed: ${e.message}`));
@@ -139,6 +148,7 @@ class WriterThread implements WriterLink {
     if (this.gone !== undefined) return;
     this.gone = why;
     this.outbox = [];
+    this.settleOpen(new StorageError('Unreachable', why));
     this.logger.error(why);
     for (const p of this.pending.values()) p.reject(new StorageError('Unreachable', why));
     this.pending.clear();
@@ -253,22 +263,12 @@ export async function openSqliteWithWriterThread(options: SqliteEventStoreOption
   }
   const worker = start(threadOptions);
   worker.unref();
-  let opened!: (m: WriterThreadMessage) => void;
-  const first = new Promise<WriterThreadMessage>((resolve) => (opened = resolve));
-  const thread = new WriterThread(worker, options.logger ?? noopLogger, (m) => opened(m));
-  const failedToStart = new Promise<never>((_, reject) => {
-    worker.once('error', (e) => reject(new StorageError('Unreachable', `cannot start the SQLite writer thread: ${e.message}`, { cause: e })));
-    worker.once('exit', (code) => reject(new StorageError('Unreachable', `the SQLite writer thread stopped while opening ${options.path} (exit code ${code})`)));
-  });
-  // The thread ends when the store closes: that is no failure once it has opened.
-  failedToStart.catch(() => {});
-  const m = await Promise.race([first, failedToStart]).catch(async (e: unknown) => {
+  const thread = new WriterThread(worker, options.logger ?? noopLogger);
+  try {
+    await thread.opened;
+  } catch (e) {
     await thread.stop();
     throw e;
-  });
-  if (m.t === 'failed') {
-    await thread.stop();
-    throw fromWireError(m.error);
   }
   const store = new ThreadedSqliteEventStore(options, thread);
   try {

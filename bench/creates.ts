@@ -16,9 +16,8 @@
  * BENCH_BASELINE_FLAGS for the baseline.
  * Run: npm run build && npx tsx bench/creates.ts
  */
-import { readFileSync } from 'node:fs';
 import { agentFor, runLoad, send } from './support/https-load.js';
-import { cpuSeconds, eventBody, startKevents } from './support/servers.js';
+import { cpuSeconds, eventBody, startKevents, statSeconds } from './support/servers.js';
 import type { Server } from './support/servers.js';
 import { hasWrk, runWrk } from './support/wrk.js';
 
@@ -44,16 +43,10 @@ interface Figure {
 }
 
 /** mainThreadSeconds is the CPU time of a process's main thread (its task of the same id). */
-function mainThreadSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
+const mainThreadSeconds = (pid: number): number => statSeconds(`/proc/${pid}/task/${pid}/stat`);
 
 /** ownCpuSeconds is this process's CPU time, with that of its children that have ended (wrk's). */
-function ownCpuSeconds(): number {
-  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / 100;
-}
+const ownCpuSeconds = (): number => statSeconds('/proc/self/stat', true);
 
 async function phase(s: Server, done: () => number, run: () => Promise<number>): Promise<Figure> {
   const server0 = cpuSeconds(s.pids());

@@ -71,12 +71,16 @@ export function eventBody(i: number, namespace: string, message?: string): strin
   });
 }
 
+/**
+ * statSeconds is the CPU time (user and system) in a /proc stat file (`/proc/PID/stat`,
+ * `/proc/PID/task/TID/stat`), with `children` that of the children that have ended too.
+ */
+export function statSeconds(path: string, children = false): number {
+  const f = readFileSync(path, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(f[11]) + Number(f[12]) + (children ? Number(f[13]) + Number(f[14]) : 0)) / 100;
+}
+
 /** cpuSeconds is the CPU time (user and system) the processes have used so far. */
 export function cpuSeconds(pids: number[]): number {
-  let ticks = 0;
-  for (const pid of pids) {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    ticks += Number(fields[11]) + Number(fields[12]);
-  }
-  return ticks / 100;
+  return pids.reduce((sum, pid) => sum + statSeconds(`/proc/${pid}/stat`), 0);
 }

@@ -4,8 +4,9 @@
  * clients), on fresh servers, ROUNDS times:
  *   from the start: CREATES creates into NAMESPACES namespaces on a server just started;
  *   warmed: CREATES more into one namespace;
- *   wrk: `wrk -c CLIENTS` creates for WRK_SECONDS (when Debian's wrk is installed).
- * For each it reports the rate, the server's CPU per create (all its threads and
+ *   wrk: `wrk -c CLIENTS` creates for WRK_SECONDS (when Debian's wrk is installed);
+ *   deletecollection: one DELETE of the warmed and wrk phases' namespace (every event they created).
+ * For each it reports the rate, the server's CPU per create (per delete for the last) (all its threads and
  * processes, and its main thread alone) and the clients' CPU per create (this process's, or wrk's): on this
  * 2-core machine the server and its clients share the cores, so both decide the rate.
  * With BENCH_BASELINE_CLI (another build's dist/bin/kevents.js) or BENCH_BASELINE_FLAGS
@@ -93,8 +94,25 @@ async function measure(s: Server): Promise<Record<string, Figure>> {
       },
     );
   }
+  // Every event of the warmed and wrk phases, in one request, as a namespace's deletion has the namespace controller delete them.
+  const deleter = agentFor(s, 1);
+  let deleted = 0;
+  out.deletecollection = await phase(
+    s,
+    () => deleted,
+    async () => {
+      const r = await send(deleter, s, 'DELETE', '/api/v1/namespaces/wrk/events');
+      if (r.status !== 200) throw new Error(`deletecollection: ${r.status} ${r.body.toString().slice(0, 300)}`);
+      deleted = (JSON.parse(r.body.toString()) as { items: unknown[] }).items.length;
+      return deleted;
+    },
+  );
+  deleter.destroy();
   return out;
 }
+
+/** unit is what a phase does per operation. */
+const unit = (phase: string): string => (phase === 'deletecollection' ? 'delete' : 'create');
 
 const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
@@ -130,7 +148,7 @@ async function main(): Promise<void> {
       const m = (k: keyof Figure, of = rs): number => median(of.map((r) => r[p]![k]));
       const vs = base !== undefined && name === 'kevents' ? ` (${(m('rate') / m('rate', base)).toFixed(2)}×, server CPU ${(m('serverUs') / m('serverUs', base)).toFixed(2)}×)` : '';
       console.log(
-        `${p.padEnd(15)} ${name.padEnd(15)} ${m('rate').toFixed(0).padStart(6)}/s  server ${m('serverUs').toFixed(0).padStart(4)} µs/create (main thread ${m('mainUs').toFixed(0).padStart(4)})  clients ${m('clientUs').toFixed(0).padStart(4)} µs/create${vs}`,
+        `${p.padEnd(16)} ${name.padEnd(15)} ${m('rate').toFixed(0).padStart(6)}/s  server ${m('serverUs').toFixed(0).padStart(4)} µs/${unit(p)} (main thread ${m('mainUs').toFixed(0).padStart(4)})  clients ${m('clientUs').toFixed(0).padStart(4)} µs/${unit(p)}${vs}`,
       );
     }
   }

@@ -262,13 +262,13 @@ export class EventsHandler {
     for (;;) {
       const page = await this.o.store.list({ ...filter, limit: 500, ...(startKey !== undefined ? { startKey } : {}) });
       rv = page.resourceVersion;
-      for (const e of page.items) {
-        try {
-          deleted.push(await this.o.registry.delete(namespace, e.metadata.name ?? '', {}, dryRun, api));
-        } catch (err) {
-          // An event deleted (or expired) meanwhile is already gone: that is the goal.
-          if ((err as { status?: { reason?: string } }).status?.reason !== 'NotFound') throw err;
-        }
+      // A page's deletes go together, in the page's (key) order: a store commits them as they were
+      // asked, in one group commit, where one at a time each waited for its own.
+      const outcomes = await Promise.allSettled(page.items.map((e) => this.o.registry.delete(namespace, e.metadata.name ?? '', {}, dryRun, api)));
+      for (const o of outcomes) {
+        if (o.status === 'fulfilled') deleted.push(o.value);
+        // An event deleted (or expired) meanwhile is already gone: that is the goal.
+        else if ((o.reason as { status?: { reason?: string } }).status?.reason !== 'NotFound') throw o.reason;
       }
       if (page.lastKey === undefined) break;
       startKey = page.lastKey;

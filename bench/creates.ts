@@ -4,6 +4,7 @@
  * clients), on fresh servers, ROUNDS times:
  *   from the start: CREATES creates into NAMESPACES namespaces on a server just started;
  *   warmed: CREATES more into one namespace;
+ *   one at a time: SEQUENTIAL creates from one client, each after the answer to the one before;
  *   wrk: `wrk -c CLIENTS` creates for WRK_SECONDS (when Debian's wrk is installed);
  *   deletecollection: one DELETE of the warmed and wrk phases' namespace (every event they created).
  * For each it reports the rate, the server's CPU per create (per delete for the last) (all its threads and
@@ -12,7 +13,7 @@
  * With BENCH_BASELINE_CLI (another build's dist/bin/kevents.js) or BENCH_BASELINE_FLAGS
  * (this build with other flags) a baseline alternates with this build on fresh servers
  * in the same run and each figure gets its ratio to it.
- * Sizes come from BENCH_CREATES, BENCH_NAMESPACES, BENCH_CLIENTS, BENCH_ROUNDS,
+ * Sizes come from BENCH_CREATES, BENCH_NAMESPACES, BENCH_CLIENTS, BENCH_ROUNDS, BENCH_SEQUENTIAL,
  * BENCH_WRK_SECONDS; BENCH_KEVENTS_FLAGS are more `kevents serve` flags for this build,
  * BENCH_BASELINE_FLAGS for the baseline.
  * Run: npm run build && npx tsx bench/creates.ts
@@ -27,6 +28,7 @@ const CREATES = env('CREATES', 20_000);
 const NAMESPACES = env('NAMESPACES', 20);
 const CLIENTS = env('CLIENTS', 64);
 const ROUNDS = env('ROUNDS', 3);
+const SEQUENTIAL = env('SEQUENTIAL', 2_000);
 const WRK_SECONDS = env('WRK_SECONDS', 5);
 const BASELINE_CLI = process.env.BENCH_BASELINE_CLI;
 const flags = (name: string): string[] => (process.env[name] ?? '').split(' ').filter((f) => f !== '');
@@ -81,6 +83,20 @@ async function measure(s: Server): Promise<Record<string, Figure>> {
   out['from the start'] = await phase(s, () => next, create((i) => `ns-${i % NAMESPACES}`));
   out.warmed = await phase(s, () => next, create(() => 'wrk'));
   agent.destroy();
+  // One client, each create after the answer to the one before: what a write's round trip costs.
+  const single = agentFor(s, 1);
+  out['one at a time'] = await phase(
+    s,
+    () => next,
+    async () => {
+      for (const end = next + SEQUENTIAL; next < end; next++) {
+        const r = await send(single, s, 'POST', '/api/v1/namespaces/wrk/events', { body: eventBody(next, 'wrk') });
+        if (r.status !== 201) throw new Error(`create: ${r.status} ${r.body.toString().slice(0, 300)}`);
+      }
+      return next;
+    },
+  );
+  single.destroy();
   if (hasWrk()) {
     let requests = 0;
     out.wrk = await phase(

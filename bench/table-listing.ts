@@ -168,7 +168,9 @@ async function main(): Promise<void> {
   const b = median(base);
   console.log(`${EVENTS} events, ${SERVERS} fresh servers; baseline (better-sqlite3 reading the same rows): median ${b.toFixed(1)} ms`);
   for (const [name] of BUILDS) {
-    const line = (what: string, xs: number[]): string => `${what} median ${median(xs).toFixed(0)} ms (${(median(xs) / b).toFixed(1)}× baseline), slowest ${max(xs).toFixed(0)} ms`;
+    // One server gives no cold listing (BENCH_SERVERS=1), no rounds no later listing (BENCH_ROUNDS=0).
+    const line = (what: string, xs: number[]): string =>
+      xs.length === 0 ? `${what}: none` : `${what} median ${median(xs).toFixed(0)} ms (${(median(xs) / b).toFixed(1)}× baseline), slowest ${max(xs).toFixed(0)} ms`;
     console.log(`${name}: ${line('first listing', first.get(name)!)}; ${line('cold', cold.get(name)!)}; ${line('warm', warm.get(name)!)}`);
     console.log(`  first listings, in order: ${first.get(name)!.map((x) => x.toFixed(0)).join(', ')} ms`);
   }

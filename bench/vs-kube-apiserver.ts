@@ -8,6 +8,8 @@
  *   Debian's wrk is installed, wrk creates for WRK_SECONDS over as many connections, from one thread and from two (a C client takes far
  *   less of the 2 cores than Node's, so its rate is nearer the server's own);
  *   lists: LIST_CLIENTS clients page through one namespace (CREATES / NAMESPACES events) LIST_LIMIT at a time;
+ *   deletecollection: one DELETE of the namespace the warmed and wrk creates went to (asked again until
+ *   it is empty: kube-apiserver cuts a long one at its request timeout), its events per second;
  *   `kubectl get events -A` as kubectl asks it (Table, pages of 500) over TABLE_EVENTS events
  *   (the namespaces past them are deleted first), end-to-end latency per listing;
  *   watch fan-out: WATCHERS watchers of one namespace while WATCH_RATE events/s are created for
@@ -68,6 +70,8 @@ interface Figures {
   wrk2: WrkResult | undefined;
   wrkLists: WrkResult | undefined;
   lists: LoadResult;
+  /** deletes is the deletecollection of the wrk namespace: its events, and the time until it was empty. */
+  deletes: { events: number; seconds: number };
   table: { p50: number; p99: number; rows: number };
   watch: { p50: number; p99: number; delivered: number; expected: number; open: number };
   cpu: Record<string, number>;
@@ -191,7 +195,12 @@ async function measure(s: Server): Promise<Figures> {
       : undefined;
     // `kubectl get events -A` over TABLE_EVENTS: the namespaces past them go first.
     const keep = Math.max(1, Math.ceil(TABLE_EVENTS / Math.max(1, perNamespace)));
+    let deletes = { events: 0, seconds: NaN };
     for (const ns of [...namespaces.slice(keep), 'wrk']) {
+      // The wrk phases' namespace (the largest) is timed: its events over the time until it is empty.
+      // Every create the warmed and wrk phases had acknowledged went there.
+      const counted = ns === 'wrk' ? warmCreates.done + (wrk === undefined ? 0 : wrk.requests - wrk.errors) + (wrk2 === undefined ? 0 : wrk2.requests - wrk2.errors) : 0;
+      const t0 = performance.now();
       // kube-apiserver may cut a deletecollection of the wrk phases' 100,000 events at its request timeout
       // (it goes on deleting); ask again until the namespace is empty.
       for (let attempt = 1; ; attempt++) {
@@ -200,6 +209,7 @@ async function measure(s: Server): Promise<Figures> {
         if (attempt >= 10) throw new Error(`deletecollection ${ns}: ${r.status} ${r.body.toString().slice(0, 300)}`);
         await sleep(2000);
       }
+      if (ns === 'wrk') deletes = { events: counted, seconds: (performance.now() - t0) / 1000 };
     }
     const tableTimes: number[] = [];
     let rows = 0;
@@ -237,7 +247,7 @@ async function measure(s: Server): Promise<Figures> {
       return { p50: pct(lat, 50), p99: pct(lat, 99), delivered: lat.length, expected: (sent - failed) * watchers.open, open: watchers.open };
     });
     rss.end = s.pids().reduce((a, p) => a + rssMiB(p), 0);
-    return { creates, warmCreates, wrk, wrk2, lists, wrkLists, table: { p50: pct(tableTimes, 50), p99: pct(tableTimes, 99), rows }, watch, cpu, rss };
+    return { creates, warmCreates, wrk, wrk2, lists, wrkLists, deletes, table: { p50: pct(tableTimes, 50), p99: pct(tableTimes, 99), rows }, watch, cpu, rss };
   } finally {
     clearInterval(sampler);
   }
@@ -275,6 +285,7 @@ function report(all: Map<string, Figures>): void {
     add('  wrk list p99', (x) => x.wrkLists?.p99 ?? NaN, 1, 'ms');
     add(`server CPU per list (wrk)`, (x) => (x.wrkLists !== undefined ? (x.cpu['wrk lists']! * 1e3) / x.wrkLists.requests : NaN), 2, 'ms');
   }
+  add('deletecollection of the wrk namespace, events/s', (x) => x.deletes.events / x.deletes.seconds, 0, '/s');
   add(`get events -A (Table), p50`, (x) => x.table.p50, 0, 'ms');
   add(`  get events -A p99`, (x) => x.table.p99, 0, 'ms');
   add(`watch delivery p50 (${WATCHERS} watchers, ${WATCH_RATE}/s)`, (x) => x.watch.p50, 1, 'ms');
@@ -290,7 +301,7 @@ function report(all: Map<string, Figures>): void {
   for (const [name, x] of all) {
     console.log(
       `${name}: errors creates ${x.creates.errors}, warmed ${x.warmCreates.errors}${x.wrk !== undefined ? `, wrk ${x.wrk.errors}` : ''}${x.wrk2 !== undefined ? `, wrk -t2 ${x.wrk2.errors}` : ''}${x.wrkLists !== undefined ? `, wrk lists ${x.wrkLists.errors}` : ''}${x.creates.firstError ? ` (${x.creates.firstError})` : ''}, lists ${x.lists.errors}${x.lists.firstError ? ` (${x.lists.firstError})` : ''}; ` +
-        `table rows ${x.table.rows}; watch: ${x.watch.open} open, ${x.watch.delivered} of ${x.watch.expected} frames delivered`,
+        `deletecollection ${x.deletes.events} events in ${x.deletes.seconds.toFixed(1)} s; table rows ${x.table.rows}; watch: ${x.watch.open} open, ${x.watch.delivered} of ${x.watch.expected} frames delivered`,
     );
   }
 }

@@ -6,7 +6,8 @@
  *
  * Messages (structured clone over the thread's port):
  *   thread → main: ready | failed (opening the file), commit (revision, compaction
- *                  point), replies (writes' outcomes), log (a line for the main logger)
+ *                  point, and the outcomes of the writes answered with it), replies
+ *                  (outcomes with no new commit: refusals), log (a line for the main logger)
  *   main → thread: calls (writes), stop (close the store and end)
  */
 import { parentPort, workerData } from 'node:worker_threads';
@@ -40,23 +41,49 @@ const log =
 const logger: Logger = { error: log('error'), warn: log('warn'), info: log('info'), debug: log('debug') };
 
 const options = workerData as WriterThreadOptions;
-const store = new SqliteEventStore({ ...options, logger, onCommit: (rv, compacted) => post({ t: 'commit', rv, compacted }) });
+/** committed is the last commit not yet told to the main thread. */
+let committed: { rv: number; compacted: number } | undefined;
+let replies: WriterThreadReply[] = [];
+let outScheduled = false;
+
+/**
+ * sendOut tells the main thread of the last commit and the outcomes of the writes
+ * answered since, in one message: the outcomes of one turn of the event loop (one
+ * commit's) go after the turn, with the notice of that commit.
+ */
+function sendOut(): void {
+  outScheduled = false;
+  const commit = committed;
+  const batch = replies;
+  committed = undefined;
+  replies = [];
+  if (commit !== undefined) post({ t: 'commit', ...commit, ...(batch.length > 0 ? { replies: batch } : {}) });
+  else if (batch.length > 0) post({ t: 'replies', replies: batch });
+}
+
+function scheduleOut(): void {
+  if (outScheduled) return;
+  outScheduled = true;
+  setImmediate(sendOut);
+}
+
+const store = new SqliteEventStore({
+  ...options,
+  logger,
+  onCommit: (rv, compacted) => {
+    committed = { rv, compacted };
+    scheduleOut();
+  },
+});
 store.ready().then(
   () => post({ t: 'ready' }),
   (e: unknown) => post({ t: 'failed', error: toWireError(e) }),
 );
 
-let replies: WriterThreadReply[] = [];
-/** reply queues a write's outcome: the outcomes of one turn of the event loop (one commit's) go in one message, after the commit's. */
+/** reply queues a write's outcome for the next message out. */
 function reply(r: WriterThreadReply): void {
   replies.push(r);
-  if (replies.length === 1) {
-    setImmediate(() => {
-      const batch = replies;
-      replies = [];
-      post({ t: 'replies', replies: batch });
-    });
-  }
+  scheduleOut();
 }
 
 port.on('message', (m: { t: 'calls'; calls: WriterThreadCall[] } | { t: 'stop' }) => {
@@ -69,10 +96,15 @@ port.on('message', (m: { t: 'calls'; calls: WriterThreadCall[] } | { t: 'stop' }
     }
     return;
   }
+  // The last commit and its answers go out before the port closes.
   store.close().then(
-    () => port.close(),
+    () => {
+      sendOut();
+      port.close();
+    },
     (e: unknown) => {
       logger.error('sqlite writer thread: closing the store failed', { error: e });
+      sendOut();
       port.close();
     },
   );

@@ -51,7 +51,8 @@ export interface WriterThreadReply {
 export type WriterThreadMessage =
   | { t: 'ready' }
   | { t: 'failed'; error: WireError }
-  | { t: 'commit'; rv: number; compacted: number }
+  /** commit: the writer committed up to `rv`; the replies with it are of writes that commit (or one before it) holds. */
+  | { t: 'commit'; rv: number; compacted: number; replies?: WriterThreadReply[] }
   | { t: 'replies'; replies: WriterThreadReply[] }
   | { t: 'log'; level: LogLevel; msg: string; fields?: LogFields };
 
@@ -114,18 +115,12 @@ class WriterThread implements WriterLink {
     worker.on('message', (m: WriterThreadMessage) => {
       switch (m.t) {
         case 'commit':
-          return this.follower?.followCommit(m.rv, m.compacted);
-        case 'replies':
-          this.inHand -= m.replies.length;
-          if (this.inHand === 0) this.send();
-          for (const r of m.replies) {
-            const p = this.pending.get(r.id);
-            if (p === undefined) continue;
-            this.pending.delete(r.id);
-            if (r.error === undefined) p.resolve(r.value);
-            else p.reject(fromWireError(r.error));
-          }
+          // The commit first: a client that hears of its write can read and watch it at once.
+          this.follower?.followCommit(m.rv, m.compacted);
+          if (m.replies !== undefined) this.answer(m.replies);
           return;
+        case 'replies':
+          return this.answer(m.replies);
         case 'log':
           return this.logger[m.level](m.msg, m.fields);
         case 'ready':
@@ -136,6 +131,19 @@ class WriterThread implements WriterLink {
     });
     worker.on('error', (e) => this.fail(`the SQLite writer thread failed: ${e.message}`));
     worker.on('exit', (code) => this.fail(`the SQLite writer thread stopped (exit code ${code})`));
+  }
+
+  /** answer settles the writes the thread answered; with none left in its hands, the writes gathered meanwhile go. */
+  private answer(replies: WriterThreadReply[]): void {
+    this.inHand -= replies.length;
+    if (this.inHand === 0) this.send();
+    for (const r of replies) {
+      const p = this.pending.get(r.id);
+      if (p === undefined) continue;
+      this.pending.delete(r.id);
+      if (r.error === undefined) p.resolve(r.value);
+      else p.reject(fromWireError(r.error));
+    }
   }
 
   /** failure is why the thread failed (it takes no more writes), or undefined while it runs or once it was stopped. */

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startEtcd } from './support/etcd.js';
 import type { EtcdCluster } from './support/etcd.js';
+import { checkCollectionDelete } from './support/collection-delete.js';
 import { legacyEvent, request } from './support/http.js';
 import { findKubectls, runKubectl } from './support/kubectl.js';
 import { startServer } from './support/server-process.js';
@@ -57,6 +58,11 @@ void describe('two kevents serve replicas over one etcd cluster', () => {
     await a?.stop();
     await b?.stop();
     await cluster?.stop();
+  });
+
+  void it('a deletecollection of several pages through one replica deletes each event once, and the other replica\'s watchers see every delete', { timeout: 120_000 }, async () => {
+    // etcd commits each delete on its own: the other replica sees every one, in etcd's order.
+    await checkCollectionDelete(a!.url, b!.url, 'dc', { ordered: false });
   });
 
   void it('a write through one replica reaches watchers on the other in order with the same resourceVersions; kubectl sees the same events on both', { timeout: 60_000 }, async (t) => {

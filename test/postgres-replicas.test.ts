@@ -5,6 +5,7 @@ import { FakeClock } from '../src/internal/index.js';
 import type { EventWatch, StoreWatchEvent } from '../src/storage/index.js';
 import { PostgresEventStore } from '../src/storage/postgres/index.js';
 import { sampleEvent } from '../src/storage/testing/index.js';
+import { checkCollectionDelete } from './support/collection-delete.js';
 import { legacyEvent, request } from './support/http.js';
 import { findKubectls, runKubectl } from './support/kubectl.js';
 import { startServer } from './support/server-process.js';
@@ -117,6 +118,14 @@ void describe('two kevents serve replicas over one PostgreSQL', () => {
   after(async () => {
     await a?.stop();
     await b?.stop();
+  });
+
+  void it('a deletecollection of several pages through one replica deletes each event once, in key order, as the other replica\'s watchers see it', { timeout: 120_000 }, async (t) => {
+    if (unsupported !== undefined) {
+      t.skip(unsupported);
+      return;
+    }
+    await checkCollectionDelete(a!.url, b!.url, 'dc', { ordered: true });
   });
 
   void it('a write through one replica reaches watchers on the other in order with the same resourceVersions; kubectl sees the same events on both', { timeout: 60_000 }, async (t) => {

@@ -262,8 +262,9 @@ export class EventsHandler {
     for (;;) {
       const page = await this.o.store.list({ ...filter, limit: 500, ...(startKey !== undefined ? { startKey } : {}) });
       rv = page.resourceVersion;
-      // A page's deletes go together, in the page's (key) order: a store commits them as they were
-      // asked, in one group commit, where one at a time each waited for its own.
+      // A page's deletes go together, in the page's (key) order, where one at a time each waited for its
+      // own commit: SQLite, PostgreSQL and memory commit them as asked, in group commits; etcd commits each
+      // on its own, in its order (as kube-apiserver's deletecollection does with several workers).
       const outcomes = await Promise.allSettled(page.items.map((e) => this.o.registry.delete(namespace, e.metadata.name ?? '', {}, dryRun, api)));
       for (const o of outcomes) {
         if (o.status === 'fulfilled') deleted.push(o.value);

@@ -152,6 +152,14 @@ export function newNotAcceptable(accepted: string[]): StatusError {
   return err(406, 'NotAcceptable', `only the following media types are accepted: ${accepted.join(', ')}`);
 }
 
+/**
+ * newRouteNotAcceptable is kube-apiserver's 406 for an Accept header none of a
+ * route's representations matches: its router's own text, before any handler runs.
+ */
+export function newRouteNotAcceptable(produces: readonly string[]): StatusError {
+  return err(406, 'NotAcceptable', `406: Not Acceptable\n\nAvailable representations: ${produces.join(', ')}`, {});
+}
+
 /** newUnsupportedMediaType is the 415 for a body type the server cannot read. */
 export function newUnsupportedMediaType(accepted: string[]): StatusError {
   return err(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`);

@@ -9,7 +9,7 @@ import {
 import type { CoreEvent, EventApi, ListMeta } from '../api/index.js';
 import type { Clock, Logger } from '../internal/index.js';
 import type { EventStore, Preconditions } from '../storage/index.js';
-import { bodyText, mediaTypeOf, negotiateOutput, readBody, sendError, sendJsonText, sendObject } from './http-io.js';
+import { bodyText, checkRouteAccept, LIST_PRODUCES, mediaTypeOf, negotiateOutput, OBJECT_PRODUCES, readBody, sendError, sendJsonParts, sendJsonText, sendObject } from './http-io.js';
 import type { OutputFormat } from './http-io.js';
 import { listEvents } from './list.js';
 import type { ServerMetrics } from './metrics.js';
@@ -22,7 +22,7 @@ import { ReadAhead } from './read-ahead.js';
 import { DEFAULT_RENDER_CACHE_MIB, RenderedVersions } from './rendered-versions.js';
 import type { RenderAs } from './rendered-versions.js';
 import { resourceOf, toStatusError } from './storage-errors.js';
-import { encodeFor, listFor } from './views.js';
+import { encodeFor, listFor, listItem } from './views.js';
 import { serveWatch } from './watch.js';
 
 /** EventsHandlerOptions wire an EventsHandler. */
@@ -42,6 +42,11 @@ const UNKEPT = new RenderedVersions(0);
 
 const BODY_TYPES = ['application/json', 'application/yaml'];
 
+/** DELETE_COLLECTION_PAGE is how many events a deletecollection lists at a time without a limit (upstream's page). */
+const DELETE_COLLECTION_PAGE = 10_000;
+/** DELETE_AT_ONCE is how many of a page's deletes are asked together (a group commit's worth, a bounded load on etcd). */
+const DELETE_AT_ONCE = 500;
+
 /**
  * EventsHandler is the HTTP face of the events resource in both API groups:
  * it parses requests, calls the registry and renders answers in the API and
@@ -60,11 +65,14 @@ export class EventsHandler {
     const method = req.method ?? 'GET';
     const verb = method === 'GET' ? 'LIST' : method === 'POST' ? 'CREATE' : method === 'DELETE' ? 'DELETECOLLECTION' : method;
     this.run(req, res, verb, async (params) => {
-      if (method === 'GET') return this.list(req, res, api, namespace, params, watchPath);
-      if (watchPath || namespace === undefined) throw newMethodNotAllowed();
+      if (method === 'GET') {
+        checkRouteAccept(req.headers.accept, LIST_PRODUCES);
+        return this.list(req, res, api, namespace, params, watchPath);
+      }
+      if (watchPath || namespace === undefined || (method !== 'POST' && method !== 'DELETE')) throw newMethodNotAllowed();
+      checkRouteAccept(req.headers.accept, OBJECT_PRODUCES);
       if (method === 'POST') return this.create(req, res, api, namespace, params);
-      if (method === 'DELETE') return this.deleteCollection(req, res, api, namespace, params);
-      throw newMethodNotAllowed();
+      return this.deleteCollection(req, res, api, namespace, params);
     });
   }
 
@@ -74,8 +82,12 @@ export class EventsHandler {
     this.run(req, res, method === 'GET' ? (watchPath ? 'WATCH' : 'GET') : method, async (params) => {
       if (watchPath) {
         if (method !== 'GET') throw newMethodNotAllowed();
+        checkRouteAccept(req.headers.accept, LIST_PRODUCES);
         return this.list(req, res, api, namespace, params, true, name);
       }
+      if (method !== 'GET' && method !== 'PUT' && method !== 'PATCH' && method !== 'DELETE') throw newMethodNotAllowed();
+      // The router's check comes first, and each answer's format is settled before anything is written.
+      checkRouteAccept(req.headers.accept, OBJECT_PRODUCES);
       switch (method) {
         case 'GET': {
           const q = parseListQuery(params);
@@ -85,26 +97,27 @@ export class EventsHandler {
           return this.render(res, 200, api, [event], format, undefined, false);
         }
         case 'PUT': {
+          const format = negotiateOutput(req.headers.accept, false);
           const ctx = this.writeContext(api, namespace, params, 'UpdateOptions');
           const text = await this.body(req);
           const result = await this.o.registry.update(text, name, ctx);
-          return sendObject(res, result.created ? 201 : 200, encodeFor(api, result.object), negotiateOutput(req.headers.accept, false), result.warnings);
+          return sendObject(res, result.created ? 201 : 200, encodeFor(api, result.object), format, result.warnings);
         }
         case 'PATCH': {
+          const format = negotiateOutput(req.headers.accept, false);
           const type = patchTypeOf(mediaTypeOf(req.headers['content-type']));
           const ctx = this.writeContext(api, namespace, params, 'PatchOptions');
           const text = (await readBody(req, this.o.maxBodyBytes)).toString('utf8');
           const result = await this.o.registry.patch(text, type, name, ctx);
-          return sendObject(res, 200, encodeFor(api, result.object), negotiateOutput(req.headers.accept, false), result.warnings);
+          return sendObject(res, 200, encodeFor(api, result.object), format, result.warnings);
         }
-        case 'DELETE': {
+        default: {
+          const format = negotiateOutput(req.headers.accept, false);
           const { preconditions, dryRun } = await this.deleteOptions(req, params);
           const deleted = await this.o.registry.delete(namespace, name, preconditions, dryRun, api);
           const group = resourceOf(api).group;
-          return sendObject(res, 200, successStatus({ name, ...(group !== '' ? { group } : {}), kind: 'events', uid: deleted.metadata.uid }), negotiateOutput(req.headers.accept, false));
+          return sendObject(res, 200, successStatus({ name, ...(group !== '' ? { group } : {}), kind: 'events', uid: deleted.metadata.uid }), format);
         }
-        default:
-          throw newMethodNotAllowed();
       }
     });
   }
@@ -252,28 +265,46 @@ export class EventsHandler {
     return { preconditions, dryRun };
   }
 
+  /**
+   * deleteCollection deletes what the request would list, as kube-apiserver does:
+   * with a limit, that page alone (the answer is the page, with its continue
+   * token); without one, page after page of DELETE_COLLECTION_PAGE events from the
+   * first page's revision. The answer lists the events as they were listed (one
+   * deleted meanwhile too), under the first page's list metadata. A page's deletes
+   * go DELETE_AT_ONCE together, in the page's (key) order, where one at a time each
+   * waited for its own commit: SQLite, PostgreSQL and memory commit them as asked, in group
+   * commits; etcd commits each on its own, in its order (as kube-apiserver's
+   * deletecollection does with several workers). The answer is kept as JSON text
+   * page by page, not as the events themselves.
+   */
   private async deleteCollection(req: IncomingMessage, res: ServerResponse, api: EventApi, namespace: string, params: URLSearchParams): Promise<void> {
     const query = parseListQuery(params);
     const filter = compileFilter(api, namespace, query.fieldSelector, query.labelSelector);
+    const format = negotiateOutput(req.headers.accept, false);
     const { dryRun } = await this.deleteOptions(req, params);
-    const deleted: CoreEvent[] = [];
-    let startKey: string | undefined;
-    let rv = 0;
+    const paged = query.limit > 0;
+    let page = await listEvents(this.o.store, api, paged ? query : { ...query, limit: DELETE_COLLECTION_PAGE }, filter);
+    const metadata = page.metadata;
+    // Each page's items as UTF-8 bytes, off the heap: the events themselves are dropped page by page.
+    const texts: Buffer[] = [];
+    const objects: Record<string, unknown>[] = [];
     for (;;) {
-      const page = await this.o.store.list({ ...filter, limit: 500, ...(startKey !== undefined ? { startKey } : {}) });
-      rv = page.resourceVersion;
-      // A page's deletes go together, in the page's (key) order, where one at a time each waited for its
-      // own commit: SQLite, PostgreSQL and memory commit them as asked, in group commits; etcd commits each
-      // on its own, in its order (as kube-apiserver's deletecollection does with several workers).
-      const outcomes = await Promise.allSettled(page.items.map((e) => this.o.registry.delete(namespace, e.metadata.name ?? '', {}, dryRun, api)));
-      for (const o of outcomes) {
-        if (o.status === 'fulfilled') deleted.push(o.value);
+      const events = page.items.map((v) => v.object());
+      for (let i = 0; i < events.length; i += DELETE_AT_ONCE) {
+        const deletes = events.slice(i, i + DELETE_AT_ONCE).map((e) => this.o.registry.delete(namespace, e.metadata.name ?? '', {}, dryRun, api));
         // An event deleted (or expired) meanwhile is already gone: that is the goal.
-        else if ((o.reason as { status?: { reason?: string } }).status?.reason !== 'NotFound') throw o.reason;
+        const failed = (await Promise.allSettled(deletes)).find((o) => o.status === 'rejected' && (o.reason as { status?: { reason?: string } }).status?.reason !== 'NotFound');
+        if (failed !== undefined) throw (failed as PromiseRejectedResult).reason;
       }
-      if (page.lastKey === undefined) break;
-      startKey = page.lastKey;
+      const items = events.map((e) => listItem(encodeFor(api, e)));
+      if (format.kind === 'yaml') objects.push(...items);
+      else if (items.length > 0) texts.push(Buffer.from(`${texts.length > 0 ? ',' : ''}${items.map((o) => JSON.stringify(o)).join(',')}`));
+      if (paged || page.metadata.continue === undefined) break;
+      page = await listEvents(this.o.store, api, { ...query, limit: DELETE_COLLECTION_PAGE, continue: page.metadata.continue, resourceVersion: undefined, resourceVersionMatch: undefined }, filter);
     }
-    sendObject(res, 200, listFor(api, deleted, { resourceVersion: String(rv) }), negotiateOutput(req.headers.accept, false));
+    if (format.kind === 'yaml') return sendObject(res, 200, { kind: 'EventList', apiVersion: api, metadata, items: objects }, format);
+    const shell = JSON.stringify({ kind: 'EventList', apiVersion: api, metadata, items: [] });
+    sendJsonParts(res, 200, [Buffer.from(shell.slice(0, -2)), ...texts, Buffer.from(']}')]);
   }
+
 }

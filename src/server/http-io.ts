@@ -4,6 +4,7 @@ import {
   isStatusError,
   newInternalError,
   newNotAcceptable,
+  newRouteNotAcceptable,
   newRequestEntityTooLarge,
   newBadRequest,
 } from '../api/index.js';
@@ -75,6 +76,31 @@ export function negotiateOutput(accept: string | undefined, allowTable: boolean)
     if (m.type === 'application' && m.subtype === 'yaml') return { kind: 'yaml' };
   }
   throw newNotAcceptable(['application/json', 'application/yaml', 'application/json;as=Table;v=v1;g=meta.k8s.io']);
+}
+
+/**
+ * OBJECT_PRODUCES are the representations of the events routes of one event, of a
+ * create and of a deletecollection. kube-apiserver's also name protobuf, which
+ * kevents does not encode (clients fall back to JSON), so it does not claim it.
+ */
+export const OBJECT_PRODUCES = ['application/json', 'application/yaml'] as const;
+/** LIST_PRODUCES are those of the list and watch routes. */
+export const LIST_PRODUCES = [...OBJECT_PRODUCES, 'application/json;stream=watch'] as const;
+
+/**
+ * checkRouteAccept is the check kube-apiserver's router makes of Accept before a
+ * route's handler runs (so before anything is written): one of the header's media
+ * types, its parameters cut and spaces trimmed, must be the full wildcard or one
+ * the route produces, exactly (a wildcard subtype is not); no header accepts anything.
+ */
+export function checkRouteAccept(accept: string | undefined, produces: readonly string[]): void {
+  if (accept === undefined || accept === '') return;
+  for (const part of accept.split(',')) {
+    const semi = part.indexOf(';');
+    const type = (semi === -1 ? part : part.slice(0, semi)).replace(/^ +| +$/g, '');
+    if (type === '*/*' || produces.includes(type)) return;
+  }
+  throw newRouteNotAcceptable(produces);
 }
 
 /** readBody reads a request body, refusing more than the upstream limit of 3 MiB. */
@@ -169,6 +195,13 @@ export function sendObject(res: ServerResponse, code: number, body: unknown, for
 export function sendJsonText(res: ServerResponse, code: number, text: string | Buffer, contentType = 'application/json'): void {
   res.writeHead(code, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-cache, private' });
   res.end(text);
+}
+
+/** sendJsonParts writes a JSON answer given in parts, with the headers of `sendObject`, without joining them first. */
+export function sendJsonParts(res: ServerResponse, code: number, parts: readonly Buffer[]): void {
+  res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': parts.reduce((n, p) => n + p.length, 0), 'Cache-Control': 'no-cache, private' });
+  for (const p of parts) res.write(p);
+  res.end();
 }
 
 /** sendStatus writes a `Status` with its code. */

@@ -268,6 +268,17 @@ add('patch-not-acceptable', 'PATCH asking for an output it cannot have: 406, not
 ]);
 seeded('watch-not-acceptable', 'a watch asking for an output it cannot have', [notAcceptable(get(`${coreNs}?watch=true&timeoutSeconds=1`, xml))]);
 seeded('accept-application-star', 'a list accepting application/* (the route lists exact types)', [notAcceptable(get(coreNs, { Accept: 'application/*' }))]);
+/** asYaml asks for YAML and compares the data it holds (kube-apiserver lays it out as Go's encoder does; docs/compatibility.md). */
+function asYaml(step: Step): Step {
+  return { ...step, headers: { ...step.headers, Accept: 'application/yaml' }, yaml: true };
+}
+seeded('yaml-get-core', 'GET of one core/v1 event as YAML', [asYaml(get(`${coreNs}/a1`))]);
+seeded('yaml-get-new', 'GET of one events.k8s.io/v1 event as YAML', [asYaml(get(`${evNs}/b1`))]);
+seeded('yaml-list', 'a list as YAML', [asYaml(get(coreNs))]);
+add('yaml-create', 'a create answered as YAML, with a message over several lines and strings YAML 1.1 reads as booleans', [
+  asYaml(post(coreNs, coreEvent('e1', { message: 'line one\nline two: yes\n  indented', reason: 'yes', source: { component: 'on', host: 'n' } }))),
+]);
+seeded('yaml-deletecollection', 'DELETE of a collection answered as YAML', [asYaml({ method: 'DELETE', path: `${coreNs}?fieldSelector=type%3DWarning` }), get(coreNs)]);
 seeded('accept-spaced-list', 'a list accepting "text/plain, */*" (as curl and the Python client may)', [get(coreNs, { Accept: 'text/plain, */*' })]);
 
 // --- server-side Table --------------------------------------------------------------------------

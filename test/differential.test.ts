@@ -69,7 +69,7 @@ describe('differential: kevents serve answers as kube-apiserver does', { concurr
         const who = k === 0 ? '' : `${targets[k]!.name}: `;
         for (const [j, { step, answer }] of a.entries()) {
           if (step.compare === false) continue;
-          const [x, y] = [comparable(answer, ns, step.select), comparable(b[j]!.answer, ns, step.select)];
+          const [x, y] = [comparable(answer, ns, step.select, step.yaml), comparable(b[j]!.answer, ns, step.select, step.yaml)];
           const d = diffValues(x, y);
           for (const line of d) diffs.push(`${who}step ${j} ${step.method} ${step.path}: ${line}`);
           if (d.length > 0) full.push(`kube-apiserver: ${JSON.stringify(x)}\n${who || 'kevents:'}        ${JSON.stringify(y)}`);

@@ -21,6 +21,26 @@ function yaml(): typeof Yaml {
   return yamlModule;
 }
 
+/**
+ * YAML_OUT writes YAML as kube-apiserver's Go encoder does where it matters to a
+ * reader: YAML 1.1, which Go's YAML readers speak, so a string such as `yes`, `on`,
+ * `n` or a time is quoted and read back as a string, not a boolean or a timestamp;
+ * keys sorted, sequences under their key, text of several lines as a literal block.
+ */
+const YAML_OUT = { version: '1.1', sortMapEntries: true, indentSeq: false, blockQuote: 'literal', customTags: goYamlTags } as const;
+
+/**
+ * goYamlTags reads numbers in exponent form as Go's YAML 1.1 does: a digit comes
+ * before the exponent, so `e1` (a name, say) is a string, not a float.
+ */
+export function goYamlTags(tags: Yaml.Tags): Yaml.Tags {
+  return tags.map((t) =>
+    typeof t === 'object' && !('collection' in t && t.collection !== undefined) && t.format === 'EXP' && t.tag === 'tag:yaml.org,2002:float'
+      ? ({ ...t, test: /^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)[eE][-+]?[0-9]+$/ } as Yaml.ScalarTag)
+      : t,
+  );
+}
+
 /** MediaRange is one entry of an Accept header. */
 export interface MediaRange {
   type: string;
@@ -178,7 +198,7 @@ function yamlToJsonText(text: string): string {
 export function sendObject(res: ServerResponse, code: number, body: unknown, format: OutputFormat = { kind: 'json' }, warnings: string[] = []): void {
   if (warnings.length > 0) res.setHeader('Warning', warnings.map((w) => `299 - ${JSON.stringify(w)}`));
   if (format.kind === 'yaml') {
-    const text = yaml().stringify(body);
+    const text = yaml().stringify(body, YAML_OUT);
     res.writeHead(code, { 'Content-Type': 'application/yaml', 'Content-Length': Buffer.byteLength(text) });
     res.end(text);
     return;

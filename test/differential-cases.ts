@@ -338,6 +338,8 @@ seeded('list-all-new-field-ns', 'the cluster-wide events.k8s.io/v1 list selected
 add('post-cluster-scope', 'a POST to the cluster-wide path', [post(`${CORE}/events`, coreEvent('e1'))]);
 add('method-not-allowed', 'a PUT of the collection', [{ method: 'PUT', path: coreNs, body: coreEvent('e1') }]);
 add('unsupported-media', 'a POST with a content type the server does not decode', [post(coreNs, 'x: y', { 'Content-Type': 'text/plain' })]);
+add('yaml-body-yes', 'a POST in YAML whose reason is yes (a boolean in YAML 1.1)', [post(coreNs, 'apiVersion: v1\nkind: Event\nmetadata:\n  name: e1\ninvolvedObject:\n  name: p\n  namespace: {ns}\nreason: yes\nmessage: on\n', { 'Content-Type': 'application/yaml' })]);
+add('yaml-body-times', 'a POST in YAML with unquoted times and a name YAML 1.1 reads as a number', [post(coreNs, 'apiVersion: v1\nkind: Event\nmetadata:\n  name: 1e3\ninvolvedObject:\n  name: p\n  namespace: {ns}\nreason: R\nfirstTimestamp: 2026-01-01T00:00:00Z\nlastTimestamp: 2026-01-01T00:05:00Z\ncount: 2\n', { 'Content-Type': 'application/yaml' })]);
 add('yaml-body', 'a POST in YAML', [post(coreNs, 'apiVersion: v1\nkind: Event\nmetadata:\n  name: e1\ninvolvedObject:\n  name: p\n  namespace: {ns}\nreason: R\n', { 'Content-Type': 'application/yaml' })]);
 add('unknown-resource', 'an unknown resource under /api/v1', [get(`${CORE}/namespaces/{ns}/widgets`)]);
 add('unknown-group', 'an unknown API group', [get('/apis/example.com/v1/widgets')]);

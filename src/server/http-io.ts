@@ -41,6 +41,19 @@ export function goYamlTags(tags: Yaml.Tags): Yaml.Tags {
   );
 }
 
+/** goYamlBodyTags are goYamlTags without timestamps: Go's YAML reader leaves an unquoted time as text. */
+function goYamlBodyTags(tags: Yaml.Tags): Yaml.Tags {
+  return goYamlTags(tags).filter((t) => !(typeof t === 'object' && t.tag === 'tag:yaml.org,2002:timestamp') && t !== 'timestamp');
+}
+
+/** sortedKeys is a JSON.stringify replacer that writes each object's keys in sorted order. */
+function sortedKeys(_key: string, value: unknown): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(value).sort()) out[k] = (value as Record<string, unknown>)[k];
+  return out;
+}
+
 /** MediaRange is one entry of an Accept header. */
 export interface MediaRange {
   type: string;
@@ -187,7 +200,10 @@ export function bodyText(body: Buffer, contentType: string | undefined): string 
 function yamlToJsonText(text: string): string {
   try {
     // Warnings (an unknown directive or tag) would go to the process's stderr: any client could fill the server's log.
-    return JSON.stringify(yaml().parse(text, { logLevel: 'error' }));
+    // Read as kube-apiserver reads it: YAML 1.1 (`yes` and `on` are booleans, a field of text refuses
+    // them) with times left as text, turned into JSON with each object's keys sorted, as Go's maps are
+    // (so a decoding error names the field kube-apiserver names).
+    return JSON.stringify(yaml().parse(text, { logLevel: 'error', version: '1.1', customTags: goYamlBodyTags }), sortedKeys);
   } catch (e) {
     throw newBadRequest(`error converting YAML to JSON: ${(e as Error).message.split('\n')[0]}`);
   }

@@ -41,9 +41,12 @@ export function goYamlTags(tags: Yaml.Tags): Yaml.Tags {
   );
 }
 
-/** goYamlBodyTags are goYamlTags without timestamps: Go's YAML reader leaves an unquoted time as text. */
+/**
+ * goYamlBodyTags are goYamlTags without timestamps and base-60 numbers: Go's YAML
+ * reader leaves an unquoted time, and `1:20`, as text.
+ */
 function goYamlBodyTags(tags: Yaml.Tags): Yaml.Tags {
-  return goYamlTags(tags).filter((t) => !(typeof t === 'object' && t.tag === 'tag:yaml.org,2002:timestamp') && t !== 'timestamp');
+  return goYamlTags(tags).filter((t) => typeof t !== 'object' || (t.tag !== 'tag:yaml.org,2002:timestamp' && t.format !== 'TIME'));
 }
 
 /** sortedKeys is a JSON.stringify replacer that writes each object's keys in sorted order. */

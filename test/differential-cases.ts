@@ -248,6 +248,7 @@ seeded('deletecollection-not-acceptable', 'DELETE of a collection asking for an 
   notAcceptable({ method: 'DELETE', path: coreNs, headers: xml }),
   get(coreNs),
 ]);
+seeded('deletecollection-table', 'DELETE of a collection asking for a Table (as kubectl asks for lists)', [{ method: 'DELETE', path: `${coreNs}?fieldSelector=type%3DWarning`, headers: { Accept: TABLE } }, get(coreNs)]);
 seeded('delete-not-acceptable', 'DELETE of one event asking for an output it cannot have: 406, nothing deleted', [
   notAcceptable({ method: 'DELETE', path: `${coreNs}/a1`, headers: xml }),
   get(coreNs),

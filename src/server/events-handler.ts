@@ -280,9 +280,11 @@ export class EventsHandler {
   private async deleteCollection(req: IncomingMessage, res: ServerResponse, api: EventApi, namespace: string, params: URLSearchParams): Promise<void> {
     const query = parseListQuery(params);
     const filter = compileFilter(api, namespace, query.fieldSelector, query.labelSelector);
-    const format = negotiateOutput(req.headers.accept, false);
+    // A Table, too, when asked (as kubectl asks for lists): kube-apiserver renders this answer as it renders a list.
+    const format = negotiateOutput(req.headers.accept, true);
     const { dryRun } = await this.deleteOptions(req, params);
     const paged = query.limit > 0;
+    const tabled: CoreEvent[] = [];
     let page = await listEvents(this.o.store, api, paged ? query : { ...query, limit: DELETE_COLLECTION_PAGE }, filter);
     const metadata = page.metadata;
     // Each page's items as UTF-8 bytes, off the heap: the events themselves are dropped page by page.
@@ -296,12 +298,14 @@ export class EventsHandler {
         const failed = (await Promise.allSettled(deletes)).find((o) => o.status === 'rejected' && (o.reason as { status?: { reason?: string } }).status?.reason !== 'NotFound');
         if (failed !== undefined) throw (failed as PromiseRejectedResult).reason;
       }
-      const items = events.map((e) => listItem(encodeFor(api, e)));
+      if (format.kind === 'table') tabled.push(...events);
+      const items = format.kind === 'table' ? [] : events.map((e) => listItem(encodeFor(api, e)));
       if (format.kind === 'yaml') objects.push(...items);
       else if (items.length > 0) texts.push(Buffer.from(`${texts.length > 0 ? ',' : ''}${items.map((o) => JSON.stringify(o)).join(',')}`));
       if (paged || page.metadata.continue === undefined) break;
       page = await listEvents(this.o.store, api, { ...query, limit: DELETE_COLLECTION_PAGE, continue: page.metadata.continue, resourceVersion: undefined, resourceVersionMatch: undefined }, filter);
     }
+    if (format.kind === 'table') return this.render(res, 200, api, tabled, format, metadata, true, query);
     if (format.kind === 'yaml') return sendObject(res, 200, { kind: 'EventList', apiVersion: api, metadata, items: objects }, format);
     const shell = JSON.stringify({ kind: 'EventList', apiVersion: api, metadata, items: [] });
     sendJsonParts(res, 200, [Buffer.from(shell.slice(0, -2)), ...texts, Buffer.from(']}')]);

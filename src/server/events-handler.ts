@@ -274,8 +274,7 @@ export class EventsHandler {
    * go DELETE_AT_ONCE together, in the page's (key) order, where one at a time each
    * waited for its own commit: SQLite, PostgreSQL and memory commit them as asked, in group
    * commits; etcd commits each on its own, in its order (as kube-apiserver's
-   * deletecollection does with several workers). The answer is kept as JSON text
-   * page by page, not as the events themselves.
+   * deletecollection does with several workers).
    */
   private async deleteCollection(req: IncomingMessage, res: ServerResponse, api: EventApi, namespace: string, params: URLSearchParams): Promise<void> {
     const query = parseListQuery(params);
@@ -284,12 +283,12 @@ export class EventsHandler {
     const format = negotiateOutput(req.headers.accept, true);
     const { dryRun } = await this.deleteOptions(req, params);
     const paged = query.limit > 0;
-    const tabled: CoreEvent[] = [];
     let page = await listEvents(this.o.store, api, paged ? query : { ...query, limit: DELETE_COLLECTION_PAGE }, filter);
     const metadata = page.metadata;
-    // Each page's items as UTF-8 bytes, off the heap: the events themselves are dropped page by page.
+    // As JSON, each page's items are kept as UTF-8 bytes, off the heap, and its events dropped;
+    // a Table or YAML (rare on the wire) is rendered from the events at the end, as a list is.
     const texts: Buffer[] = [];
-    const objects: Record<string, unknown>[] = [];
+    const kept: CoreEvent[] = [];
     for (;;) {
       const events = page.items.map((v) => v.object());
       for (let i = 0; i < events.length; i += DELETE_AT_ONCE) {
@@ -298,17 +297,13 @@ export class EventsHandler {
         const failed = (await Promise.allSettled(deletes)).find((o) => o.status === 'rejected' && (o.reason as { status?: { reason?: string } }).status?.reason !== 'NotFound');
         if (failed !== undefined) throw (failed as PromiseRejectedResult).reason;
       }
-      if (format.kind === 'table') tabled.push(...events);
-      const items = format.kind === 'table' ? [] : events.map((e) => listItem(encodeFor(api, e)));
-      if (format.kind === 'yaml') objects.push(...items);
-      else if (items.length > 0) texts.push(Buffer.from(`${texts.length > 0 ? ',' : ''}${items.map((o) => JSON.stringify(o)).join(',')}`));
+      if (format.kind !== 'json') kept.push(...events);
+      else if (events.length > 0) texts.push(Buffer.from(`${texts.length > 0 ? ',' : ''}${events.map((e) => JSON.stringify(listItem(encodeFor(api, e)))).join(',')}`));
       if (paged || page.metadata.continue === undefined) break;
       page = await listEvents(this.o.store, api, { ...query, limit: DELETE_COLLECTION_PAGE, continue: page.metadata.continue, resourceVersion: undefined, resourceVersionMatch: undefined }, filter);
     }
-    if (format.kind === 'table') return this.render(res, 200, api, tabled, format, metadata, true, query);
-    if (format.kind === 'yaml') return sendObject(res, 200, { kind: 'EventList', apiVersion: api, metadata, items: objects }, format);
+    if (format.kind !== 'json') return this.render(res, 200, api, kept, format, metadata, true, query);
     const shell = JSON.stringify({ kind: 'EventList', apiVersion: api, metadata, items: [] });
     sendJsonParts(res, 200, [Buffer.from(shell.slice(0, -2)), ...texts, Buffer.from(']}')]);
   }
-
 }

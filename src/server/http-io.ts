@@ -35,7 +35,7 @@ const YAML_OUT = { version: '1.1', sortMapEntries: true, indentSeq: false, block
  */
 export function goYamlTags(tags: Yaml.Tags): Yaml.Tags {
   return tags.map((t) =>
-    typeof t === 'object' && !('collection' in t && t.collection !== undefined) && t.format === 'EXP' && t.tag === 'tag:yaml.org,2002:float'
+    typeof t === 'object' && t.collection === undefined && t.tag === 'tag:yaml.org,2002:float' && t.format === 'EXP'
       ? { ...t, test: /^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)[eE][-+]?[0-9]+$/ }
       : t,
   );

@@ -711,9 +711,13 @@ export function runEventStoreConformance(name: string, setup: ConformanceSetup):
           const slow = store.watch({});
           const fine = store.watch({});
           const n = env.options.watchBufferSize * 3;
-          const fineGot = take(fine, n);
-          for (let i = 0; i < n; i++) await store.create(sampleEvent('default', `e${i}`));
-          assert.equal((await fineGot).length, n);
+          // One write at a time, each read by `fine` before the next: the changes reach `slow` over
+          // many turns, as a live feed does, and not as one burst (a store whose watch opens
+          // asynchronously could otherwise be handed them all at once when it opens).
+          for (let i = 0; i < n; i++) {
+            await store.create(sampleEvent('default', `e${i}`));
+            assert.equal((await take(fine, 1))[0]?.object.metadata.name, `e${i}`);
+          }
           fine.stop();
           await rejectsWith(take(slow, n), 'WatcherTooSlow');
         }),

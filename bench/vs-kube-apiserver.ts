@@ -14,7 +14,10 @@
  *   (the namespaces past them are deleted first), end-to-end latency per listing;
  *   watch fan-out: WATCHERS watchers of one namespace while WATCH_RATE events/s are created for
  *   WATCH_SECONDS; every frame must arrive; latency from the create's send to the frame's read.
- * Every figure has its p99; the resident memory of each server is sampled throughout.
+ * Every figure has its p99; the resident memory of each server is sampled throughout. Beside each
+ * server's CPU per create the Node clients' own is reported, and the cores server and clients kept busy
+ * together: where the clients share the server's cores, the rate cannot pass cores ÷ (server + clients'
+ * CPU per create).
  * With BENCH_RSS_EVENTS=1000000, kevents serve also reads a store of that many events (filled
  * directly, before the server starts) through to its end, as JSON pages and as Table pages, and
  * its resident memory is reported: bounded by the SQLite page caches and --render-cache-size.
@@ -28,6 +31,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { CoreEvent } from '../src/api/index.js';
 import { SqliteEventStore } from '../src/storage/sqlite/index.js';
@@ -75,6 +79,8 @@ interface Figures {
   table: { p50: number; p99: number; rows: number };
   watch: { p50: number; p99: number; delivered: number; expected: number; open: number };
   cpu: Record<string, number>;
+  /** clientCpu is this process's CPU time in each phase: the Node clients' (and the watchers' thread, in the watch phase). */
+  clientCpu: Record<string, number>;
   rss: Record<string, number>;
 }
 
@@ -122,6 +128,7 @@ async function measure(s: Server): Promise<Figures> {
   const namespaces = Array.from({ length: NAMESPACES }, (_, i) => `ns-${i}`);
   await s.prepare([...namespaces, 'watched', 'wrk']);
   const cpu: Record<string, number> = {};
+  const clientCpu: Record<string, number> = {};
   const rss: Record<string, number> = {};
   let peak = 0;
   const sampler = setInterval(() => {
@@ -134,6 +141,7 @@ async function measure(s: Server): Promise<Figures> {
     const out = await fn();
     cpu[name] = cpuSeconds(s.pids()) - c0;
     const own = process.cpuUsage(own0);
+    clientCpu[name] = (own.user + own.system) / 1e6;
     rss[name] = peak;
     process.stderr.write(
       `  ${s.name} ${name}: done (server CPU ${cpu[name].toFixed(1)} s, this process's CPU ${((own.user + own.system) / 1e6).toFixed(1)} s, RSS peak ${peak.toFixed(0)} MiB)\n`,
@@ -247,7 +255,7 @@ async function measure(s: Server): Promise<Figures> {
       return { p50: pct(lat, 50), p99: pct(lat, 99), delivered: lat.length, expected: (sent - failed) * watchers.open, open: watchers.open };
     });
     rss.end = s.pids().reduce((a, p) => a + rssMiB(p), 0);
-    return { creates, warmCreates, wrk, wrk2, lists, wrkLists, deletes, table: { p50: pct(tableTimes, 50), p99: pct(tableTimes, 99), rows }, watch, cpu, rss };
+    return { creates, warmCreates, wrk, wrk2, lists, wrkLists, deletes, table: { p50: pct(tableTimes, 50), p99: pct(tableTimes, 99), rows }, watch, cpu, clientCpu, rss };
   } finally {
     clearInterval(sampler);
   }
@@ -291,6 +299,12 @@ function report(all: Map<string, Figures>): void {
   add(`watch delivery p50 (${WATCHERS} watchers, ${WATCH_RATE}/s)`, (x) => x.watch.p50, 1, 'ms');
   add('  watch delivery p99', (x) => x.watch.p99, 1, 'ms');
   add('server CPU per create', (x) => (x.cpu.creates! * 1e6) / x.creates.done, 0, 'µs');
+  // The Node clients share the machine's cores with the server: server and clients together can keep at most
+  // os.availableParallelism() cores busy, which caps the rate at cores ÷ (server + clients' CPU per create).
+  add('  the clients\' CPU per create', (x) => (x.clientCpu.creates! * 1e6) / x.creates.done, 0, 'µs');
+  add('  cores busy, server and clients', (x) => ((x.cpu.creates! + x.clientCpu.creates!) * x.creates.rate) / x.creates.done, 2, `of ${availableParallelism()}`);
+  add('  the clients\' CPU per create, warmed', (x) => (x.clientCpu['creates, warmed']! * 1e6) / x.warmCreates.done, 0, 'µs');
+  add('  cores busy, warmed', (x) => ((x.cpu['creates, warmed']! + x.clientCpu['creates, warmed']!) * x.warmCreates.rate) / x.warmCreates.done, 2, `of ${availableParallelism()}`);
   add('server CPU per list', (x) => (x.cpu.lists! * 1e3) / x.lists.done, 2, 'ms');
   add('server CPU per get events -A', (x) => (x.cpu.table! * 1e3) / TABLE_ROUNDS, 0, 'ms');
   add('RSS at start', (x) => x.rss.start!, 0, 'MiB');

@@ -9,7 +9,7 @@ import {
 import type { CoreEvent, EventApi, ListMeta } from '../api/index.js';
 import type { Clock, Logger } from '../internal/index.js';
 import type { EventStore, Preconditions } from '../storage/index.js';
-import { bodyText, checkRouteAccept, LIST_PRODUCES, mediaTypeOf, negotiateOutput, OBJECT_PRODUCES, readBody, sendError, sendJsonParts, sendJsonText, sendObject } from './http-io.js';
+import { bodyText, checkRouteAccept, LIST_PRODUCES, mediaTypeOf, negotiateOutput, OBJECT_PRODUCES, readBody, sendError, sendJsonText, sendObject } from './http-io.js';
 import type { OutputFormat } from './http-io.js';
 import { listEvents } from './list.js';
 import type { ServerMetrics } from './metrics.js';
@@ -22,7 +22,7 @@ import { ReadAhead } from './read-ahead.js';
 import { DEFAULT_RENDER_CACHE_MIB, RenderedVersions } from './rendered-versions.js';
 import type { RenderAs } from './rendered-versions.js';
 import { resourceOf, toStatusError } from './storage-errors.js';
-import { encodeFor, listFor, listItem } from './views.js';
+import { encodeFor, listFor, listItemJson, listShell } from './views.js';
 import { serveWatch } from './watch.js';
 
 /** EventsHandlerOptions wire an EventsHandler. */
@@ -88,23 +88,22 @@ export class EventsHandler {
       if (method !== 'GET' && method !== 'PUT' && method !== 'PATCH' && method !== 'DELETE') throw newMethodNotAllowed();
       // The router's check comes first, and each answer's format is settled before anything is written.
       checkRouteAccept(req.headers.accept, OBJECT_PRODUCES);
+      if (method === 'GET') {
+        const q = parseListQuery(params);
+        if (q.watch) return this.list(req, res, api, namespace, params, true, name);
+        const format = negotiateOutput(req.headers.accept, true);
+        const event = await this.o.registry.get(namespace, name, api);
+        return this.render(res, 200, api, [event], format, undefined, false);
+      }
+      const format = negotiateOutput(req.headers.accept, false);
       switch (method) {
-        case 'GET': {
-          const q = parseListQuery(params);
-          if (q.watch) return this.list(req, res, api, namespace, params, true, name);
-          const format = negotiateOutput(req.headers.accept, true);
-          const event = await this.o.registry.get(namespace, name, api);
-          return this.render(res, 200, api, [event], format, undefined, false);
-        }
         case 'PUT': {
-          const format = negotiateOutput(req.headers.accept, false);
           const ctx = this.writeContext(api, namespace, params, 'UpdateOptions');
           const text = await this.body(req);
           const result = await this.o.registry.update(text, name, ctx);
           return sendObject(res, result.created ? 201 : 200, encodeFor(api, result.object), format, result.warnings);
         }
         case 'PATCH': {
-          const format = negotiateOutput(req.headers.accept, false);
           const type = patchTypeOf(mediaTypeOf(req.headers['content-type']));
           const ctx = this.writeContext(api, namespace, params, 'PatchOptions');
           const text = (await readBody(req, this.o.maxBodyBytes)).toString('utf8');
@@ -112,7 +111,6 @@ export class EventsHandler {
           return sendObject(res, 200, encodeFor(api, result.object), format, result.warnings);
         }
         default: {
-          const format = negotiateOutput(req.headers.accept, false);
           const { preconditions, dryRun } = await this.deleteOptions(req, params);
           const deleted = await this.o.registry.delete(namespace, name, preconditions, dryRun, api);
           const group = resourceOf(api).group;
@@ -298,12 +296,12 @@ export class EventsHandler {
         if (failed !== undefined) throw (failed as PromiseRejectedResult).reason;
       }
       if (format.kind !== 'json') kept.push(...events);
-      else if (events.length > 0) texts.push(Buffer.from(`${texts.length > 0 ? ',' : ''}${events.map((e) => JSON.stringify(listItem(encodeFor(api, e)))).join(',')}`));
+      else if (events.length > 0) texts.push(Buffer.from(`${texts.length > 0 ? ',' : ''}${events.map((e) => listItemJson(api, e)).join(',')}`));
       if (paged || page.metadata.continue === undefined) break;
       page = await listEvents(this.o.store, api, { ...query, limit: DELETE_COLLECTION_PAGE, continue: page.metadata.continue, resourceVersion: undefined, resourceVersionMatch: undefined }, filter);
     }
     if (format.kind !== 'json') return this.render(res, 200, api, kept, format, metadata, true, query);
-    const shell = JSON.stringify({ kind: 'EventList', apiVersion: api, metadata, items: [] });
-    sendJsonParts(res, 200, [Buffer.from(shell.slice(0, -2)), ...texts, Buffer.from(']}')]);
+    const [open, close] = listShell(api, metadata);
+    sendJsonText(res, 200, [open, ...texts, close]);
   }
 }

@@ -230,15 +230,15 @@ export function sendObject(res: ServerResponse, code: number, body: unknown, for
   res.end(bytes);
 }
 
-/** sendJsonText writes a pre-rendered JSON text (or its bytes), with the headers of `sendObject`. */
-export function sendJsonText(res: ServerResponse, code: number, text: string | Buffer, contentType = 'application/json'): void {
-  res.writeHead(code, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-cache, private' });
-  res.end(text);
-}
-
-/** sendJsonParts writes a JSON answer given in parts, with the headers of `sendObject`, without joining them first. */
-export function sendJsonParts(res: ServerResponse, code: number, parts: readonly Buffer[]): void {
-  res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': parts.reduce((n, p) => n + p.length, 0), 'Cache-Control': 'no-cache, private' });
+/**
+ * sendJsonText writes a pre-rendered JSON text (or its bytes, or its bytes in parts, written
+ * without joining them first), with the headers of `sendObject`.
+ */
+export function sendJsonText(res: ServerResponse, code: number, text: string | Buffer | readonly Buffer[], contentType = 'application/json'): void {
+  const parts = typeof text === 'string' || Buffer.isBuffer(text) ? undefined : text;
+  const length = parts === undefined ? Buffer.byteLength(text as string | Buffer) : parts.reduce((n, p) => n + p.length, 0);
+  res.writeHead(code, { 'Content-Type': contentType, 'Content-Length': length, 'Cache-Control': 'no-cache, private' });
+  if (parts === undefined) return void res.end(text);
   for (const p of parts) res.write(p);
   res.end();
 }

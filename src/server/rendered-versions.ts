@@ -1,7 +1,7 @@
 import { CORE_API, eventClockFreeCells, eventSeenTimes, eventTable, translateMsSince } from '../api/index.js';
 import type { CoreEvent, EventApi, IncludeObject, ListMeta } from '../api/index.js';
 import type { ListedVersion } from '../storage/index.js';
-import { encodeFor, listItem } from './views.js';
+import { listItemJson, listShell } from './views.js';
 
 /**
  * DEFAULT_RENDER_CACHE_MIB bounds the rendered versions a server keeps (`--render-cache-size`):
@@ -38,7 +38,6 @@ const TABLE_ROW = 2;
 const SLOTS = 4;
 
 const COMMA = Buffer.from(',');
-const CLOSE = Buffer.from(']}');
 
 /**
  * RenderedVersions keeps the wire bytes of stored event versions, keyed by
@@ -72,13 +71,13 @@ export class RenderedVersions {
 
   /** list is the JSON of an EventList of `items`, as `listFor` renders it. */
   list(api: EventApi, items: readonly ListedVersion[], metadata: ListMeta): Buffer {
-    const shell = JSON.stringify({ kind: 'EventList', apiVersion: api, metadata, items: [] });
-    const parts: Buffer[] = [Buffer.from(shell.slice(0, -2))];
+    const [open, close] = listShell(api, metadata);
+    const parts: Buffer[] = [open];
     items.forEach((v, i) => {
       if (i > 0) parts.push(COMMA);
       parts.push(this.item(api, v));
     });
-    parts.push(CLOSE);
+    parts.push(close);
     return Buffer.concat(parts);
   }
 
@@ -103,7 +102,7 @@ export class RenderedVersions {
     const hit = this.get(key);
     if (hit !== undefined) return hit as Buffer;
     this.misses++;
-    const bytes = Buffer.from(JSON.stringify(listItem(encodeFor(api, v.object()))));
+    const bytes = Buffer.from(listItemJson(api, v.object()));
     this.set(key, bytes, bytes.length);
     return bytes;
   }

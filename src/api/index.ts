@@ -5,6 +5,7 @@ export * from './label-selector.js';
 export * from './names.js';
 export * from './object-meta.js';
 export * from './validation.js';
+export { formatGoDuration, parseGoDuration } from './go-duration.js';
 export { GO_ZERO_TIME_MS, humanDuration, translateMsSince, translateTimestampSince, wireTimeMs } from './duration.js';
 export { escapeTerminal, escapeTerminalLine, hasControlCharacter } from './escape.js';
 export * from './shell.js';

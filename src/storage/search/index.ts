@@ -1,0 +1,3 @@
+export * from './search-query.js';
+export * from './search-text.js';
+export * from './search-words.js';

@@ -1,5 +1,6 @@
 import type { CoreEvent, Occurrence, OccurrenceField, OccurrenceStamp } from '../api/index.js';
 import type { EventStore } from './event-store.js';
+import type { SearchPage, SearchRequest } from './search/index.js';
 
 /**
  * The archive capability of a store: what the mirror and the archive API need
@@ -243,6 +244,21 @@ export interface ArchiveStore extends EventStore {
    * Optional: callers feature-detect it.
    */
   observedRange?(window: { sinceMs: number; untilMs: number }): Promise<ObservedRange | null>;
+  /**
+   * search reads one page of the archive's search (docs/search.md): the events
+   * a parsed query matches, newest first by their last time, each with the
+   * fields its terms matched, at one revision so that the pages of a search read
+   * one snapshot. Every backend answers with the semantics of
+   * `createSearchMatcher`, through its own index (or a scan); retention and
+   * compaction remove hits with the events. Callers feature-detect it with
+   * `canSearch`.
+   */
+  search?(request: SearchRequest): Promise<SearchPage>;
+}
+
+/** canSearch tells whether a store answers the archive's search. */
+export function canSearch(store: EventStore): store is ArchiveStore & Required<Pick<ArchiveStore, 'search'>> {
+  return isArchiveStore(store) && typeof store.search === 'function';
 }
 
 /** canCountByReason tells whether an archive store offers `countByReason`. */

@@ -1,0 +1,315 @@
+import assert from 'node:assert/strict';
+import { describe, it as nodeIt } from 'node:test';
+import { CLUSTER_LABEL } from '../../api/index.js';
+import type { CoreEvent } from '../../api/index.js';
+import { FakeClock } from '../../internal/index.js';
+import { canSearch } from '../archive-store.js';
+import type { ArchiveStore } from '../archive-store.js';
+import { isStorageError } from '../errors.js';
+import { parseSearchQuery } from '../search/index.js';
+import type { SearchCursor, SearchHit, SearchPage, SearchRequest } from '../search/index.js';
+import { CONFORMANCE_ENV_DEFAULTS } from './conformance.js';
+import type { ConformanceEnv, ConformanceSetup } from './conformance.js';
+
+function it(name: string, fn: () => Promise<void>): void {
+  void nodeIt(name, { timeout: 20_000 }, fn);
+}
+
+type Searchable = ArchiveStore & { search(request: SearchRequest): Promise<SearchPage> };
+
+const HOUR = 3_600_000;
+const MINUTE = 60_000;
+
+/** Fixture describes one event of the suite's archive: everything the query language reads. */
+interface Fixture {
+  ns: string;
+  name: string;
+  kind: string;
+  object: string;
+  reason: string;
+  type: 'Normal' | 'Warning';
+  message: string;
+  /** lastAgoMs is how long before the suite's `now` the event last happened. */
+  lastAgoMs: number;
+  source?: { component?: string; host?: string };
+  reportingComponent?: string;
+  reportingInstance?: string;
+  cluster?: string;
+}
+
+/**
+ * FIXTURES are written in this order; newest first by last time they are
+ * f and e (the same time: f's key `ops/f` sorts first), d, a, b, c, g.
+ */
+const FIXTURES: Fixture[] = [
+  {
+    ns: 'shop', name: 'a', kind: 'Pod', object: 'checkout-db-0', reason: 'FailedMount', type: 'Warning', lastAgoMs: HOUR, cluster: 'prod-eu',
+    message: 'MountVolume.SetUp failed for volume "certs" : secret "checkout-tls" not found', source: { component: 'kubelet', host: 'worker-3' },
+  },
+  {
+    ns: 'shop', name: 'b', kind: 'Pod', object: 'web-7d9', reason: 'FailedScheduling', type: 'Warning', lastAgoMs: 2 * HOUR,
+    message: '0/3 nodes are available: 3 Insufficient cpu.', reportingComponent: 'default-scheduler', reportingInstance: 'sched-1',
+  },
+  {
+    ns: 'ops', name: 'c', kind: 'Node', object: 'worker-3', reason: 'NodeNotReady', type: 'Normal', lastAgoMs: 3 * HOUR, cluster: 'prod-us',
+    message: 'Node worker-3 status is now: NodeNotReady', source: { component: 'node-controller' },
+  },
+  {
+    ns: 'shop', name: 'd', kind: 'Pod', object: 'checkout-db-1', reason: 'BackOff', type: 'Warning', lastAgoMs: 30 * MINUTE, cluster: 'prod-eu',
+    message: 'Back-off restarting failed container db in pod checkout-db-1_shop(5d1c)', source: { component: 'kubelet', host: 'worker-4' },
+  },
+  {
+    ns: 'shop', name: 'e', kind: 'Deployment', object: 'web', reason: 'ScalingReplicaSet', type: 'Normal', lastAgoMs: 0,
+    message: 'Scaled up replica set web-7d9 to 3', source: { component: 'deployment-controller' },
+  },
+  {
+    ns: 'ops', name: 'f', kind: 'Pod', object: 'certs-rotator', reason: 'Pulled', type: 'Normal', lastAgoMs: 0,
+    message: 'Successfully pulled image "registry.k8s.io/certs:v1.2" in 1.2s', source: { component: 'kubelet', host: 'worker-3' },
+  },
+  {
+    ns: 'ops', name: 'g', kind: 'Pod', object: 'prüfer', reason: 'Failed', type: 'Warning', lastAgoMs: 4 * HOUR,
+    message: 'Überprüfung fehlgeschlagen: 証明書の期限切れ', source: { component: 'kubelet', host: 'worker-4' },
+  },
+];
+
+function fixtureEvent(f: Fixture, nowMs: number): CoreEvent {
+  const last = new Date(nowMs - f.lastAgoMs).toISOString();
+  const e: CoreEvent = {
+    kind: 'Event',
+    apiVersion: 'v1',
+    metadata: { namespace: f.ns, name: f.name, uid: `uid-${f.ns}-${f.name}`, ...(f.cluster !== undefined ? { labels: { [CLUSTER_LABEL]: f.cluster } } : {}) },
+    involvedObject: { kind: f.kind, namespace: f.ns, name: f.object },
+    reason: f.reason,
+    message: f.message,
+    type: f.type,
+    count: 1,
+    firstTimestamp: last,
+    lastTimestamp: last,
+  };
+  if (f.source !== undefined) e.source = f.source;
+  if (f.reportingComponent !== undefined) e.reportingComponent = f.reportingComponent;
+  if (f.reportingInstance !== undefined) e.reportingInstance = f.reportingInstance;
+  return e;
+}
+
+function names(hits: SearchHit[]): string[] {
+  return hits.map((h) => h.event.metadata.name!);
+}
+
+/**
+ * runSearchConformance registers the behaviour of the archive's search
+ * (docs/search.md) that every archive backend must have, whatever its index:
+ * a case per feature of the query language, the order and its pages over one
+ * snapshot, and hits leaving with the events (update, delete, expiry,
+ * retention, compaction). It uses the same setup as the EventStore suite.
+ */
+export function runSearchConformance(name: string, setup: ConformanceSetup): void {
+  const open = async (): Promise<{ store: Searchable; env: ConformanceEnv }> => {
+    const clock = new FakeClock();
+    const env: ConformanceEnv = { clock, options: { clock, ...CONFORMANCE_ENV_DEFAULTS } };
+    const store = await setup.create(env);
+    await store.ready();
+    assert.ok(canSearch(store), `${name} answers the archive's search`);
+    return { store, env };
+  };
+  /** withArchive opens a store holding FIXTURES; `now` is the fixtures' reference time. */
+  const withArchive = (fn: (store: Searchable, env: ConformanceEnv, now: number) => Promise<void>) => async (): Promise<void> => {
+    const { store, env } = await open();
+    try {
+      const now = env.clock.now();
+      for (const f of FIXTURES) await store.create(fixtureEvent(f, now));
+      await fn(store, env, now);
+    } finally {
+      await setup.destroy(store);
+    }
+  };
+  const request = (q: string, now: number, extra: Partial<SearchRequest> = {}): SearchRequest => ({ query: parseSearchQuery(q, { nowMs: now }), limit: 100, ...extra });
+  const searchAll = async (store: Searchable, q: string, now: number, extra: Partial<SearchRequest> = {}): Promise<SearchHit[]> => {
+    const page = await store.search(request(q, now, extra));
+    assert.equal(page.next, undefined, 'one page holds the whole result');
+    return page.items;
+  };
+
+  void describe(`Search conformance: ${name}`, () => {
+    // [query, the hits newest first]
+    const cases: [string, string, string[]][] = [
+      ['an empty query finds every event, newest first, ties by key', '', ['f', 'e', 'd', 'a', 'b', 'c', 'g']],
+      ['a word, in any text field', 'certs', ['f', 'a']],
+      ['a word in any case', 'CERTS', ['f', 'a']],
+      ['a whole word only', 'cert', []],
+      ['a phrase, its words in order', '"failed container"', ['d']],
+      ['a phrase in another order', '"container failed"', []],
+      ['a word with punctuation as a phrase', 'checkout-db', ['d', 'a']],
+      ['every word of a query', 'checkout tls', ['a']],
+      ['words found in different fields', 'kubelet certs', ['f', 'a']],
+      ['exclusion of a word', '-certs', ['e', 'd', 'b', 'c', 'g']],
+      ['exclusion of a phrase', 'checkout -"back off"', ['a']],
+      ['unicode words in any case', 'ÜBERPRÜFUNG', ['g']],
+      ['a reason', 'reason:FailedMount', ['a']],
+      ['a type', 'type:normal', ['f', 'e', 'c']],
+      ['a namespace', 'ns:ops', ['f', 'c', 'g']],
+      ['a kind', 'kind:node', ['c']],
+      ['a name', 'name:checkout-db-1', ['d']],
+      ['a node, from source.host', 'node:worker-3', ['f', 'a']],
+      ['a node, from reportingInstance', 'node:sched-1', ['b']],
+      ['a controller, from source.component', 'controller:kubelet', ['f', 'd', 'a', 'g']],
+      ['a controller, from reportingComponent', 'controller:default-scheduler', ['b']],
+      ['a cluster', 'cluster:prod-eu', ['d', 'a']],
+      ['a name with a wildcard', 'name:checkout-db-*', ['d', 'a']],
+      ['a reason with a wildcard', 'reason:Failed*', ['a', 'b', 'g']],
+      ['a cluster with a wildcard', 'cluster:prod-*', ['d', 'a', 'c']],
+      ['a quoted value is literal', 'name:"checkout-db-*"', []],
+      ['an excluded field', '-ns:shop', ['f', 'c', 'g']],
+      ['an excluded field with a wildcard', 'type:warning -name:checkout-*', ['b', 'g']],
+      ['a word and a field', 'certs reason:FailedMount', ['a']],
+      ['a duration since (inclusive)', 'since:1h', ['f', 'e', 'd', 'a']],
+      ['until (exclusive)', 'until:1h', ['b', 'c', 'g']],
+      ['a window of a word', 'worker since:3h until:30m', ['a', 'c']],
+    ];
+    for (const [what, q, want] of cases) {
+      it(`finds ${what}: ${q}`, withArchive(async (store, _env, now) => assert.deepEqual(names(await searchAll(store, q, now)), want)));
+    }
+
+    it(
+      'bounds the window by RFC 3339 times',
+      withArchive(async (store, _env, now) => {
+        const at = (ms: number): string => new Date(ms).toISOString();
+        assert.deepEqual(names(await searchAll(store, `since:${at(now - 2 * HOUR)} until:${at(now - 30 * MINUTE)}`, now)), ['a', 'b']);
+      }),
+    );
+
+    it(
+      'names the fields each hit matched',
+      withArchive(async (store, _env, now) => {
+        const hits = await searchAll(store, 'certs type:Normal', now);
+        assert.deepEqual(hits.map((h) => `${h.event.metadata.name}:${h.matched.join(',')}`), ['f:message,type,name']);
+        const worker = await searchAll(store, 'worker-3', now);
+        assert.deepEqual(worker.map((h) => `${h.event.metadata.name}:${h.matched.join(',')}`), ['f:node', 'a:node', 'c:message,name']);
+      }),
+    );
+
+    it(
+      'returns the stored events as a list does',
+      withArchive(async (store, _env, now) => {
+        const [hit] = await searchAll(store, 'name:checkout-db-0', now);
+        const stored = await store.get('shop', 'a');
+        assert.deepEqual(hit?.event, stored);
+      }),
+    );
+
+    it(
+      'keeps to one namespace',
+      withArchive(async (store, _env, now) => {
+        assert.deepEqual(names(await searchAll(store, '', now, { namespace: 'ops' })), ['f', 'c', 'g']);
+        assert.deepEqual(names(await searchAll(store, 'certs', now, { namespace: 'shop' })), ['a']);
+        assert.deepEqual(names(await searchAll(store, '', now, { namespace: 'none' })), []);
+      }),
+    );
+
+    it(
+      'pages the same order at every limit',
+      withArchive(async (store, _env, now) => {
+        for (const limit of [1, 2, 3, 6, 7]) {
+          const seen: string[] = [];
+          let after: SearchCursor | undefined;
+          let rv: number | undefined;
+          for (let pages = 0; ; pages++) {
+            assert.ok(pages < 10, 'the pages end');
+            const page = await store.search(request('', now, { limit, ...(after !== undefined ? { after } : {}), ...(rv !== undefined ? { resourceVersion: rv } : {}) }));
+            assert.ok(page.items.length <= limit);
+            rv ??= page.resourceVersion;
+            assert.equal(page.resourceVersion, rv, 'every page reads the first page\'s revision');
+            seen.push(...names(page.items));
+            if (page.next === undefined) break;
+            assert.equal(page.items.length, limit, 'a page that says more follow is full');
+            after = page.next;
+          }
+          assert.deepEqual(seen, ['f', 'e', 'd', 'a', 'b', 'c', 'g'], `limit ${limit}`);
+        }
+      }),
+    );
+
+    it(
+      'reads every page of a search at its first page\'s snapshot, whatever is written between pages',
+      withArchive(async (store, _env, now) => {
+        const first = await store.search(request('', now, { limit: 2 }));
+        assert.deepEqual(names(first.items), ['f', 'e']);
+        await store.create(fixtureEvent({ ...FIXTURES[0]!, name: 'h', lastAgoMs: -HOUR }, now));
+        await store.guaranteedUpdate('shop', 'd', (cur) => ({ ...cur!, message: 'moved on', lastTimestamp: new Date(now + 2 * HOUR).toISOString() }));
+        await store.delete('shop', 'a');
+        const rest: string[] = [];
+        let after = first.next;
+        while (after !== undefined) {
+          const page = await store.search(request('', now, { limit: 2, after, resourceVersion: first.resourceVersion }));
+          rest.push(...names(page.items));
+          after = page.next;
+        }
+        assert.deepEqual(rest, ['d', 'a', 'b', 'c', 'g']);
+        const back = await store.search(request('failed container', now, { resourceVersion: first.resourceVersion }));
+        assert.deepEqual(names(back.items), ['d'], 'the snapshot has the old text');
+        assert.deepEqual(names(await searchAll(store, '', now)), ['d', 'h', 'f', 'e', 'b', 'c', 'g'], 'a new search reads the latest');
+      }),
+    );
+
+    it(
+      'keeps hits in step with updates, deletes and expiry',
+      withArchive(async (store, env, now) => {
+        await store.guaranteedUpdate('shop', 'b', (cur) => ({ ...cur!, message: 'pod web-7d9 bound to worker-9', reason: 'Scheduled' }));
+        assert.deepEqual(names(await searchAll(store, 'insufficient', now)), []);
+        assert.deepEqual(names(await searchAll(store, 'worker-9 reason:scheduled', now)), ['b']);
+        await store.delete('ops', 'f');
+        assert.deepEqual(names(await searchAll(store, 'certs', now)), ['a']);
+        await store.create(fixtureEvent({ ...FIXTURES[0]!, name: 'ttl', message: 'fleeting words' }, now), { ttlSeconds: 5 });
+        assert.deepEqual(names(await searchAll(store, 'fleeting', now)), ['ttl']);
+        await env.clock.advance(5_000 + 2 * env.options.expiryIntervalMs);
+        assert.deepEqual(names(await searchAll(store, 'fleeting', now)), [], 'an expired event is no hit');
+      }),
+    );
+
+    it(
+      'refuses a snapshot older than the history with ResourceVersionExpired',
+      withArchive(async (store, env, now) => {
+        const first = await store.search(request('', now, { limit: 2 }));
+        await store.delete('shop', 'd');
+        await env.clock.advance((env.options.historyWindowSeconds + 5) * 1000);
+        let caught: unknown;
+        try {
+          await store.search(request('', now, { limit: 2, after: first.next!, resourceVersion: first.resourceVersion }));
+        } catch (e) {
+          caught = e;
+        }
+        assert.ok(isStorageError(caught, 'ResourceVersionExpired'), `expected ResourceVersionExpired, got ${String(caught)}`);
+        assert.deepEqual(names(await searchAll(store, 'checkout-db', now)), ['a'], 'compaction leaves no hit of a deleted event');
+      }),
+    );
+
+    it(
+      'loses the hits of the events retention removes',
+      withArchive(async (store, env, now) => {
+        const archived = (n: string): CoreEvent => fixtureEvent({ ...FIXTURES[4]!, name: n, message: `rotated certs ${n}` }, now);
+        const t0 = env.clock.now();
+        await store.applyArchiveBatch({ writes: [{ namespace: 'shop', name: 'old', decide: () => ({ action: 'write', object: archived('old') }) }], stamp: {} });
+        await env.clock.advance(10_000);
+        await store.applyArchiveBatch({ writes: [{ namespace: 'shop', name: 'new', decide: () => ({ action: 'write', object: archived('new') }) }], stamp: {} });
+        await env.clock.advance(10_000);
+        assert.deepEqual(names(await searchAll(store, 'rotated', now)).sort(), ['new', 'old']);
+        for (let step = 0; step < 20; step++) if (!(await store.enforceRetention({ olderThanMs: t0 + 5_000 })).more) break;
+        assert.deepEqual(names(await searchAll(store, 'rotated', now)), ['new']);
+      }),
+    );
+
+    it(
+      'counts the hits of the whole search per bucket, whatever the page',
+      withArchive(async (store, _env, now) => {
+        const histogram = { sinceMs: now - 4 * HOUR, untilMs: now + HOUR, bucketMs: HOUR };
+        const all = await store.search(request('', now, { limit: 1, histogram }));
+        assert.deepEqual(all.histogram?.map((b) => [b.startMs - now, b.hits]), [[-4 * HOUR, 1], [-3 * HOUR, 1], [-2 * HOUR, 1], [-HOUR, 2], [0, 2]]);
+        const certs = await store.search(request('certs', now, { limit: 1, histogram }));
+        assert.deepEqual(certs.histogram?.map((b) => b.hits), [0, 0, 0, 1, 1]);
+        assert.equal(certs.items.length, 1);
+        const none = await store.search(request('', now, { limit: 1 }));
+        assert.equal(none.histogram, undefined, 'only when asked for');
+      }),
+    );
+  });
+}

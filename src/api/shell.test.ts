@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { shellArg, shellQuote } from './shell.js';
+import { shellArg, shellCommand, shellQuote } from './shell.js';
 import type { ShellRole } from './shell.js';
 
 /** words runs `printf` in a real POSIX shell (dash as /bin/sh) over `args`, returning the words it received. */
@@ -112,4 +112,26 @@ void test('every argument shellArg accepts is one word reading back as the value
       if (got.ok) assert.deepEqual(words(got.arg), [value], `${role} ${JSON.stringify(value)}`);
     }
   }
+});
+
+void test('shellCommand writes accepted values as their argument and gathers why each placeholder stands', () => {
+  const pod = shellArg('web-0', 'pod');
+  const ns = shellArg('team a', 'namespace');
+  const node = shellArg('n1;id', 'node');
+  const got = shellCommand`kubectl logs ${pod} -n ${ns} --field-selector=spec.nodeName=${node} # again ${ns}`;
+  assert.equal(got.command, 'kubectl logs web-0 -n <namespace> --field-selector=spec.nodeName=<node> # again <namespace>');
+  assert.deepEqual(got.refused, [
+    `the namespace "team a" is not a DNS-1123 label (at most 63 of a-z, 0-9 and '-')`,
+    `the node name "n1;id" is not a DNS-1123 subdomain (at most 253 of a-z, 0-9, '-' and '.')`,
+  ]);
+  assert.deepEqual(shellCommand`kubectl get events -n ${shellArg('kube-system', 'namespace')}`, { command: 'kubectl get events -n kube-system', refused: [] });
+});
+
+void test('shellCommand takes commands built by itself as parts, with their reasons', () => {
+  const flag = (c: string | undefined) => (c === undefined ? shellCommand`` : shellCommand` -c ${shellArg(c, 'container')}`);
+  assert.deepEqual(shellCommand`kubectl logs web-0${flag(undefined)} --previous`, { command: 'kubectl logs web-0 --previous', refused: [] });
+  assert.deepEqual(shellCommand`kubectl logs web-0${flag('app')} --previous`, { command: 'kubectl logs web-0 -c app --previous', refused: [] });
+  const bad = shellCommand`kubectl logs ${shellArg('w;x', 'pod')}${flag('a|b')}`;
+  assert.equal(bad.command, 'kubectl logs <pod> -c <container>');
+  assert.equal(bad.refused.length, 2);
 });

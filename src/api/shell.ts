@@ -94,3 +94,36 @@ function displayValue(value: string): string {
   const cut = chars.length > SHELL_WHY_VALUE_CHARS ? `${chars.slice(0, SHELL_WHY_VALUE_CHARS).join('')}…` : value;
   return `"${escapeTerminalLine(cut)}"`;
 }
+
+/** ShellCommand is a command built by shellCommand, with the reasons for each placeholder it shows. */
+export interface ShellCommand {
+  command: string;
+  /** refused says, once per reason, why a placeholder stands where an event's value would have gone. */
+  refused: string[];
+}
+
+/**
+ * shellCommand is a tagged template for a command a reader may paste: its literal
+ * text is the caller's own and taken as is; every interpolated value must be a
+ * ShellArg, so event text can only enter through shellArg, or a ShellCommand built
+ * the same way (an optional flag, say). Refused values show as their placeholder,
+ * and their reasons are gathered in `refused`.
+ */
+export function shellCommand(literals: TemplateStringsArray, ...parts: (ShellArg | ShellCommand)[]): ShellCommand {
+  let command = literals[0] ?? '';
+  const refused: string[] = [];
+  const refuse = (why: string): void => {
+    if (!refused.includes(why)) refused.push(why);
+  };
+  parts.forEach((p, i) => {
+    if ('refused' in p) {
+      command += p.command;
+      p.refused.forEach(refuse);
+    } else {
+      command += p.arg;
+      if (!p.ok) refuse(p.why);
+    }
+    command += literals[i + 1] ?? '';
+  });
+  return { command, refused };
+}

@@ -1,9 +1,12 @@
-import type { CoreEvent } from '../api/index.js';
-import type { TimelineHint } from '../api/index.js';
+import { escapeTerminalLine, shellArg, shellCommand } from '../api/index.js';
+import type { CoreEvent, ShellArg, ShellCommand, TimelineHint } from '../api/index.js';
 
 /**
  * Next steps by reason: each a command the reader can paste, filled in with the
- * pod, container, node, image or probe endpoint the events name.
+ * pod, container, node, image or probe endpoint the events name. Those values are
+ * event text, written by anyone who may create an Event: each goes through
+ * shellArg (a valid name for its role, quoted where needed, else a placeholder
+ * and the reason, added to the hint's why).
  */
 
 /** HintContext is what a rule knows beyond the event: where the pods ran, and the object the timeline is for. */
@@ -45,27 +48,54 @@ export function containerOf(e: CoreEvent): string | undefined {
   return m?.[1];
 }
 
+interface PodRef {
+  namespace: string;
+  name: string | undefined;
+}
+
 /** podOf is the pod an event points at: its involved Pod, else the timeline's pod. */
-function podOf(e: CoreEvent, ctx: HintContext): { namespace: string; name: string } {
+function podOf(e: CoreEvent, ctx: HintContext): PodRef {
   if (e.involvedObject.kind === 'Pod') {
-    return { namespace: e.involvedObject.namespace ?? e.metadata.namespace ?? 'default', name: e.involvedObject.name ?? '<pod>' };
+    return { namespace: e.involvedObject.namespace ?? e.metadata.namespace ?? 'default', name: e.involvedObject.name };
   }
-  return ctx.rootPod ?? { namespace: e.metadata.namespace ?? 'default', name: '<pod>' };
+  return ctx.rootPod ?? { namespace: e.metadata.namespace ?? 'default', name: undefined };
 }
 
 /** nodeOf is the node an event happened on: the Node itself, the pod's scheduled node, else the reporting host. */
-function nodeOf(e: CoreEvent, ctx: HintContext): string {
-  if (e.involvedObject.kind === 'Node' && e.involvedObject.name) return e.involvedObject.name;
+function nodeOf(e: CoreEvent, ctx: HintContext): ShellArg {
+  if (e.involvedObject.kind === 'Node' && e.involvedObject.name) return shellArg(e.involvedObject.name, 'node');
   const pod = podOf(e, ctx);
-  return ctx.nodeOfPod.get(`${pod.namespace}/${pod.name}`) ?? (e.source?.host || e.reportingInstance || '<node>');
+  const scheduled = pod.name === undefined ? undefined : ctx.nodeOfPod.get(`${pod.namespace}/${pod.name}`);
+  return shellArg(scheduled ?? (e.source?.host || e.reportingInstance || undefined), 'node');
 }
 
-function podArgs(p: { namespace: string; name: string }): string {
-  return `${p.name} -n ${p.namespace}`;
+/** podArgs is `<pod> -n <namespace>`, each checked. */
+function podArgs(p: PodRef): ShellCommand {
+  return shellCommand`${shellArg(p.name, 'pod')} -n ${shellArg(p.namespace, 'namespace')}`;
 }
 
-function containerFlag(c: string | undefined): string {
-  return c === undefined ? '' : ` -c ${c}`;
+/** optional is a flag that is left out when the events name no value for it. */
+function optional(value: string | undefined, flag: (a: ShellArg) => ShellCommand, role: 'container'): ShellCommand {
+  return value === undefined ? shellCommand`` : flag(shellArg(value, role));
+}
+
+function containerFlag(c: string | undefined): ShellCommand {
+  return optional(c, (a) => shellCommand` -c ${a}`, 'container');
+}
+
+/**
+ * hint makes a TimelineHint of a built command, its why followed by the reasons for
+ * any placeholder in it or in the commands `also` (those its why quotes).
+ */
+function hint(reason: string, cmd: ShellCommand, why: string, also: readonly ShellCommand[] = []): TimelineHint {
+  const refused = [...new Set([cmd, ...also].flatMap((c) => c.refused))];
+  const because = refused.length === 0 ? '' : ` (placeholders: ${refused.join('; ')})`;
+  return { reason, command: cmd.command, why: escapeTerminalLine(why + because) };
+}
+
+/** jsonpath is a jsonpath template as one shell word (the template is ours; values in it are already checked). */
+function jsonpath(template: string): ShellArg {
+  return shellArg(template, 'text');
 }
 
 /** HINT_RULES are the rules, most specific first; an event takes the first that matches. */
@@ -77,29 +107,37 @@ export const HINT_RULES: readonly HintRule[] = [
       const pod = podOf(e, ctx);
       const m = message(e);
       const out: TimelineHint[] = [
-        { reason: 'FailedScheduling', command: 'kubectl describe nodes', why: `the scheduler said "${firstSentence(m)}": compare each node's Allocatable, Allocated resources and Taints with what the pod needs` },
+        hint('FailedScheduling', shellCommand`kubectl describe nodes`, `the scheduler said "${firstSentence(m)}": compare each node's Allocatable, Allocated resources and Taints with what the pod needs`),
       ];
       if (/Insufficient /.test(m)) {
         const what = [...m.matchAll(/Insufficient ([\w./-]*\w)/g)].map((x) => x[1]).filter((x, i, a) => a.indexOf(x) === i);
-        out.push({
-          reason: 'FailedScheduling',
-          command: `kubectl get pod ${podArgs(pod)} -o jsonpath='{.spec.containers[*].resources.requests}'`,
-          why: `the pod's requests: no node has enough ${what.join(' and ')} left for them`,
-        });
+        out.push(
+          hint(
+            'FailedScheduling',
+            shellCommand`kubectl get pod ${podArgs(pod)} -o jsonpath='{.spec.containers[*].resources.requests}'`,
+            `the pod's requests: no node has enough ${what.join(' and ')} left for them`,
+          ),
+        );
       }
       if (/taint/.test(m)) {
-        out.push({
-          reason: 'FailedScheduling',
-          command: `kubectl get nodes -o custom-columns=NAME:.metadata.name,TAINTS:.spec.taints`,
-          why: "nodes carry taints the pod does not tolerate: compare with kubectl get pod " + `${podArgs(pod)} -o jsonpath='{.spec.tolerations}'`,
-        });
+        const compare = shellCommand`kubectl get pod ${podArgs(pod)} -o jsonpath='{.spec.tolerations}'`;
+        out.push(
+          hint(
+            'FailedScheduling',
+            shellCommand`kubectl get nodes -o custom-columns=NAME:.metadata.name,TAINTS:.spec.taints`,
+            `nodes carry taints the pod does not tolerate: compare with ${compare.command}`,
+            [compare],
+          ),
+        );
       }
       if (/affinity|selector/.test(m)) {
-        out.push({
-          reason: 'FailedScheduling',
-          command: `kubectl get pod ${podArgs(pod)} -o jsonpath='{.spec.nodeSelector} {.spec.affinity.nodeAffinity}'`,
-          why: 'no node matches the pod\'s node selector or affinity: compare with kubectl get nodes --show-labels',
-        });
+        out.push(
+          hint(
+            'FailedScheduling',
+            shellCommand`kubectl get pod ${podArgs(pod)} -o jsonpath='{.spec.nodeSelector} {.spec.affinity.nodeAffinity}'`,
+            "no node matches the pod's node selector or affinity: compare with kubectl get nodes --show-labels",
+          ),
+        );
       }
       return out;
     },
@@ -114,16 +152,16 @@ export const HINT_RULES: readonly HintRule[] = [
       const image = /image "([^"]+)"/.exec(message(e))?.[1];
       const reason = IMAGE_PULL_REASONS.has(e.reason ?? '') ? e.reason! : 'ErrImagePull';
       return [
-        {
+        hint(
           reason,
-          command: `kubectl get pod ${podArgs(pod)} -o jsonpath='{.spec.containers[*].image}'`,
-          why: image === undefined ? 'check the image reference: registry, repository and tag' : `check that the image reference "${image}" exists: registry, repository and tag`,
-        },
-        {
+          shellCommand`kubectl get pod ${podArgs(pod)} -o jsonpath='{.spec.containers[*].image}'`,
+          image === undefined ? 'check the image reference: registry, repository and tag' : `check that the image reference "${image}" exists: registry, repository and tag`,
+        ),
+        hint(
           reason,
-          command: `kubectl get pod ${podArgs(pod)} -o jsonpath='{.spec.serviceAccountName} {.spec.imagePullSecrets}'`,
-          why: 'a private registry needs pull secrets, on the pod or its service account',
-        },
+          shellCommand`kubectl get pod ${podArgs(pod)} -o jsonpath='{.spec.serviceAccountName} {.spec.imagePullSecrets}'`,
+          'a private registry needs pull secrets, on the pod or its service account',
+        ),
       ];
     },
   },
@@ -134,21 +172,17 @@ export const HINT_RULES: readonly HintRule[] = [
       const pod = podOf(e, ctx);
       const container = e.involvedObject.kind === 'Pod' ? containerOf(e) : undefined;
       return [
-        {
-          reason: 'OOMKilled',
-          command: `kubectl get pod ${podArgs(pod)} -o jsonpath='{range .status.containerStatuses[*]}{.name}: {.lastState.terminated.reason}{"\\n"}{end}'`,
-          why: 'OOMKilled here confirms which container ran out of memory',
-        },
-        {
-          reason: 'OOMKilled',
-          command: `kubectl get pod ${podArgs(pod)} -o jsonpath='{range .spec.containers[*]}{.name}: {.resources.limits.memory}{"\\n"}{end}'`,
-          why: 'the memory limit to raise, or the usage to bring down',
-        },
-        {
-          reason: 'OOMKilled',
-          command: `kubectl logs ${podArgs(pod)}${containerFlag(container)} --previous`,
-          why: 'what the container was doing when it was killed',
-        },
+        hint(
+          'OOMKilled',
+          shellCommand`kubectl get pod ${podArgs(pod)} -o jsonpath='{range .status.containerStatuses[*]}{.name}: {.lastState.terminated.reason}{"\\n"}{end}'`,
+          'OOMKilled here confirms which container ran out of memory',
+        ),
+        hint(
+          'OOMKilled',
+          shellCommand`kubectl get pod ${podArgs(pod)} -o jsonpath='{range .spec.containers[*]}{.name}: {.resources.limits.memory}{"\\n"}{end}'`,
+          'the memory limit to raise, or the usage to bring down',
+        ),
+        hint('OOMKilled', shellCommand`kubectl logs ${podArgs(pod)}${containerFlag(container)} --previous`, 'what the container was doing when it was killed'),
       ];
     },
   },
@@ -158,17 +192,15 @@ export const HINT_RULES: readonly HintRule[] = [
     hints(e, ctx) {
       const pod = podOf(e, ctx);
       const container = containerOf(e);
+      const copy = shellArg(pod.name === undefined ? undefined : `${pod.name}-debug`, 'pod');
+      const containerOpt = optional(container, (a) => shellCommand` --container=${a}`, 'container');
       return [
-        {
-          reason: e.reason ?? 'BackOff',
-          command: `kubectl logs ${podArgs(pod)}${containerFlag(container)} --previous`,
-          why: 'the output of the last run that crashed',
-        },
-        {
-          reason: e.reason ?? 'BackOff',
-          command: `kubectl debug ${podArgs(pod)} -it --copy-to=${pod.name}-debug${container === undefined ? '' : ` --container=${container}`} -- sh`,
-          why: 'a copy of the pod with a shell in place of the failing command, to start it by hand',
-        },
+        hint(e.reason ?? 'BackOff', shellCommand`kubectl logs ${podArgs(pod)}${containerFlag(container)} --previous`, 'the output of the last run that crashed'),
+        hint(
+          e.reason ?? 'BackOff',
+          shellCommand`kubectl debug ${podArgs(pod)} -it --copy-to=${copy}${containerOpt} -- sh`,
+          'a copy of the pod with a shell in place of the failing command, to start it by hand',
+        ),
       ];
     },
   },
@@ -181,20 +213,25 @@ export const HINT_RULES: readonly HintRule[] = [
       const probe = /^(Liveness|Readiness|Startup) probe/.exec(m)?.[1]?.toLowerCase() ?? 'readiness';
       const container = containerOf(e);
       const url = /https?:\/\/[^/:\s"]+:(\d+)(\/[^\s"]*)?/.exec(m);
-      const port = url?.[1] ?? '<port>';
+      const port = shellArg(url?.[1], 'port');
       const path = url?.[2] ?? '/';
-      const selector = container === undefined ? '*' : `?(@.name=="${container}")`;
+      const named = container === undefined ? undefined : shellArg(container, 'container');
+      // A container name that is not a valid label stays out of the jsonpath: every container's probe is shown instead.
+      const selector = named?.ok === true ? `?(@.name=="${container}")` : '*';
+      const curl = shellCommand`curl -v ${shellArg(`http://127.0.0.1:${port.ok ? url?.[1] : '<port>'}${path}`, 'text')}`;
       return [
-        {
-          reason: 'Unhealthy',
-          command: `kubectl get pod ${podArgs(pod)} -o jsonpath='{.spec.containers[${selector}].${probe}Probe}'`,
-          why: `the ${probe} probe: its path, port, timeout and thresholds`,
-        },
-        {
-          reason: 'Unhealthy',
-          command: `kubectl port-forward pod/${pod.name} -n ${pod.namespace} ${port}:${port}`,
-          why: `then try the endpoint as the probe does: curl -v http://127.0.0.1:${port}${path}`,
-        },
+        hint(
+          'Unhealthy',
+          shellCommand`kubectl get pod ${podArgs(pod)} -o jsonpath=${jsonpath(`{.spec.containers[${selector}].${probe}Probe}`)}`,
+          `the ${probe} probe: its path, port, timeout and thresholds`,
+          named === undefined ? [] : [shellCommand`${named}`],
+        ),
+        hint(
+          'Unhealthy',
+          shellCommand`kubectl port-forward pod/${shellArg(pod.name, 'pod')} -n ${shellArg(pod.namespace, 'namespace')} ${port}:${port}`,
+          `then try the endpoint as the probe does: ${curl.command}`,
+          [curl],
+        ),
       ];
     },
   },
@@ -204,16 +241,8 @@ export const HINT_RULES: readonly HintRule[] = [
     hints(e, ctx) {
       const node = nodeOf(e, ctx);
       return [
-        {
-          reason: e.reason ?? 'Evicted',
-          command: `kubectl describe node ${node}`,
-          why: "the node's Conditions (MemoryPressure, DiskPressure, PIDPressure) and what is allocated on it",
-        },
-        {
-          reason: e.reason ?? 'Evicted',
-          command: `kubectl get pods -A --field-selector spec.nodeName=${node}`,
-          why: 'the other pods on that node, competing for the same memory and disk',
-        },
+        hint(e.reason ?? 'Evicted', shellCommand`kubectl describe node ${node}`, "the node's Conditions (MemoryPressure, DiskPressure, PIDPressure) and what is allocated on it"),
+        hint(e.reason ?? 'Evicted', shellCommand`kubectl get pods -A --field-selector spec.nodeName=${node}`, 'the other pods on that node, competing for the same memory and disk'),
       ];
     },
   },
@@ -226,12 +255,13 @@ export const DISTROLESS_RULE: HintRule = {
   hints(e, ctx) {
     const pod = podOf(e, ctx);
     const container = containerOf(e);
+    const target = optional(container, (a) => shellCommand` --target=${a}`, 'container');
     return [
-      {
-        reason: 'distroless',
-        command: `kubectl debug -it ${podArgs(pod)} --image=busybox:1.36${container === undefined ? '' : ` --target=${container}`}`,
-        why: 'the container has no shell: an ephemeral debug container shares its processes and filesystem',
-      },
+      hint(
+        'distroless',
+        shellCommand`kubectl debug -it ${podArgs(pod)} --image=busybox:1.36${target}`,
+        'the container has no shell: an ephemeral debug container shares its processes and filesystem',
+      ),
     ];
   },
 };

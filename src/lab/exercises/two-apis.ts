@@ -1,3 +1,4 @@
+import { shellArg, shellCommand } from '../../api/index.js';
 import type { CoreEvent } from '../../api/index.js';
 import { LEARNER, apiOf, covers, isRead } from '../audit-log.js';
 import { WIDGET, aboutWidget, block, createdAt, createdThrough, readAfter, step } from '../exercise.js';
@@ -90,7 +91,8 @@ function readBack(view: LabView, event: CoreEvent | undefined, through: 'core/v1
   if (event === undefined) return step(false, '', `read the ${made} event back through ${through} (once it exists)`);
   const ref = { namespace: event.metadata.namespace ?? view.state.namespace, name: event.metadata.name ?? '', involvedObject: event.involvedObject, type: event.type, reason: event.reason };
   const read = view.audit().some((r) => r.user.username === LEARNER && isRead(r) && apiOf(r) === through && covers(r, ref) && readAfter(r, createdAt(view, event)));
-  const command = through === 'core/v1' ? `kubectl get events ${ref.name} -o yaml` : `kubectl get events.events.k8s.io ${ref.name} -o yaml`;
+  const name = shellArg(ref.name, 'name');
+  const command = (through === 'core/v1' ? shellCommand`kubectl get events ${name} -o yaml` : shellCommand`kubectl get events.events.k8s.io ${name} -o yaml`).command;
   return step(read, `${ref.name} (made through ${made}) was read back through ${through}`, `${ref.name} (made through ${made}) was not read back through ${through} yet: ${command}`);
 }
 

@@ -122,7 +122,7 @@ export function ObjectPanel({ objectKey, cluster, now, onClose }: ObjectPanelPro
       )}
       <h3>Next steps</h3>
       {timeline === undefined ? null : timeline.hints.length === 0 ? (
-        <p class="none">No specific steps for these reasons. Start with <code>kubectl describe {title.toLowerCase()}{target.namespace ? ` -n ${target.namespace}` : ''}</code>.</p>
+        <p class="none">No specific steps for these reasons. Start with <code>kubectl describe</code> of this object.</p>
       ) : (
         <ul class="hints">
           {timeline.hints.map((h) => (

@@ -17,3 +17,4 @@ export * from './decode.js';
 export * from './occurrence.js';
 export * from './cluster.js';
 export * from './timeline.js';
+export * from './incident.js';

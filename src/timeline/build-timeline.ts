@@ -6,7 +6,7 @@ import type { ObjectRef } from './kinds.js';
 import { decompressEvent, MAX_SPREAD_ROWS } from './occurrence-rows.js';
 import type { OccurrenceEntry } from './occurrence-rows.js';
 import { inScope, objectKey, scheduledNode, scopeObjects } from './scope.js';
-import type { ObjectScope, OwnerLink } from './scope.js';
+import type { OwnerLink } from './scope.js';
 import type { Timeline, TimelineRow, TimelineSummary } from '../api/index.js';
 
 /** TimelineInput is everything a timeline is built from. */
@@ -76,20 +76,30 @@ function canonicalEvents(events: readonly CoreEvent[]): CoreEvent[] {
   return [...byIdentity.entries()].sort((a, b) => compareText(a[0], b[0])).map(([, e]) => e);
 }
 
+/** TimelineEntries are a set of events' occurrences as entries, in time order, before they become rows. */
+export interface TimelineEntries {
+  /** events are the events given, deduplicated, ordered and scoped. */
+  events: CoreEvent[];
+  /** entries are their occurrences within the window, in time order (ties in the order of the events). */
+  entries: OccurrenceEntry[];
+  /** fromHistory: the archive held the history of an event with entries. */
+  fromHistory: boolean;
+  /** undated: occurrences of events with no time at all. */
+  undated: number;
+}
+
 /**
- * buildTimeline turns events (and their occurrence history) into a timeline:
- * scoped to an object and what it owns, one row per occurrence in time order,
- * a summary and next steps. The result depends on the events and occurrences
+ * timelineEntries is the first half of buildTimeline: the events scoped to the
+ * object, decompressed into occurrences by their history, cut to the window
+ * and put in time order. The result depends on the events and occurrences
  * given, never on their order.
  */
-export function buildTimeline(input: TimelineInput): Timeline {
-  let scope: ObjectScope | undefined;
+export function timelineEntries(input: TimelineInput): TimelineEntries {
   const all = canonicalEvents(input.events);
   let events = all;
   if (input.for !== undefined) {
-    scope = scopeObjects(input.for, all, input.owners);
-    const s = scope;
-    events = all.filter((e) => inScope(s, e));
+    const scope = scopeObjects(input.for, all, input.owners);
+    events = all.filter((e) => inScope(scope, e));
   }
   const history = input.occurrences === undefined ? undefined : groupOccurrences(input.occurrences);
   const types = input.types?.map((t) => t.toLowerCase());
@@ -113,8 +123,18 @@ export function buildTimeline(input: TimelineInput): Timeline {
     if (own !== undefined && own.length > 0 && entries.length > before) fromHistory = true;
   }
   entries.sort((a, b) => a.entry.ms - b.entry.ms || a.seq - b.seq);
-  const sorted = entries.map((x) => x.entry);
-  const rows = sorted.map(toRow);
+  return { events: all, entries: entries.map((x) => x.entry), fromHistory, undated };
+}
+
+/**
+ * buildTimeline turns events (and their occurrence history) into a timeline:
+ * scoped to an object and what it owns, one row per occurrence in time order,
+ * a summary and next steps. The result depends on the events and occurrences
+ * given, never on their order.
+ */
+export function buildTimeline(input: TimelineInput): Timeline {
+  const { events: all, entries: sorted, fromHistory, undated } = timelineEntries(input);
+  const rows = sorted.map(timelineRow);
 
   const nodeOfPod = new Map<string, string>();
   for (const e of all) {
@@ -134,7 +154,8 @@ function boundTime(ms: number | undefined): string | null {
   return ms === undefined ? null : formatTimelineTime(ms);
 }
 
-function toRow(x: OccurrenceEntry): TimelineRow {
+/** timelineRow is the row of one entry: its time, object, reason and message, and its bounds when estimated. */
+export function timelineRow(x: OccurrenceEntry): TimelineRow {
   const e = x.event;
   const cluster = eventCluster(e);
   const row: TimelineRow = {

@@ -1,0 +1,115 @@
+import type { Facts, FailureKind, StepTemplate } from './kind.js';
+import { defined, firstGroup, objectWords, said, theObject } from './text.js';
+
+/**
+ * Refused creates: a controller (ReplicaSet, Job, DaemonSet, StatefulSet,
+ * CronJob) writes `FailedCreate` with the API server's refusal, and no pod
+ * exists to carry an event of its own. The controllers' formats:
+ * pkg/controller/controller_utils.go `Error creating: %v`,
+ * pkg/controller/statefulset/stateful_pod_control.go `create Pod %s in
+ * StatefulSet %s failed error: %v`, pkg/controller/cronjob `Error creating job: %v`.
+ * The refusals: staging/src/k8s.io/apiserver/pkg/admission/plugin/resourcequota/controller.go
+ * (`exceeded quota: %s, requested: %s, used: %s, limited: %s`, `failed quota: %s: must specify %s`),
+ * plugin/pkg/admission/serviceaccount/admission.go (`error looking up service account %s/%s: %v`),
+ * staging/src/k8s.io/apiserver/pkg/admission/plugin/webhook/errors (`admission webhook %q denied the request: %s`)
+ * and staging/src/k8s.io/pod-security-admission/admission (`violates PodSecurity %q: %s`).
+ */
+
+const CREATE_REASONS = ['FailedCreate', 'FailedCreatePodContainer'];
+
+function refusal(message: string): string | undefined {
+  const m = /(?:Error creating(?: job)?: |failed error: )([\s\S]*)$/.exec(message);
+  return m?.[1]?.trim();
+}
+
+function quotaStep(f: Facts): StepTemplate {
+  return {
+    words: ['kubectl', 'describe', 'resourcequota', ...(f.quota === undefined ? [] : [{ value: f.quota, role: 'name' as const }]), '-n', { value: f.namespace, role: 'namespace' }],
+    why: "the quota's limits and what is already used against them",
+  };
+}
+
+function controllerStep(f: Facts): StepTemplate {
+  return { words: ['kubectl', 'describe', ...objectWords(f)], why: 'the controller and its conditions (ReplicaFailure)' };
+}
+
+/** ADMISSION_KINDS are the refusals of a controller's creates. */
+export const ADMISSION_KINDS: readonly FailureKind[] = [
+  {
+    id: 'create-forbidden-quota',
+    role: 'cause',
+    subject: 'object',
+    reasons: CREATE_REASONS,
+    match: (e) => {
+      const r = refusal(e.message ?? '');
+      if (r === undefined) return undefined;
+      const exceeded = /exceeded quota: ([^,]+), requested: (.+?), used: (.+?), limited: (.+)$/.exec(r);
+      if (exceeded) {
+        const resources = [...exceeded[2]!.matchAll(/([\w./-]+)=/g)].map((x) => x[1]!);
+        return { quota: exceeded[1]!.trim(), requested: exceeded[2]!.trim(), used: exceeded[3]!.trim(), limited: exceeded[4]!.trim(), resources: resources.join(', '), problem: 'exceeded' };
+      }
+      const unspecified = /failed quota: ([^:]+): must specify (.+)$/.exec(r);
+      if (unspecified) return { quota: unspecified[1]!.trim(), missing: unspecified[2]!.trim(), problem: 'unspecified' };
+      return undefined;
+    },
+    cause: (f) =>
+      f.problem === 'unspecified'
+        ? `${theObject(f)} cannot create pods: ResourceQuota ${said(f.quota)} requires them to specify ${said(f.missing)}.`
+        : `${theObject(f)} cannot create pods: ResourceQuota ${said(f.quota)} would be exceeded (requested ${said(f.requested)}, used ${said(f.used)}, limited ${said(f.limited)}).`,
+    steps: (f) => [quotaStep(f), controllerStep(f)],
+  },
+  {
+    id: 'create-forbidden-serviceaccount',
+    role: 'cause',
+    subject: 'object',
+    reasons: CREATE_REASONS,
+    match: (e) => {
+      const r = refusal(e.message ?? '');
+      if (r === undefined) return undefined;
+      const sa = /error looking up service account ([^/\s]+)\/([^:\s]+)/.exec(r);
+      if (sa) return { serviceAccount: sa[2]! };
+      const missing = firstGroup(/serviceaccounts? "([^"]*)" not found/, r);
+      return missing !== undefined ? { serviceAccount: missing } : undefined;
+    },
+    cause: (f) => `${theObject(f)} cannot create pods: their ServiceAccount ${said(f.serviceAccount)} does not exist in namespace ${said(f.namespace)}.`,
+    steps: (f) => [
+      { words: ['kubectl', 'get', 'serviceaccount', { value: f.serviceAccount, role: 'name' }, '-n', { value: f.namespace, role: 'namespace' }], why: 'confirms it is missing: create it, or fix serviceAccountName in the pod template' },
+      controllerStep(f),
+    ],
+  },
+  {
+    id: 'create-forbidden-admission',
+    role: 'cause',
+    subject: 'object',
+    reasons: CREATE_REASONS,
+    match: (e) => {
+      const r = refusal(e.message ?? '');
+      if (r === undefined) return undefined;
+      const pss = /violates PodSecurity "([^"]*)":\s*([\s\S]*)$/.exec(r);
+      if (pss) return { policy: `PodSecurity ${pss[1]!}`, level: pss[1]!, detail: pss[2]!.trim(), problem: 'pod-security' };
+      const webhook = /admission webhook "([^"]*)" denied the request:?\s*([\s\S]*)$/.exec(r);
+      if (webhook) return { webhook: webhook[1]!, detail: webhook[2]!.trim(), problem: 'webhook' };
+      const calling = /failed calling webhook "([^"]*)":\s*([\s\S]*)$/.exec(r);
+      if (calling) return { webhook: calling[1]!, detail: calling[2]!.trim(), problem: 'webhook-unreachable' };
+      // Any other refusal of the API server (a LimitRange, another admission plugin): its own words.
+      const forbidden = firstGroup(/is forbidden: ([\s\S]*)$/, r);
+      return forbidden !== undefined ? defined({ detail: forbidden, problem: 'forbidden' }) : undefined;
+    },
+    cause: (f) =>
+      f.problem === 'pod-security'
+        ? `${theObject(f)} cannot create pods: they violate the namespace's PodSecurity level ${said(f.level)} (${said(f.detail)}).`
+        : f.problem === 'webhook'
+          ? `${theObject(f)} cannot create pods: admission webhook ${said(f.webhook)} denies them (${said(f.detail)}).`
+          : f.problem === 'webhook-unreachable'
+            ? `${theObject(f)} cannot create pods: the API server cannot call admission webhook ${said(f.webhook)} (${said(f.detail)}).`
+            : `${theObject(f)} cannot create pods: the API server refuses them (${said(f.detail)}).`,
+    steps: (f) => [
+      f.problem === 'pod-security'
+        ? { words: ['kubectl', 'get', 'namespace', { value: f.namespace, role: 'namespace' }, '--show-labels'], why: 'the pod-security.kubernetes.io labels that set the level the pods must meet' }
+        : f.webhook !== undefined
+          ? { words: ['kubectl', 'get', 'validatingwebhookconfigurations,mutatingwebhookconfigurations'], why: 'the webhook configurations, to find the one named and who owns it' }
+          : { words: ['kubectl', 'get', 'limitrange', '-n', { value: f.namespace, role: 'namespace' }], why: "the namespace's LimitRanges, one source of such refusals" },
+      controllerStep(f),
+    ],
+  },
+];

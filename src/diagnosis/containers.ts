@@ -1,0 +1,176 @@
+import type { Facts, FailureKind, StepTemplate } from './kind.js';
+import { defined, firstGroup, podWords, said } from './text.js';
+
+/**
+ * Container failures the kubelet reports on a pod: missing configuration, a
+ * command that cannot start, the crash loop, probes, the pod sandbox and DNS.
+ */
+
+function logsStep(f: Facts): StepTemplate {
+  return {
+    words: ['kubectl', 'logs', ...podWords(f), ...(f.container === undefined ? [] : ['-c', { value: f.container, role: 'container' as const }]), '--previous'],
+    why: 'the output of the last run that ended',
+  };
+}
+
+function lastStateStep(f: Facts): StepTemplate {
+  return {
+    words: ['kubectl', 'get', 'pod', ...podWords(f), '-o', 'jsonpath={range .status.containerStatuses[*]}{.name}: {.lastState.terminated.reason} exit {.lastState.terminated.exitCode}{"\\n"}{end}'],
+    why: 'how each container last ended: OOMKilled, Error, and its exit code',
+  };
+}
+
+/** CONTAINER_KINDS are the kubelet's container failure kinds. */
+export const CONTAINER_KINDS: readonly FailureKind[] = [
+  {
+    // pkg/kubelet/kuberuntime/kuberuntime_container.go: `Failed` `Error: %v` with the environment's error from
+    // pkg/kubelet/kubelet_pods.go (`configmap "%s" not found`, `secret "%s" not found`,
+    // `couldn't find key %v in ConfigMap %v/%v`, `couldn't find key %v in Secret %v/%v`).
+    id: 'config-missing',
+    role: 'cause',
+    subject: 'object',
+    reasons: ['Failed', 'CreateContainerConfigError'],
+    match: (e) => {
+      const m = e.message ?? '';
+      const key = /couldn't find key (\S+) in (ConfigMap|Secret) ([^/\s]+)\/(\S+)/i.exec(m);
+      if (key) return { key: key[1]!, sourceKind: key[2]!.toLowerCase() === 'secret' ? 'Secret' : 'ConfigMap', source: key[4]! };
+      const obj = /\b(configmap|secret)s? "([^"]*)" not found/i.exec(m);
+      if (obj && /^Error: /.test(m.trim())) return { sourceKind: obj[1]!.toLowerCase() === 'secret' ? 'Secret' : 'ConfigMap', source: obj[2]! };
+      return undefined;
+    },
+    cause: (f) =>
+      f.key !== undefined
+        ? `Pod ${said(f.objectName)} cannot start its container: the ${f.sourceKind} ${said(f.source)} has no key ${said(f.key)}.`
+        : `Pod ${said(f.objectName)} cannot start its container: it refers to the ${f.sourceKind} ${said(f.source)}, which does not exist in namespace ${said(f.namespace)}.`,
+    steps: (f) => [
+      { words: ['kubectl', 'get', f.sourceKind === 'Secret' ? 'secret' : 'configmap', { value: f.source, role: 'name' }, '-n', { value: f.namespace, role: 'namespace' }, '-o', 'yaml'], why: 'whether it exists and the keys it has' },
+      { words: ['kubectl', 'get', 'pod', ...podWords(f), '-o', 'jsonpath={.spec.containers[*].env} {.spec.containers[*].envFrom}'], why: 'where the pod refers to it' },
+    ],
+  },
+  {
+    // The runtime's start error in `Error: %v` (kuberuntime_container.go startContainer): runc's
+    // `exec: "%s": executable file not found in $PATH`, `exec format error` (an image for another CPU),
+    // `no such file or directory` and `permission denied` for the entrypoint.
+    id: 'start-error',
+    role: 'cause',
+    subject: 'object',
+    reasons: ['Failed', 'StartError', 'RunContainerError'],
+    match: (e) => {
+      const m = e.message ?? '';
+      const notFound = firstGroup(/exec: "([^"]*)": executable file not found/, m);
+      if (notFound !== undefined) return { command: notFound, problem: 'not-found' };
+      if (/exec format error/.test(m)) return { problem: 'exec-format' };
+      const noFile = firstGroup(/exec: "([^"]*)": (?:stat [^:]*: )?no such file or directory/, m) ?? firstGroup(/exec ([^:\s]+): no such file or directory/, m);
+      if (noFile !== undefined) return { command: noFile, problem: 'not-found' };
+      const denied = firstGroup(/exec: "([^"]*)": permission denied/, m) ?? firstGroup(/exec ([^:\s]+): permission denied/, m);
+      if (denied !== undefined) return { command: denied, problem: 'permission' };
+      return undefined;
+    },
+    cause: (f) =>
+      f.problem === 'exec-format'
+        ? `Container ${said(f.container)} of pod ${said(f.objectName)} cannot start: its binary is built for another CPU architecture (exec format error).`
+        : f.problem === 'permission'
+          ? `Container ${said(f.container)} of pod ${said(f.objectName)} cannot start: its command ${said(f.command)} is not executable.`
+          : `Container ${said(f.container)} of pod ${said(f.objectName)} cannot start: its command ${said(f.command)} is not in the image (a typo, or an image without it).`,
+    steps: (f) => [
+      { words: ['kubectl', 'get', 'pod', ...podWords(f), '-o', 'jsonpath={range .spec.containers[*]}{.name}: {.image} {.command} {.args}{"\\n"}{end}'], why: 'the command and image of each container' },
+    ],
+  },
+  {
+    // pkg/kubelet/kuberuntime/kuberuntime_manager.go doBackOff: `Back-off restarting failed container %s in pod
+    // %s` (older: `Back-off restarting failed container`). It says the container keeps ending, not why: an OOM
+    // kill is only in the pod's last state, never an event.
+    id: 'crash-loop',
+    role: 'symptom',
+    subject: 'object',
+    reasons: ['BackOff', 'CrashLoopBackOff'],
+    match: (e) => {
+      const m = e.message ?? '';
+      if (e.reason === 'CrashLoopBackOff') return {};
+      if (!/Back-off restarting failed container/i.test(m)) return undefined;
+      return defined({ container: firstGroup(/failed container (\S+) in pod/, m) });
+    },
+    cause: (f) =>
+      `Container ${said(f.container)} of pod ${said(f.objectName)} is crash-looping; events do not record why: read its last state and logs.`,
+    steps: (f) => [lastStateStep(f), logsStep(f)],
+    explainedBy: ['start-error', 'config-missing', 'probe-liveness', 'oom-node', 'other'],
+  },
+  {
+    // pkg/kubelet/prober/prober.go: `Unhealthy` `%s probe failed: %s` / `%s probe errored: %v`; the restart,
+    // kuberuntime_manager.go: `Killing` (Normal) `Container %s failed liveness probe, will be restarted`.
+    id: 'probe-liveness',
+    role: 'cause',
+    subject: 'object',
+    reasons: ['Unhealthy', 'Killing'],
+    match: (e) => {
+      const m = e.message ?? '';
+      const killed = /Container (\S+) failed (liveness|startup) probe/.exec(m);
+      if (killed) return { container: killed[1]!, probe: killed[2]! };
+      const p = /^(Liveness|Startup) probe (?:failed|errored):?\s*([\s\S]*)$/.exec(m.trim());
+      return p ? defined({ probe: p[1]!.toLowerCase(), output: p[2]?.trim() === '' ? undefined : p[2]?.trim() }) : undefined;
+    },
+    cause: (f) =>
+      `Container ${said(f.container)} of pod ${said(f.objectName)} is restarted by the kubelet because its ${f.probe} probe fails${f.output === undefined ? '' : ` (${said(f.output)})`}.`,
+    steps: (f) => [
+      { words: ['kubectl', 'get', 'pod', ...podWords(f), '-o', `jsonpath={.spec.containers[*].${f.probe === 'startup' ? 'startup' : 'liveness'}Probe}`], why: 'the probe: its path, port, timeout and thresholds, to compare with what the app serves' },
+      logsStep(f),
+    ],
+  },
+  {
+    id: 'probe-readiness',
+    role: 'cause',
+    subject: 'object',
+    reasons: ['Unhealthy'],
+    match: (e) => {
+      const p = /^Readiness probe (?:failed|errored):?\s*([\s\S]*)$/.exec((e.message ?? '').trim());
+      return p ? defined({ probe: 'readiness', output: p[1]?.trim() === '' ? undefined : p[1]?.trim() }) : undefined;
+    },
+    cause: (f) =>
+      `Pod ${said(f.objectName)} is not ready, so Services send it no traffic: its readiness probe fails${f.output === undefined ? '' : ` (${said(f.output)})`}.`,
+    steps: (f) => [
+      { words: ['kubectl', 'get', 'pod', ...podWords(f), '-o', 'jsonpath={.spec.containers[*].readinessProbe}'], why: 'the probe: its path, port, timeout and thresholds' },
+      { words: ['kubectl', 'logs', ...podWords(f), ...(f.container === undefined ? [] : ['-c', { value: f.container, role: 'container' as const }])], why: 'what the app says while it is not ready' },
+    ],
+  },
+  {
+    // kuberuntime_manager.go SyncPod: `FailedCreatePodSandBox` `Failed to create pod sandbox: %v` (the CNI
+    // plugin's error: `plugin type="%s" failed (add): …`); `NetworkNotReady` `network is not ready: %v`.
+    // A node's network failing fails every pod there, so the node is the incident.
+    id: 'sandbox-failed',
+    role: 'cause',
+    subject: 'node',
+    reasons: ['FailedCreatePodSandBox', 'NetworkNotReady'],
+    match: (e) => {
+      const m = e.message ?? '';
+      if (e.reason === 'NetworkNotReady') return defined({ error: m, plugin: firstGroup(/reason:(\S+)/, m) });
+      if (!/Failed to create pod sandbox/i.test(m)) return undefined;
+      return defined({ error: m.replace(/^Failed to create pod sandbox:\s*/i, ''), plugin: firstGroup(/plugin type="([^"]*)"/, m) });
+    },
+    cause: (f) =>
+      `The node ${said(f.node)} cannot create pod sandboxes${f.plugin === undefined ? '' : ` (network plugin ${said(f.plugin)})`}: ${said(f.error)}.`,
+    steps: (f) => [
+      { words: ['kubectl', 'get', 'pods', '-A', '-o', 'wide', '--field-selector', { value: f.node, role: 'node', prefix: 'spec.nodeName=' }], why: "the node's pods: is its network plugin's pod (CNI DaemonSet) running there?" },
+      { words: ['kubectl', 'describe', 'node', { value: f.node, role: 'node' }], why: "the node's conditions and recent events" },
+    ],
+  },
+  {
+    // pkg/kubelet/network/dns/dns.go: `Nameserver limits were exceeded, some nameservers have been omitted, the
+    // applied nameserver line is: %s`, and `Search Line limits were exceeded, …`. Every pod of the node gets it.
+    id: 'dns-config',
+    role: 'cause',
+    subject: 'node',
+    reasons: ['DNSConfigForming'],
+    match: (e) => {
+      const m = e.message ?? '';
+      const ns = firstGroup(/applied nameserver line is:\s*(.*)$/, m);
+      if (ns !== undefined) return { limit: 'nameservers', applied: ns };
+      const search = firstGroup(/applied search line is:\s*(.*)$/, m);
+      return search !== undefined ? { limit: 'search', applied: search } : { limit: 'dns', applied: m };
+    },
+    cause: (f) =>
+      f.limit === 'search'
+        ? `The node ${said(f.node)}'s resolv.conf has more search domains than the kubelet passes on; its pods use ${said(f.applied)}. Cosmetic unless a dropped domain mattered.`
+        : `The node ${said(f.node)}'s resolv.conf lists more than 3 nameservers; the kubelet keeps ${said(f.applied)}. Cosmetic unless a dropped server mattered.`,
+    steps: (f) => [{ words: ['kubectl', 'describe', 'node', { value: f.node, role: 'node' }], why: "the node whose /etc/resolv.conf (or the kubelet's --resolv-conf) to trim" }],
+  },
+];

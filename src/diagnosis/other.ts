@@ -1,0 +1,16 @@
+import type { FailureKind } from './kind.js';
+import { objectWords, said, theObject } from './text.js';
+
+/**
+ * OTHER_KIND is any Warning the catalogue does not know: its sentence repeats
+ * what the event says, its reason and message, and claims no cause beyond them.
+ */
+export const OTHER_KIND: FailureKind = {
+  id: 'other',
+  role: 'cause',
+  subject: 'object',
+  reasons: [],
+  match: (e) => ((e.type ?? '').toLowerCase() === 'warning' ? {} : undefined),
+  cause: (f) => `${theObject(f)} reported ${said(f.reason)}: ${said(f.message)}.`,
+  steps: (f) => [{ words: ['kubectl', 'describe', ...objectWords(f)], why: 'the object as it is now, and its events' }],
+};

@@ -1,4 +1,4 @@
-import type { CoreEvent } from '../api/index.js';
+import type { CoreEvent, ShellRole } from '../api/index.js';
 
 /**
  * The catalogue's contract: a failure kind reads the events that show it,
@@ -54,15 +54,12 @@ export type FailureKindId = (typeof FAILURE_KIND_IDS)[number];
  */
 export type Facts = Readonly<Record<string, string>>;
 
-/** ShellWordRole is what a value stands for in a command, which decides how it is checked. */
-export type ShellWordRole = 'pod' | 'node' | 'namespace' | 'container' | 'name' | 'kind' | 'port' | 'text';
-
 /**
  * StepWord is a word of a command: literal text we wrote, or a value from the
  * events with its role, checked for that role and then quoted with its literal
  * `prefix` (`spec.nodeName=`) as one word.
  */
-export type StepWord = string | { value: string | undefined; role: ShellWordRole; prefix?: string };
+export type StepWord = string | { value: string | undefined; role: ShellRole; prefix?: string };
 
 /** StepTemplate is a next step before its values are checked: the command's words and why to run it. */
 export interface StepTemplate {

@@ -1,16 +1,16 @@
-import { escapeTerminal } from '../api/index.js';
+import { escapeTerminalLine } from '../api/index.js';
 import type { Facts, StepWord } from './kind.js';
 
 /** SAID_MAX_CHARS bounds a value repeated in a sentence: a cause is one line, not a copy of a long message. */
 const SAID_MAX_CHARS = 200;
 
 /**
- * oneLine is event text as a sentence may repeat it: whitespace runs (newlines
- * included) as one space, terminal controls shown rather than obeyed, cut at
+ * oneLine is event text as a sentence may repeat it: runs of spaces, tabs and
+ * newlines as one space, every other control shown rather than obeyed, cut at
  * SAID_MAX_CHARS.
  */
 export function oneLine(v: string): string {
-  const flat = escapeTerminal(v.replace(/\s+/g, ' ').trim());
+  const flat = escapeTerminalLine(v.replace(/[ \t\r\n]+/g, ' ').trim());
   const chars = [...flat];
   return chars.length > SAID_MAX_CHARS ? `${chars.slice(0, SAID_MAX_CHARS).join('')}…` : flat;
 }

@@ -1,0 +1,240 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { CoreEvent } from '../api/index.js';
+import { buildIncidents } from './incidents.js';
+import { iso, T0, testEvent } from '../timeline/test-events.js';
+
+const MIN = 60;
+const ns = 'shop';
+let serial = 0;
+
+/** ev is a test event in namespace shop; times in seconds after T0. */
+function ev(o: Omit<Parameters<typeof testEvent>[0], 'name' | 'namespace'> & { name?: string }): CoreEvent {
+  serial++;
+  return testEvent({ namespace: ns, type: 'Warning', ...o, name: o.name ?? `ev-${serial}` });
+}
+
+const window = { since: T0, until: T0 + 60 * MIN * 1000 };
+
+describe('buildIncidents', () => {
+  it('a ResourceQuota refusing a Deployment\'s ReplicaSet is one incident of the Deployment, from its first refusal', () => {
+    const events = [
+      ev({ kind: 'Deployment', object: 'web', reason: 'ScalingReplicaSet', type: 'Normal', component: 'deployment-controller', message: 'Scaled up replica set web-7d4b9c8f5 to 3', first: 60 }),
+      ev({ kind: 'ReplicaSet', object: 'web-7d4b9c8f5', reason: 'SuccessfulCreate', type: 'Normal', component: 'replicaset-controller', message: 'Created pod: web-7d4b9c8f5-x2x7k', first: 61 }),
+      ev({
+        kind: 'ReplicaSet',
+        object: 'web-7d4b9c8f5',
+        reason: 'FailedCreate',
+        component: 'replicaset-controller',
+        message: 'Error creating: pods "web-7d4b9c8f5-bcdfg" is forbidden: exceeded quota: compute-resources, requested: limits.memory=2Gi, used: limits.memory=7Gi, limited: limits.memory=8Gi',
+        first: 62,
+        last: 62 + 48 * MIN,
+        count: 14,
+      }),
+    ];
+    const { incidents } = buildIncidents({ events, ...window });
+    assert.equal(incidents.length, 1);
+    const [i] = incidents;
+    assert.equal(i!.kind, 'create-forbidden-quota');
+    assert.equal(i!.root, 'Deployment/web');
+    assert.deepEqual(i!.objects, ['Deployment/web', 'ReplicaSet/web-7d4b9c8f5']);
+    assert.equal(i!.facts.quota, 'compute-resources');
+    assert.equal(i!.facts.limited, 'limits.memory=8Gi');
+    assert.deepEqual(i!.start, { time: iso(62), estimated: false });
+    assert.equal(i!.lastSeen, iso(62 + 48 * MIN));
+    assert.equal(i!.occurrences, 14);
+    assert.equal(i!.ongoing, true);
+    assert.match(i!.cause, /^ReplicaSet "web-7d4b9c8f5" cannot create pods: ResourceQuota "compute-resources" would be exceeded/);
+    assert.ok(i!.hints.some((h) => h.command === 'kubectl describe resourcequota compute-resources -n shop'), JSON.stringify(i!.hints));
+    assert.equal(i!.evidence.reduce((n, r) => n + r.count, 0), 14);
+  });
+
+  it("a PVC's missing StorageClass is the cause of its Deployment's unschedulable pods", () => {
+    const events = [
+      ev({ kind: 'Deployment', object: 'db', reason: 'ScalingReplicaSet', type: 'Normal', message: 'Scaled up replica set db-5c6b7d8f9 to 1', first: 10 }),
+      ev({ kind: 'ReplicaSet', object: 'db-5c6b7d8f9', reason: 'SuccessfulCreate', type: 'Normal', message: 'Created pod: db-5c6b7d8f9-q2w4r', first: 11 }),
+      ev({ kind: 'PersistentVolumeClaim', object: 'data', reason: 'ProvisioningFailed', component: 'persistentvolume-controller', message: 'storageclass.storage.k8s.io "fast" not found', first: 9, last: 9 + 20 * MIN, count: 30 }),
+      ev({ object: 'db-5c6b7d8f9-q2w4r', reason: 'FailedScheduling', component: 'default-scheduler', message: '0/2 nodes are available: pod has unbound immediate PersistentVolumeClaims. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.', first: 12, last: 12 + 15 * MIN, count: 4 }),
+    ];
+    const { incidents } = buildIncidents({ events, ...window });
+    assert.equal(incidents.length, 1, JSON.stringify(incidents.map((i) => i.root)));
+    const [i] = incidents;
+    assert.equal(i!.kind, 'volume-provisioning');
+    assert.equal(i!.root, 'Deployment/db');
+    assert.deepEqual(new Set(i!.objects), new Set(['Deployment/db', 'PersistentVolumeClaim/data', 'Pod/db-5c6b7d8f9-q2w4r']));
+    assert.equal(i!.facts.storageClass, 'fast');
+    assert.equal(i!.start.time, iso(9));
+    assert.match(i!.cause, /StorageClass "fast" does not exist/);
+  });
+
+  it("a `Failed \"Error: …\"` before BackOff is the crash loop's cause", () => {
+    const events = [
+      ev({ object: 'api-6d5f7c9b8-abcde', reason: 'Scheduled', type: 'Normal', component: 'default-scheduler', message: 'Successfully assigned shop/api-6d5f7c9b8-abcde to node-a', first: 5 }),
+      ev({ object: 'api-6d5f7c9b8-abcde', reason: 'Failed', fieldPath: 'spec.containers{api}', host: 'node-a', message: 'Error: failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: exec: "wge": executable file not found in $PATH: unknown', first: 8, last: 8 + 10 * MIN, count: 7 }),
+      ev({ object: 'api-6d5f7c9b8-abcde', reason: 'BackOff', fieldPath: 'spec.containers{api}', host: 'node-a', message: 'Back-off restarting failed container api in pod api-6d5f7c9b8-abcde_shop(uid)', first: 9, last: 9 + 11 * MIN, count: 40 }),
+    ];
+    const [i, ...rest] = buildIncidents({ events, ...window }).incidents;
+    assert.equal(rest.length, 0);
+    assert.equal(i!.kind, 'start-error');
+    assert.equal(i!.facts.command, 'wge');
+    assert.equal(i!.root, 'Pod/api-6d5f7c9b8-abcde');
+    assert.equal(i!.start.time, iso(8));
+    assert.equal(i!.occurrences, 47);
+  });
+
+  it('a crash loop with no cause in events says so', () => {
+    const events = [ev({ object: 'api-1', reason: 'BackOff', fieldPath: 'spec.containers{api}', host: 'node-a', message: 'Back-off restarting failed container api in pod api-1_shop(uid)', first: 100, last: 100 + 5 * MIN, count: 9 })];
+    const [i] = buildIncidents({ events, ...window }).incidents;
+    assert.equal(i!.kind, 'crash-loop');
+    assert.match(i!.cause, /events do not record why: read its last state and logs/);
+    assert.ok(i!.hints.some((h) => h.command === 'kubectl logs api-1 -n shop -c api --previous'), JSON.stringify(i!.hints));
+  });
+
+  it("a Job's resolved service-account refusal is a step, not the cause of its failure", () => {
+    const events = [
+      ev({ kind: 'Job', object: 'migrate', reason: 'FailedCreate', component: 'job-controller', message: 'Error creating: pods "migrate-" is forbidden: error looking up service account shop/migrator: serviceaccount "migrator" not found', first: 10, last: 40, count: 4 }),
+      ev({ kind: 'Job', object: 'migrate', reason: 'SuccessfulCreate', type: 'Normal', component: 'job-controller', message: 'Created pod: migrate-x7k2p', first: 25 * MIN }),
+      ev({ kind: 'Job', object: 'migrate', reason: 'BackoffLimitExceeded', component: 'job-controller', message: 'Job has reached the specified backoff limit', first: 30 * MIN }),
+    ];
+    const [i, ...rest] = buildIncidents({ events, ...window }).incidents;
+    assert.equal(rest.length, 0);
+    assert.equal(i!.kind, 'job-backoff-limit');
+    assert.equal(i!.root, 'Job/migrate');
+    assert.equal(i!.start.time, iso(30 * MIN));
+    assert.match(i!.cause, /events do not record why they failed/);
+  });
+
+  it("a Job's failing pods give its cause, and the Job is the root", () => {
+    const events = [
+      ev({ kind: 'Job', object: 'migrate', reason: 'SuccessfulCreate', type: 'Normal', message: 'Created pod: migrate-x7k2p', first: 10 }),
+      ev({ object: 'migrate-x7k2p', reason: 'Failed', fieldPath: 'spec.containers{main}', host: 'node-a', message: 'Error: configmap "migrate-env" not found', first: 12, last: 200, count: 6 }),
+      ev({ kind: 'Job', object: 'migrate', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit', first: 600 }),
+    ];
+    const [i, ...rest] = buildIncidents({ events, ...window }).incidents;
+    assert.equal(rest.length, 0);
+    assert.equal(i!.kind, 'config-missing');
+    assert.equal(i!.root, 'Job/migrate');
+    assert.deepEqual(i!.objects, ['Job/migrate', 'Pod/migrate-x7k2p']);
+    assert.equal(i!.start.time, iso(12));
+  });
+
+  it('a chronic node-wide warning on every pod is one node incident', () => {
+    const events = ['a-1', 'b-2', 'c-3', 'd-4'].map((pod, n) =>
+      ev({ object: pod, reason: 'DNSConfigForming', host: 'node-a', message: 'Nameserver limits were exceeded, some nameservers have been omitted, the applied nameserver line is: 10.0.0.2 10.0.0.3 10.0.0.4', first: 30 + n, last: 50 * MIN, count: 20 }),
+    );
+    const { incidents } = buildIncidents({ events, ...window });
+    assert.equal(incidents.length, 1);
+    assert.equal(incidents[0]!.kind, 'dns-config');
+    assert.equal(incidents[0]!.root, 'Node/node-a');
+    assert.equal(incidents[0]!.namespace, '');
+    assert.equal(incidents[0]!.objects.length, 5);
+    assert.match(incidents[0]!.cause, /Cosmetic/);
+  });
+
+  it("a node that stops reporting explains its pods' NotReady, through their Scheduled events", () => {
+    const events = [
+      ev({ object: 'web-1', reason: 'Scheduled', type: 'Normal', component: 'default-scheduler', message: 'Successfully assigned shop/web-1 to node-b', first: 1 }),
+      ev({ object: 'web-2', reason: 'Scheduled', type: 'Normal', component: 'default-scheduler', message: 'Successfully assigned shop/web-2 to node-b', first: 2 }),
+      { ...ev({ kind: 'Node', object: 'node-b', reason: 'NodeNotReady', type: 'Normal', component: 'node-controller', message: 'Node node-b status is now: NodeNotReady', first: 20 * MIN }), metadata: { name: 'node-b.1', namespace: 'default', uid: 'n1' } },
+      ev({ object: 'web-1', reason: 'NodeNotReady', component: 'node-controller', message: 'Node is not ready', first: 20 * MIN + 1 }),
+      ev({ object: 'web-2', reason: 'NodeNotReady', component: 'node-controller', message: 'Node is not ready', first: 20 * MIN + 1 }),
+    ];
+    const { incidents } = buildIncidents({ events, ...window });
+    assert.equal(incidents.length, 1, JSON.stringify(incidents.map((i) => i.root)));
+    const [i] = incidents;
+    assert.equal(i!.kind, 'node-not-ready');
+    assert.equal(i!.root, 'Node/node-b');
+    assert.deepEqual(new Set(i!.objects), new Set(['Node/node-b', 'Pod/web-1', 'Pod/web-2']));
+    assert.equal(i!.start.time, iso(20 * MIN));
+  });
+
+  it('a healthy rollout is not an incident', () => {
+    const events = [
+      ev({ kind: 'Deployment', object: 'web', reason: 'ScalingReplicaSet', type: 'Normal', message: 'Scaled up replica set web-7d4b9c8f5 to 1', first: 0 }),
+      ev({ kind: 'ReplicaSet', object: 'web-7d4b9c8f5', reason: 'SuccessfulCreate', type: 'Normal', message: 'Created pod: web-7d4b9c8f5-x2x7k', first: 1 }),
+      ev({ object: 'web-7d4b9c8f5-x2x7k', reason: 'Pulled', type: 'Normal', message: 'Container image "nginx:1.27" already present on machine', first: 3 }),
+      ev({ object: 'web-7d4b9c8f5-x2x7k', reason: 'Unhealthy', message: 'Readiness probe failed: Get "http://10.0.0.5:80/": dial tcp 10.0.0.5:80: connect: connection refused', first: 5, last: 15, count: 2 }),
+    ];
+    assert.deepEqual(buildIncidents({ events, ...window }).incidents, []);
+  });
+
+  it('pods evicted under disk pressure are one node incident, from the pressure', () => {
+    const events = [
+      ev({ kind: 'Node', object: 'node-c', reason: 'NodeHasDiskPressure', type: 'Normal', message: 'Node node-c status is now: NodeHasDiskPressure', first: 100 }),
+      ev({ kind: 'Node', object: 'node-c', reason: 'EvictionThresholdMet', message: 'Attempting to reclaim ephemeral-storage', first: 101, last: 400, count: 5 }),
+      ev({ object: 'web-1', reason: 'Evicted', host: 'node-c', message: 'The node was low on resource: ephemeral-storage. Threshold quantity: 10Gi, available: 9Gi. ', first: 120 }),
+      ev({ object: 'web-2', reason: 'Evicted', host: 'node-c', message: 'The node had condition: [DiskPressure]. ', first: 130 }),
+    ];
+    const { incidents } = buildIncidents({ events, ...window });
+    assert.equal(incidents.length, 1);
+    assert.equal(incidents[0]!.kind, 'evicted-pressure');
+    assert.equal(incidents[0]!.root, 'Node/node-c');
+    assert.equal(incidents[0]!.start.time, iso(100));
+  });
+
+  it('an unknown Warning repeats its reason and message, and claims no cause', () => {
+    const events = [ev({ object: 'web-1', reason: 'FailedSync', message: 'error determining status: boom', first: 10 })];
+    const [i] = buildIncidents({ events, ...window }).incidents;
+    assert.equal(i!.kind, 'other');
+    assert.equal(i!.cause, 'Pod "web-1" reported "FailedSync": "error determining status: boom".');
+  });
+
+  it('a start does not reach back to a folded first time from an earlier episode', () => {
+    const events = [ev({ object: 'web-1', reason: 'BackOff', message: 'Back-off restarting failed container app in pod web-1_shop(u)', first: -3 * 24 * 3600, last: 10 * MIN, count: 2 })];
+    const [i] = buildIncidents({ events, ...window }).incidents;
+    assert.equal(i!.start.time, iso(10 * MIN));
+  });
+
+  it('a start reaches back before the window over a continuous run', () => {
+    const events = [ev({ object: 'web-1', reason: 'BackOff', message: 'Back-off restarting failed container app in pod web-1_shop(u)', first: -10 * MIN, last: 10 * MIN, count: 21 })];
+    const [i] = buildIncidents({ events, ...window }).incidents;
+    assert.equal(i!.start.time, iso(-10 * MIN));
+    assert.equal(i!.start.estimated, false);
+  });
+
+  it('an incident whose events stopped long before the window ends is not ongoing', () => {
+    const events = [ev({ object: 'web-1', reason: 'FailedSync', message: 'x', first: 60 })];
+    assert.equal(buildIncidents({ events, ...window }).incidents[0]!.ongoing, false);
+  });
+
+  it('does not depend on the order of its input, and puts the most recent first', () => {
+    const events = [
+      ev({ object: 'a-1', reason: 'FailedSync', message: 'x', first: 60 }),
+      ev({ object: 'b-1', reason: 'FailedSync', message: 'y', first: 600 }),
+      ev({ kind: 'Node', object: 'node-a', reason: 'ImageGCFailed', message: 'failed to garbage collect required amount of images', first: 300 }),
+    ];
+    const one = buildIncidents({ events, ...window });
+    const two = buildIncidents({ events: [...events].reverse(), ...window });
+    assert.deepEqual(one, two);
+    assert.deepEqual(
+      one.incidents.map((i) => i.root),
+      ['Pod/b-1', 'Node/node-a', 'Pod/a-1'],
+    );
+  });
+
+  describe('hostile values stay one line and one command', () => {
+    const hostile = ['web;rm -rf ~', "we'b\"x", 'web\nkubectl delete ns prod', 'web$(id)', 'w\u001b]52;c;aGk=\u0007eb'];
+    for (const h of hostile) {
+      it(JSON.stringify(h), () => {
+        const events = [
+          ev({ kind: 'ReplicaSet', object: h, reason: 'FailedCreate', message: `Error creating: pods "${h}-" is forbidden: exceeded quota: ${h}, requested: cpu=${h}, used: cpu=1, limited: cpu=1`, first: 10 }),
+          ev({ object: h, reason: 'Failed', fieldPath: `spec.containers{${h}}`, message: `Error: configmap "${h}" not found`, host: h, first: 20 }),
+          ev({ kind: 'PersistentVolumeClaim', object: h, reason: 'ProvisioningFailed', message: `storageclass.storage.k8s.io "${h}" not found`, first: 30 }),
+          ev({ object: `${h}-2`, reason: 'DNSConfigForming', host: h, message: `Nameserver limits were exceeded, some nameservers have been omitted, the applied nameserver line is: ${h}`, first: 40 }),
+          ev({ object: `${h}-3`, reason: h, message: h, first: 50 }),
+        ];
+        const { incidents } = buildIncidents({ events, ...window });
+        assert.ok(incidents.length >= 4);
+        for (const i of incidents) {
+          assert.doesNotMatch(i.cause, /[\n\r\u001b\u0007]/, i.cause);
+          for (const hint of i.hints) {
+            assert.doesNotMatch(hint.command, /[\n\r\u001b\u0007]/, hint.command);
+            assert.doesNotMatch(hint.why, /[\n\r\u001b\u0007]/, hint.why);
+            // One command: every value is a valid name or a placeholder, so no `;`, `$(` or quote of the value survives unquoted.
+            assert.ok(!hint.command.includes(h), hint.command);
+          }
+        }
+      });
+    }
+  });
+});

@@ -1,0 +1,296 @@
+import type { CoreEvent, Incident, IncidentList, IncidentStart, Occurrence } from '../api/index.js';
+import { eventCluster } from '../api/index.js';
+import { formatTimelineTime, objectKey, scheduledNode, timelineEntries, timelineRow } from '../timeline/index.js';
+import type { OccurrenceEntry, OwnerLink } from '../timeline/index.js';
+import { classify } from './catalogue.js';
+import type { FailureKindId, FailureMatch } from './kind.js';
+import { stepHints } from './steps.js';
+import { findRoots } from './roots.js';
+
+/**
+ * Incidents: a window's failure events grouped by the object they are about
+ * (its highest owner, or the node for node-wide trouble), each group's current
+ * failure joined to the event that explains it, with a start the data gives.
+ */
+
+/** IncidentInput is what incidents are built from: the events read, their history, recorded owners and the window. */
+export interface IncidentInput {
+  events: readonly CoreEvent[];
+  occurrences?: readonly Occurrence[] | undefined;
+  owners?: readonly OwnerLink[] | undefined;
+  /** since (inclusive) and until (exclusive), Unix ms: an incident has failure events in this window. */
+  since?: number | undefined;
+  until?: number | undefined;
+  /** now is the end of an open window, for `ongoing` (default: the clock). */
+  now?: number | undefined;
+}
+
+/**
+ * JOIN_SLACK_MS is how long before a failure is reported its cause may have
+ * stopped and still explain it: the Job controller's pod back-off caps at 6
+ * minutes and the kubelet's restart back-off at 5, so the last failing pod can
+ * end that long before the Job gives up.
+ */
+export const JOIN_SLACK_MS = 10 * 60_000;
+
+/**
+ * ONGOING_MS: an incident whose failure events were reported this close to
+ * the window's end is ongoing. Retries back off to at most the controllers'
+ * workqueue cap (1000 s), so a failure still happening repeats within it.
+ */
+export const ONGOING_MS = 20 * 60_000;
+
+/**
+ * CONTINUITY_GAP_MS: an incident's start reaches back before the window over
+ * occurrences no further apart than this (a failure that kept repeating), not
+ * to a folded first time from an unrelated earlier episode.
+ */
+export const CONTINUITY_GAP_MS = ONGOING_MS;
+
+/** WARM_UP_READINESS_FAILURES: a pod's readiness failures that stopped after at most this many (the probe's default failureThreshold) are a container warming up, as in any healthy rollout. */
+export const WARM_UP_READINESS_FAILURES = 3;
+
+/** MAX_EVIDENCE_ROWS bounds an incident's evidence: its first and last rows, half each. */
+export const MAX_EVIDENCE_ROWS = 100;
+
+/** Sighting is one failure event seen in the window: its match and its occurrences. */
+interface Sighting {
+  event: CoreEvent;
+  match: FailureMatch;
+  /** all are the event's occurrences, window or not; inWindow those within it. */
+  all: OccurrenceEntry[];
+  inWindow: OccurrenceEntry[];
+  firstMs: number;
+  lastMs: number;
+  count: number;
+  /** object is the event's `Kind/name`; group the key of the incident it belongs to. */
+  object: string;
+  group: string;
+}
+
+interface Group {
+  key: string;
+  cluster: string;
+  namespace: string;
+  root: string;
+  sightings: Sighting[];
+}
+
+function kindOf(s: Sighting): FailureKindId {
+  return s.match.kind.id;
+}
+
+function podKey(cluster: string, namespace: string, pod: string): string {
+  return `${cluster}\u0000${namespace}\u0000${pod}`;
+}
+
+function namespaceOf(e: CoreEvent): string {
+  return e.involvedObject.namespace ?? e.metadata.namespace ?? '';
+}
+
+/**
+ * buildIncidents groups the window's failure events into incidents, most
+ * recent first. The result depends on the events and occurrences given, never
+ * on their order.
+ */
+export function buildIncidents(input: IncidentInput): IncidentList {
+  const failures = input.events.filter((e) => classify(e) !== undefined);
+  // Every occurrence of the failure events, window or not: a start may reach back over a continuous run.
+  const { entries } = timelineEntries({ events: failures, occurrences: input.occurrences });
+  const byEvent = new Map<CoreEvent, OccurrenceEntry[]>();
+  for (const x of entries) {
+    const list = byEvent.get(x.event);
+    if (list === undefined) byEvent.set(x.event, [x]);
+    else list.push(x);
+  }
+  const inWindow = (ms: number): boolean => (input.since === undefined || ms >= input.since) && (input.until === undefined || ms < input.until);
+
+  // The node each pod was scheduled to: its Scheduled event, else the kubelet that wrote about it.
+  const nodeOfPod = new Map<string, string>();
+  for (const e of input.events) {
+    const node = scheduledNode(e);
+    if (node !== undefined) nodeOfPod.set(podKey(eventCluster(e), namespaceOf(e), e.involvedObject.name ?? ''), node);
+  }
+
+  const sightings: Sighting[] = [];
+  for (const [event, all] of byEvent) {
+    const match = classify(event);
+    const win = all.filter((x) => inWindow(x.ms));
+    if (match === undefined || win.length === 0) continue;
+    if (event.involvedObject.kind === 'Pod' && match.facts.node !== undefined) {
+      const key = podKey(eventCluster(event), namespaceOf(event), event.involvedObject.name ?? '');
+      if (!nodeOfPod.has(key)) nodeOfPod.set(key, match.facts.node);
+    }
+    sightings.push({
+      event,
+      match,
+      all,
+      inWindow: win,
+      firstMs: win[0]!.ms,
+      lastMs: win[win.length - 1]!.ms,
+      count: win.reduce((n, x) => n + x.count, 0),
+      object: objectKey(event),
+      group: '',
+    });
+  }
+
+  const roots = findRoots(
+    input.events,
+    sightings.map((s) => s.event),
+    input.owners ?? [],
+  );
+  const groups = new Map<string, Group>();
+  for (const s of sightings) {
+    const cluster = eventCluster(s.event);
+    const namespace = namespaceOf(s.event);
+    let root: string;
+    let groupNamespace = namespace;
+    const node =
+      s.match.kind.subject === 'node'
+        ? (s.match.facts.node ?? (s.event.involvedObject.kind === 'Pod' ? nodeOfPod.get(podKey(cluster, namespace, s.event.involvedObject.name ?? '')) : undefined))
+        : undefined;
+    if (node !== undefined) {
+      root = `Node/${node}`;
+      groupNamespace = '';
+    } else if (s.event.involvedObject.kind === 'Node') {
+      root = s.object;
+      groupNamespace = '';
+    } else {
+      root = roots.rootOf(cluster, namespace, s.object);
+    }
+    if (s.match.kind.subject === 'node' && node !== undefined && s.match.facts.node === undefined) {
+      s.match = { kind: s.match.kind, facts: { ...s.match.facts, node } };
+    }
+    const key = `${cluster}\u0000${groupNamespace}\u0000${root}`;
+    s.group = key;
+    let g = groups.get(key);
+    if (g === undefined) groups.set(key, (g = { key, cluster, namespace: groupNamespace, root, sightings: [] }));
+    g.sightings.push(s);
+  }
+
+  joinClaims(groups);
+
+  const until = input.until ?? input.now ?? Date.now();
+  const incidents: Incident[] = [];
+  for (const g of groups.values()) {
+    const incident = incidentOf(g, until);
+    if (incident !== undefined) incidents.push(incident);
+  }
+  incidents.sort((a, b) => (a.lastSeen < b.lastSeen ? 1 : a.lastSeen > b.lastSeen ? -1 : a.start.time < b.start.time ? 1 : a.start.time > b.start.time ? -1 : a.root < b.root ? -1 : a.root > b.root ? 1 : 0));
+  return {
+    window: {
+      since: input.since === undefined ? null : formatTimelineTime(input.since),
+      until: input.until === undefined ? null : formatTimelineTime(input.until),
+    },
+    incidents,
+  };
+}
+
+/**
+ * joinClaims brings a claim that cannot bind into the incidents of the pods
+ * waiting for a claim in its namespace: the scheduler's `unbound immediate
+ * PersistentVolumeClaims` names no claim, so a StatefulSet pod takes its own
+ * claims (`<template>-<pod>`) and any other pod every failing claim of its
+ * namespace. A claim that joins an incident is no incident of its own.
+ */
+function joinClaims(groups: Map<string, Group>): void {
+  const claimGroups = [...groups.values()].filter((g) => g.root.startsWith('PersistentVolumeClaim/') && g.sightings.some((s) => kindOf(s) === 'volume-provisioning'));
+  if (claimGroups.length === 0) return;
+  const joined = new Set<string>();
+  for (const g of groups.values()) {
+    if (g.root.startsWith('PersistentVolumeClaim/')) continue;
+    const waiting = g.sightings.filter((s) => kindOf(s) === 'unschedulable-volume' && s.match.facts.claim === undefined);
+    if (waiting.length === 0) continue;
+    const candidates = claimGroups.filter((c) => c.cluster === g.cluster && c.namespace === g.namespace);
+    const pods = waiting.map((s) => s.event.involvedObject.name ?? '');
+    const own = candidates.filter((c) => pods.some((p) => c.root.endsWith(`-${p}`)));
+    for (const c of own.length > 0 ? own : candidates) {
+      g.sightings.push(...c.sightings);
+      joined.add(c.key);
+    }
+  }
+  for (const key of joined) groups.delete(key);
+}
+
+/** chooseCause finds what explains a symptom within its incident: the first kind of its explainedBy with a sighting that was still happening when the symptom began. */
+function chooseCause(symptom: Sighting, sightings: readonly Sighting[], depth = 0): Sighting | undefined {
+  if (symptom.match.kind.role === 'cause') return symptom;
+  for (const id of symptom.match.kind.explainedBy ?? []) {
+    const found = sightings
+      .filter((s) => s !== symptom && kindOf(s) === id && s.lastMs >= symptom.firstMs - JOIN_SLACK_MS && s.firstMs <= symptom.lastMs)
+      // `other` explains a crash loop only as the kubelet's own `Failed` for that pod.
+      .filter((s) => id !== 'other' || (s.event.reason === 'Failed' && s.object === symptom.object))
+      .sort((a, b) => a.firstMs - b.firstMs)[0];
+    if (found === undefined) continue;
+    if (found.match.kind.role === 'cause' || depth > 2) return found;
+    return chooseCause(found, sightings, depth + 1) ?? found;
+  }
+  return undefined;
+}
+
+function isWarmUp(g: Group, until: number): boolean {
+  if (!g.sightings.every((s) => kindOf(s) === 'probe-readiness')) return false;
+  const perPod = new Map<string, number>();
+  for (const s of g.sightings) perPod.set(s.object, (perPod.get(s.object) ?? 0) + s.count);
+  const last = Math.max(...g.sightings.map((s) => s.lastMs));
+  return until - last > ONGOING_MS && [...perPod.values()].every((n) => n <= WARM_UP_READINESS_FAILURES);
+}
+
+function incidentOf(g: Group, until: number): Incident | undefined {
+  if (isWarmUp(g, until)) return undefined;
+  const sightings = [...g.sightings].sort((a, b) => a.firstMs - b.firstMs || a.lastMs - b.lastMs || (a.object < b.object ? -1 : 1));
+  // The failure is what went wrong last; what stopped well before it began are resolved steps, not its cause.
+  const primary = sightings.reduce((p, s) => (s.lastMs > p.lastMs || (s.lastMs === p.lastMs && s.match.kind.role === 'symptom' && p.match.kind.role === 'cause') ? s : p));
+  const cause = chooseCause(primary, sightings);
+  const stated = cause ?? primary;
+  const failureStart = Math.min(primary.firstMs, stated.firstMs);
+  const current = sightings.filter((s) => s.lastMs >= failureStart - JOIN_SLACK_MS);
+
+  const objects = [g.root];
+  for (const s of sightings) if (!objects.includes(s.object)) objects.push(s.object);
+  const windowEntries = sightings.flatMap((s) => s.inWindow).sort((a, b) => a.ms - b.ms);
+  const lastMs = windowEntries[windowEntries.length - 1]!.ms;
+  const templates = [...stated.match.kind.steps(stated.match.facts), ...(stated === primary ? [] : primary.match.kind.steps(primary.match.facts))];
+  const incident: Incident = {
+    kind: stated.match.kind.id,
+    cause: stated.match.kind.cause(stated.match.facts),
+    facts: { ...stated.match.facts },
+    namespace: g.namespace,
+    ...(g.cluster !== '' ? { cluster: g.cluster } : {}),
+    root: g.root,
+    objects,
+    start: startOf(current),
+    lastSeen: formatTimelineTime(lastMs),
+    ongoing: until - lastMs <= ONGOING_MS,
+    occurrences: windowEntries.reduce((n, x) => n + x.count, 0),
+    hints: stepHints(templates),
+    evidence: evidenceRows(windowEntries).map(timelineRow),
+  };
+  return incident;
+}
+
+/**
+ * startOf is the first occurrence of the current failure: its first in the
+ * window, reaching back before the window over a run of occurrences no
+ * further apart than CONTINUITY_GAP_MS. An estimated occurrence keeps its bounds.
+ */
+function startOf(current: readonly Sighting[]): IncidentStart {
+  const all = current.flatMap((s) => s.all).sort((a, b) => a.ms - b.ms);
+  const firstInWindow = Math.min(...current.map((s) => s.firstMs));
+  let i = all.findIndex((x) => x.ms === firstInWindow);
+  while (i > 0 && all[i]!.ms - all[i - 1]!.ms <= CONTINUITY_GAP_MS) i--;
+  const first = all[i]!;
+  if (!first.estimated) return { time: formatTimelineTime(first.ms), estimated: false };
+  return {
+    time: formatTimelineTime(first.ms),
+    estimated: true,
+    earliest: first.earliestMs === undefined ? null : formatTimelineTime(first.earliestMs),
+    latest: first.latestMs === undefined ? null : formatTimelineTime(first.latestMs),
+  };
+}
+
+function evidenceRows(entries: readonly OccurrenceEntry[]): readonly OccurrenceEntry[] {
+  if (entries.length <= MAX_EVIDENCE_ROWS) return entries;
+  const half = MAX_EVIDENCE_ROWS / 2;
+  return [...entries.slice(0, half), ...entries.slice(entries.length - half)];
+}

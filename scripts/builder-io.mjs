@@ -3,8 +3,8 @@
 // run (go, mvn, javac) writes to a log file instead: Maven prints ANSI resets on standard output
 // even with -q -B, and one stray byte there breaks the JSON.
 import { spawnSync } from 'node:child_process';
-import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 
 /** logArg reads `--log FILE` (or `--log=FILE`) from argv, or gives the fallback. */
 export function logArg(argv, fallback) {
@@ -45,5 +45,45 @@ export function runLogged(cmd, argv, { cwd, env, log }) {
   if (r.status !== 0) {
     const last = tail(log, offset);
     throw new Error(`${cmd} ${argv.join(' ')} exited with ${r.status ?? r.signal}; its output is in ${log}${last === '' ? '' : `, ending:\n${last}`}`);
+  }
+}
+
+/**
+ * withLock runs fn while holding a directory lock, so that parallel preparers (test files, or
+ * several checkouts on one machine) build a cached thing once and the others wait for it.
+ */
+export function withLock(dir, fn) {
+  const lock = join(dir, '.lock');
+  mkdirSync(dir, { recursive: true });
+  const started = Date.now();
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      writeFileSync(join(lock, 'pid'), String(process.pid));
+      break;
+    } catch (err) {
+      if (err.code !== 'EEXIST') throw err;
+      let holder = 0;
+      try {
+        holder = Number(readFileSync(join(lock, 'pid'), 'utf8'));
+      } catch {
+        // The holder has made the folder but not written its pid yet.
+      }
+      let alive = holder > 0;
+      if (alive) {
+        try {
+          process.kill(holder, 0);
+        } catch {
+          alive = false;
+        }
+      }
+      if (!alive && Date.now() - started > 2000) rmSync(lock, { recursive: true, force: true });
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 500);
+    }
+  }
+  try {
+    return fn();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
   }
 }

@@ -17,7 +17,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync, renameSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { runLogged } from './builder-io.mjs';
+import { runLogged, withLock } from './builder-io.mjs';
 
 /** KUBERNETES_VERSION matches the newest bundled kubectl minor (1.33). */
 export const KUBERNETES_VERSION = 'v1.33.13';
@@ -83,43 +83,6 @@ function isExecutable(path) {
     return statSync(path).isFile() && (statSync(path).mode & 0o111) !== 0;
   } catch {
     return false;
-  }
-}
-
-/** withLock runs fn while holding a directory lock, so parallel test files build once. */
-function withLock(dir, fn) {
-  const lock = join(dir, '.lock');
-  mkdirSync(dir, { recursive: true });
-  const started = Date.now();
-  for (;;) {
-    try {
-      mkdirSync(lock);
-      writeFileSync(join(lock, 'pid'), String(process.pid));
-      break;
-    } catch (err) {
-      if (err.code !== 'EEXIST') throw err;
-      let holder = 0;
-      try {
-        holder = Number(readFileSync(join(lock, 'pid'), 'utf8'));
-      } catch {
-        // The holder has made the folder but not written its pid yet.
-      }
-      let alive = holder > 0;
-      if (alive) {
-        try {
-          process.kill(holder, 0);
-        } catch {
-          alive = false;
-        }
-      }
-      if (!alive && Date.now() - started > 2000) rmSync(lock, { recursive: true, force: true });
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 500);
-    }
-  }
-  try {
-    return fn();
-  } finally {
-    rmSync(lock, { recursive: true, force: true });
   }
 }
 

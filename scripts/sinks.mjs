@@ -19,7 +19,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { logArg, runLogged } from './builder-io.mjs';
+import { logArg, runLogged, withLock } from './builder-io.mjs';
 
 const KAFKA_VERSION = '3.9.1';
 const KAFKA_SCALA = '2.13';
@@ -216,7 +216,9 @@ for (const name of only) {
     process.exit(2);
   }
   try {
-    out[name] = setup();
+    // One lock for the whole cache: preparers started together (parallel test runs, several
+    // checkouts on one machine) build each server once, and a build is never raced into a broken folder.
+    out[name] = withLock(cache, setup);
   } catch (e) {
     failed = true;
     log(`${name}: ${e.message}`);

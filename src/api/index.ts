@@ -18,3 +18,4 @@ export * from './occurrence.js';
 export * from './cluster.js';
 export * from './timeline.js';
 export * from './incident.js';
+export type * from './search.js';

@@ -150,7 +150,7 @@ void describe('archive API (in process)', () => {
 });
 
 void describe('archive API over a store without the capability', () => {
-  void it('answers NotFound', async () => {
+  void it('answers NotFound, to occurrences and to the search', async () => {
     const inner = new MemoryEventStore();
     const plain: EventStore = {
       create: (e, o) => inner.create(e, o),
@@ -170,6 +170,10 @@ void describe('archive API over a store without the capability', () => {
       const r = await call(base, 'GET', `${ARCHIVE}/occurrences`);
       assert.equal(r.status, 404);
       assert.equal(r.json.reason, 'NotFound');
+      const search = await call(base, 'GET', `${ARCHIVE}/search?q=x`);
+      assert.equal(search.status, 404);
+      assert.equal(search.json.kind, 'Status');
+      assert.match(search.json.message, /keeps no archive/, 'the search says why it is not served');
       assert.equal((await call(base, 'POST', '/api/v1/namespaces/a/events', event('a', 'x', 'p'))).status, 201);
     } finally {
       await server.close();

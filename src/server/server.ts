@@ -21,6 +21,7 @@ import { registerKnownKinds } from './known-kinds.js';
 import { createServerMetrics } from './metrics.js';
 import type { ServerMetrics } from './metrics.js';
 import { EventRegistry } from './registry.js';
+import { registerSearchRoutes } from './search-routes.js';
 import { registerTimelineRoutes } from './timeline-routes.js';
 import type { TimelineReader } from './timeline-routes.js';
 import { registerUiAssets } from './ui-assets.js';
@@ -157,6 +158,7 @@ export function createEventsServer(options: ServerOptions): KeventsServer {
 
   registerArchiveRoutes(router, { store: options.store, clock, logger, metrics });
   registerTimelineRoutes(router, { timeline: options.timeline, logger, metrics });
+  registerSearchRoutes(router, { store: options.store, clock, logger, metrics });
   registerDocuments(router, { logger, keventsVersion: options.keventsVersion ?? '0.0.0' });
   registerKnownKinds(router, { store: options.store, logger });
   const ui = registerUiAssets(router, { logger });

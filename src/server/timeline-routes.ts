@@ -33,7 +33,8 @@ export interface TimelineRouteDeps {
   metrics: ServerMetrics;
 }
 
-function timeParam(params: URLSearchParams, name: 'since' | 'until'): number | undefined {
+/** timeParam reads an RFC 3339 `since` or `until` parameter (Unix ms), undefined when absent or empty; anything else is a 400. */
+export function timeParam(params: URLSearchParams, name: 'since' | 'until'): number | undefined {
   const text = params.get(name);
   if (text === null || text === '') return undefined;
   try {

@@ -1,0 +1,95 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { HTTPVersion, Instance as Router } from 'find-my-way';
+import { ARCHIVE_API, ARCHIVE_GROUP, formatMicroTime, newMethodNotAllowed, newStatusError } from '../api/index.js';
+import type { CoreEvent, Occurrence, SearchResult, SearchResultItem } from '../api/index.js';
+import type { Clock, Logger } from '../internal/index.js';
+import { canSearch, occurrenceTimeMs } from '../storage/index.js';
+import type { ArchiveStore, EventStore, SearchQuery } from '../storage/index.js';
+import { negotiateOutput, sendError, sendObject } from './http-io.js';
+import type { ServerMetrics } from './metrics.js';
+import { encodeSearchContinue, parseSearchParams } from './search-query.js';
+import { toStatusError } from './storage-errors.js';
+
+/** MAX_OCCURRENCES_PER_HIT bounds the occurrences a hit carries (the oldest in the window): a page of hits stays a page, however often each repeated. */
+export const MAX_OCCURRENCES_PER_HIT = 100;
+
+/** SearchRouteDeps are what the search route needs from the server. */
+export interface SearchRouteDeps {
+  store: EventStore;
+  clock: Clock;
+  logger: Logger;
+  metrics: ServerMetrics;
+}
+
+/**
+ * registerSearchRoutes serves the archive's search (docs/search.md):
+ *
+ *   GET /apis/archive.kevents.io/v1alpha1/search
+ *   GET /apis/archive.kevents.io/v1alpha1/namespaces/{namespace}/search
+ *     ?q=QUERY&since=RFC3339&until=RFC3339&limit=N&continue=TOKEN&histogram=BUCKET
+ *
+ * A SearchResult: the hits newest first by the event's last time, each with its
+ * occurrences in the window and the fields its terms matched; pages by continue
+ * token over the first page's snapshot. It reads events, so the gate admits it
+ * as it admits a list. Over a store that is no archive (etcd) it is a NotFound
+ * Status saying so.
+ */
+export function registerSearchRoutes(router: Router<HTTPVersion.V1>, deps: SearchRouteDeps): void {
+  const base = `/apis/${ARCHIVE_API}`;
+  const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+  const serve = (req: IncomingMessage, res: ServerResponse, namespace: string | undefined): void => {
+    const started = performance.now();
+    res.once('finish', () => deps.metrics.requests.inc({ verb: req.method ?? '', resource: 'search', code: String(res.statusCode) }));
+    search(req, res, namespace, deps)
+      .catch((e: unknown) => sendError(res, e, deps.logger, `${req.method} ${req.url ?? ''}`))
+      .finally(() => deps.metrics.requestDuration.observe({ verb: 'GET', resource: 'search' }, (performance.now() - started) / 1000));
+  };
+  router.on([...methods], `${base}/search`, (req, res) => serve(req, res, undefined));
+  router.on([...methods], `${base}/namespaces/:namespace/search`, (req, res, p) => serve(req, res, p.namespace));
+}
+
+async function search(req: IncomingMessage, res: ServerResponse, namespace: string | undefined, deps: SearchRouteDeps): Promise<void> {
+  if (req.method !== 'GET') throw newMethodNotAllowed();
+  const store = deps.store;
+  if (!canSearch(store)) {
+    throw newStatusError(404, 'NotFound', 'the archive\'s search is not served here: this server\'s storage keeps no archive (serve with SQLite or PostgreSQL storage)', {
+      group: ARCHIVE_GROUP,
+      kind: 'search',
+    });
+  }
+  const format = negotiateOutput(req.headers.accept, false);
+  const url = req.url ?? '';
+  const q = url.indexOf('?');
+  const { request, nowMs } = parseSearchParams(new URLSearchParams(q >= 0 ? url.slice(q + 1) : ''), namespace, deps.clock.now());
+  let page;
+  try {
+    page = await store.search(request);
+  } catch (e) {
+    throw toStatusError(e, request.after !== undefined ? 'continue' : 'list');
+  }
+  const items = await Promise.all(
+    page.items.map(async (hit): Promise<SearchResultItem> => ({ event: hit.event, occurrences: await occurrencesOf(store, hit.event, request.query), matched: hit.matched })),
+  );
+  const body: SearchResult = { kind: 'SearchResult', apiVersion: ARCHIVE_API, metadata: { resourceVersion: String(page.resourceVersion) }, items };
+  if (page.next !== undefined) body.metadata.continue = encodeSearchContinue({ resourceVersion: page.resourceVersion, nowMs, after: page.next });
+  if (page.histogram !== undefined) body.histogram = page.histogram.map((b) => ({ time: formatMicroTime(b.startMs)!, hits: b.hits }));
+  sendObject(res, 200, body, format);
+}
+
+/** occurrencesOf reads the occurrences of one event (by namespace, name and uid) whose change happened in the query's window. */
+async function occurrencesOf(store: ArchiveStore, event: CoreEvent, query: SearchQuery): Promise<Occurrence[]> {
+  const { namespace, name, uid } = event.metadata;
+  if (namespace === undefined || name === undefined) return [];
+  const inWindow = (o: Occurrence): boolean => {
+    if (query.sinceMs === undefined && query.untilMs === undefined) return true;
+    const t = occurrenceTimeMs(o);
+    return t !== undefined && (query.sinceMs === undefined || t >= query.sinceMs) && (query.untilMs === undefined || t < query.untilMs);
+  };
+  const page = await store.listOccurrences({
+    namespace,
+    fieldEquals: { 'metadata.namespace': namespace, 'event.name': name, ...(uid !== undefined && uid !== '' ? { 'event.uid': uid } : {}) },
+    predicate: inWindow,
+    limit: MAX_OCCURRENCES_PER_HIT,
+  });
+  return page.items;
+}

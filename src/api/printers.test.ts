@@ -237,7 +237,7 @@ void test('kubectl events: sorted rows, Kind keeps its case, text escaped and tr
     metadata: { name: 'n', namespace: 'ns\x1b' },
   });
   assert.deepEqual(kubectlEventsRows([evil], { now: NOW, allNamespaces: true }), [
-    ['ns\x1b', '<unknown>', 'Normal^[[2J', 'R\\r', 'Pod^[/x^[]0;t', '^[[31mred\\rx'],
+    ['ns^[', '<unknown>', 'Normal^[[2J', 'R\\r', 'Pod^[/x^[]0;t', '^[[31mred\\rx'],
   ]);
 });
 

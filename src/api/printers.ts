@@ -248,7 +248,7 @@ function kubectlEventsRow(e: CoreEvent, now: number, allNamespaces: boolean, wit
     `${escapeTerminal(e.involvedObject.kind ?? '')}/${escapeTerminal(e.involvedObject.name ?? '')}`,
     escapeTerminal(goTrimSpace(e.message ?? '')),
   ];
-  return [...(allNamespaces ? [e.metadata.namespace ?? ''] : []), ...(withCluster ? [escapeTerminal(eventCluster(e))] : []), ...row];
+  return [...(allNamespaces ? [escapeTerminal(e.metadata.namespace ?? '')] : []), ...(withCluster ? [escapeTerminal(eventCluster(e))] : []), ...row];
 }
 
 /** KubectlEventsOptions shape the `kubectl events` output. */

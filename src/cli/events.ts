@@ -1,5 +1,5 @@
 import type { CoreEvent } from '../api/index.js';
-import { createKubectlEventsPrinter, encodeCoreEvent, formatKubectlEvents, noEventsMessage, sortKubectlEvents, StatusError } from '../api/index.js';
+import { createKubectlEventsPrinter, encodeCoreEvent, formatKubectlEvents, formatNameLines, noEventsMessage, sortKubectlEvents, StatusError } from '../api/index.js';
 import type { Status } from '../api/index.js';
 import { ForParseError, parseForArgument } from '../timeline/index.js';
 import { clusterSelector, spansClusters } from './cluster-flag.js';
@@ -101,7 +101,7 @@ export async function runEvents(flags: EventsFlags, io: CliIO): Promise<void> {
     }
     const sorted = sortKubectlEvents(events);
     if (output === 'name') {
-      io.stdout.write(sorted.map((e) => `event/${e.metadata.name ?? ''}\n`).join(''));
+      io.stdout.write(formatNameLines(sorted));
       return;
     }
     const list = { kind: 'EventList', apiVersion: 'v1', metadata: {}, items: sorted.map((e) => encodeCoreEvent(e)) };

@@ -1,5 +1,5 @@
 import type { CoreEvent, Status, Table } from '../api/index.js';
-import { createTabWriter, escapeTerminal, isStatusError, KUBECTL_TABWRITER, printTableAsKubectl, StatusError } from '../api/index.js';
+import { createTabWriter, escapeTerminal, formatNameLines, isStatusError, KUBECTL_TABWRITER, printTableAsKubectl, StatusError } from '../api/index.js';
 import { createReadClient, namespaceOf } from '../client/index.js';
 import type { ReadClient } from '../client/index.js';
 import { connect, explainTransport } from './connect.js';
@@ -180,7 +180,7 @@ async function printObjects(c: ReadConnection, names: string[], flags: GetEvents
   const render = (v: unknown): string => (output === 'json' ? goJsonIndent(sortKeysDeep(v)) : goYaml(v));
   if (names.length === 1) {
     const e = await c.client.coreV1.get(c.namespace, names[0]!);
-    io.stdout.write(output === 'name' ? `event/${e.metadata.name ?? ''}\n` : render(e));
+    io.stdout.write(output === 'name' ? formatNameLines([e]) : render(e));
     return;
   }
   let items: CoreEvent[];
@@ -193,7 +193,7 @@ async function printObjects(c: ReadConnection, names: string[], flags: GetEvents
     if (items.length === 0 && output === 'name') io.stderr.write(noResources(c));
   }
   if (output === 'name') {
-    io.stdout.write(items.map((e) => `event/${e.metadata.name ?? ''}\n`).join(''));
+    io.stdout.write(formatNameLines(items));
     return;
   }
   io.stdout.write(render({ apiVersion: 'v1', items: items.map((e) => ({ ...e, apiVersion: e.apiVersion ?? 'v1', kind: e.kind ?? 'Event' })), kind: 'List', metadata: { resourceVersion: '' } }));

@@ -1,5 +1,5 @@
 import type * as Commander from 'commander';
-import { isStatusError } from '../api/index.js';
+import { escapeTerminal, isStatusError } from '../api/index.js';
 import { UsageError } from './errors.js';
 import { version } from './version.js';
 import { requireCjs } from '../internal/index.js';
@@ -62,11 +62,12 @@ function reportError(e: unknown, io: CliIO): number {
     return 2;
   }
   if (isStatusError(e)) {
-    io.stderr.write(`Error from server (${e.status.reason ?? 'Unknown'}): ${e.status.message ?? ''}\n`);
+    // A server's message repeats names and values from the request and the store: escaped like any event text.
+    io.stderr.write(`Error from server (${escapeTerminal(e.status.reason ?? 'Unknown')}): ${escapeTerminal(e.status.message ?? '')}\n`);
     return 1;
   }
   if (typeof e === 'object' && e !== null && (e as { userFacing?: unknown }).userFacing === true) {
-    io.stderr.write(`error: ${(e as Error).message}\n`);
+    io.stderr.write(`error: ${escapeTerminal((e as Error).message)}\n`);
     return 1;
   }
   io.stderr.write(`kevents: internal error (a bug; please report it):\n${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);

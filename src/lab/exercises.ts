@@ -1,3 +1,4 @@
+import { escapeTerminal } from '../api/index.js';
 import type { CheckResult, Exercise, ExerciseContext } from './exercise.js';
 import { aggregation } from './exercises/aggregation.js';
 import { critical } from './exercises/critical.js';
@@ -34,12 +35,13 @@ export function passed(r: CheckResult): boolean {
 /** formatCheck is the answer of `kevents lab check N`. */
 export function formatCheck(e: Exercise, r: CheckResult): string {
   const missing = r.items.filter((i) => !i.ok).length;
-  return [
+  // Step texts name events and pods of the lab's cluster, written by whoever can create them.
+  return escapeTerminal([
     `Exercise ${e.number}: ${e.title}`,
     ...r.items.map((i) => `  ${i.ok ? 'done   ' : 'missing'}  ${i.text}`),
     ...(r.notes.length > 0 ? ['', ...r.notes] : []),
     '',
     missing === 0 ? `Exercise ${e.number} is done.` : `Exercise ${e.number} is not done yet: ${missing} of ${r.items.length} steps missing.`,
     '',
-  ].join('\n');
+  ].join('\n'));
 }

@@ -1,4 +1,4 @@
-import { escapeTerminal, humanDuration } from '../api/index.js';
+import { escapeCsvField, escapeMarkdown, escapeTerminalLine, humanDuration, markdownCode } from '../api/index.js';
 import type { Timeline, TimelineRow } from '../api/index.js';
 
 /** TimelineFormat is an `-o` value of `kevents timeline`. */
@@ -42,8 +42,9 @@ export function formatTimeline(t: Timeline, options: FormatTimelineOptions): str
   }
 }
 
+/** oneLine is event text as a terminal shows it: a line break and the blanks around it become one space, controls are escaped. */
 function oneLine(s: string): string {
-  return escapeTerminal(s.replace(/\s*\n\s*/g, ' '));
+  return escapeTerminalLine(s.replace(/\s*\n\s*/g, ' '));
 }
 
 /** windowText is the window; an end that is an estimated row's time is marked as estimated. */
@@ -94,7 +95,7 @@ function formatText(t: Timeline, o: FormatTimelineOptions): string {
   lines.push('');
   if (t.rows.length > 0) {
     const header = [...(o.showNamespace ? ['NAMESPACE'] : []), 'TIME', 'TYPE', 'REASON', 'OBJECT', 'COUNT', 'MESSAGE'];
-    const cells = t.rows.map((r) => [...(o.showNamespace ? [r.namespace] : []), rowTime(r), oneLine(r.type), oneLine(r.reason), oneLine(r.object), String(r.count), oneLine(r.message)]);
+    const cells = t.rows.map((r) => [...(o.showNamespace ? [oneLine(r.namespace)] : []), rowTime(r), oneLine(r.type), oneLine(r.reason), oneLine(r.object), String(r.count), oneLine(r.message)]);
     const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => [...c[i]!].length)));
     const typeCol = o.showNamespace ? 2 : 1;
     const render = (c: string[], isWarning: boolean): string =>
@@ -120,22 +121,18 @@ function formatText(t: Timeline, o: FormatTimelineOptions): string {
   return `${lines.join('\n')}`;
 }
 
-function mdCell(s: string): string {
-  return oneLine(s).replace(/\\/g, '\\\\').replace(/\|/g, '\\|');
-}
-
 function formatMarkdown(t: Timeline, o: FormatTimelineOptions): string {
   const s = t.summary;
   const out: string[] = [];
-  out.push(`# Timeline${o.title ? ` of ${mdCell(o.title)}` : ''}`, '');
+  out.push(`# Timeline${o.title ? ` of ${escapeMarkdown(o.title)}` : ''}`, '');
   out.push(`- **Window:** ${windowText(t)}`);
   out.push(
     s.firstWarning === null
       ? '- **First Warning:** none'
-      : `- **First Warning:** ${s.firstWarning.estimated ? '~' : ''}${s.firstWarning.time} \`${mdCell(s.firstWarning.object)}\` **${mdCell(s.firstWarning.reason)}**: ${mdCell(s.firstWarning.message)}`,
+      : `- **First Warning:** ${s.firstWarning.estimated ? '~' : ''}${s.firstWarning.time} ${markdownCode(s.firstWarning.object)} **${escapeMarkdown(s.firstWarning.reason)}**: ${escapeMarkdown(s.firstWarning.message)}`,
   );
-  if (s.reasons.length > 0) out.push(`- **Reasons:** ${mdCell(reasonsText(t, o.topReasons ?? 5))}`);
-  if (s.objects.length > 0) out.push(`- **Objects:** ${s.objects.map((x) => `\`${mdCell(x.object)}\``).join(', ')}`);
+  if (s.reasons.length > 0) out.push(`- **Reasons:** ${escapeMarkdown(reasonsText(t, o.topReasons ?? 5))}`);
+  if (s.objects.length > 0) out.push(`- **Objects:** ${s.objects.map((x) => markdownCode(x.object)).join(', ')}`);
   out.push(
     `- **Rows:** ${s.rows} (${s.occurrences} occurrences${s.estimatedRows > 0 ? `, ${s.estimatedRows} estimated, marked ~: times spread between known ones` : ''}${s.undated > 0 ? `; ${s.undated} occurrences carry no time at all` : ''})`,
     '',
@@ -145,20 +142,16 @@ function formatMarkdown(t: Timeline, o: FormatTimelineOptions): string {
     out.push(`| ${header.join(' | ')} |`, `|${header.map((h) => (h === 'Count' ? '---:' : '---')).join('|')}|`);
     for (const r of t.rows) {
       const cells = [...(o.showNamespace ? [r.namespace] : []), rowTime(r), r.type, r.reason, r.object, String(r.count), r.message];
-      out.push(`| ${cells.map(mdCell).join(' | ')} |`);
+      out.push(`| ${cells.map(escapeMarkdown).join(' | ')} |`);
     }
     out.push('');
   }
   if (t.hints.length > 0) {
     out.push('## Next steps', '');
-    for (const h of t.hints) out.push(`- **${mdCell(h.reason)}**: ${mdCell(h.why)}`, '  ```sh', `  ${oneLine(h.command)}`, '  ```');
+    for (const h of t.hints) out.push(`- **${escapeMarkdown(h.reason)}**: ${escapeMarkdown(h.why)}`, '  ```sh', `  ${oneLine(h.command)}`, '  ```');
     out.push('');
   }
   return out.join('\n');
-}
-
-function csvField(s: string): string {
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
 function formatCsv(t: Timeline): string {
@@ -166,7 +159,7 @@ function formatCsv(t: Timeline): string {
   const lines = ['time,namespace,object,type,reason,message,count,estimated,earliest,latest'];
   for (const r of t.rows) {
     lines.push(
-      [r.time, r.namespace, r.object, r.type, r.reason, r.message, String(r.count), String(r.estimated), r.earliest ?? '', r.latest ?? ''].map(csvField).join(','),
+      [r.time, r.namespace, r.object, r.type, r.reason, r.message, String(r.count), String(r.estimated), r.earliest ?? '', r.latest ?? ''].map(escapeCsvField).join(','),
     );
   }
   return `${lines.join('\r\n')}\r\n`;

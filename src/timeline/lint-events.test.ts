@@ -50,4 +50,12 @@ describe('lintEvents', () => {
     assert.deepEqual(report.findings[0], { check: 'reason-not-UpperCamelCase', reporter: 'kubelet', reason: 'pod_started', events: 2, occurrences: 5, example: 'default/e' });
     assert.match(formatLintReport(report), /^3 of 4 events break a convention\.\n\nCHECK {4,}EVENTS {3}OCCURRENCES/);
   });
+  it('prints reporters and reasons with every terminal control shown, one finding per line', () => {
+    const report = lintEvents([
+      ev({ reason: 'bad\x1b]0;owned\x07\x9b2J\u202eok', source: { component: 'ctl\x08\x08\x7f\nfake-line' } }),
+    ]);
+    const out = formatLintReport(report);
+    assert.doesNotMatch(out, /[\x00-\x09\x0b-\x1f\x7f-\x9f\u202e]/, JSON.stringify(out));
+    assert.match(out, /ctl\^H\^H\^\?\^Jfake-line +bad\^\[\]0;owned\^G\\u009b2J\\u202eok/);
+  });
 });

@@ -1,5 +1,5 @@
 import type { CoreEvent } from '../api/index.js';
-import { eventCount, formatTable } from '../api/index.js';
+import { escapeTerminalLine, eventCount, formatTable } from '../api/index.js';
 
 /**
  * Conventions events should keep so that people and tools can read them:
@@ -117,7 +117,7 @@ export function lintEvents(events: readonly CoreEvent[], checks: readonly LintCh
 }
 
 function show(s: string): string {
-  return s === '' ? '<none>' : s.replace(/[\t\n\r\x1b]/g, ' ');
+  return s === '' ? '<none>' : escapeTerminalLine(s);
 }
 
 /** formatLintReport prints a report: totals per check, then the offenders by reporter and reason. */

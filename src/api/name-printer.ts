@@ -1,0 +1,11 @@
+import type { CoreEvent } from './types.js';
+import { escapeTerminalLine } from './escape.js';
+
+/**
+ * formatNameLines is the `-o name` output: one `event/<name>` line per event. The
+ * name is escaped to stay on its own line, so a name holding a newline cannot add
+ * a line naming another object to what a script pipes on.
+ */
+export function formatNameLines(items: readonly CoreEvent[]): string {
+  return items.map((e) => `event/${escapeTerminalLine(e.metadata.name ?? '')}\n`).join('');
+}

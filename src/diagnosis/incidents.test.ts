@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import type { CoreEvent } from '../api/index.js';
 import { buildIncidents } from './incidents.js';
 import { iso, T0, testEvent } from '../timeline/test-events.js';
+import { simpleCommandWords } from '../../test/support/posix-command.js';
 
 const MIN = 60;
 const ns = 'shop';
@@ -225,6 +226,7 @@ describe('buildIncidents', () => {
         ];
         const { incidents } = buildIncidents({ events, ...window });
         assert.ok(incidents.length >= 4);
+        assert.ok(incidents.some((i) => i.hints.some((x) => /<(?:name|pod|node|kind)>/.test(x.command))), 'a refused value leaves its placeholder');
         for (const i of incidents) {
           assert.doesNotMatch(i.cause, /[\n\r\u001b\u0007]/, i.cause);
           for (const hint of i.hints) {
@@ -232,6 +234,9 @@ describe('buildIncidents', () => {
             assert.doesNotMatch(hint.why, /[\n\r\u001b\u0007]/, hint.why);
             // One command: every value is a valid name or a placeholder, so no `;`, `$(` or quote of the value survives unquoted.
             assert.ok(!hint.command.includes(h), hint.command);
+            const words = simpleCommandWords(hint.command);
+            assert.equal(words[0], 'kubectl');
+            assert.ok(!words.includes(h), hint.command);
           }
         }
       });

@@ -4,6 +4,7 @@ import { createEventsServer, createServerMetrics, DEFAULT_RENDER_CACHE_MIB } fro
 import type { ConnectionLimits, KeventsServer, ReadinessCheck, ServerOptions, TlsPair } from '../server/index.js';
 import type { CoreEvent, Occurrence } from '../api/index.js';
 import { DEFAULT_HISTORY_WINDOW_SECONDS } from '../storage/index.js';
+import { storeIncidentReader } from './incident-reader.js';
 import { storeTimelineReader } from './timeline-reader.js';
 import { prepareServeSecurity } from './serve-auth.js';
 import type { ServeAuthFlags } from './serve-auth.js';
@@ -241,6 +242,7 @@ function eventsServer(
     clock: realClock,
     keventsVersion: version,
     timeline: storeTimelineReader(store),
+    incidents: storeIncidentReader(store),
     ...(security.gate !== undefined ? { gate: security.gate } : {}),
     ...(security.tls !== undefined ? { tls: security.tls } : {}),
   });

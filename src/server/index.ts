@@ -5,6 +5,7 @@ export { DEFAULT_RENDER_CACHE_MIB } from './rendered-versions.js';
 export { createServerMetrics } from './metrics.js';
 export type { ReadinessCheck } from './server.js';
 export { parseTimelineQuery, type TimelineQuery, type TimelineReader } from './timeline-routes.js';
+export { parseIncidentQuery, type IncidentQuery, type IncidentReader } from './incident-routes.js';
 export {
   DEFAULT_MAX_CONNECTIONS,
   DEFAULT_MAX_HEADER_BYTES,

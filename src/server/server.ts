@@ -21,6 +21,8 @@ import { registerKnownKinds } from './known-kinds.js';
 import { createServerMetrics } from './metrics.js';
 import type { ServerMetrics } from './metrics.js';
 import { EventRegistry } from './registry.js';
+import { registerIncidentRoutes } from './incident-routes.js';
+import type { IncidentReader } from './incident-routes.js';
 import { registerSearchRoutes } from './search-routes.js';
 import { registerTimelineRoutes } from './timeline-routes.js';
 import type { TimelineReader } from './timeline-routes.js';
@@ -43,6 +45,8 @@ export interface ServerOptions {
   readinessChecks?: ReadinessCheck[];
   /** timeline builds the timeline the web UI draws (GET …/archive.kevents.io/v1alpha1/timeline); without it that is NotFound. */
   timeline?: TimelineReader;
+  /** incidents builds the incidents the web UI lists (GET …/archive.kevents.io/v1alpha1/incidents); without it that is NotFound. */
+  incidents?: IncidentReader;
   /** gate admits or refuses each request before it is routed (authentication and authorization). */
   gate?: RequestGate;
   /** tls serves HTTPS with this certificate chain and key (PEM); swap it later with `setTls`. */
@@ -159,6 +163,7 @@ export function createEventsServer(options: ServerOptions): KeventsServer {
   registerArchiveRoutes(router, { store: options.store, clock, logger, metrics });
   registerTimelineRoutes(router, { timeline: options.timeline, logger, metrics });
   registerSearchRoutes(router, { store: options.store, clock, logger, metrics });
+  registerIncidentRoutes(router, { incidents: options.incidents, logger, metrics });
   registerDocuments(router, { logger, keventsVersion: options.keventsVersion ?? '0.0.0' });
   registerKnownKinds(router, { store: options.store, logger });
   const ui = registerUiAssets(router, { logger });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { PageObjects } from './sqlite-event-store.js';
+import { PageObjects } from './page-objects.js';
 
 function page(n: number, missing: ReadonlySet<number> = new Set()): { objects: PageObjects; reads: number[][] } {
   const rvs = Array.from({ length: n }, (_, i) => 1000 + i * 3);

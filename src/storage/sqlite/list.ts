@@ -1,0 +1,122 @@
+/**
+ * The reads of a store's current and past versions: get, and lists at a
+ * revision (keyset pages, filters, remaining counts). Lists read on the
+ * connection's list connection, so paging never churns the writer's cache.
+ */
+import type { CoreEvent } from '../../api/index.js';
+import type { ListOptions, ListedVersion, VersionList } from '../event-store.js';
+import { StorageError } from '../errors.js';
+import { DEFAULT_MAX_COUNT_REMAINING, RemainingCounts, decodeEvent, eventKey, listRevision, matchesFilter, namespaceRange, selectsAll } from '../shared/index.js';
+import type { SqliteConnection } from './connection.js';
+import type { ListRow, ListScope } from './list-query.js';
+import { decodeObject } from './object-codec.js';
+import { PageObjects } from './page-objects.js';
+import { followerRead } from './watch.js';
+
+/** MAX_LIST_BATCH caps the rows a filtered list reads per query, as upstream caps its etcd pages. */
+const MAX_LIST_BATCH = 10_000;
+
+/** listedVersion is a listed row, decoded on demand; `decoded` (a filter's decoding) is handed out first rather than decoded again. */
+function listedVersion(rv: number, object: () => Buffer, decoded?: CoreEvent): ListedVersion {
+  let first = decoded;
+  return {
+    resourceVersion: rv,
+    object: () => {
+      const e = first ?? decodeEvent(decodeObject(object()), rv);
+      first = undefined;
+      return e;
+    },
+  };
+}
+
+/** SqliteLists answers a store's gets and lists over its connection. */
+export class SqliteLists {
+  private readonly maxCount: number;
+  private readonly remaining = new RemainingCounts();
+
+  constructor(
+    private readonly c: SqliteConnection,
+    maxCountRemaining: number | undefined,
+  ) {
+    this.maxCount = maxCountRemaining !== undefined && maxCountRemaining > 0 ? maxCountRemaining : DEFAULT_MAX_COUNT_REMAINING;
+  }
+
+  get(namespace: string, name: string): Promise<CoreEvent> {
+    return this.c.read(() => {
+      const key = eventKey(namespace, name);
+      const row = this.c.stmt.current.get(key);
+      if (row === undefined) throw new StorageError('KeyNotFound', `${key} not found`, { key, currentResourceVersion: this.c.rv });
+      return decodeEvent(decodeObject(row.object), row.rv);
+    });
+  }
+
+  listVersions(options: ListOptions): Promise<VersionList> {
+    return this.c.read(() => followerRead(this.c, () => this.listAt(options)));
+  }
+
+  private listAt(options: ListOptions): VersionList {
+    const c = this.c;
+    const at = listRevision(options, c.rv, c.compacted);
+    const { low, high } = options.namespace === undefined ? { low: '', high: undefined } : namespaceRange(options.namespace);
+    const scope: ListScope = { at, latest: at === c.rv, high, fieldEquals: options.fieldEquals, activeIn: options.activeIn };
+    const limit = options.limit !== undefined && options.limit > 0 ? options.limit : Infinity;
+    let start = options.startKey !== undefined && options.startKey > low ? options.startKey : low;
+    const from = start;
+    let batch = Math.min(limit + 1, MAX_LIST_BATCH);
+    const items: ListedVersion[] = [];
+    // Without a filter past the key range every row is an item: it stays encoded until asked for.
+    const all = selectsAll(options);
+    let more = false;
+    for (;;) {
+      const rows = all ? c.lists.pageKeys(scope, start, batch) : c.lists.page(scope, start, batch);
+      const objects = all ? new PageObjects(rows.map((r) => r.rv), (rvs) => c.lists.objects(rvs)) : undefined;
+      for (const [i, row] of rows.entries()) {
+        if (items.length >= limit) {
+          more = true;
+          break;
+        }
+        start = row.key;
+        if (objects !== undefined) {
+          items.push(this.unread(row.rv, () => objects.object(i)));
+          continue;
+        }
+        const object = (row as ListRow).object;
+        const event = decodeEvent(decodeObject(object), row.rv);
+        if (matchesFilter(event, options)) items.push(listedVersion(row.rv, () => object, event));
+      }
+      if (more) break;
+      if (items.length >= limit) {
+        // As against etcd, any key past the last item means more, whether or not the selector would keep it
+        // (the field selector's rows were filtered in SQL: the keys it left out count too).
+        more = c.lists.pageKeys({ ...scope, fieldEquals: undefined, activeIn: undefined }, start, 1).length > 0;
+        break;
+      }
+      if (rows.length < batch) break;
+      // A filter dropped rows: read further in larger steps, as upstream does against etcd.
+      batch = Math.min(batch * 2, MAX_LIST_BATCH);
+    }
+    const result: VersionList = { items, resourceVersion: at };
+    if (more) {
+      result.lastKey = start;
+      if (options.countRemaining === true) {
+        const remaining = this.remaining.carried(at, high, from, all ? items.length : undefined) ?? c.lists.count(scope, start, this.maxCount);
+        this.remaining.remember(at, high, start, remaining);
+        if (remaining !== undefined) result.remainingItemCount = remaining;
+      }
+    }
+    return result;
+  }
+
+  /**
+   * unread is a listed version whose object is read when asked for. The row stays: a version
+   * visible at a list's revision is purged only once compaction passes that revision, a history
+   * window after the list; were it gone, the answer is that the revision has expired.
+   */
+  private unread(rv: number, read: () => Buffer | undefined = () => this.c.lists.object(rv)): ListedVersion {
+    return listedVersion(rv, () => {
+      const object = read();
+      if (object === undefined) throw new StorageError('ResourceVersionExpired', `the version at revision ${rv} has been compacted`, { resourceVersion: rv });
+      return object;
+    });
+  }
+}

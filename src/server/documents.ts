@@ -13,7 +13,8 @@ import {
   negotiateDiscovery,
 } from './discovery.js';
 import { sendError, sendJsonText } from './http-io.js';
-import { OPENAPI_V2_PROTOBUF_CONTENT_TYPE, openApiV2Protobuf, openApiV3Index, openApiV3Spec } from './openapi.js';
+import { openApiV3Index, openApiV3Spec } from './openapi.js';
+import { OPENAPI_V2_PROTOBUF_CONTENT_TYPE, openApiV2Protobuf } from './openapi-v2.js';
 import { versionInfo } from './version-info.js';
 
 /**

@@ -1,17 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { KNOWN_KINDS } from './discovery.js';
-import {
-  OPENAPI_V2_PROTOBUF_CONTENT_TYPE,
-  buildOpenApiV3Specs,
-  openApiV2Protobuf,
-  openApiV3Index,
-  openApiV3Spec,
-  openApiV3Specs,
-  schemaName,
-  specHash,
-} from './openapi.js';
-import type { OpenApiV3Document, Parameter, Schema } from './openapi.js';
+import { buildOpenApiV3Specs, openApiV3Index, openApiV3Spec, openApiV3Specs, specHash } from './openapi.js';
+import type { OpenApiV3Document } from './openapi.js';
+import type { Parameter } from './openapi-paths.js';
+import { schemaName } from './openapi-schemas.js';
+import type { Schema } from './openapi-schemas.js';
+import { OPENAPI_V2_PROTOBUF_CONTENT_TYPE, openApiV2Protobuf } from './openapi-v2.js';
 
 const EVENT_APIS = [
   { path: 'api/v1', group: '', prefix: '/api/v1', schema: 'io.k8s.api.core.v1.Event' },

@@ -98,3 +98,16 @@ export function translateTimestampSince(t: string | null | undefined, now: numbe
 export function translateMsSince(ms: number | undefined, now: number): string {
   return ms === undefined ? '<unknown>' : humanDuration(now - ms);
 }
+
+/**
+ * wireTimeMicros is a wire time in Unix microseconds, keeping MicroTime's full
+ * precision for ordering; Go's zero time sorts before every other time.
+ */
+export function wireTimeMicros(t: string | null | undefined): number {
+  const ms = wireTimeMs(t);
+  if (ms === undefined || t === null || t === undefined) return -Infinity;
+  const m = /^(.*T\d{2}:\d{2}:\d{2})(?:\.(\d+))?(.*)$/.exec(t);
+  if (!m?.[2]) return ms * 1000;
+  const seconds = Date.parse(`${m[1]}${m[3]}`);
+  return seconds * 1000 + Number(m[2].slice(0, 6).padEnd(6, '0'));
+}

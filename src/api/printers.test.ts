@@ -1,23 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  createKubectlEventsPrinter,
-  describeEventsSection,
-  describeEventsTabbed,
-  EVENT_TABLE_COLUMNS,
-  eventInterval,
-  eventsLastSeen,
-  eventTable,
-  eventTableCells,
-  formatEventSource,
-  formatKubectlEvents,
-  goSort,
-  goTrimSpace,
-  kubectlEventsHeader,
-  kubectlEventsRows,
-  noEventsMessage,
-  sortKubectlEvents,
-} from './printers.js';
+import { EVENT_TABLE_COLUMNS, eventInterval, eventTable, eventTableCells, formatEventSource, goTrimSpace } from './printers.js';
+import { createKubectlEventsPrinter, eventsLastSeen, formatKubectlEvents, kubectlEventsHeader, kubectlEventsRows, noEventsMessage, sortKubectlEvents } from './kubectl-events.js';
+import { describeEventsSection, describeEventsTabbed } from './describe-events.js';
+import { goSort } from './go-sort.js';
 import { GO_ZERO_TIME_MS } from './duration.js';
 import { DESCRIBE_TABWRITER, formatTabbed } from './tabwriter.js';
 import type { CoreEvent } from './types.js';

@@ -12,7 +12,7 @@ import { startServer } from './support/server-process.js';
 import type { ServerProcess } from './support/server-process.js';
 
 /**
- * The kubectl half of the differential suite: every bundled kubectl runs the README's session and the
+ * The kubectl half of the differential suite: every bundled kubectl runs the session of docs/serve.md and the
  * listings users type (`get events`, `-o wide`, `kubectl events`, the selectors `describe` sends) against
  * the real kube-apiserver and against `kevents serve`; what each prints must be the same, ages aside.
  */

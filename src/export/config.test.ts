@@ -33,6 +33,7 @@ void describe('parseExportConfig', () => {
     ['a bad regular expression', `${SINK}route:\n  match:\n    - reason: "(("\n`, 'x.yaml:6:15: route.match[0].reason: is not a regular expression'],
     ['an unknown rule field', `${SINK}route:\n  drop:\n    - colour: red\n`, 'x.yaml:6:7: route.drop[0].colour: unknown field'],
     ['a template field that does not exist', `${SINK}    template:\n      who: "{{ regarding.nam }}"\n`, 'x.yaml:5:12: sinks[0].template.who: unknown field "regarding.nam"'],
+    ['a template filter that does not exist', `${SINK}    template:\n      text: "{{ message | html }}"\n`, 'x.yaml:5:13: sinks[0].template.text: unknown filter "html" (filters: mrkdwn, json)'],
     ['alert controls on an upsert sink', `${SINK}    policy: upsert\n    alert: { minCount: 2 }\n`, 'x.yaml:5:12: sinks[0].alert: alerting controls need policy: alert'],
     ['a bad rate limit', 'sinks:\n  - name: c\n    type: slack\n    url: http://x\n    alert:\n      rateLimit: { perReason: lots }\n', 'x.yaml:6:31: sinks[0].alert.rateLimit.perReason: "lots" must be COUNT/DURATION'],
     ['a kafka client that does not exist', 'sinks:\n  - name: k\n    type: kafka\n    brokers: [b:9092]\n    topic: t\n    client: rdkafka\n', 'x.yaml:6:13: sinks[0].client: must be one of librdkafka, kafkajs, not "rdkafka"'],
@@ -134,4 +135,18 @@ void describe('renderTemplate', () => {
     });
   });
   void it('reads a missing label as nothing', () => assert.deepEqual(renderTemplate({ a: '{{ labels.app }}', b: 'x{{ labels.app }}y' }, f), { a: null, b: 'xy' }));
+  void it('escapes a filtered reference for chat text or for JSON inside a string', () => {
+    const evil = { ...fieldsOf(change()), message: 'ping <!channel> <https://evil.example|docs> & "quoted"\n</script>\u2028' };
+    assert.deepEqual(
+      renderTemplate({ text: '*{{ reason }}*: {{ message | mrkdwn }}', body: '{"text":{{ message | json }},"n":{{count|json}}}', whole: '{{ message | mrkdwn }}', none: '{{ labels.app | json }}' }, evil),
+      {
+        text: '*Pulled*: ping &lt;!channel&gt; &lt;https://evil.example|docs&gt; &amp; "quoted"\n&lt;/script&gt;\u2028',
+        body: '{"text":"ping \\u003c!channel\\u003e \\u003chttps://evil.example|docs\\u003e \\u0026 \\"quoted\\"\\n\\u003c/script\\u003e\\u2028","n":1}',
+        whole: 'ping &lt;!channel&gt; &lt;https://evil.example|docs&gt; &amp; "quoted"\n&lt;/script&gt;\u2028',
+        none: 'null',
+      },
+    );
+    const body = renderTemplate('{"text":{{ message | json }}}', evil) as string;
+    assert.equal((JSON.parse(body) as { text: string }).text, evil.message);
+  });
 });

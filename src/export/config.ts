@@ -5,7 +5,7 @@ import { ConfigError, ConfigReader } from './config-reader.js';
 import { readRoute } from './route.js';
 import type { Route } from './route.js';
 import { SINK_TYPES } from './sinks/index.js';
-import { checkFieldPath, templateReferences } from './template.js';
+import { checkFieldPath, checkTemplateFilter, templateReferences } from './template.js';
 import type { PolicyName, SinkType } from './types.js';
 
 /** RetryOptions say how a sink's failed deliveries are retried. */
@@ -105,7 +105,7 @@ function readSink(r: ConfigReader, path: (string | number)[], raw: unknown): Sin
   };
   const stuckAfterMs = r.duration([...path, 'stuckAfter'], o.stuckAfter) ?? DEFAULT_STUCK_AFTER_MS;
   for (const ref of templateReferences(o.template)) {
-    const problem = checkFieldPath(ref.path);
+    const problem = checkFieldPath(ref.path) ?? (ref.filter === undefined ? undefined : checkTemplateFilter(ref.filter));
     if (problem !== undefined) r.fail([...path, 'template', ...ref.at.split(/\.|\[(\d+)\]/).filter((p) => p !== undefined && p !== '')], problem);
   }
   const alert = readAlert(r, [...path, 'alert'], o.alert, { ...DEFAULT_ALERT, ...sinkType?.alertDefaults });

@@ -31,5 +31,5 @@ export { lokiPushBody, lokiStreams, rfc3339Nanos } from './loki-sink.js';
 export { goTimeString, k8seventsLog, otlpLogsRequest, otlpRequests, KEVENTS_ATTRIBUTES, DEFAULT_MAX_IN_FLIGHT } from './otlp-sink.js';
 export { bulkBody, bulkOutcome, indexName, indexTemplate } from './opensearch-sink.js';
 export { cloudEvent, signBody, webhookBody, SIGNATURE_HEADER, CLOUDEVENT_TYPE } from './webhook-sink.js';
-export { escapeMrkdwn, slackMessage, SLACK_LIMITS } from './slack-sink.js';
+export { slackMessage, SLACK_LIMITS } from './slack-sink.js';
 export { alertmanagerAlert, stableLabels, timelineURL, ALERT_LABELS, DEFAULT_ALERTNAME } from './alertmanager-sink.js';

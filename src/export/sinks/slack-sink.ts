@@ -1,4 +1,5 @@
 import type { ExportRecord, ExportSink, SinkType } from '../types.js';
+import { escapeMrkdwn } from '../mrkdwn.js';
 import { DEFAULT_TIMEOUT_MS, postBody } from './http-post.js';
 
 /** SlackOptions configure a Slack sink (an incoming webhook). */
@@ -16,20 +17,22 @@ export interface SlackOptions {
  */
 export const SLACK_LIMITS = { header: 150, sectionText: 3000, fieldText: 2000, fields: 10, contextElements: 10, blocks: 50 } as const;
 
-/** escapeMrkdwn escapes what Slack's mrkdwn reads as control characters: &, < and >. */
-export function escapeMrkdwn(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
-function cut(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+/** slackText is event text for any Slack text object: escaped, then cut to `max` without splitting an entity. */
+function slackText(raw: string, max: number): string {
+  const text = escapeMrkdwn(raw);
+  return text.length <= max ? text : `${text.slice(0, max - 1).replace(/&[a-z]{0,3}$/, '')}…`;
 }
 
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
-/** slackMessage is the Block Kit message of one record: a header, the message, the facts as fields, and a context line. */
+/**
+ * slackMessage is the Block Kit message of one record: a header, the message, the
+ * facts as fields, and a context line. Every text, the plain_text header and the
+ * top-level `text` of notifications included, is escaped as Slack asks of any text
+ * object, so no field can mention, link or format on its own.
+ */
 export function slackMessage(r: ExportRecord): { text: string; blocks: unknown[] } {
   const f = r.fields;
   const a = r.alert;
@@ -55,19 +58,20 @@ export function slackMessage(r: ExportRecord): { text: string; blocks: unknown[]
   ]
     .filter(([, v]) => v !== undefined && v !== '')
     .slice(0, SLACK_LIMITS.fields)
-    .map(([k, v]) => ({ type: 'mrkdwn', text: cut(`*${k}*\n${escapeMrkdwn(v!)}`, SLACK_LIMITS.fieldText) }));
+    .map(([k, v]) => ({ type: 'mrkdwn', text: `*${k}*\n${slackText(v!, SLACK_LIMITS.fieldText - k!.length - 3)}` }));
   const context = [`${icon} kevents`, `last seen ${f.lastSeen}`];
   if (a !== undefined && a.objects.length > 1) context.push(`objects: ${a.objects.join(', ')}`);
   const blocks: unknown[] = [
-    { type: 'header', block_id: cut(r.id, 255), text: { type: 'plain_text', text: cut(headline, SLACK_LIMITS.header), emoji: true } },
-    { type: 'section', text: { type: 'mrkdwn', text: cut(escapeMrkdwn(f.message !== '' ? f.message : '(no message)'), SLACK_LIMITS.sectionText) } },
+    { type: 'header', block_id: slackText(r.id, 255), text: { type: 'plain_text', text: slackText(headline, SLACK_LIMITS.header), emoji: true } },
+    { type: 'section', text: { type: 'mrkdwn', text: slackText(f.message !== '' ? f.message : '(no message)', SLACK_LIMITS.sectionText) } },
     { type: 'section', fields },
     {
       type: 'context',
-      elements: context.slice(0, SLACK_LIMITS.contextElements).map((t) => ({ type: 'mrkdwn', text: cut(escapeMrkdwn(t), SLACK_LIMITS.sectionText) })),
+      elements: context.slice(0, SLACK_LIMITS.contextElements).map((t) => ({ type: 'mrkdwn', text: slackText(t, SLACK_LIMITS.sectionText) })),
     },
   ];
-  return { text: cut(`${headline} (${times}): ${f.message}`, SLACK_LIMITS.sectionText), blocks };
+  // The top-level text is what notifications and clients without blocks show, read as mrkdwn: escaped like the rest.
+  return { text: slackText(`${headline} (${times}): ${f.message}`, SLACK_LIMITS.sectionText), blocks };
 }
 
 class SlackSink implements ExportSink {

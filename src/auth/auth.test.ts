@@ -9,6 +9,7 @@ import {
   isLoopbackHost,
   parseCsv,
   parseTokenFile,
+  parseRequestTarget,
   requestAttributes,
   subjectAccessReviewAuthorizer,
   tokenReviewAuthenticator,
@@ -80,11 +81,42 @@ void describe('requestAttributes', () => {
     ['GET', '/apis/events.k8s.io/v1', { resourceRequest: false }],
     ['GET', '/openapi/v3?x=1', { resourceRequest: false, path: '/openapi/v3' }],
     ['POST', '/metrics', { resourceRequest: false, verb: 'post' }],
+    // The handlers' reading of watch: anything but 0 and false (kube-apiserver's parameter codec).
+    ['GET', '/api/v1/events?watch=yes', { verb: 'watch' }],
+    ['GET', '/api/v1/events?watch=on', { verb: 'watch' }],
+    ['GET', '/api/v1/events?watch=2', { verb: 'watch' }],
+    ['GET', '/api/v1/events?watch=', { verb: 'watch' }],
+    ['GET', '/api/v1/events?watch=FALSE', { verb: 'list' }],
+    ['GET', '/api/v1/events?watch=0&watch=1', { verb: 'list' }],
+    ['GET', '/api/v1/namespaces/ns/events/e1?watch=true', { verb: 'watch', name: 'e1' }],
+    // A namespace or name is read decoded, as the router reads it.
+    ['GET', '/api/v1/namespaces/%64efault/events/e%31', { namespace: 'default', name: 'e1', verb: 'get' }],
   ];
   for (const [method, url, want] of cases) {
     void it(`${method} ${url}`, () => {
       const got = requestAttributes(method, url);
       for (const [k, v] of Object.entries(want)) assert.equal(got[k as keyof typeof got], v, k);
+    });
+  }
+});
+
+void describe('parseRequestTarget refuses targets the router could read otherwise', () => {
+  const refused: [string, string][] = [
+    ['GET', 'http://evil.example/api/v1/events'],
+    ['OPTIONS', '*'],
+    ['GET', '/api/v1/namespaces/default/%65vents'],
+    ['DELETE', '/api/%761/namespaces/default/events'],
+    ['GET', '/apis/events.k8s.io%2Fv1/events'],
+    ['GET', '/api/v1/watch/namespaces/default/%65vents'],
+    ['GET', '/api/v1/namespaces/default/events/..'],
+    ['GET', '/api/v1/namespaces/default/events/%2E%2E'],
+    ['GET', '/api/v1/namespaces/default/events/a%2Fb'],
+    ['GET', '/api/v1/namespaces/default/events/%zz'],
+    ['GET', '/metr%69cs'],
+  ];
+  for (const [method, url] of refused) {
+    void it(`${method} ${url}`, () => {
+      assert.throws(() => parseRequestTarget(method, url), (e: unknown) => (e as { status?: { code?: number } }).status?.code === 400);
     });
   }
 });
@@ -147,6 +179,30 @@ void describe('createRequestGate', () => {
     const denied = gate.admit(req('POST', '/api/v1/namespaces/x/events', 'Bearer r')) as { status: { code: number; message: string } };
     assert.equal(denied.status.code, 403);
     assert.equal(denied.status.message, 'events is forbidden: User "reader" cannot create resource "events" in API group "" in the namespace "x"');
+  });
+  void it('asks for credentials for the details of /readyz?verbose, and authorizes the watch the handler will serve', () => {
+    assert.equal((gate.admit(req('GET', '/readyz?verbose')) as { status: { code: number } }).status.code, 401);
+    assert.equal(gate.admit(req('GET', '/readyz?verbose', 'Bearer r')), undefined);
+    const g = createRequestGate({
+      authenticators: [{ authenticateToken: (t) => tokens.get(t) }],
+      authorizers: [{ authorize: (_u, a) => ({ allowed: a.verb !== 'watch', reason: '' }) }],
+      logger: noopLogger,
+    });
+    assert.equal((g.admit(req('GET', '/api/v1/events?watch=yes', 'Bearer r')) as { status: { code: number } }).status.code, 403);
+    assert.equal((g.admit(req('GET', '/api/v1/namespaces/default/%65vents', 'Bearer r')) as { status: { code: number } }).status.code, 400);
+  });
+  void it('marks the requests of system:masters and kevents:archivers as privileged, no one else', () => {
+    const users = new Map<string, UserInfo>([
+      ['w', { username: 'writer', uid: '1', groups: ['kevents:writers'] }],
+      ['a', { username: 'archiver', uid: '2', groups: ['kevents:writers', 'kevents:archivers'] }],
+      ['m', { username: 'admin', uid: '3', groups: ['system:masters'] }],
+    ]);
+    const g = createRequestGate({ authenticators: [{ authenticateToken: (t) => users.get(t) }], authorizers: [groupAuthorizer], logger: noopLogger });
+    for (const [token, want] of [['w', false], ['a', true], ['m', true]] as const) {
+      const r = req('POST', '/api/v1/namespaces/x/events', `Bearer ${token}`);
+      assert.equal(g.admit(r), undefined);
+      assert.equal(g.privileged(r), want, token);
+    }
   });
   void it('tries each authenticator and each authorizer in turn (a union), asynchronous ones included, and joins the denial reasons', async () => {
     const g = createRequestGate({

@@ -1,9 +1,9 @@
-export { AUTHENTICATED_GROUP, MASTERS_GROUP, READERS_GROUP, WRITERS_GROUP, withAuthenticatedGroup, type Authenticator, type UserInfo } from './user.js';
+export { AUTHENTICATED_GROUP, ARCHIVERS_GROUP, MASTERS_GROUP, READERS_GROUP, WRITERS_GROUP, withAuthenticatedGroup, type Authenticator, type UserInfo } from './user.js';
 export { parseCsv } from './csv.js';
 export { parseTokenFile, createTokenFileAuthenticator, type TokenFileAuthenticator } from './token-file.js';
 export { groupAuthorizer, isDiscoveryPath, READ_VERBS, WRITE_VERBS, type Authorizer, type Decision } from './group-authorizer.js';
-export { requestAttributes, type RequestAttributes } from './request-attributes.js';
-export { createRequestGate, bearerToken, PUBLIC_PATHS, type RequestGate } from './request-gate.js';
+export { parseRequestTarget, requestAttributes, requestTarget, watchParam, type RequestAttributes, type RequestTarget } from './request-attributes.js';
+export { createRequestGate, bearerToken, PRIVILEGED_GROUPS, PUBLIC_PATHS, type RequestGate } from './request-gate.js';
 export { loadTlsKeyPair, watchTlsKeyPair, type TlsKeyPair } from './tls-files.js';
 export { watchFiles, DEFAULT_RELOAD_INTERVAL_MS, type FileWatch } from './file-watch.js';
 export { tokenReviewAuthenticator, subjectAccessReviewAuthorizer, DELEGATED_CACHE_TTL_MS, type ReviewClient } from './delegated.js';

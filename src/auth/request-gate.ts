@@ -3,16 +3,31 @@ import { newForbidden, newInternalError, newUnauthorized } from '../api/index.js
 import type { StatusError } from '../api/index.js';
 import type { Logger } from '../internal/index.js';
 import type { Authorizer, Decision } from './group-authorizer.js';
-import { requestAttributes } from './request-attributes.js';
+import { requestTarget } from './request-attributes.js';
 import type { RequestAttributes } from './request-attributes.js';
+import { ARCHIVERS_GROUP, MASTERS_GROUP } from './user.js';
 import type { Authenticator, UserInfo } from './user.js';
 
 /** PUBLIC_PATHS answer without credentials: kubelet probes and load balancers carry none. */
 export const PUBLIC_PATHS: ReadonlySet<string> = new Set(['/healthz', '/livez', '/readyz', '/version']);
 
+/** PRIVILEGED_GROUPS may write what only kevents itself writes: the archive's `archive.kevents.io/*` labels and annotations. */
+export const PRIVILEGED_GROUPS: readonly string[] = [MASTERS_GROUP, ARCHIVERS_GROUP];
+
 /** RequestGate admits a request (undefined) or answers it with a Status error (401, 403). */
 export interface RequestGate {
   admit(req: IncomingMessage): StatusError | undefined | Promise<StatusError | undefined>;
+  /** privileged is true when an admitted request's user is in one of PRIVILEGED_GROUPS. */
+  privileged(req: IncomingMessage): boolean;
+}
+
+/**
+ * isPublic: kubelet probes and load balancers read the health paths without credentials; the
+ * details of `/readyz?verbose` (why a check fails) are for an authorized client only.
+ */
+function isPublic(method: string | undefined, path: string, params: URLSearchParams): boolean {
+  if (method !== 'GET' && method !== 'HEAD') return false;
+  return PUBLIC_PATHS.has(path) && !(path === '/readyz' && params.has('verbose'));
 }
 
 /** bearerToken reads `Authorization: Bearer <token>` as kube-apiserver does, or undefined. */
@@ -55,19 +70,28 @@ export function createRequestGate(options: { authenticators: Authenticator[]; au
     logger.error('authenticating or authorizing a request failed', { error: (e as Error).message });
     return newInternalError(e);
   };
+  const privileged = new WeakMap<IncomingMessage, boolean>();
   return {
+    privileged: (req) => privileged.get(req) === true,
     admit(req) {
-      const url = req.url ?? '/';
-      const q = url.indexOf('?');
-      const path = q < 0 ? url : url.slice(0, q);
-      if ((req.method === 'GET' || req.method === 'HEAD') && PUBLIC_PATHS.has(path)) return undefined;
+      let target;
+      try {
+        target = requestTarget(req);
+      } catch (e) {
+        return e as StatusError;
+      }
+      if (isPublic(req.method, target.path, target.params)) return undefined;
       const token = bearerToken(req.headers.authorization);
       if (token === undefined) return newUnauthorized();
+      const attrs = target.attributes;
       try {
         const out = then(authenticate(token), (user): Maybe<StatusError | undefined> => {
           if (user === undefined) return newUnauthorized();
-          const attrs = requestAttributes(req.method ?? 'GET', url);
-          return then(authorize(user, attrs), (d) => (d.allowed ? undefined : newForbidden({ ...attrs, user: user.username }, d.reason)));
+          return then(authorize(user, attrs), (d) => {
+            if (!d.allowed) return newForbidden({ ...attrs, user: user.username }, d.reason);
+            if (user.groups.some((g) => PRIVILEGED_GROUPS.includes(g))) privileged.set(req, true);
+            return undefined;
+          });
         });
         return out instanceof Promise ? out.catch(fail) : out;
       } catch (e) {

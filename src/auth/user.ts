@@ -14,6 +14,9 @@ export const READERS_GROUP = 'kevents:readers';
 /** WRITERS_GROUP may read, and create, update, patch and delete. */
 export const WRITERS_GROUP = 'kevents:writers';
 
+/** ARCHIVERS_GROUP may write the archive's own `archive.kevents.io/*` labels and annotations (as a mirror writing through the API would). */
+export const ARCHIVERS_GROUP = 'kevents:archivers';
+
 /** MASTERS_GROUP may do anything, as in kube-apiserver. */
 export const MASTERS_GROUP = 'system:masters';
 

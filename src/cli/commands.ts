@@ -36,6 +36,7 @@ export function register(program: Command, io: CliIO): void {
     .option('--delegate-auth', 'authenticate unknown tokens with the cluster\'s TokenReview and authorize with SubjectAccessReview (in-cluster, or --delegate-auth-kubeconfig)')
     .option('--delegate-auth-kubeconfig <path>', 'kubeconfig of the cluster --delegate-auth asks (default: the in-cluster service account)')
     .option('--insecure-allow-remote', 'listen on a non-loopback address without TLS or authentication')
+    .option('--allowed-host <host>', 'without authentication, also answer requests whose Host is this name (a port-forward or proxy); IP addresses, localhost and the --listen host always are (repeatable)', collect, [])
     .option('--read-header-timeout <duration>', "close a connection that has not sent its request's headers in this time, like kube-apiserver", '32s')
     .option('--read-timeout <duration>', 'answer 408 to a request whose body has not arrived in this time (a watch, once asked for, is not cut)', '1m')
     .option('--max-connections <n>', 'close connections beyond this many open at once', '4096')

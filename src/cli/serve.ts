@@ -48,6 +48,8 @@ export interface ServeFlags extends ServeAuthFlags {
   workers?: string;
   /** writerThread commits a SQLite store's writes on a thread of their own (one process). */
   writerThread?: boolean;
+  /** allowedHost is every `--allowed-host`: Host names answered without authentication besides IPs, localhost and the --listen host. */
+  allowedHost?: string[];
 }
 
 /**
@@ -148,7 +150,7 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
       const address = await pool.start(store as SqliteEventStore, failing);
       server = { address, ui: pool.ui, registry: () => metrics.registry(), setTls: () => {}, close: () => pool.stop() };
     } else {
-      const http = eventsServer(store, security, { limits, renderCacheBytes, ttlMs, logger, readinessChecks });
+      const http = eventsServer(store, security, { limits, renderCacheBytes, ttlMs, logger, readinessChecks, allowedHosts: flags.allowedHost ?? [] });
       const address = await http.listen(host, port);
       server = { address, ui: http.ui, registry: () => http.metrics.registry(), setTls: (pair) => http.setTls(pair), close: () => http.close() };
     }
@@ -232,7 +234,7 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
 function eventsServer(
   store: EventStore,
   security: Pick<Awaited<ReturnType<typeof prepareServeSecurity>>, 'gate' | 'tls'>,
-  o: Pick<ServerOptions, 'limits' | 'renderCacheBytes' | 'logger' | 'readinessChecks' | 'metricsText'> & { ttlMs: number },
+  o: Pick<ServerOptions, 'limits' | 'renderCacheBytes' | 'logger' | 'readinessChecks' | 'metricsText' | 'allowedHosts'> & { ttlMs: number },
 ): KeventsServer {
   const { ttlMs, ...options } = o;
   return createEventsServer({
@@ -298,6 +300,7 @@ async function runServeWorker(flags: ServeFlags, io: CliIO): Promise<void> {
       logger,
       readinessChecks,
       metricsText: () => link.metrics(),
+      allowedHosts: flags.allowedHost ?? [],
     });
     try {
       await http.listen(host, port);

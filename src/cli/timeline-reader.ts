@@ -23,8 +23,19 @@ export function storeTimelineReader(store: EventStore): TimelineReader {
       if (isNamespacedKind(root.kind)) {
         if (q.namespace === undefined) throw newBadRequest(`for: ${q.for} names an object of one namespace: ask for it under /namespaces/{namespace}/timeline`);
         root.namespace = q.namespace;
+      } else if (q.namespace !== undefined) {
+        // A namespaced route reads its namespace alone: a Node's events live in another one.
+        throw newBadRequest(`for: ${q.for} is not in a namespace: ask for it at /apis/archive.kevents.io/v1alpha1/timeline`);
       }
     }
-    return collectTimeline({ source: storeTimelineSource(store, { clusters: q.clusters }), for: root, namespace: q.namespace, since: q.since, until: q.until, types: q.types });
+    return collectTimeline({
+      source: storeTimelineSource(store, { clusters: q.clusters }),
+      for: root,
+      namespace: q.namespace,
+      since: q.since,
+      until: q.until,
+      types: q.types,
+      namespaceOnly: q.namespace !== undefined,
+    });
   };
 }

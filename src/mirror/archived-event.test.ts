@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { CoreEvent } from '../api/index.js';
-import { CLUSTER_LABEL } from '../api/index.js';
+import { CLUSTER_LABEL, CLUSTER_UID_ANNOTATION } from '../api/index.js';
 import { archivedEvent, archiveWrite, compareResourceVersions, SOURCE_NAME_ANNOTATION, SOURCE_RESOURCE_VERSION_ANNOTATION } from './archived-event.js';
 
 function source(o: { uid?: string; rv: string; count?: number; message?: string; name?: string }): CoreEvent {
@@ -55,6 +55,19 @@ void describe('archivedEvent', () => {
     assert.equal(a.metadata.name, 'web.1.aaaaaaaa');
     assert.equal(a.metadata.annotations?.[SOURCE_NAME_ANNOTATION], 'web.1');
     assert.equal(a.metadata.labels, undefined);
+  });
+  void it("drops a source event's own archive.kevents.io/* labels and annotations, whatever the mirror's cluster", () => {
+    const forged = source({ rv: '7' });
+    forged.metadata.labels = { app: 'web', [CLUSTER_LABEL]: 'prod' };
+    forged.metadata.annotations = { note: 'kept', [CLUSTER_UID_ANNOTATION]: 'forged-uid', [SOURCE_RESOURCE_VERSION_ANNOTATION]: '999', [SOURCE_NAME_ANNOTATION]: 'other' };
+    const unnamed = archivedEvent(forged, {});
+    assert.deepEqual(unnamed.metadata.labels, { app: 'web' });
+    assert.deepEqual(unnamed.metadata.annotations, { note: 'kept', [SOURCE_RESOURCE_VERSION_ANNOTATION]: '7' });
+    const named = archivedEvent(forged, { cluster: 'dev', clusterUID: 'real-uid' });
+    assert.deepEqual(named.metadata.labels, { app: 'web', [CLUSTER_LABEL]: 'dev' });
+    assert.equal(named.metadata.annotations?.[CLUSTER_UID_ANNOTATION], 'real-uid');
+    forged.metadata.labels = { [CLUSTER_LABEL]: 'prod' };
+    assert.equal(archivedEvent(forged, {}).metadata.labels, undefined);
   });
 });
 

@@ -36,12 +36,27 @@ export function compareResourceVersions(a: string, b: string): number {
  */
 export function archivedEvent(source: CoreEvent, options: SourceCluster & { name?: string }): CoreEvent {
   const { resourceVersion, managedFields: _managed, ...meta } = source.metadata;
-  const annotations: Record<string, string> = { ...meta.annotations, [SOURCE_RESOURCE_VERSION_ANNOTATION]: resourceVersion ?? '' };
+  // What the archive says of an event is the archive's alone: a source event's own archive.kevents.io/*
+  // keys (anyone who can create an event there can set them) would make it pose as another cluster.
+  const labels = withoutArchiveKeys(meta.labels);
+  if (labels === undefined) delete meta.labels;
+  else meta.labels = labels;
+  const annotations: Record<string, string> = { ...withoutArchiveKeys(meta.annotations), [SOURCE_RESOURCE_VERSION_ANNOTATION]: resourceVersion ?? '' };
   if (options.name !== undefined && options.name !== meta.name) annotations[SOURCE_NAME_ANNOTATION] = meta.name ?? '';
   if (options.clusterUID !== undefined && options.clusterUID !== '') annotations[CLUSTER_UID_ANNOTATION] = options.clusterUID;
   const metadata = { ...meta, annotations, ...(options.name !== undefined ? { name: options.name } : {}) };
   if (options.cluster !== undefined && options.cluster !== '') metadata.labels = { ...meta.labels, [CLUSTER_LABEL]: options.cluster };
   return { ...source, kind: 'Event', apiVersion: 'v1', metadata };
+}
+
+/** ARCHIVE_KEY_PREFIX is the prefix of the labels and annotations the archive writes itself. */
+export const ARCHIVE_KEY_PREFIX = 'archive.kevents.io/';
+
+/** withoutArchiveKeys is a label or annotation map without its archive.kevents.io/* keys (undefined when none are left). */
+function withoutArchiveKeys(map: Record<string, string> | undefined): Record<string, string> | undefined {
+  if (map === undefined) return undefined;
+  const kept = Object.entries(map).filter(([k]) => !k.startsWith(ARCHIVE_KEY_PREFIX));
+  return kept.length === 0 ? undefined : Object.fromEntries(kept);
 }
 
 /** alternateNames are where an event goes when another event (a different uid) holds its name in the archive. */

@@ -22,6 +22,7 @@ import { ReadAhead } from './read-ahead.js';
 import { DEFAULT_RENDER_CACHE_MIB, RenderedVersions } from './rendered-versions.js';
 import type { RenderAs } from './rendered-versions.js';
 import { resourceOf, toStatusError } from './storage-errors.js';
+import { requestTarget } from '../auth/index.js';
 import { encodeFor, listFor, listItemJson, listShell } from './views.js';
 import { serveWatch } from './watch.js';
 
@@ -35,6 +36,8 @@ export interface EventsHandlerOptions {
   maxBodyBytes?: number | undefined;
   /** renderCacheBytes bounds the rendered versions lists are spliced from (default DEFAULT_RENDER_CACHE_MIB; 0 keeps none). */
   renderCacheBytes?: number | undefined;
+  /** privileged tells whether a request's user may write the archive's own labels and annotations. */
+  privileged?: ((req: IncomingMessage) => boolean) | undefined;
 }
 
 /** UNKEPT renders the lists of a store whose resourceVersions may name more than one version: nothing is kept. */
@@ -67,7 +70,7 @@ export class EventsHandler {
     this.run(req, res, verb, async (params) => {
       if (method === 'GET') {
         checkRouteAccept(req.headers.accept, LIST_PRODUCES);
-        return this.list(req, res, api, namespace, params, watchPath);
+        return this.list(req, res, api, namespace, params, requestTarget(req).watch);
       }
       if (watchPath || namespace === undefined || (method !== 'POST' && method !== 'DELETE')) throw newMethodNotAllowed();
       checkRouteAccept(req.headers.accept, OBJECT_PRODUCES);
@@ -89,8 +92,7 @@ export class EventsHandler {
       // The router's check comes first, and each answer's format is settled before anything is written.
       checkRouteAccept(req.headers.accept, OBJECT_PRODUCES);
       if (method === 'GET') {
-        const q = parseListQuery(params);
-        if (q.watch) return this.list(req, res, api, namespace, params, true, name);
+        if (requestTarget(req).watch) return this.list(req, res, api, namespace, params, true, name);
         const format = negotiateOutput(req.headers.accept, true);
         const event = await this.o.registry.get(namespace, name, api);
         return this.render(res, 200, api, [event], format, undefined, false);
@@ -98,14 +100,14 @@ export class EventsHandler {
       const format = negotiateOutput(req.headers.accept, false);
       switch (method) {
         case 'PUT': {
-          const ctx = this.writeContext(api, namespace, params, 'UpdateOptions');
+          const ctx = this.writeContext(req, api, namespace, params, 'UpdateOptions');
           const text = await this.body(req);
           const result = await this.o.registry.update(text, name, ctx);
           return sendObject(res, result.created ? 201 : 200, encodeFor(api, result.object), format, result.warnings);
         }
         case 'PATCH': {
           const type = patchTypeOf(mediaTypeOf(req.headers['content-type']));
-          const ctx = this.writeContext(api, namespace, params, 'PatchOptions');
+          const ctx = this.writeContext(req, api, namespace, params, 'PatchOptions');
           const text = (await readBody(req, this.o.maxBodyBytes)).toString('utf8');
           const result = await this.o.registry.patch(text, type, name, ctx);
           return sendObject(res, 200, encodeFor(api, result.object), format, result.warnings);
@@ -123,8 +125,7 @@ export class EventsHandler {
   private run(req: IncomingMessage, res: ServerResponse, verb: string, fn: (params: URLSearchParams) => Promise<void>): void {
     const started = performance.now();
     const url = req.url ?? '';
-    const q = url.indexOf('?');
-    const params = new URLSearchParams(q >= 0 ? url.slice(q + 1) : '');
+    const params = requestTarget(req).params;
     res.once('finish', () => {
       this.o.metrics.requests.inc({ verb, resource: 'events', code: String(res.statusCode) });
     });
@@ -133,9 +134,9 @@ export class EventsHandler {
       .finally(() => this.o.metrics.requestDuration.observe({ verb, resource: 'events' }, (performance.now() - started) / 1000));
   }
 
-  private writeContext(api: EventApi, namespace: string, params: URLSearchParams, kind: WriteOptionsKind): WriteContext {
+  private writeContext(req: IncomingMessage, api: EventApi, namespace: string, params: URLSearchParams, kind: WriteOptionsKind): WriteContext {
     const q = parseWriteQuery(params, kind);
-    return { api, namespace, fieldValidation: q.fieldValidation, dryRun: q.dryRun };
+    return { api, namespace, fieldValidation: q.fieldValidation, dryRun: q.dryRun, privileged: this.o.privileged?.(req) ?? false };
   }
 
   /** body reads a create or update body as JSON: the bytes themselves (the decoder reads bytes), or YAML converted to JSON text. */
@@ -148,7 +149,7 @@ export class EventsHandler {
   }
 
   private async create(req: IncomingMessage, res: ServerResponse, api: EventApi, namespace: string, params: URLSearchParams): Promise<void> {
-    const ctx = this.writeContext(api, namespace, params, 'CreateOptions');
+    const ctx = this.writeContext(req, api, namespace, params, 'CreateOptions');
     const format = negotiateOutput(req.headers.accept, false);
     const text = await this.body(req);
     const result = await this.o.registry.create(text, ctx);
@@ -161,10 +162,10 @@ export class EventsHandler {
     api: EventApi,
     namespace: string | undefined,
     params: URLSearchParams,
-    watchPath: boolean,
+    watch: boolean,
     name?: string,
   ): Promise<void> {
-    const query = parseListQuery(params, watchPath);
+    const query = parseListQuery(params, watch);
     const format = negotiateOutput(req.headers.accept, true);
     const filter = compileFilter(api, namespace, query.fieldSelector, query.labelSelector);
     if (query.watch) {

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { isStatusError } from '../api/index.js';
-import { checkRouteAccept, LIST_PRODUCES, OBJECT_PRODUCES } from './http-io.js';
+import { checkRouteAccept, LIST_PRODUCES, OBJECT_PRODUCES, warningHeader } from './http-io.js';
 
 /** refusal is the Status checkRouteAccept throws for `accept`, or undefined when it lets the request through. */
 function refusal(accept: string | undefined, produces: readonly string[] = OBJECT_PRODUCES): unknown {
@@ -54,4 +54,20 @@ describe('checkRouteAccept (kube-apiserver router check of Accept)', () => {
     assert.equal(refusal('application/json;stream=watch', LIST_PRODUCES), undefined);
     assert.match(String((refusal('application/xml', LIST_PRODUCES) as { message: string }).message), /Available representations: application\/json, application\/yaml, application\/json;stream=watch$/);
   });
+});
+
+describe('warningHeader', () => {
+  const cases: [string, string][] = [
+    ['unknown field "spec"', '299 - "unknown field \\"spec\\""'],
+    ['café ☕', '299 - "caf\\u00e9 \\u2615"'],
+    ['bidi \u202e and ESC \u001b[31m', '299 - "bidi \\u202e and ESC \\u001b[31m"'],
+    ['line\nbreak', '299 - "line\\nbreak"'],
+  ];
+  for (const [text, want] of cases) {
+    it(JSON.stringify(text), () => {
+      const got = warningHeader(text);
+      assert.equal(got, want);
+      assert.match(got, /^[\x20-\x7e]*$/);
+    });
+  }
 });

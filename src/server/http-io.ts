@@ -213,9 +213,19 @@ function yamlToJsonText(text: string): string {
 }
 
 
+/**
+ * warningHeader is one `Warning: 299 - "text"` value in ASCII alone: a header takes no
+ * character above U+00FF (Node throws, after the write it reports was committed) and
+ * a terminal should get no raw control or bidi character, so each is written as `\uXXXX`.
+ */
+export function warningHeader(text: string): string {
+  const quoted = JSON.stringify(text).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return `299 - ${quoted}`;
+}
+
 /** sendObject writes a 2xx answer in the negotiated format (JSON or YAML). */
 export function sendObject(res: ServerResponse, code: number, body: unknown, format: OutputFormat = { kind: 'json' }, warnings: string[] = []): void {
-  if (warnings.length > 0) res.setHeader('Warning', warnings.map((w) => `299 - ${JSON.stringify(w)}`));
+  if (warnings.length > 0) res.setHeader('Warning', warnings.map(warningHeader));
   if (format.kind === 'yaml') {
     const text = yaml().stringify(body, YAML_OUT);
     res.writeHead(code, { 'Content-Type': 'application/yaml', 'Content-Length': Buffer.byteLength(text) });

@@ -43,8 +43,11 @@ function last(params: URLSearchParams, name: string): string | undefined {
   return all.length === 0 ? undefined : all[0];
 }
 
-/** parseListQuery decodes and validates list/watch options (ValidateListOptions). */
-export function parseListQuery(params: URLSearchParams, forceWatch = false): ListQuery {
+/**
+ * parseListQuery decodes and validates list/watch options (ValidateListOptions). `watch`, when
+ * given, is the request's own reading of it (the shared request parser's), which the parameter does not override.
+ */
+export function parseListQuery(params: URLSearchParams, watch?: boolean): ListQuery {
   const watchText = last(params, 'watch');
   const bookmarks = last(params, 'allowWatchBookmarks');
   const initial = last(params, 'sendInitialEvents');
@@ -55,7 +58,7 @@ export function parseListQuery(params: URLSearchParams, forceWatch = false): Lis
     throw newBadRequest(`includeObject: Unsupported value: ${JSON.stringify(include)}: supported values: "None", "Metadata", "Object"`);
   }
   const q: ListQuery = {
-    watch: forceWatch || (watchText !== undefined && parseBool(watchText)),
+    watch: watch ?? (watchText !== undefined && parseBool(watchText)),
     resourceVersion: emptyToUndefined(last(params, 'resourceVersion')),
     resourceVersionMatch: emptyToUndefined(last(params, 'resourceVersionMatch')),
     limit: limitText === undefined || limitText === '' ? 0 : Math.max(0, parseInt64(limitText)),

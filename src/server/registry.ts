@@ -13,7 +13,7 @@ import {
   validateEventCreateRequest,
   validateEventUpdateRequest,
 } from '../api/index.js';
-import type { CoreEvent, EventApi } from '../api/index.js';
+import type { CoreEvent, EventApi, FieldError } from '../api/index.js';
 import type { Clock } from '../internal/index.js';
 import type { EventFilter, EventStore, Preconditions } from '../storage/index.js';
 import { applyPatch } from './patch.js';
@@ -43,6 +43,8 @@ export interface WriteContext {
   namespace: string;
   fieldValidation: FieldValidation;
   dryRun: boolean;
+  /** privileged writers may set the archive's own `archive.kevents.io/*` labels and annotations. */
+  privileged?: boolean;
 }
 
 /** WriteResult is a stored (or dry-run) object and the warnings for the `Warning` header. */
@@ -83,7 +85,7 @@ export class EventRegistry {
     if (setOnCreate(event.metadata.resourceVersion)) {
       throw newInternalError(new Error('resourceVersion should not be set on objects to be created'));
     }
-    const prepared = this.prepareCreate(event, ctx.api);
+    const prepared = this.prepareCreate(event, ctx);
     if (ctx.dryRun) return { object: prepared, warnings, created: true };
     try {
       const object = await this.store.create(prepared, { ttlSeconds: this.ttl, occurrence: LOCAL_OCCURRENCE });
@@ -93,12 +95,12 @@ export class EventRegistry {
     }
   }
 
-  private prepareCreate(event: CoreEvent, api: EventApi): CoreEvent {
+  private prepareCreate(event: CoreEvent, ctx: WriteContext): CoreEvent {
     const meta = event.metadata;
     if ((meta.name === undefined || meta.name === '') && meta.generateName !== undefined && meta.generateName !== '') {
       meta.name = generateName(meta.generateName);
     }
-    const errs = validateEventCreateRequest(event, api);
+    const errs = [...validateEventCreateRequest(event, ctx.api), ...reservedKeyErrors(event, undefined, ctx)];
     if (errs.length > 0) throw eventInvalidError(meta.name ?? '', errs);
     meta.uid = randomUUID();
     meta.creationTimestamp = formatTime(this.clock.now());
@@ -131,8 +133,8 @@ export class EventRegistry {
     if (requestedRv !== undefined && requestedRv !== '') preconditions.resourceVersion = requestedRv;
     const tryUpdate = (current: CoreEvent | undefined): CoreEvent => {
       const next = structuredClone(event);
-      if (current === undefined) return this.prepareCreate(next, ctx.api);
-      return this.prepareUpdate(next, current, ctx.api);
+      if (current === undefined) return this.prepareCreate(next, ctx);
+      return this.prepareUpdate(next, current, ctx);
     };
     return this.write(ctx, name, tryUpdate, { allowCreate: true, preconditions }, warnings, 'update');
   }
@@ -159,7 +161,7 @@ export class EventRegistry {
       if ((next.metadata.name ?? '') !== name) {
         throw newBadRequest(`the name of the object (${next.metadata.name ?? ''}) does not match the name on the URL (${name})`);
       }
-      return this.prepareUpdate(next, current, ctx.api);
+      return this.prepareUpdate(next, current, ctx);
     };
     const preconditions: Preconditions = {};
     if (patchRv !== undefined) preconditions.resourceVersion = patchRv;
@@ -197,12 +199,12 @@ export class EventRegistry {
     }
   }
 
-  private prepareUpdate(next: CoreEvent, current: CoreEvent, api: EventApi): CoreEvent {
+  private prepareUpdate(next: CoreEvent, current: CoreEvent, ctx: WriteContext): CoreEvent {
     next.metadata = prepareObjectMetaUpdate(next.metadata, current.metadata);
     // An unconditional update (no resourceVersion) is allowed for events: it
     // applies to whatever is stored, as upstream's registry does.
     if ((next.metadata.resourceVersion ?? '') === '') next.metadata.resourceVersion = current.metadata.resourceVersion;
-    const errs = validateEventUpdateRequest(next, current, api);
+    const errs = [...validateEventUpdateRequest(next, current, ctx.api), ...reservedKeyErrors(next, current, ctx)];
     if (errs.length > 0) throw eventInvalidError(next.metadata.name ?? '', errs);
     delete next.metadata.resourceVersion;
     return next;
@@ -217,6 +219,33 @@ export class EventRegistry {
       throw toStatusError(e, 'delete', name, api);
     }
   }
+}
+
+/** RESERVED_PREFIX marks the labels and annotations kevents writes itself: an archived event's cluster, its source's resourceVersion. */
+export const RESERVED_PREFIX = 'archive.kevents.io/';
+
+/**
+ * reservedKeyErrors refuses an `archive.kevents.io/*` label or annotation a write adds or changes,
+ * unless its writer is privileged: anyone else could pose as a mirrored cluster (`cluster=prod`).
+ * Keys the stored event already holds must stay as they are (archived events can still be updated).
+ */
+function reservedKeyErrors(next: CoreEvent, current: CoreEvent | undefined, ctx: WriteContext): FieldError[] {
+  if (ctx.privileged === true) return [];
+  const errs: FieldError[] = [];
+  for (const field of ['labels', 'annotations'] as const) {
+    const now = next.metadata[field] ?? {};
+    const before = current?.metadata[field] ?? {};
+    const keys = new Set([...Object.keys(now), ...Object.keys(before)]);
+    for (const k of keys) {
+      if (!k.startsWith(RESERVED_PREFIX) || before[k] === now[k]) continue;
+      errs.push({
+        type: 'FieldValueForbidden',
+        field: `metadata.${field}[${k}]`,
+        detail: `the ${RESERVED_PREFIX} prefix is kept for what kevents archives (writers in system:masters or kevents:archivers may set it)`,
+      });
+    }
+  }
+  return errs;
 }
 
 function patchResourceVersion(patch: unknown): string | undefined {

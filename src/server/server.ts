@@ -7,6 +7,7 @@ import type FindMyWayModule from 'find-my-way';
 import type { HTTPVersion, Instance as Router } from 'find-my-way';
 import { CORE_API, EVENTS_API, newInternalError, newPathNotFound } from '../api/index.js';
 import type { EventApi, StatusError } from '../api/index.js';
+import { requestTarget } from '../auth/index.js';
 import { noopLogger, realClock, requireCjs } from '../internal/index.js';
 import type { Clock, Logger } from '../internal/index.js';
 import type { EventStore } from '../storage/index.js';
@@ -18,6 +19,8 @@ import { apiGroup } from './discovery.js';
 import { EventsHandler } from './events-handler.js';
 import { sendError, sendPlainNotFound } from './http-io.js';
 import { registerKnownKinds } from './known-kinds.js';
+import { checkBodyType, checkHost, checkOrigin } from './request-guard.js';
+import type { HostPolicy } from './request-guard.js';
 import { createServerMetrics } from './metrics.js';
 import type { ServerMetrics } from './metrics.js';
 import { EventRegistry } from './registry.js';
@@ -57,15 +60,23 @@ export interface ServerOptions {
   limits?: ConnectionLimits;
   /** metricsText answers /metrics in place of this server's own registry (a worker answers for every process of `serve --workers`). */
   metricsText?: () => Promise<{ contentType: string; text: string }>;
+  /**
+   * allowedHosts are the Host names answered without a gate besides IP literals, `localhost`,
+   * `*.localhost` and the listen host (`--allowed-host`: a port-forward's or a proxy's name).
+   */
+  allowedHosts?: readonly string[];
 }
 
 /**
  * RequestGate decides whether a request goes on: undefined lets it through, a
  * StatusError is the answer (a 401 or 403). It is declared here and satisfied
- * by the auth module, which the server never imports.
+ * by the auth module, whose request parser the server shares (so the gate and
+ * the handlers read one target alike).
  */
 export interface RequestGate {
   admit(req: IncomingMessage): StatusError | undefined | Promise<StatusError | undefined>;
+  /** privileged is true when an admitted request's user may write the archive's own labels and annotations. */
+  privileged?(req: IncomingMessage): boolean;
 }
 
 /** TlsPair is a PEM certificate chain and its private key. */
@@ -112,7 +123,17 @@ export function createEventsServer(options: ServerOptions): KeventsServer {
     eventTtlSeconds: options.eventTtlSeconds ?? DEFAULT_EVENT_TTL_SECONDS,
     clock,
   });
-  const events = new EventsHandler({ registry, store: options.store, clock, logger, metrics, maxBodyBytes: options.maxBodyBytes, renderCacheBytes: options.renderCacheBytes });
+  const gate = options.gate;
+  const events = new EventsHandler({
+    registry,
+    store: options.store,
+    clock,
+    logger,
+    metrics,
+    maxBodyBytes: options.maxBodyBytes,
+    renderCacheBytes: options.renderCacheBytes,
+    privileged: (req) => gate?.privileged?.(req) ?? false,
+  });
 
   const router: Router<HTTPVersion.V1> = FindMyWay({
     ignoreTrailingSlash: true,
@@ -132,12 +153,17 @@ export function createEventsServer(options: ServerOptions): KeventsServer {
     res.end('ok');
   };
   for (const path of ['/healthz', '/livez']) router.on('GET', path, health);
-  router.on('GET', '/readyz', (_req, res) => {
-    const failed = (options.readinessChecks ?? []).map((c) => ({ name: c.name, ...c.check() })).filter((c) => !c.ready);
-    if (ready && failed.length === 0) return health(_req, res);
-    res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' });
-    const lines = [...(ready ? [] : ['[-]storage failed: not ready']), ...failed.map((c) => `[-]${c.name} failed: ${c.message}`)];
-    res.end(`${lines.join('\n')}\nreadyz check failed`);
+  router.on('GET', '/readyz', (req, res) => {
+    // As kube-apiserver: each check by name, why one fails only with ?verbose, which the gate
+    // (where there is one) lets through for an authorized client alone; the log always has it.
+    const verbose = requestTarget(req).params.has('verbose');
+    const checks = [{ name: 'storage', ready, message: 'not ready' }, ...(options.readinessChecks ?? []).map((c) => ({ name: c.name, ...c.check() }))];
+    const failed = checks.filter((c) => !c.ready);
+    if (failed.length === 0 && !verbose) return health(req, res);
+    const lines = checks.map((c) => (c.ready ? `[+]${c.name} ok` : `[-]${c.name} failed: ${verbose ? c.message : 'reason withheld'}`));
+    if (failed.length > 0) logger.warn('readyz check failed', { checks: failed.map((c) => `${c.name}: ${c.message}`).join('; ') });
+    res.writeHead(failed.length === 0 ? 200 : 500, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
+    res.end(`${lines.join('\n')}\nreadyz check ${failed.length === 0 ? 'passed' : 'failed'}`);
   });
   router.on('GET', '/metrics', (_req, res) => {
     if (options.metricsText !== undefined) {
@@ -197,25 +223,40 @@ export function createEventsServer(options: ServerOptions): KeventsServer {
       sendError(res, e, logger, req.url ?? '');
     }
   };
-  const gate = options.gate;
   const refuse = (req: IncomingMessage, res: ServerResponse, refusal: StatusError): void => {
+    // A client refused its credentials or its origin gets no kept-alive connection to hold.
+    const code = refusal.status.code;
+    if (code === 401 || code === 403) res.setHeader('Connection', 'close');
     // The request's body is not read: let it drain so a keep-alive connection stays usable.
     req.resume();
     sendError(res, refusal, logger, req.url ?? '');
   };
-  const handle =
-    gate === undefined
-      ? route
-      : (req: IncomingMessage, res: ServerResponse): void => {
-          const decision = gate.admit(req);
-          if (decision === undefined) return route(req, res);
-          if (!(decision instanceof Promise)) return refuse(req, res, decision);
-          // The body waits in the request stream (nothing reads it yet) while a review is out.
-          decision.then(
-            (refusal) => (refusal === undefined ? route(req, res) : refuse(req, res, refusal)),
-            (e: unknown) => refuse(req, res, newInternalError(e)),
-          );
-        };
+  const tls = options.tls !== undefined;
+  const hosts: HostPolicy = { allowedHosts: options.allowedHosts ?? [] };
+  /** guard is every check made before routing: the Host (without a gate), the target, the origin and the body's type. */
+  const guard = (req: IncomingMessage): StatusError | undefined => {
+    const host = gate === undefined ? checkHost(req, hosts) : undefined;
+    if (host !== undefined) return host;
+    try {
+      requestTarget(req);
+    } catch (e) {
+      return e as StatusError;
+    }
+    return checkOrigin(req, tls) ?? checkBodyType(req);
+  };
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
+    const refusal = guard(req);
+    if (refusal !== undefined) return refuse(req, res, refusal);
+    if (gate === undefined) return route(req, res);
+    const decision = gate.admit(req);
+    if (decision === undefined) return route(req, res);
+    if (!(decision instanceof Promise)) return refuse(req, res, decision);
+    // The body waits in the request stream (nothing reads it yet) while a review is out.
+    decision.then(
+      (refusal) => (refusal === undefined ? route(req, res) : refuse(req, res, refusal)),
+      (e: unknown) => refuse(req, res, newInternalError(e)),
+    );
+  };
   const limits = resolveLimits(options.limits);
   const serverOptions = { keepAliveTimeout: 65_000, ...serverOptionsOf(limits) };
   const httpServer = options.tls === undefined ? createHttpServer(serverOptions, handle) : createHttpsServer({ ...serverOptions, ...options.tls }, handle);
@@ -231,6 +272,7 @@ export function createEventsServer(options: ServerOptions): KeventsServer {
       httpServer.setSecureContext(pair);
     },
     async listen(host, port) {
+      hosts.listenHost = host;
       await options.store.ready();
       await new Promise<void>((resolve, reject) => {
         httpServer.once('error', reject);

@@ -12,6 +12,8 @@ import { toStatusError } from './storage-errors.js';
 
 /** WATCH_BUFFER_LIMIT is how many bytes may wait unsent for one watcher before it is ended as too slow. */
 export const WATCH_BUFFER_LIMIT = 8 * 1024 * 1024;
+/** WATCH_TOTAL_BUFFER_LIMIT is how many bytes may wait unsent for all watchers together: many slow readers, each under its own limit, must not fill the heap. */
+export const WATCH_TOTAL_BUFFER_LIMIT = 128 * 1024 * 1024;
 /** MIN_REQUEST_TIMEOUT_SECONDS is upstream's --min-request-timeout default; watches last 1–2× this. */
 export const MIN_REQUEST_TIMEOUT_SECONDS = 1800;
 const INITIAL_PAGE = 500;
@@ -58,6 +60,9 @@ function encodingOf(w: WatchRequest): string {
  * batching (a fifth of the 100 ms delivery target) cuts them several times at 200 changes/s.
  */
 export const WATCH_FLUSH_MS = 20;
+
+/** behind holds the watchers with bytes waiting unsent, so the total is summed over them alone. */
+const behind = new Set<HttpWatcher>();
 
 /** dirty holds the watchers with frames waiting for the next flush, when all of them are written, each watcher's in one socket write. */
 const dirty = new Set<HttpWatcher>();
@@ -194,6 +199,7 @@ class HttpWatcher implements FeedMember {
     this.closed = true;
     this.out = [];
     dirty.delete(this);
+    behind.delete(this);
     clearTimeout(this.timer);
     this.onEnd(this);
     this.deps.onClose?.();
@@ -201,12 +207,39 @@ class HttpWatcher implements FeedMember {
     this.resolveDone();
   }
 
+  /** buffered is how many bytes of this watch wait unsent (in the response and its socket). */
+  buffered(): number {
+    return this.closed ? 0 : this.res.writableLength;
+  }
+
   private checkBuffered(): boolean {
-    const buffered = this.res.writableLength;
-    if (buffered <= WATCH_BUFFER_LIMIT) return true;
-    this.deps.logger.warn('ending a watch whose client does not keep up', { buffered });
+    const buffered = this.buffered();
+    if (buffered === 0) {
+      behind.delete(this);
+      return true;
+    }
+    behind.add(this);
+    let total = 0;
+    for (const w of behind) total += w.buffered();
+    if (buffered <= WATCH_BUFFER_LIMIT && total <= WATCH_TOTAL_BUFFER_LIMIT) return true;
+    this.deps.logger.warn('ending a watch whose client does not keep up', { buffered, allWatches: total });
     this.fail(statusOf(this.deps, { name: 'StorageError', code: 'WatcherTooSlow', message: `${buffered} bytes unsent` }));
+    // The ERROR frame queues behind what the client does not read: the connection is reset, so its
+    // buffers (ours and the kernel's) are freed now rather than whenever (if ever) the client reads them.
+    resetConnection(this.res);
     return false;
+  }
+}
+
+/** resetConnection drops a response's connection with a TCP reset (a plain close would wait for the unread bytes to be sent); TLS is closed. */
+function resetConnection(res: ServerResponse): void {
+  const socket = res.socket;
+  if (socket === null) return void res.destroy();
+  try {
+    socket.resetAndDestroy();
+  } catch {
+    // A TLS socket has no TCP handle of its own to reset.
+    socket.destroy();
   }
 }
 

@@ -74,6 +74,12 @@ export interface CollectTimelineOptions {
   since?: number | undefined;
   until?: number | undefined;
   types?: readonly string[] | undefined;
+  /**
+   * namespaceOnly keeps every read within the namespace (of `for`, or `namespace`): no events of
+   * the nodes its pods ran on, which live elsewhere. A server's namespaced route sets it, so a
+   * client allowed one namespace reads nothing of another through it.
+   */
+  namespaceOnly?: boolean | undefined;
 }
 
 /** OWNING_KINDS are the kinds whose scope reaches beyond their own events, so their whole namespace is read. */
@@ -101,7 +107,7 @@ export async function collectTimeline(o: CollectTimelineOptions): Promise<Timeli
   events = await o.source.listEvents(queries[0]!);
   let owners: OwnerLink[] = [];
   if (root !== undefined && OWNING_KINDS.has(root.kind) && o.source.listOwners !== undefined) owners = await o.source.listOwners(root.namespace ?? '');
-  if (root !== undefined && isNamespacedKind(root.kind)) {
+  if (root !== undefined && isNamespacedKind(root.kind) && o.namespaceOnly !== true) {
     const nodes = root.kind === 'Pod' ? events.map(scheduledNode).filter((n): n is string => n !== undefined) : scopeObjects(root, events, owners).nodes;
     for (const node of new Set(nodes)) {
       const q: SourceQuery = { kind: 'Node', name: node, ...window, inWindowOnly: true };

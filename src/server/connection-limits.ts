@@ -74,22 +74,81 @@ function goAnswer(status: string): string {
 }
 
 /**
- * applyLimits sets the connection cap and answers requests that cannot be
+ * ConnectionGate counts open connections and says which to accept. Every
+ * connection counts against `maxConnections`. With authentication, a connection
+ * is unproven until a request on it is admitted; unproven ones may hold at most
+ * `maxConnections - headroom` in all and `perClient` from one address, so
+ * clients that never authenticate (idle keep-alives, say) cannot take every
+ * slot: an address with an admitted connection open may still use the headroom.
+ */
+export class ConnectionGate {
+  private open = 0;
+  private unproven = 0;
+  private readonly unprovenBy = new Map<string, number>();
+  private readonly provenBy = new Map<string, number>();
+  private readonly proven = new WeakSet<Socket>();
+  readonly headroom: number;
+  readonly perClient: number;
+
+  constructor(
+    private readonly maxConnections: number,
+    private readonly authenticated: boolean,
+  ) {
+    this.headroom = authenticated ? Math.max(1, Math.floor(maxConnections / 8)) : 0;
+    this.perClient = authenticated ? Math.max(1, Math.floor(maxConnections / 16)) : maxConnections;
+  }
+
+  /** accept counts a new connection, or answers false when it is over a cap (the caller closes it). */
+  accept(socket: Socket): boolean {
+    if (this.open >= this.maxConnections) return false;
+    const client = socket.remoteAddress ?? '';
+    if (this.authenticated && !this.provenBy.has(client)) {
+      if (this.unproven >= this.maxConnections - this.headroom) return false;
+      if ((this.unprovenBy.get(client) ?? 0) >= this.perClient) return false;
+    }
+    this.open++;
+    this.unproven++;
+    add(this.unprovenBy, client, 1);
+    socket.once('close', () => {
+      this.open--;
+      if (this.proven.has(socket)) add(this.provenBy, client, -1);
+      else {
+        this.unproven--;
+        add(this.unprovenBy, client, -1);
+      }
+    });
+    return true;
+  }
+
+  /** prove marks a connection whose request was admitted: it no longer counts as unproven. */
+  prove(socket: Socket): void {
+    if (this.proven.has(socket) || socket.destroyed) return;
+    this.proven.add(socket);
+    const client = socket.remoteAddress ?? '';
+    this.unproven--;
+    add(this.unprovenBy, client, -1);
+    add(this.provenBy, client, 1);
+  }
+}
+
+function add(counts: Map<string, number>, key: string, n: number): void {
+  const v = (counts.get(key) ?? 0) + n;
+  if (v <= 0) counts.delete(key);
+  else counts.set(key, v);
+}
+
+/**
+ * applyLimits sets the connection caps and answers requests that cannot be
  * parsed as kube-apiserver does. A request that ran out of time gets Node's 408
  * (kube-apiserver closes such a connection without an answer).
  */
-export function applyLimits(server: Server, l: ResolvedLimits): void {
+export function applyLimits(server: Server, l: ResolvedLimits, options: { authenticated: boolean }): ConnectionGate {
   // Counted here rather than with net.Server's maxConnections: in a worker of `serve --workers`,
   // node:cluster hands a connection that maxConnections refuses to another worker, and one over
   // every worker's cap would wait unanswered instead of being closed.
-  let open = 0;
+  const gate = new ConnectionGate(l.maxConnections, options.authenticated);
   server.on('connection', (socket: Socket) => {
-    if (open >= l.maxConnections) {
-      socket.destroy();
-      return;
-    }
-    open++;
-    socket.once('close', () => open--);
+    if (!gate.accept(socket)) socket.destroy();
   });
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
     if (!socket.writable || socket.bytesWritten > 0) {
@@ -104,4 +163,5 @@ export function applyLimits(server: Server, l: ResolvedLimits): void {
           : GO_ANSWERS.badRequest;
     socket.end(answer);
   });
+  return gate;
 }

@@ -244,23 +244,28 @@ export function createEventsServer(options: ServerOptions): KeventsServer {
     }
     return checkOrigin(req, tls) ?? checkBodyType(req);
   };
+  /** admitted routes a request let through, its connection counted as proven from now on. */
+  const admitted = (req: IncomingMessage, res: ServerResponse): void => {
+    connections.prove(req.socket);
+    route(req, res);
+  };
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
     const refusal = guard(req);
     if (refusal !== undefined) return refuse(req, res, refusal);
-    if (gate === undefined) return route(req, res);
+    if (gate === undefined) return admitted(req, res);
     const decision = gate.admit(req);
-    if (decision === undefined) return route(req, res);
+    if (decision === undefined) return admitted(req, res);
     if (!(decision instanceof Promise)) return refuse(req, res, decision);
     // The body waits in the request stream (nothing reads it yet) while a review is out.
     decision.then(
-      (refusal) => (refusal === undefined ? route(req, res) : refuse(req, res, refusal)),
+      (refusal) => (refusal === undefined ? admitted(req, res) : refuse(req, res, refusal)),
       (e: unknown) => refuse(req, res, newInternalError(e)),
     );
   };
   const limits = resolveLimits(options.limits);
   const serverOptions = { keepAliveTimeout: 65_000, ...serverOptionsOf(limits) };
   const httpServer = options.tls === undefined ? createHttpServer(serverOptions, handle) : createHttpsServer({ ...serverOptions, ...options.tls }, handle);
-  applyLimits(httpServer, limits);
+  const connections = applyLimits(httpServer, limits, { authenticated: gate !== undefined });
 
   return {
     handle,

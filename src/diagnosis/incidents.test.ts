@@ -93,15 +93,15 @@ describe('buildIncidents', () => {
 
   it("a Job's resolved service-account refusal is a step, not the cause of its failure", () => {
     const events = [
-      ev({ kind: 'Job', object: 'migrate', reason: 'FailedCreate', component: 'job-controller', message: 'Error creating: pods "migrate-" is forbidden: error looking up service account shop/migrator: serviceaccount "migrator" not found', first: 10, last: 40, count: 4 }),
+      ev({ kind: 'Job', object: 'migrate', reason: 'FailedCreate', component: 'job-controller', message: 'Error creating: pods "migrate-" is forbidden: error looking up service account shop/migrator: serviceaccount "migrator" not found', first: 10, last: 24 * MIN, count: 4 }),
       ev({ kind: 'Job', object: 'migrate', reason: 'SuccessfulCreate', type: 'Normal', component: 'job-controller', message: 'Created pod: migrate-x7k2p', first: 25 * MIN }),
-      ev({ kind: 'Job', object: 'migrate', reason: 'BackoffLimitExceeded', component: 'job-controller', message: 'Job has reached the specified backoff limit', first: 30 * MIN }),
+      ev({ kind: 'Job', object: 'migrate', reason: 'BackoffLimitExceeded', component: 'job-controller', message: 'Job has reached the specified backoff limit', first: 26 * MIN }),
     ];
     const [i, ...rest] = buildIncidents({ events, ...window }).incidents;
     assert.equal(rest.length, 0);
     assert.equal(i!.kind, 'job-backoff-limit');
     assert.equal(i!.root, 'Job/migrate');
-    assert.equal(i!.start.time, iso(30 * MIN));
+    assert.equal(i!.start.time, iso(26 * MIN));
     assert.match(i!.cause, /events do not record why they failed/);
   });
 

@@ -243,8 +243,11 @@ function incidentOf(g: Group, until: number): Incident | undefined {
   const primary = sightings.reduce((p, s) => (s.lastMs > p.lastMs || (s.lastMs === p.lastMs && s.match.kind.role === 'symptom' && p.match.kind.role === 'cause') ? s : p));
   const cause = chooseCause(primary, sightings);
   const stated = cause ?? primary;
+  // The current failure is the primary's and the cause's kinds, from when they began: another kind that
+  // stopped before (a Job's refusal that a created ServiceAccount ended) is a resolved step, not its start.
   const failureStart = Math.min(primary.firstMs, stated.firstMs);
-  const current = sightings.filter((s) => s.lastMs >= failureStart - JOIN_SLACK_MS);
+  const kinds = new Set([kindOf(primary), kindOf(stated)]);
+  const current = sightings.filter((s) => kinds.has(kindOf(s)) && s.lastMs >= failureStart - JOIN_SLACK_MS);
 
   const objects = [g.root];
   for (const s of sightings) if (!objects.includes(s.object)) objects.push(s.object);

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HTTPVersion, Instance as Router } from 'find-my-way';
 import { ARCHIVE_API, newBadRequest, newMethodNotAllowed, newPathNotFound } from '../api/index.js';
 import type { IncidentList } from '../api/index.js';
+import { requestTarget } from '../auth/index.js';
 import type { Logger } from '../internal/index.js';
 import { negotiateOutput, sendError, sendObject } from './http-io.js';
 import type { ServerMetrics } from './metrics.js';
@@ -71,8 +72,7 @@ async function get(req: IncomingMessage, res: ServerResponse, namespace: string 
   if (deps.incidents === undefined) throw newPathNotFound();
   if (req.method !== 'GET') throw newMethodNotAllowed();
   const format = negotiateOutput(req.headers.accept, false);
-  const url = req.url ?? '';
-  const q = url.indexOf('?');
-  const query = parseIncidentQuery(new URLSearchParams(q >= 0 ? url.slice(q + 1) : ''), namespace);
+  // The one request parser: the gate authorized the very target read here.
+  const query = parseIncidentQuery(requestTarget(req).params, namespace);
   sendObject(res, 200, await deps.incidents(query), format);
 }

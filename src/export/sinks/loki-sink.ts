@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ExportRecord, ExportSink, SinkDeps, SinkType } from '../types.js';
 import { authorization, readHttpAuth } from './http-auth.js';
 import type { HttpAuthOptions } from './http-auth.js';
-import { DEFAULT_TIMEOUT_MS, postBody, redact } from './http-post.js';
+import { DEFAULT_TIMEOUT_MS, postBody, redact, sinkFetch } from './http-post.js';
 
 /** LOKI_LABELS are the fields a stream may be labelled with: each has few values, so streams stay few. */
 export const LOKI_LABELS = ['namespace', 'kind', 'reason', 'type', 'cluster'] as const;
@@ -227,13 +227,7 @@ class LokiSink implements ExportSink {
       init.body = params.toString();
       headers['Content-Type'] = 'application/x-www-form-urlencoded';
     }
-    let res: Response;
-    try {
-      res = await fetch(target, init);
-    } catch (e) {
-      const cause = (e as { cause?: { code?: string } }).cause;
-      throw new Error(`${method} ${redact(url)}: ${cause?.code ?? (e as Error).message}`, { cause: e });
-    }
+    const res = await sinkFetch(target, { ...init, method });
     const text = await res.text();
     // A query that fails leaves the records' fate unknown: the delivery is retried, asking again.
     if (!res.ok) throw new Error(`${method} ${redact(url)}: ${res.status} ${res.statusText}: ${text.slice(0, 300)}`);

@@ -1,18 +1,11 @@
 import type * as Commander from 'commander';
 import { escapeTerminal, isStatusError } from '../api/index.js';
 import { UsageError } from './errors.js';
+import type { CliIO } from './io.js';
 import { version } from './version.js';
 import { requireCjs } from '../internal/index.js';
 
 const { Command, CommanderError } = requireCjs('commander') as typeof Commander;
-
-/** CliIO carries the streams and environment a command uses (injected for tests). */
-export interface CliIO {
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
-  env: NodeJS.ProcessEnv;
-}
-
 
 /**
  * runCli parses argv and runs one command. It is the single error boundary of the
@@ -37,7 +30,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       io.stdout.write(`kevents ${version}\n`);
     });
 
-  const commands = await import('./commands.js');
+  const commands = await import('./command-table.js');
   commands.register(program, io);
 
   try {

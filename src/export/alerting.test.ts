@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createAlertPolicy, DEFAULT_ALERT } from './alerting.js';
-import type { AlertOptions } from './alerting.js';
+import type { AlertOptions } from './types.js';
 import type { ExportFields } from './fields.js';
 import { checkSlackMessage } from '../../test/support/sink-receivers.js';
 import { slackMessage } from './sinks/slack-sink.js';

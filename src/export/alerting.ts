@@ -1,28 +1,7 @@
 import type { ExportFields } from './fields.js';
 import { documentKey } from './policy.js';
 import { renderTemplate } from './template.js';
-import type { ExportRecord } from './types.js';
-
-/** AlertOptions are the alerting controls of a sink with the `alert` policy (chat sinks). */
-export interface AlertOptions {
-  /** minCount: a burst is reported once its count reaches this. */
-  minCount: number;
-  /** forMs: a burst is reported only once it has kept repeating this long (0: at once). */
-  forMs: number;
-  /** groupWaitMs: how long a burst collects repeats before its one message (Alertmanager's group_wait). */
-  groupWaitMs: number;
-  /** resolveAfterMs: a burst with no change for this long is over; a Warning's gets a follow-up message (0: no follow-up). */
-  resolveAfterMs: number;
-  /** groupBy are the fields whose values make a burst (default: the event itself, `uid`). */
-  groupBy: string[];
-  /** resendIntervalMs: while a burst lasts, its firing message is sent again this often (0: once), as Prometheus re-sends to Alertmanager. */
-  resendIntervalMs: number;
-  /** resolveAll follows every burst up when it resolves, not only a Warning's (Alertmanager needs the end of each alert it holds). */
-  resolveAll: boolean;
-  /** perReason and perObject cap the messages per reason and per object in a window. */
-  perReason?: { limit: number; windowMs: number };
-  perObject?: { limit: number; windowMs: number };
-}
+import type { AlertOptions, ExportRecord } from './types.js';
 
 /** DEFAULT_ALERT fires at the first change of an event after a 10 s wait, and follows a Warning up after 5 quiet minutes. */
 export const DEFAULT_ALERT: AlertOptions = { minCount: 1, forMs: 0, groupWaitMs: 10_000, resolveAfterMs: 300_000, groupBy: ['uid'], resendIntervalMs: 0, resolveAll: false };

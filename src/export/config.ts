@@ -1,12 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { DEFAULT_ALERT } from './alerting.js';
-import type { AlertOptions } from './alerting.js';
 import { ConfigError, ConfigReader } from './config-reader.js';
 import { readRoute } from './route.js';
 import type { Route } from './route.js';
 import { SINK_TYPES } from './sinks/index.js';
 import { checkFieldPath, checkTemplateFilter, templateReferences } from './template.js';
-import type { PolicyName, SinkType } from './types.js';
+import type { AlertOptions, PolicyName, SinkType } from './types.js';
 
 /** RetryOptions say how a sink's failed deliveries are retried. */
 export interface RetryOptions {

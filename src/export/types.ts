@@ -1,11 +1,35 @@
 import type { CoreEvent } from '../api/index.js';
 import type { Logger } from '../internal/index.js';
-import type { AlertOptions } from './alerting.js';
 import type { ConfigReader } from './config-reader.js';
 import type { ExportFields } from './fields.js';
 
 /** PolicyName is how a sink treats the repeats of an event (docs/export.md, "Policies"). */
 export type PolicyName = 'upsert' | 'occurrences' | 'first' | 'alert';
+
+/**
+ * AlertOptions are the alerting controls of a sink with the `alert` policy (chat sinks). They live in this contract
+ * file, below alerting.ts, because a SinkType declares its alert defaults with them: declared in alerting.ts, the
+ * two files imported each other.
+ */
+export interface AlertOptions {
+  /** minCount: a burst is reported once its count reaches this. */
+  minCount: number;
+  /** forMs: a burst is reported only once it has kept repeating this long (0: at once). */
+  forMs: number;
+  /** groupWaitMs: how long a burst collects repeats before its one message (Alertmanager's group_wait). */
+  groupWaitMs: number;
+  /** resolveAfterMs: a burst with no change for this long is over; a Warning's gets a follow-up message (0: no follow-up). */
+  resolveAfterMs: number;
+  /** groupBy are the fields whose values make a burst (default: the event itself, `uid`). */
+  groupBy: string[];
+  /** resendIntervalMs: while a burst lasts, its firing message is sent again this often (0: once), as Prometheus re-sends to Alertmanager. */
+  resendIntervalMs: number;
+  /** resolveAll follows every burst up when it resolves, not only a Warning's (Alertmanager needs the end of each alert it holds). */
+  resolveAll: boolean;
+  /** perReason and perObject cap the messages per reason and per object in a window. */
+  perReason?: { limit: number; windowMs: number };
+  perObject?: { limit: number; windowMs: number };
+}
 
 /** AlertSummary is what an alert record says about the burst it reports. */
 export interface AlertSummary {

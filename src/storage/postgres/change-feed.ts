@@ -5,13 +5,8 @@ import { WatchHub } from '../shared/index.js';
 import type { Change, ChangeLog } from '../shared/index.js';
 import type { PgClient, PgPool } from './options.js';
 import { PageEnd, ReplayWatch } from './replay-watch.js';
+import type { ChangePage, ReplaySource } from './replay-watch.js';
 import { Op } from './schema.js';
-
-/** ChangePage is a run of committed changes in revision order and the compaction point, read in one snapshot. */
-export interface ChangePage {
-  changes: Change[];
-  compacted: number;
-}
 
 interface ChangeRow {
   compacted: string;
@@ -57,7 +52,7 @@ export interface ChangeFeedOptions {
  * `cacheSize` changes in memory for watchers that resume close to now; it is the
  * ChangeLog of the replica's WatchHub.
  */
-export class ChangeFeed implements ChangeLog {
+export class ChangeFeed implements ChangeLog, ReplaySource {
   readonly hub: WatchHub;
   /** delivered is the newest revision published to this replica's watchers. */
   delivered: number;

@@ -2,7 +2,27 @@ import type { EventFilter, EventWatch, StoreWatchEvent } from '../event-store.js
 import { StorageError } from '../errors.js';
 import { WatchHub } from '../shared/index.js';
 import type { Change, ChangeLog } from '../shared/index.js';
-import type { ChangeFeed } from './change-feed.js';
+
+/** ChangePage is a run of committed changes in revision order and the compaction point, read in one snapshot. */
+export interface ChangePage {
+  changes: Change[];
+  compacted: number;
+}
+
+/**
+ * ReplaySource is what a ReplayWatch reads of a replica's ChangeFeed. It is declared here, by its consumer, so that
+ * replay-watch.ts sits below change-feed.ts (which creates the watches) instead of the two importing each other.
+ */
+export interface ReplaySource {
+  /** hub is the replica's live hub, joined once the cursor is in the cache. */
+  readonly hub: WatchHub;
+  /** delivered is the newest revision published to the replica's watchers. */
+  readonly delivered: number;
+  /** floor: every change after it, up to `delivered`, is in the cache. */
+  readonly floor: number;
+  /** read is one page of history after a revision, from SQL. */
+  read(after: number, limit: number): Promise<ChangePage>;
+}
 
 /** PageEnd is how a ChangeLog says it holds no changes after `after`: the watcher that asked reads on from SQL. */
 export class PageEnd extends Error {
@@ -43,7 +63,7 @@ export class ReplayWatch implements EventWatch, AsyncIterator<StoreWatchEvent> {
   private stopped = false;
 
   constructor(
-    private readonly feed: ChangeFeed,
+    private readonly feed: ReplaySource,
     private readonly filter: EventFilter,
     /** cursor: every change up to it has been handed out or filtered out. */
     private cursor: number,

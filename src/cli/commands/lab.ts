@@ -1,0 +1,173 @@
+import { homedir } from 'node:os';
+import { delimiter, join, resolve } from 'node:path';
+import { EXERCISES, LAB_NAMESPACE, buildBinaries, createLabView, defaultLabDir, findBinaries, findExercise, findGo, formatCheck, formatExercise, formatExerciseList, isExecutable, isRunning, labDown, labUp, missingBinariesMessage, passed, readState } from '../../lab/index.js';
+import type { Exercise, ExerciseContext, LabBinaries, LabState } from '../../lab/index.js';
+import { CliError, UsageError } from '../errors.js';
+import { formatGoDuration, parseGoDuration } from '../flags/duration.js';
+import type { CliIO } from '../io.js';
+
+/** LabDirFlags name the lab's state directory. */
+export interface LabDirFlags {
+  dir?: string;
+}
+
+/** LabUpFlags are the flags of `kevents lab up`. */
+export interface LabUpFlags extends LabDirFlags {
+  nodes: string;
+  nodeCpu: string;
+  nodeMemory: string;
+  eventTtl: string;
+  binDir?: string;
+  /** build false (`--no-build`) refuses to build missing binaries with go. */
+  build: boolean;
+}
+
+/** labDir is `--dir`, else $KEVENTS_LAB_DIR, else ~/.kevents/lab. */
+export function labDir(flags: LabDirFlags, io: CliIO): string {
+  return resolve(flags.dir ?? defaultLabDir(io.env));
+}
+
+const QUANTITY = /^\d+(\.\d+)?(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$/;
+
+function onPath(name: string, io: CliIO): boolean {
+  return (io.env.PATH ?? '').split(delimiter).some((d) => d !== '' && isExecutable(join(d, name)));
+}
+
+function resolveBinaries(flags: LabUpFlags, io: CliIO): LabBinaries {
+  const options = { binDir: flags.binDir, path: io.env.PATH, cacheDir: io.env.KEVENTS_PEERS_CACHE ?? join(homedir(), '.cache', 'kevents-peers'), kwokCacheDir: join(homedir(), '.kwok', 'cache') };
+  let { found, missing } = findBinaries(options);
+  const go = missing.length > 0 ? findGo(io.env) : undefined;
+  if (go !== undefined && flags.build && !missing.includes('etcd')) {
+    buildBinaries(missing, { go, cacheDir: options.cacheDir, env: io.env, log: (line) => io.stderr.write(`kevents lab: ${line}\n`) });
+    ({ found, missing } = findBinaries(options));
+  }
+  if (missing.length > 0) throw new CliError(missingBinariesMessage(missing, { goFound: go !== undefined, kwokctlFound: onPath('kwokctl', io), cacheDir: options.cacheDir }));
+  return found as LabBinaries;
+}
+
+/** runLabUp is `kevents lab up`. */
+export async function runLabUp(flags: LabUpFlags, io: CliIO): Promise<void> {
+  const nodes = Number(flags.nodes);
+  if (!Number.isInteger(nodes) || nodes < 1 || nodes > 100) throw new UsageError(`--nodes must be a whole number from 1 to 100, not ${JSON.stringify(flags.nodes)}`);
+  if (!QUANTITY.test(flags.nodeCpu)) throw new UsageError(`--node-cpu must be a quantity such as 2 or 1500m, not ${JSON.stringify(flags.nodeCpu)}`);
+  if (!QUANTITY.test(flags.nodeMemory)) throw new UsageError(`--node-memory must be a quantity such as 4Gi or 512Mi, not ${JSON.stringify(flags.nodeMemory)}`);
+  let ttlMs: number;
+  try {
+    ttlMs = parseGoDuration(flags.eventTtl);
+  } catch (e) {
+    throw new UsageError(`--event-ttl: ${(e as Error).message}`);
+  }
+  if (ttlMs < 1000) throw new UsageError('--event-ttl must be at least 1s (kube-apiserver keeps events for this long after their last write)');
+  const dir = labDir(flags, io);
+  const binaries = resolveBinaries(flags, io);
+  const started = Date.now();
+  const script = process.argv[1];
+  if (script === undefined) throw new CliError('cannot tell how kevents was started, to run its archive');
+  const state = await labUp({
+    dir,
+    binaries,
+    nodes,
+    nodeCpu: flags.nodeCpu,
+    nodeMemory: flags.nodeMemory,
+    eventTtl: formatGoDuration(ttlMs),
+    eventTtlSeconds: Math.round(ttlMs / 1000),
+    kevents: [process.execPath, script],
+    env: io.env,
+    log: (line) => io.stderr.write(`kevents lab: ${line}\n`),
+  });
+  io.stdout.write(describeLab(state, `up in ${((Date.now() - started) / 1000).toFixed(1)} s`, io));
+}
+
+function describeLab(state: LabState, headline: string, io: CliIO): string {
+  const dirFlag = state.dir === resolve(defaultLabDir(io.env)) ? '' : ` --dir ${state.dir}`;
+  return [
+    `kevents lab: ${headline}`,
+    `  cluster:    kube-apiserver ${state.kubernetesVersion} on ${state.apiServer}, --event-ttl=${state.eventTtl}`,
+    `  nodes:      ${state.nodes.names.length} kwok nodes (${state.nodes.names.join(', ')}), each ${state.nodes.cpu} CPU and ${state.nodes.memory}; the scheduler is real, the pods are not`,
+    `  archive:    ${state.archive} (kevents serve --mirror: it keeps every event after the cluster forgets it)`,
+    `  namespace:  ${state.namespace}`,
+    `  kubeconfig: ${state.kubeconfig}`,
+    '',
+    'Use it:',
+    `  export KUBECONFIG=${state.kubeconfig}`,
+    `  export KEVENTS_ARCHIVE=${state.archive}`,
+    '  kubectl get nodes',
+    `  kevents lab exercises${dirFlag}`,
+    '',
+    `Stop it, removing everything it made: kevents lab down${dirFlag}`,
+    '',
+  ].join('\n');
+}
+
+/** runLabDown is `kevents lab down`. */
+export async function runLabDown(flags: LabDirFlags, io: CliIO): Promise<void> {
+  const dir = labDir(flags, io);
+  const result = await labDown(dir);
+  if (!result.found) {
+    io.stderr.write(`kevents lab: no lab in ${dir}, nothing to do\n`);
+    return;
+  }
+  io.stdout.write(`kevents lab: stopped ${result.stopped.length === 0 ? 'nothing (no program was running)' : result.stopped.join(', ')}; removed ${dir}\n`);
+}
+
+/** runLabStatus is `kevents lab status`: each program of the lab, running or not. */
+export function runLabStatus(flags: LabDirFlags, io: CliIO): void {
+  const state = readState(labDir(flags, io));
+  const rows = state.processes.map((p) => `  ${p.name.padEnd(24)} ${isRunning(p) ? `running (pid ${p.pid})` : 'not running'}   ${p.log}`);
+  const allUp = state.processes.length > 0 && state.processes.every(isRunning);
+  io.stdout.write(describeLab(state, allUp ? `running since ${state.startedAt}` : 'not (fully) running', io));
+  io.stdout.write(['Programs:', ...rows, ''].join('\n'));
+  if (!allUp) throw new CliError('the lab is not fully running: kevents lab down, then kevents lab up');
+}
+
+function exerciseArg(text: string): Exercise {
+  const e = findExercise(text);
+  if (e === undefined) throw new UsageError(`no exercise ${JSON.stringify(text)}: the exercises are 1 to ${EXERCISES.length} (kevents lab exercises)`);
+  return e;
+}
+
+function dirSuffix(flags: LabDirFlags, io: CliIO): string {
+  const dir = labDir(flags, io);
+  return dir === resolve(defaultLabDir(io.env)) ? '' : ` --dir ${dir}`;
+}
+
+/** runLabExercises is `kevents lab exercises`. */
+export function runLabExercises(io: CliIO): void {
+  io.stdout.write(formatExerciseList());
+}
+
+/** runLabExercise is `kevents lab exercise N`: the task, with the lab's own sizes when one runs. */
+export function runLabExercise(n: string, flags: LabDirFlags, io: CliIO): void {
+  const e = exerciseArg(n);
+  let ctx: ExerciseContext = { namespace: LAB_NAMESPACE, nodes: { count: 3, cpu: '2', memory: '4Gi' }, eventTtl: '1h0m0s' };
+  try {
+    const s = readState(labDir(flags, io));
+    ctx = { namespace: s.namespace, nodes: { count: s.nodes.names.length, cpu: s.nodes.cpu, memory: s.nodes.memory }, eventTtl: s.eventTtl };
+  } catch {
+    // No lab yet: the text shows the defaults of kevents lab up.
+  }
+  io.stdout.write(formatExercise(e, ctx, `kevents lab check ${e.number}${dirSuffix(flags, io)}`));
+}
+
+/** runLabCheck is `kevents lab check N`: exit 0 when every step is done, 1 otherwise. */
+export async function runLabCheck(n: string, flags: LabDirFlags, io: CliIO): Promise<void> {
+  const e = exerciseArg(n);
+  const state = readState(labDir(flags, io));
+  const down = state.processes.filter((p) => !isRunning(p)).map((p) => p.name);
+  if (down.length > 0) throw new CliError(`the lab in ${state.dir} is not running (${down.join(', ')} stopped): kevents lab down, then kevents lab up`);
+  const view = createLabView(state);
+  let result;
+  try {
+    result = await e.check(view);
+  } finally {
+    view.close();
+  }
+  io.stdout.write(formatCheck(e, result));
+  if (!passed(result)) throw new CliError(`exercise ${e.number} is not done yet`);
+}
+
+/** runLabEnv is `kevents lab env`: the exports that point kubectl at the lab and kevents at its archive. */
+export function runLabEnv(flags: LabDirFlags, io: CliIO): void {
+  const s = readState(labDir(flags, io));
+  io.stdout.write(`export KUBECONFIG=${s.kubeconfig}\nexport KEVENTS_ARCHIVE=${s.archive}\n`);
+}

@@ -1,0 +1,382 @@
+import { realClock, createConsoleLogger } from '../../../internal/index.js';
+import type { LogLevel } from '../../../internal/index.js';
+import { createEventsServer, createServerMetrics, DEFAULT_RENDER_CACHE_MIB } from '../../../server/index.js';
+import type { ConnectionLimits, KeventsServer, ReadinessCheck, ServerOptions, TlsPair } from '../../../server/index.js';
+import type { CoreEvent, Occurrence } from '../../../api/index.js';
+import { DEFAULT_HISTORY_WINDOW_SECONDS } from '../../../storage/index.js';
+import { storeIncidentReader } from './incident-reader.js';
+import { storeTimelineReader } from './timeline-reader.js';
+import { prepareServeSecurity } from './serve-auth.js';
+import type { ServeAuthFlags } from './serve-auth.js';
+import { untilSignal } from '../../daemon/until-signal.js';
+import { CliError, UsageError } from '../../errors.js';
+import { formatGoDuration, parseGoDuration } from '../../flags/duration.js';
+import type { CliIO } from '../../io.js';
+import { parseListen } from '../../flags/listen.js';
+import { parseRetention } from '../../flags/retention.js';
+import { version } from '../../version.js';
+import { selfCommand } from '../../self-command.js';
+import { parseSize } from '../../flags/size.js';
+import { describeStorage, openStore, parseStorageSpec } from '../../flags/storage.js';
+import { PrimaryLink, WorkerPool, parseWorkers, workerFlags } from './serve-workers.js';
+import type { SqliteEventStore } from '../../../storage/sqlite/index.js';
+import type { EventStore } from '../../../storage/index.js';
+
+/** ServeFlags are the flags of `kevents serve`. */
+export interface ServeFlags extends ServeAuthFlags {
+  listen: string;
+  storage: string;
+  eventTtl: string;
+  logLevel: string;
+  /** mirror is a kubeconfig path or an API server URL to archive into this server's store. */
+  mirror?: string;
+  mirrorContext?: string;
+  cluster?: string;
+  /** retention is every `--retention`: a duration, or `NAME=DURATION` for one cluster. */
+  retention?: string[];
+  maxSize?: string;
+  /** sinks is an export config: the store's changes are delivered to its sinks (docs/export.md). */
+  sinks?: string;
+  /** eventMetrics counts the store's events on /metrics: true for the defaults, or a config file (docs/metrics.md). */
+  eventMetrics?: string | true;
+  readHeaderTimeout: string;
+  readTimeout: string;
+  maxConnections: string;
+  /** renderCacheSize bounds the rendered versions lists are spliced from (a size, e.g. 64MiB). */
+  renderCacheSize?: string;
+  /** historyWindow overrides how long watch history is kept (hidden: for tests that need a 410). */
+  historyWindow?: string;
+  /** workers is how many processes serve the API over one SQLite file (a number, or auto for the cores); 1 serves from this process. */
+  workers?: string;
+  /** writerThread commits a SQLite store's writes on a thread of their own (one process). */
+  writerThread?: boolean;
+  /** allowedHost is every `--allowed-host`: Host names answered without authentication besides IPs, localhost and the --listen host. */
+  allowedHost?: string[];
+}
+
+/**
+ * Frontend is what answers HTTP for `kevents serve`: this process's server, or
+ * with --workers the worker processes (see serve-workers.ts).
+ */
+interface Frontend {
+  address: { address: string; port: number; family: string };
+  ui: boolean;
+  registry(): ReturnType<KeventsServer['metrics']['registry']>;
+  setTls(pair: TlsPair): void;
+  close(): Promise<void>;
+}
+
+/** runServe starts the events API server and runs until SIGINT or SIGTERM. */
+export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
+  const asWorker = workerFlags<ServeFlags>();
+  if (asWorker !== undefined) return runServeWorker(asWorker, io);
+  const { host, port } = parseListen(flags.listen);
+  const spec = parseStorageSpec(flags.storage);
+  const workers = parseWorkers(flags.workers);
+  if (workers > 1 && spec.kind !== 'sqlite') {
+    const instead = spec.kind === 'memory' ? 'the memory store lives in one process' : `with ${spec.kind} storage, run more kevents serve replicas instead`;
+    throw new UsageError(`--workers serves one SQLite file from several processes; ${instead}`);
+  }
+  const writerThread = flags.writerThread === true;
+  if (writerThread && spec.kind !== 'sqlite') {
+    throw new UsageError(`--writer-thread commits the writes of a SQLite file on a thread of their own; ${spec.kind} storage has no such file`);
+  }
+  if (writerThread && (flags.mirror ?? '') !== '') {
+    throw new UsageError('--writer-thread cannot be used with --mirror: the mirror decides each write against the stored event as it commits, in the process that keeps the file (use --workers N to spread the requests instead)');
+  }
+  if (writerThread && workers > 1) {
+    throw new UsageError('--writer-thread is for one process: with --workers the first process already keeps the writes apart from the processes that answer');
+  }
+  let ttlMs: number;
+  try {
+    ttlMs = parseGoDuration(flags.eventTtl);
+  } catch (e) {
+    throw new UsageError(`--event-ttl: ${(e as Error).message}`);
+  }
+  const limits = parseLimits(flags);
+  const renderCacheBytes = parseSize(flags.renderCacheSize ?? `${DEFAULT_RENDER_CACHE_MIB}MiB`);
+  const level = flags.logLevel as LogLevel;
+  if (!['error', 'warn', 'info', 'debug'].includes(level)) throw new UsageError('--log-level must be error, warn, info or debug');
+  const logger = createConsoleLogger({ level, stream: io.stderr });
+  const security = await prepareServeSecurity(flags, host, logger);
+  // Watches must be able to resume for at least as long as an event lives.
+  let historyWindowSeconds = Math.max(DEFAULT_HISTORY_WINDOW_SECONDS, Math.round(ttlMs / 1000) + 15 * 60);
+  let compactIntervalMs: number | undefined;
+  if (flags.historyWindow !== undefined && flags.historyWindow !== '') {
+    historyWindowSeconds = Math.max(1, Math.round(parseDurationFlag('--history-window', flags.historyWindow) / 1000));
+    compactIntervalMs = Math.min(60_000, Math.max(250, (historyWindowSeconds * 1000) / 4));
+  }
+  // The mirror brings @kubernetes/client-node, which is slow to load: only when asked for.
+  const archivingWanted = (flags.mirror ?? '') !== '' || (flags.retention ?? []).some((r) => r !== '') || (flags.maxSize ?? '') !== '';
+  const archiving = archivingWanted ? await import('../../daemon/mirror.js') : undefined;
+  if (archiving !== undefined) parseRetention(flags);
+  const primaryMetrics = createServerMetrics();
+  const pool = workers > 1 ? new WorkerPool(workers, { ...flags }, logger, () => primaryMetrics.registry()) : undefined;
+  let store;
+  try {
+    store = await openStore(spec, {
+      clock: realClock,
+      logger,
+      historyWindowSeconds,
+      ...(compactIntervalMs !== undefined ? { compactIntervalMs } : {}),
+      ...(pool !== undefined ? { sqlite: { onCommit: (rv: number, compacted: number) => pool.commit(rv, compacted) } } : {}),
+      ...(writerThread ? { writerThread } : {}),
+    });
+  } catch (e) {
+    security.close();
+    throw e;
+  }
+  const readinessChecks: ReadinessCheck[] = [];
+  if (writerThread) {
+    const { writerThreadReadiness } = await import('../../../storage/sqlite/index.js');
+    readinessChecks.push({ name: 'sqlite-writer', check: () => writerThreadReadiness(store) });
+  }
+  let server: Frontend;
+  try {
+    if (pool !== undefined) {
+      // The workers answer HTTP (TLS and tokens included, each from the flags); this process keeps the file and what writes it.
+      security.close();
+      const metrics = primaryMetrics;
+      const failing = (): { name: string; message: string }[] =>
+        readinessChecks.map((c) => ({ name: c.name, ...c.check() })).filter((c) => !c.ready).map(({ name, message }) => ({ name, message }));
+      const address = await pool.start(store as SqliteEventStore, failing);
+      server = { address, ui: pool.ui, registry: () => metrics.registry(), setTls: () => {}, close: () => pool.stop() };
+    } else {
+      const http = eventsServer(store, security, { limits, renderCacheBytes, ttlMs, logger, readinessChecks, allowedHosts: flags.allowedHost ?? [] });
+      const address = await http.listen(host, port);
+      server = { address, ui: http.ui, registry: () => http.metrics.registry(), setTls: (pair) => http.setTls(pair), close: () => http.close() };
+    }
+  } catch (e) {
+    security.close();
+    await pool?.stop();
+    await store.close();
+    throw listenFailure(e, host, port);
+  }
+  const address = server.address;
+  let archive: { stop(): void | Promise<void> } | undefined;
+  let counting: { stop(): Promise<void> } | undefined;
+  try {
+    const mirroring = archiving !== undefined && flags.mirror !== undefined && flags.mirror !== '';
+    // With --mirror the mirror tells the event metrics what it appends; without, they follow the archive's log from its head.
+    let onArchived: ((changes: { occurrence: Occurrence; event: CoreEvent }[]) => void) | undefined;
+    if (flags.eventMetrics !== undefined) {
+      const { registerEventMetrics, startEventMetrics } = await import('../../daemon/event-metrics.js');
+      const registry = await server.registry();
+      if (mirroring) {
+        const metrics = await registerEventMetrics(flags.eventMetrics, registry);
+        onArchived = (changes) => {
+          for (const c of changes) metrics.observe(c);
+        };
+      } else counting = await startEventMetrics(spec, flags.eventMetrics, { registry, logger });
+    }
+    if (archiving !== undefined && flags.mirror !== undefined && flags.mirror !== '') {
+      const isUrl = /^https?:\/\//.test(flags.mirror);
+      const registry = await server.registry();
+      const run = await archiving.startMirror(
+        store,
+        {
+          ...(flags.mirror === 'in-cluster' ? { inCluster: true } : isUrl ? { source: flags.mirror } : { kubeconfig: flags.mirror, context: flags.mirrorContext }),
+          cluster: flags.cluster,
+          retention: flags.retention,
+          maxSize: flags.maxSize,
+        },
+        { logger, registry, onArchived },
+      );
+      readinessChecks.push({ name: 'mirror', check: () => run.mirror.readiness() });
+      archive = run;
+    } else if (archiving !== undefined) {
+      archive = archiving.startStoreRetention(store, flags, logger);
+    }
+  } catch (e) {
+    security.close();
+    await counting?.stop();
+    await server.close();
+    await store.close();
+    throw e;
+  }
+  let exporting: { stop(): Promise<void> } | undefined;
+  if (flags.sinks !== undefined && flags.sinks !== '') {
+    try {
+      const { startExport } = await import('../../daemon/export-sinks.js');
+      const run = await startExport(spec, flags.sinks, { logger, registry: await server.registry(), flag: '--sinks' });
+      readinessChecks.push({ name: 'export', check: () => run.exporter.readiness() });
+      exporting = run;
+    } catch (e) {
+      await archive?.stop();
+      await counting?.stop();
+      await server.close();
+      await store.close();
+      throw e;
+    }
+  }
+  security.watchTls((pair) => server.setTls(pair));
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `${security.tls !== undefined ? 'https' : 'http'}://${shownHost}:${address.port}`;
+  io.stdout.write(serveBanner({ url, ui: server.ui, storage: describeStorage(spec), auth: security.describe, ttlMs, mirror: flags.mirror, kevents: selfCommand(), workers, writerThread }));
+  await untilSignal(logger);
+  await exporting?.stop();
+  security.close();
+  await archive?.stop();
+  await counting?.stop();
+  await server.close();
+  await store.close();
+}
+
+/** eventsServer is the API server of `kevents serve` over `store`, in this process or in a worker. */
+function eventsServer(
+  store: EventStore,
+  security: Pick<Awaited<ReturnType<typeof prepareServeSecurity>>, 'gate' | 'tls'>,
+  o: Pick<ServerOptions, 'limits' | 'renderCacheBytes' | 'logger' | 'readinessChecks' | 'metricsText' | 'allowedHosts'> & { ttlMs: number },
+): KeventsServer {
+  const { ttlMs, ...options } = o;
+  return createEventsServer({
+    ...options,
+    store,
+    eventTtlSeconds: Math.round(ttlMs / 1000),
+    clock: realClock,
+    keventsVersion: version,
+    timeline: storeTimelineReader(store),
+    incidents: storeIncidentReader(store),
+    ...(security.gate !== undefined ? { gate: security.gate } : {}),
+    ...(security.tls !== undefined ? { tls: security.tls } : {}),
+  });
+}
+
+/** perWorker shares --max-connections among the workers: each new connection goes to the next worker, so together they hold about the cap. */
+function perWorker(limits: ConnectionLimits, workers: number): ConnectionLimits {
+  return limits.maxConnections === undefined ? limits : { ...limits, maxConnections: Math.max(1, Math.ceil(limits.maxConnections / workers)) };
+}
+
+/** listenFailure is the one-line error of a server that could not listen. */
+function listenFailure(e: unknown, host: string, port: number): unknown {
+  const code = (e as { code?: string }).code;
+  if (code === 'EADDRINUSE') return new CliError(`cannot listen on ${host}:${port}: the address is already in use (choose another with --listen)`);
+  if (code === 'EACCES') return new CliError(`cannot listen on ${host}:${port}: permission denied`);
+  return e;
+}
+
+/**
+ * runServeWorker is one worker of `kevents serve --workers N`: it serves the API
+ * over a follower of the primary's SQLite store (reads from the file, writes
+ * through the primary) until the primary tells it to stop or goes away.
+ */
+async function runServeWorker(flags: ServeFlags, io: CliIO): Promise<void> {
+  const link = new PrimaryLink();
+  const logger = createConsoleLogger({ level: flags.logLevel as LogLevel, stream: io.stderr });
+  let store: EventStore | undefined;
+  let http: KeventsServer | undefined;
+  let security: Awaited<ReturnType<typeof prepareServeSecurity>> | undefined;
+  const stopped = new Promise<void>((resolve) => {
+    link.onStop = resolve;
+    // Ctrl-C reaches every process of the terminal: the primary decides when the workers stop.
+    process.on('SIGINT', () => {});
+    process.once('SIGTERM', () => resolve());
+  });
+  try {
+    const { host, port } = parseListen(flags.listen);
+    const ttlMs = parseGoDuration(flags.eventTtl);
+    const workers = parseWorkers(flags.workers);
+    const renderCacheBytes = Math.floor(parseSize(flags.renderCacheSize ?? `${DEFAULT_RENDER_CACHE_MIB}MiB`) / workers);
+    security = await prepareServeSecurity(flags, host, logger);
+    const follower = await openStore(parseStorageSpec(flags.storage), { clock: realClock, logger, sqlite: { writer: link } });
+    store = follower;
+    link.onCommit = (rv, compacted) => (follower as SqliteEventStore).followCommit(rv, compacted);
+    // The primary's failing checks (its mirror, its export), as it last reported them.
+    const readinessChecks: ReadinessCheck[] = [];
+    link.onHealth = (failed) =>
+      readinessChecks.splice(0, readinessChecks.length, ...failed.map((f) => ({ name: f.name, check: () => ({ ready: false, message: f.message }) })));
+    http = eventsServer(follower, security, {
+      limits: perWorker(parseLimits(flags), workers),
+      renderCacheBytes,
+      ttlMs,
+      logger,
+      readinessChecks,
+      metricsText: () => link.metrics(),
+      allowedHosts: flags.allowedHost ?? [],
+    });
+    try {
+      await http.listen(host, port);
+    } catch (e) {
+      throw listenFailure(e, host, port);
+    }
+    const server = http;
+    link.registry = () => server.metrics.registry();
+    security.watchTls((pair) => server.setTls(pair));
+    link.tell({ kevents: 'ready', ui: http.ui });
+  } catch (e) {
+    link.tell({ kevents: 'failed', message: e instanceof Error ? e.message : String(e) });
+    security?.close();
+    await store?.close().catch(() => {});
+    process.exit(1);
+  }
+  await stopped;
+  security.close();
+  await http.close();
+  await store.close();
+  process.exit(0);
+}
+
+/** BannerFacts are what the start banner of `kevents serve` reports. */
+export interface BannerFacts {
+  url: string;
+  /** ui is true when the built web UI is served at `/`. */
+  ui: boolean;
+  /** auth says how requests are authenticated (none on loopback by default). */
+  auth?: string;
+  storage: string;
+  ttlMs: number;
+  mirror: string | undefined;
+  /** kevents is how the user runs kevents from where they stand (selfCommand). */
+  kevents: string;
+  /** workers is how many processes answer requests (`--workers`); 1 is this one. */
+  workers?: number;
+  /** writerThread is whether the file's writes are committed on a thread of their own (`--writer-thread`). */
+  writerThread?: boolean;
+}
+
+/**
+ * serveBanner is what `kevents serve` prints once it listens: where, the web
+ * UI, and first commands, each of which runs as printed in another terminal of
+ * the same directory (kevents named the way this one was started).
+ */
+export function serveBanner(b: BannerFacts): string {
+  const server = `--server ${b.url}`;
+  return [
+    `kevents serve: listening on ${b.url}`,
+    `  web UI:    ${b.ui ? `${b.url}/` : 'not built (run "npm run build" in the kevents checkout)'}`,
+    `  storage:   ${b.storage}`,
+    ...(b.workers !== undefined && b.workers > 1 ? [`  workers:   ${b.workers} processes answer requests; this one (pid ${process.pid}) keeps the file`] : []),
+    ...(b.writerThread === true ? ['  writes:    committed on a thread of their own (--writer-thread)'] : []),
+    ...(b.auth !== undefined ? [`  auth:      ${b.auth}`] : []),
+    `  event TTL: ${b.ttlMs === 0 ? 'none (events are kept forever)' : formatGoDuration(b.ttlMs)}`,
+    ...(b.mirror !== undefined && b.mirror !== '' ? [`  mirror:    ${b.mirror} (archived events never expire)`] : []),
+    '',
+    'In another terminal, record an event and read it back:',
+    `  ${b.kevents} record ${server} --for pod/web-1 --type Warning --reason BackOff --action Restarting --message "Back-off restarting failed container"`,
+    `  ${b.kevents} timeline ${server} -A`,
+    'Point kubectl at it:',
+    `  kubectl --server ${b.url} get events -A`,
+    'or write a kubeconfig:',
+    `  ${b.kevents} kubeconfig ${server} > kevents.kubeconfig && export KUBECONFIG=$PWD/kevents.kubeconfig`,
+    '',
+  ].join('\n');
+}
+
+/** parseLimits reads the flags that bound what one client may hold of the server. */
+function parseLimits(flags: Pick<ServeFlags, 'readHeaderTimeout' | 'readTimeout' | 'maxConnections'>): ConnectionLimits {
+  const readHeaderTimeoutMs = parseDurationFlag('--read-header-timeout', flags.readHeaderTimeout);
+  const readTimeoutMs = parseDurationFlag('--read-timeout', flags.readTimeout);
+  if (readHeaderTimeoutMs <= 0 || readTimeoutMs <= 0) throw new UsageError('--read-header-timeout and --read-timeout must be longer than 0s');
+  if (readTimeoutMs < readHeaderTimeoutMs) throw new UsageError('--read-timeout must not be shorter than --read-header-timeout');
+  const maxConnections = Number(flags.maxConnections);
+  if (!Number.isInteger(maxConnections) || maxConnections < 1) throw new UsageError(`--max-connections must be a whole number above 0, not ${JSON.stringify(flags.maxConnections)}`);
+  return { readHeaderTimeoutMs, readTimeoutMs, maxConnections };
+}
+
+function parseDurationFlag(name: string, text: string): number {
+  try {
+    return parseGoDuration(text);
+  } catch (e) {
+    throw new UsageError(`${name}: ${(e as Error).message}`);
+  }
+}

@@ -6,8 +6,12 @@
  * term `checkout-db` finds it as a phrase.
  */
 const WORD = /[\p{L}\p{N}\p{M}]+/gu;
+/** ASCII_WORD is WORD on ASCII text, which most event text is: the same words, several times faster to find. */
+const ASCII_WORD = /[a-z0-9]+/g;
+const ASCII = /^[\x00-\x7f]*$/;
 
 /** searchWords splits text into its lowercased words, in order. */
 export function searchWords(text: string): string[] {
-  return text.toLowerCase().match(WORD) ?? [];
+  const lower = text.toLowerCase();
+  return lower.match(ASCII.test(lower) ? ASCII_WORD : WORD) ?? [];
 }

@@ -1,0 +1,195 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import type { CoreEvent } from '../../api/index.js';
+import { parseSearchQuery } from '../search/index.js';
+import type { SearchRequest } from '../search/index.js';
+import { encodeObject } from './object-codec.js';
+import { applySchema, nameHash } from './schema.js';
+import { SqliteSearch, addSearchFunctions, buildSearchIndex, matchExpression, searchIndexSchema } from './search-index.js';
+import type { SearchIndexWriter, SearchTokenizer } from './search-index.js';
+
+const NOW = Date.UTC(2025, 5, 1, 12);
+
+function ev(name: string, message: string, lastMs: number, extra: Partial<CoreEvent> = {}): CoreEvent {
+  const t = new Date(lastMs).toISOString();
+  return {
+    metadata: { namespace: extra.metadata?.namespace ?? 'shop', name },
+    involvedObject: { kind: 'Pod', namespace: 'shop', name: `pod-${name}` },
+    reason: 'BackOff',
+    type: 'Warning',
+    message,
+    firstTimestamp: t,
+    lastTimestamp: t,
+    ...extra,
+  };
+}
+
+/** Archive is a raw database with the store's schema and the index, written as the store writes versions. */
+class Archive {
+  readonly db = new Database(':memory:');
+  rv = 0;
+  writer: SearchIndexWriter | undefined;
+  private readonly current = new Map<string, number>();
+
+  constructor(
+    readonly tokenizer: SearchTokenizer,
+    indexed = true,
+  ) {
+    applySchema(this.db);
+    if (indexed) this.index();
+  }
+
+  index(): void {
+    this.writer = addSearchFunctions(this.db);
+    this.db.exec(searchIndexSchema(this.tokenizer));
+  }
+
+  /** put writes a new version of an event (superseding the current one), remembering it for the triggers when asked. */
+  put(e: CoreEvent, remember = true): number {
+    const key = `${e.metadata.namespace}/${e.metadata.name}`;
+    const rv = ++this.rv;
+    const prev = this.current.get(key);
+    if (prev !== undefined) this.db.prepare('UPDATE versions SET superseded_rv = ? WHERE rv = ?').run(rv, prev);
+    if (remember) this.writer?.remember(rv, e);
+    this.db
+      .prepare('INSERT INTO versions (rv, key, op, object, prev_rv, involved_kind, involved_hash, reason, type) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(rv, key, prev === undefined ? 1 : 2, encodeObject(JSON.stringify(e)), prev ?? null, e.involvedObject.kind ?? '', nameHash(e.involvedObject.name ?? ''), e.reason ?? '', e.type ?? '');
+    this.current.set(key, rv);
+    return rv;
+  }
+
+  /** drop removes a version row, as compaction and retention do. */
+  drop(rv: number): void {
+    this.db.prepare('DELETE FROM versions WHERE rv = ?').run(rv);
+  }
+
+  search(q: string, extra: Partial<SearchRequest> = {}, at = this.rv): string[] {
+    const page = new SqliteSearch(this.db, this.tokenizer).search({ query: parseSearchQuery(q, { nowMs: NOW }), limit: 100, ...extra }, at);
+    return page.items.map((h) => h.event.metadata.name!);
+  }
+
+  indexedRows(): number {
+    return (this.db.prepare('SELECT count(*) AS n FROM search_docs').get() as { n: number }).n;
+  }
+}
+
+void describe('matchExpression', () => {
+  const cases: [string, SearchTokenizer, string | undefined][] = [
+    ['', 'unicode61', undefined],
+    ['certs', 'unicode61', '"certs"'],
+    ['"secret not found" x509', 'unicode61', '"secret not found" AND "x509"'],
+    ['certs -tls -"back off"', 'unicode61', '(("certs") NOT "tls") NOT "back off"'],
+    ['-tls', 'unicode61', undefined],
+    ['name:checkout-db-* reason:BackOff', 'unicode61', 'name : "checkout db" * AND reason : "backoff"'],
+    ['type:warning cluster:prod -name:web', 'unicode61', undefined],
+    ['certs -tls', 'trigram', '"certs"'],
+    ['db certs', 'trigram', '"certs"'],
+    ['db', 'trigram', undefined],
+    ['name:checkout-db-*', 'trigram', 'name : "checkout db"'],
+  ];
+  for (const [q, tokenizer, want] of cases) {
+    void it(`${tokenizer}: ${JSON.stringify(q)}`, () => assert.equal(matchExpression(parseSearchQuery(q, { nowMs: NOW }), tokenizer), want));
+  }
+  void it('narrows by the namespace of the request', () => {
+    assert.equal(matchExpression(parseSearchQuery('certs', { nowMs: NOW }), 'unicode61', 'kube-system'), '"certs" AND ns : "kube system"');
+  });
+});
+
+for (const tokenizer of ['unicode61', 'trigram'] as const) {
+  void describe(`SqliteSearch (${tokenizer})`, () => {
+    void it('finds by words, newest first, ordered exactly within one second', () => {
+      const a = new Archive(tokenizer);
+      const second = NOW - 60_000;
+      a.put(ev('late-in-second', 'volume certs missing', second + 900));
+      a.put(ev('b-early', 'volume certs missing', second + 100));
+      a.put(ev('a-early', 'volume certs missing', second + 100));
+      a.put(ev('older', 'volume certs missing', second - 5000));
+      a.put(ev('other', 'nothing to see', second));
+      assert.deepEqual(a.search('certs'), ['late-in-second', 'a-early', 'b-early', 'older']);
+      assert.deepEqual(a.search('cert'), [], 'whole words only, whatever the tokenizer');
+    });
+
+    void it('pages through a tie of one second without loss or repeat', () => {
+      const a = new Archive(tokenizer);
+      for (let i = 0; i < 40; i++) a.put(ev(`e${String(i).padStart(2, '0')}`, 'same words', NOW - (i % 3) * 1000 + (i % 7)));
+      const all = a.search('same');
+      const paged: string[] = [];
+      let after;
+      const search = new SqliteSearch(a.db, tokenizer);
+      for (;;) {
+        const page = search.search({ query: parseSearchQuery('same', { nowMs: NOW }), limit: 7, ...(after !== undefined ? { after } : {}) }, a.rv);
+        paged.push(...page.items.map((h) => h.event.metadata.name!));
+        if (page.next === undefined) break;
+        after = page.next;
+      }
+      assert.equal(all.length, 40);
+      assert.deepEqual(paged, all);
+    });
+
+    void it('reads the versions visible at a revision', () => {
+      const a = new Archive(tokenizer);
+      const first = a.put(ev('x', 'old words here', NOW - 10_000));
+      a.put(ev('x', 'new text now', NOW - 5000));
+      assert.deepEqual(a.search('old'), []);
+      assert.deepEqual(a.search('new'), ['x']);
+      assert.deepEqual(a.search('old', {}, first), ['x']);
+      assert.deepEqual(a.search('new', {}, first), []);
+    });
+
+    void it('drops a version\'s entries with the version, in the same statement', () => {
+      const a = new Archive(tokenizer);
+      const rv = a.put(ev('x', 'fleeting words', NOW));
+      a.put(ev('y', 'lasting words', NOW));
+      assert.equal(a.indexedRows(), 2);
+      a.drop(rv);
+      assert.equal(a.indexedRows(), 1);
+      assert.deepEqual(a.search('words'), ['y']);
+      assert.deepEqual(a.search('fleeting'), []);
+    });
+
+    void it('indexes a row it was not handed, by decoding it', () => {
+      const a = new Archive(tokenizer);
+      a.put(ev('x', 'decoded from the row', NOW), false);
+      assert.deepEqual(a.search('"from the row"'), ['x']);
+    });
+
+    void it('builds the index of an archive written before it, as the triggers would', () => {
+      const before = new Archive(tokenizer, false);
+      const live = new Archive(tokenizer);
+      const events = [ev('a', 'certs missing', NOW - 3000), ev('b', 'back-off restarting', NOW - 2000), ev('a', 'certs renewed', NOW - 1000), ev('c', 'pulled image', NOW)];
+      for (const e of events) {
+        before.put(e);
+        live.put(e);
+      }
+      before.index();
+      const progress: string[] = [];
+      before.db.transaction(() => buildSearchIndex(before.db, (done, total) => progress.push(`${done}/${total}`), 3))();
+      assert.deepEqual(progress, ['3/4', '4/4']);
+      for (const q of ['certs', 'back-off', '', 'name:pod-a', 'renewed']) assert.deepEqual(before.search(q), live.search(q), q);
+      assert.deepEqual(before.search('certs', {}, 1), ['a']);
+    });
+
+    void it('keeps to the namespace, the window and the fields', () => {
+      const a = new Archive(tokenizer);
+      a.put(ev('x', 'probe failed', NOW - 2 * 3_600_000));
+      a.put(ev('y', 'probe failed', NOW - 1000, { metadata: { namespace: 'ops', name: 'y' }, reason: 'Unhealthy' }));
+      a.put(ev('z', 'probe failed', NOW - 3_600_000));
+      assert.deepEqual(a.search('probe', { namespace: 'ops' }), ['y']);
+      assert.deepEqual(a.search('probe since:90m'), ['y', 'z']);
+      assert.deepEqual(a.search('probe until:90m'), ['x']);
+      assert.deepEqual(a.search('reason:unhealthy'), ['y']);
+      assert.deepEqual(a.search('-reason:unhealthy'), ['z', 'x']);
+    });
+
+    void it('counts a histogram over every hit of the window', () => {
+      const a = new Archive(tokenizer);
+      for (let i = 0; i < 10; i++) a.put(ev(`e${i}`, i % 2 === 0 ? 'even words' : 'odd words', NOW - i * 60_000 - 1));
+      const page = new SqliteSearch(a.db, tokenizer).search(
+        { query: parseSearchQuery('even', { nowMs: NOW }), limit: 1, histogram: { sinceMs: NOW - 10 * 60_000, untilMs: NOW, bucketMs: 5 * 60_000 } },
+        a.rv,
+      );
+      assert.deepEqual(page.histogram?.map((b) => b.hits), [2, 3]);
+    });
+  });
+}

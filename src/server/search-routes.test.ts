@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { FakeClock } from '../internal/index.js';
-import { scanSearch } from '../storage/index.js';
 import { MemoryEventStore } from '../storage/memory/index.js';
 import { createEventsServer } from './server.js';
 import type { KeventsServer } from './server.js';
@@ -29,11 +28,6 @@ async function call(base: string, method: string, path: string, body?: string, h
   return { status: res.status, json: text === '' ? undefined : JSON.parse(text) };
 }
 
-/** searchable gives the memory store the search a scan answers. */
-function searchable(store: MemoryEventStore): MemoryEventStore {
-  return Object.assign(store, { search: (request: Parameters<typeof scanSearch>[1]) => scanSearch(store, request) });
-}
-
 const names = (json: any): string[] => json.items.map((i: any) => i.event.metadata.name);
 const q = (query: string): string => encodeURIComponent(query);
 
@@ -42,7 +36,7 @@ void describe('search route', () => {
   let server: KeventsServer;
   let base: string;
   before(async () => {
-    server = createEventsServer({ store: searchable(new MemoryEventStore({ clock })), clock });
+    server = createEventsServer({ store: new MemoryEventStore({ clock }), clock });
     base = `http://127.0.0.1:${(await server.listen('127.0.0.1', 0)).port}`;
     const post = async (ns: string, body: string): Promise<void> => {
       const r = await call(base, 'POST', `/api/v1/namespaces/${ns}/events`, body);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { CoreEvent } from '../../api/index.js';
 import { DEFAULT_MAX_COUNT_REMAINING } from '../shared/index.js';
-import { runArchiveStoreConformance, runEventStoreConformance } from '../testing/index.js';
+import { runArchiveStoreConformance, runEventStoreConformance, runSearchConformance } from '../testing/index.js';
 import { MemoryEventStore } from './index.js';
 
 runEventStoreConformance('memory', {
@@ -11,6 +11,11 @@ runEventStoreConformance('memory', {
 });
 
 runArchiveStoreConformance('memory', {
+  create: (env) => Promise.resolve(new MemoryEventStore(env.options)),
+  destroy: (store) => store.close(),
+});
+
+runSearchConformance('memory', {
   create: (env) => Promise.resolve(new MemoryEventStore(env.options)),
   destroy: (store) => store.close(),
 });

@@ -25,6 +25,8 @@ import type {
   WatchOptions,
   WriteOptions,
 } from '../event-store.js';
+import { scanSearch } from '../search/index.js';
+import type { SearchPage, SearchRequest } from '../search/index.js';
 import { Ticker } from '../shared/index.js';
 import { MemoryArchive } from './archive-tables.js';
 import { getAt, listAt } from './list.js';
@@ -130,5 +132,10 @@ export class MemoryEventStore implements ArchiveStore {
 
   countByReason(query: ReasonCountQuery): Promise<ReasonCount[]> {
     return this.v.run(() => this.archive.countByReason(query));
+  }
+
+  /** search answers by a scan of the snapshot (`scanSearch`): the memory store holds what a test or a demo writes, not an archive to index. */
+  search(request: SearchRequest): Promise<SearchPage> {
+    return scanSearch(this, request);
   }
 }

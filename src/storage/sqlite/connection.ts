@@ -18,6 +18,8 @@ import { decodeObject } from './object-codec.js';
 import { DEFAULT_CACHE_SIZE_MIB, DEFAULT_MAX_BATCH } from './options.js';
 import type { FollowerWrite, SqliteEventStoreOptions, WriterLink } from './options.js';
 import { Op, applySchema } from './schema.js';
+import { SEARCH_TOKENIZER, SqliteSearch, addSearchFunctions, openSearchIndex } from './search-index.js';
+import type { SearchIndexWriter } from './search-index.js';
 import { prepareStatements } from './statements.js';
 import type { Statements } from './statements.js';
 
@@ -93,6 +95,10 @@ export class SqliteConnection {
   private listDb: Database.Database | undefined;
   stmt!: Statements;
   lists!: ListQueries;
+  /** searches answers the archive's search, on the connection lists read with. */
+  searches!: SqliteSearch;
+  /** searchIndex is set on a writer: the index's side its inserts tell (see `SearchIndexWriter.remember`). */
+  searchIndex: SearchIndexWriter | undefined;
   archive!: ArchiveTables;
   private lastMark = 0;
   readonly openError: StorageError | undefined;
@@ -145,10 +151,12 @@ export class SqliteConnection {
       db.pragma(`wal_autocheckpoint = ${SAFETY_CHECKPOINT_PAGES}`);
       db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);
       applySchema(db);
+      this.searchIndex = openSearchIndex(db, this.o.logger);
       this.archive = new ArchiveTables(db);
       this.stmt = prepareStatements(db);
       this.listDb = openListConnection(options.path);
       this.lists = new ListQueries(this.listDb ?? db);
+      this.searches = new SqliteSearch(this.listDb ?? db, SEARCH_TOKENIZER);
       this.loadRevisions();
       this.db = db;
     } catch (e) {
@@ -176,9 +184,12 @@ export class SqliteConnection {
       if (!fileExists(options.path)) throw new Error('no such file (a follower reads the file its writer opened)');
       db = new SqliteDatabase(options.path, { fileMustExist: true });
       tuneConnection(db, options);
+      // A follower never writes, but preparing an insert compiles the index's triggers, which name these functions.
+      addSearchFunctions(db);
       this.archive = new ArchiveTables(db);
       this.stmt = prepareStatements(db);
       this.lists = new ListQueries(db);
+      this.searches = new SqliteSearch(db, SEARCH_TOKENIZER);
       this.db = db;
       // A follower starts at the file's newest revision: what came before is history, read when a watch asks for it.
       this.loadRevisions();

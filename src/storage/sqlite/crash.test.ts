@@ -4,6 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import Database from 'better-sqlite3';
+import { parseSearchQuery } from '../search/index.js';
 import { SqliteEventStore } from './index.js';
 
 /**
@@ -27,7 +29,7 @@ async function writer() {
 await Promise.all(Array.from({ length: 64 }, writer));
 `;
 
-void test('every create acknowledged before kill -9 is in the file afterwards', { timeout: 60_000 }, async () => {
+void test('every create acknowledged before kill -9 is in the file afterwards, and in its search index', { timeout: 60_000 }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'kevents-crash-'));
   try {
     const path = join(dir, 'events.db');
@@ -64,6 +66,19 @@ void test('every create acknowledged before kill -9 is in the file afterwards', 
       const { items } = await store.list({ namespace: 'crash' });
       assert.ok(items.length >= acked.length);
       assert.equal(await store.currentResourceVersion(), items.length, 'revisions continue from the file');
+      // Each event's message is its name: the search index holds exactly the versions the file holds.
+      const sample = items.filter((_, i) => i % Math.ceil(items.length / 50) === 0);
+      for (const e of sample) {
+        const page = await store.search({ query: parseSearchQuery(e.metadata.name!, { nowMs: Date.now() }), namespace: 'crash', limit: 2 });
+        assert.deepEqual(page.items.map((h) => h.event.metadata.name), [e.metadata.name], `${e.metadata.name} is found by its words, once`);
+      }
+      const indexed = new Database(path, { readonly: true });
+      try {
+        const count = (sql: string): number => (indexed.prepare(sql).get() as { n: number }).n;
+        assert.equal(count('SELECT count(*) AS n FROM search_docs'), count('SELECT count(*) AS n FROM versions WHERE op <> 3'), 'index and data in step');
+      } finally {
+        indexed.close();
+      }
     } finally {
       await store.close();
     }

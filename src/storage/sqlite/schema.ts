@@ -5,7 +5,7 @@ import type { CoreEvent } from '../../api/index.js';
 import { decodeObject, encodeObject } from './object-codec.js';
 
 /** SCHEMA_VERSION is stored in `meta` so that a later layout can migrate files written by this one. */
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 /** Op is how a row changed its key; the values are stored. */
 export const Op = { ADDED: 1, MODIFIED: 2, DELETED: 3 } as const;
@@ -187,12 +187,14 @@ export function addMigrationFunctions(db: Database.Database): void {
  * each) and `cur_involved_hash` is built again with them. Version 4 gains
  * `cluster`, the cluster an archived event came from (its
  * `archive.kevents.io/cluster` label), read from current rows, which per-cluster
- * retention selects by.
+ * retention selects by. Version 6 adds the search index (`search-index.ts`),
+ * built by `openSearchIndex` after this: its triggers call functions an older
+ * build does not have, so an older build must refuse the file.
  */
 export function applySchema(db: Database.Database): void {
   const hasMeta = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get() !== undefined;
   const version = hasMeta ? db.prepare<[], { value: number }>("SELECT value FROM meta WHERE name = 'schema'").get()?.value : undefined;
-  if (version !== undefined && version !== 1 && version !== 2 && version !== 3 && version !== 4 && version !== SCHEMA_VERSION) {
+  if (version !== undefined && version !== 1 && version !== 2 && version !== 3 && version !== 4 && version !== 5 && version !== SCHEMA_VERSION) {
     throw new Error(`unsupported schema version ${version} (this build reads ${SCHEMA_VERSION})`);
   }
   db.transaction(() => {

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { CoreEvent } from '../../api/index.js';
+import type { Logger } from '../../internal/index.js';
 import { SEARCH_TEXT_FIELDS, createSearchMatcher, searchFieldValue, searchTimeMs, searchWords } from '../search/index.js';
 import { compareSearchOrder, countInHistogram, histogramBuckets, searchCursorOf } from '../search/index.js';
 import type { SearchCursor, SearchField, SearchPage, SearchQuery, SearchRequest } from '../search/index.js';
@@ -23,8 +24,16 @@ import { decodeObject } from './object-codec.js';
  * superset that `createSearchMatcher` then checks on the decoded event.
  */
 
-/** SearchTokenizer is the FTS5 tokenizer of the index (see bench/search.ts for the measurement that chose it). */
+/** SearchTokenizer is an FTS5 tokenizer the index can use. */
 export type SearchTokenizer = 'unicode61' | 'trigram';
+
+/**
+ * SEARCH_TOKENIZER is the one the store uses, chosen by bench/search.ts (docs/benchmarks.md):
+ * on 100,000 generated events trigram's index was 143% of the archive's size
+ * against unicode61's 42%, built 1.3 times faster but wrote slower, and answered
+ * rare words as fast; unicode61 matches whole words as the query language does.
+ */
+export const SEARCH_TOKENIZER: SearchTokenizer = 'unicode61';
 
 /** DOCID_SLOTS is how many versions one second of last time holds in the docid space: 2^20, so docids stay exact JS numbers until 2242. */
 const DOCID_SLOTS = 1_048_576;
@@ -152,6 +161,34 @@ export function buildSearchIndex(db: Database.Database, progress?: IndexProgress
     progress?.(done, total);
   }
   return done;
+}
+
+/** PROGRESS_EVERY is how many versions a migration indexes between two progress lines. */
+const PROGRESS_EVERY = 1_000_000;
+
+/**
+ * openSearchIndex readies the index on a writer's connection: it registers the
+ * triggers' functions and, on a file written before the index (an archive of
+ * schema 5 or older), builds it in place in one transaction, logging its
+ * progress every million versions and its time per million (the CLI's logger
+ * writes to stderr).
+ */
+export function openSearchIndex(db: Database.Database, logger: Pick<Logger, 'info'>): SearchIndexWriter {
+  const writer = addSearchFunctions(db);
+  if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'search_fts'").get() !== undefined) return writer;
+  const started = performance.now();
+  const seconds = (): number => Math.round(performance.now() - started) / 1000;
+  let reported = 0;
+  const total = db.transaction(() => {
+    db.exec(searchIndexSchema(SEARCH_TOKENIZER));
+    return buildSearchIndex(db, (done, all) => {
+      if (done - reported < PROGRESS_EVERY || done === all) return;
+      reported = done;
+      logger.info('indexing the archive for search', { versions: done, of: all, seconds: seconds() });
+    });
+  })();
+  if (total > 0) logger.info('the archive\'s search index is built', { versions: total, seconds: seconds(), secondsPerMillion: Math.round((seconds() * 1e6) / total) });
+  return writer;
 }
 
 /** ftsPhrase quotes words as one FTS5 phrase; words hold only letters, digits and marks, so nothing in them is FTS5 syntax. */

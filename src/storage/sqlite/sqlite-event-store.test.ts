@@ -6,10 +6,11 @@ import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { CLUSTER_LABEL } from '../../api/index.js';
 import type { CoreEvent } from '../../api/index.js';
-import { FakeClock } from '../../internal/index.js';
+import { FakeClock, noopLogger } from '../../internal/index.js';
 import { isStorageError } from '../errors.js';
+import { parseSearchQuery } from '../search/index.js';
 import type { EventStore } from '../event-store.js';
-import { CONFORMANCE_ENV_DEFAULTS, runArchiveStoreConformance, runEventStoreConformance, sampleEvent } from '../testing/index.js';
+import { CONFORMANCE_ENV_DEFAULTS, runArchiveStoreConformance, runEventStoreConformance, runSearchConformance, sampleEvent } from '../testing/index.js';
 import { SqliteEventStore } from './index.js';
 import { decodeObject } from './object-codec.js';
 import { CURRENT, SCHEMA_VERSION, nameHash, spanSeconds } from './schema.js';
@@ -191,6 +192,37 @@ void describe('SqliteEventStore on disk', () => {
     check.close();
   });
 
+  void it('migrates a version 5 file: builds the search index in place, over current and history versions, and logs it', async () => {
+    const path = join(dir, 'v5.db');
+    const clock = new FakeClock(Date.UTC(2025, 0, 1, 1));
+    let store = open(path, clock);
+    await store.create(sampleEvent('default', 'a', { message: 'volume certs not found' }));
+    const before = await store.currentResourceVersion();
+    await store.guaranteedUpdate('default', 'a', (e) => ({ ...e!, message: 'volume certs mounted' }));
+    await store.create(sampleEvent('default', 'b', { message: 'pulled image' }));
+    await store.close();
+    const db = new Database(path);
+    db.exec('DROP TRIGGER search_add; DROP TRIGGER search_drop; DROP TABLE search_fts; DROP TABLE search_docs');
+    db.exec("UPDATE meta SET value = 5 WHERE name = 'schema'");
+    db.close();
+    const lines: string[] = [];
+    const logger = { ...noopLogger, info: (msg: string, fields?: Record<string, unknown>) => lines.push(`${msg} ${JSON.stringify(fields)}`) };
+    store = new SqliteEventStore({ path, clock, logger });
+    await store.ready();
+    const search = async (q: string, resourceVersion?: number): Promise<string[]> =>
+      (await store.search({ query: parseSearchQuery(q, { nowMs: clock.now() }), limit: 10, ...(resourceVersion !== undefined ? { resourceVersion } : {}) })).items.map((h) => h.event.message!);
+    assert.deepEqual(await search('certs'), ['volume certs mounted']);
+    assert.deepEqual(await search('"not found"', before), ['volume certs not found'], 'the history is indexed too');
+    assert.equal(lines.length, 1);
+    assert.match(lines[0]!, /^the archive's search index is built \{"versions":3,"seconds":[\d.]+,"secondsPerMillion":\d+\}$/);
+    await store.create(sampleEvent('default', 'c', { message: 'written after' }));
+    assert.deepEqual(await search('after'), ['written after'], 'the triggers keep it from then on');
+    await store.close();
+    const check = new Database(path, { readonly: true });
+    assert.equal(check.prepare<[], { value: number }>("SELECT value FROM meta WHERE name = 'schema'").get()?.value, SCHEMA_VERSION);
+    check.close();
+  });
+
   void it('reads by involved object and regarding name through their hashes, and returns only the name asked for when two names share one', async () => {
     // Two names with the same nameHash.
     const [a, b] = ['pod-250176', 'pod-1254140'];
@@ -343,4 +375,23 @@ runArchiveStoreConformance('sqlite', {
     paths.set(store, path);
     return Promise.resolve(store);
   },
+});
+
+runSearchConformance('sqlite', {
+  create: (env) => {
+    const path = join(dir, `search-${n++}.db`);
+    const store = new SqliteEventStore({ path, ...env.options });
+    paths.set(store, path);
+    return Promise.resolve(store);
+  },
+  destroy: async (store) => {
+    await store.close();
+    const path = paths.get(store)!;
+    for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
+  },
+});
+
+runSearchConformance('sqlite in memory', {
+  create: (env) => Promise.resolve(new SqliteEventStore({ path: ':memory:', ...env.options })),
+  destroy: (store) => store.close(),
 });

@@ -26,7 +26,8 @@ import type {
   WatchOptions,
   WriteOptions,
 } from '../event-store.js';
-import { Ticker } from '../shared/index.js';
+import type { SearchPage, SearchRequest } from '../search/index.js';
+import { Ticker, listRevision } from '../shared/index.js';
 import { SqliteConnection, storageFailure } from './connection.js';
 import { SqliteLists } from './list.js';
 import type { SqliteEventStoreOptions } from './options.js';
@@ -42,8 +43,8 @@ import { SqliteWrites } from './write.js';
  * the process holds no copy of the data, only bounded watch buffers.
  *
  * It composes its parts over one connection owner (`SqliteConnection`): lists
- * (`list.ts`), writes (`write.ts`), a follower's watch feed (`watch.ts`) and
- * retention (`retention.ts`).
+ * (`list.ts`), writes (`write.ts`), a follower's watch feed (`watch.ts`),
+ * retention (`retention.ts`) and the search index (`search-index.ts`).
  */
 export class SqliteEventStore implements ArchiveStore {
   private readonly c: SqliteConnection;
@@ -148,6 +149,16 @@ export class SqliteEventStore implements ArchiveStore {
 
   observedRange(window: { sinceMs: number; untilMs: number }): Promise<ObservedRange | null> {
     return this.c.read(() => this.c.archive.observedRange(window.sinceMs, window.untilMs));
+  }
+
+  /** search walks the file's search index (`search-index.ts`) at the request's revision, or the latest. */
+  search(request: SearchRequest): Promise<SearchPage> {
+    return this.c.read(() =>
+      followerRead(this.c, () => {
+        const at = listRevision({ ...(request.resourceVersion !== undefined ? { resourceVersion: request.resourceVersion } : {}), match: 'Exact' }, this.c.rv, this.c.compacted);
+        return this.c.searches.search(request, at);
+      }),
+    );
   }
 
   enforceRetention(policy: RetentionPolicy): Promise<RetentionResult> {

@@ -11,6 +11,7 @@ import { isStorageError } from '../errors.js';
 import { parseSearchQuery } from '../search/index.js';
 import type { EventStore } from '../event-store.js';
 import { CONFORMANCE_ENV_DEFAULTS, runArchiveStoreConformance, runEventStoreConformance, runSearchConformance, sampleEvent } from '../testing/index.js';
+import type { ConformanceSetup } from '../testing/index.js';
 import { SqliteEventStore } from './index.js';
 import { decodeObject } from './object-codec.js';
 import { CURRENT, SCHEMA_VERSION, nameHash, spanSeconds } from './schema.js';
@@ -20,25 +21,30 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 const paths = new WeakMap<EventStore, string>();
 let n = 0;
 
-runEventStoreConformance('sqlite', {
-  create: (env) => {
-    const path = join(dir, `store-${n++}.db`);
-    const store = new SqliteEventStore({ path, ...env.options });
-    paths.set(store, path);
-    return Promise.resolve(store);
-  },
-  destroy: async (store) => {
-    await store.close();
-    const path = paths.get(store)!;
-    for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
-  },
-  reopen: (closed, env) => {
-    const path = paths.get(closed)!;
-    const store = new SqliteEventStore({ path, ...env.options });
-    paths.set(store, path);
-    return Promise.resolve(store);
-  },
-});
+/** fileStores is the suites' setup of stores on files named `<prefix>-N.db`, removed after each case. */
+function fileStores(prefix: string): ConformanceSetup {
+  return {
+    create: (env) => {
+      const path = join(dir, `${prefix}-${n++}.db`);
+      const store = new SqliteEventStore({ path, ...env.options });
+      paths.set(store, path);
+      return Promise.resolve(store);
+    },
+    destroy: async (store) => {
+      await store.close();
+      const path = paths.get(store)!;
+      for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
+    },
+    reopen: (closed, env) => {
+      const path = paths.get(closed)!;
+      const store = new SqliteEventStore({ path, ...env.options });
+      paths.set(store, path);
+      return Promise.resolve(store);
+    },
+  };
+}
+
+runEventStoreConformance('sqlite', fileStores('store'));
 
 void describe('SqliteEventStore on disk', () => {
   const open = (path: string, clock: FakeClock): SqliteEventStore =>
@@ -357,39 +363,9 @@ function rvOf(e: CoreEvent): number {
   return Number(e.metadata.resourceVersion);
 }
 
-runArchiveStoreConformance('sqlite', {
-  create: (env) => {
-    const path = join(dir, `archive-${n++}.db`);
-    const store = new SqliteEventStore({ path, ...env.options });
-    paths.set(store, path);
-    return Promise.resolve(store);
-  },
-  destroy: async (store) => {
-    await store.close();
-    const path = paths.get(store)!;
-    for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
-  },
-  reopen: (closed, env) => {
-    const path = paths.get(closed)!;
-    const store = new SqliteEventStore({ path, ...env.options });
-    paths.set(store, path);
-    return Promise.resolve(store);
-  },
-});
+runArchiveStoreConformance('sqlite', fileStores('archive'));
 
-runSearchConformance('sqlite', {
-  create: (env) => {
-    const path = join(dir, `search-${n++}.db`);
-    const store = new SqliteEventStore({ path, ...env.options });
-    paths.set(store, path);
-    return Promise.resolve(store);
-  },
-  destroy: async (store) => {
-    await store.close();
-    const path = paths.get(store)!;
-    for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
-  },
-});
+runSearchConformance('sqlite', fileStores('search'));
 
 runSearchConformance('sqlite in memory', {
   create: (env) => Promise.resolve(new SqliteEventStore({ path: ':memory:', ...env.options })),

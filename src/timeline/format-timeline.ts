@@ -141,8 +141,9 @@ function formatMarkdown(t: Timeline, o: FormatTimelineOptions): string {
     const header = [...(o.showNamespace ? ['Namespace'] : []), 'Time', 'Type', 'Reason', 'Object', 'Count', 'Message'];
     out.push(`| ${header.join(' | ')} |`, `|${header.map((h) => (h === 'Count' ? '---:' : '---')).join('|')}|`);
     for (const r of t.rows) {
-      const cells = [...(o.showNamespace ? [r.namespace] : []), rowTime(r), r.type, r.reason, r.object, String(r.count), r.message];
-      out.push(`| ${cells.map(escapeMarkdown).join(' | ')} |`);
+      // The time and the count are ours (the `~` of an estimated time is meant as written); the rest is event text.
+      const cells = [...(o.showNamespace ? [escapeMarkdown(r.namespace)] : []), rowTime(r), ...[r.type, r.reason, r.object].map(escapeMarkdown), String(r.count), escapeMarkdown(r.message)];
+      out.push(`| ${cells.join(' | ')} |`);
     }
     out.push('');
   }

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Prepares a machine for `npm test`, idempotently: the Debian packages the tests drive
-// (kubectl, etcd, the Python client, Chromium, PostgreSQL, NATS), a private PostgreSQL
-// server on 127.0.0.1 for the tests, the real upstream peers (scripts/peers.mjs) and the
-// sink servers (scripts/sinks.mjs). Quick when everything is already there.
+// (kubectl, etcd, the Python client, Chromium, PostgreSQL, NATS, podman), a private PostgreSQL
+// server on 127.0.0.1 for the tests, the real upstream peers (scripts/peers.mjs), the
+// sink servers (scripts/sinks.mjs) and the local bases of the image (scripts/image-bases.mjs).
+// Quick when everything is already there.
 //
 //   node scripts/setup.mjs            set up, then print what the tests will use
 //   node scripts/setup.mjs --check    only say what is missing (exit 1 if anything is)
@@ -49,6 +50,10 @@ const REQUIREMENTS = [
   { what: 'NATS server', pkg: 'nats-server', ok: () => has('nats-server') || existsSync('/usr/bin/nats-server') },
   { what: 'Java 17+ (Kafka)', pkg: 'openjdk-17-jre-headless', ok: () => has('java') },
   { what: 'Maven (Kafka jars)', pkg: 'maven', ok: () => has('mvn') },
+  // The image test builds deploy/Dockerfile and runs it; its bases are made from Debian's packages.
+  { what: 'podman', pkg: 'podman', ok: () => has('podman') },
+  { what: 'runc', pkg: 'runc', ok: () => has('runc') || existsSync('/usr/sbin/runc') },
+  { what: 'mmdebstrap', pkg: 'mmdebstrap', ok: () => has('mmdebstrap') },
 ];
 
 function log(quiet, msg) {
@@ -134,7 +139,7 @@ export function startPostgres({ quiet }) {
 }
 
 /** BUILDERS are the scripts that build or fetch what the tests run against, and what each is for. */
-const BUILDERS = { 'peers.mjs': 'the upstream peers', 'sinks.mjs': 'the sink servers' };
+const BUILDERS = { 'peers.mjs': 'the upstream peers', 'sinks.mjs': 'the sink servers', 'image-bases.mjs': "the image's local base images" };
 
 /** builderLog is where a builder's children (go, mvn, javac) write: kept, so a failure can be read later. */
 export function builderLog(script) {
@@ -162,7 +167,8 @@ export function runBuilder(script, { quiet, scriptsDir = join(root, 'scripts'), 
 
 /**
  * prepare sets the machine up for the tests and returns the environment variables that tell the
- * tests where everything is: KEVENTS_TEST_POSTGRES, KEVENTS_PEERS (JSON) and KEVENTS_SINKS (JSON).
+ * tests where everything is: KEVENTS_TEST_POSTGRES, KEVENTS_PEERS (JSON), KEVENTS_SINKS (JSON) and
+ * KEVENTS_IMAGE_BASES (JSON: the local bases deploy/Dockerfile builds from here, and podman's options).
  */
 export function prepare({ quiet = false, packagesOnly = false } = {}) {
   installPackages({ quiet });
@@ -173,6 +179,8 @@ export function prepare({ quiet = false, packagesOnly = false } = {}) {
   if (peers) env.KEVENTS_PEERS = JSON.stringify(peers);
   const sinks = runBuilder('sinks.mjs', { quiet });
   if (sinks) env.KEVENTS_SINKS = JSON.stringify(sinks);
+  const bases = runBuilder('image-bases.mjs', { quiet });
+  if (bases) env.KEVENTS_IMAGE_BASES = JSON.stringify(bases);
   return env;
 }
 

@@ -114,7 +114,8 @@ function makeCertificates(dir: string): void {
   openssl(dir, ['rsa', '-in', 'sa.key', '-pubout', '-out', 'sa.pub']);
 }
 
-function kubeconfigYaml(url: string, caFile: string, token: string, user: string): string {
+/** kubeconfigYaml is a kubeconfig for one server (its CA file) and one bearer token. */
+export function kubeconfigYaml(url: string, caFile: string, token: string, user: string): string {
   return [
     'apiVersion: v1',
     'kind: Config',

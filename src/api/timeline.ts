@@ -52,8 +52,24 @@ export interface TimelineEventRef {
   message: string;
 }
 
+/** TimelineCause is what went wrong, as the failure catalogue states it (src/diagnosis). */
+export interface TimelineCause {
+  /** kind is the failure kind's id (`create-forbidden-quota`, …, `other`). */
+  kind: string;
+  /** text is the cause in one sentence, on one line. */
+  text: string;
+  /** root is `Kind/name` of the incident's root. */
+  root: string;
+}
+
 /** TimelineSummary says what the rows show. */
 export interface TimelineSummary {
+  /**
+   * cause is the incident the rows show, stated in one sentence, where the
+   * timeline was built with the catalogue (`kevents timeline`, `kevents serve`);
+   * null when its events show no failure, absent when it was not asked.
+   */
+  cause?: TimelineCause | null;
   /** window is the time range asked for, else the range of the rows (null when there are none). */
   window: { since: string | null; until: string | null };
   /** firstWarning is the earliest Warning in the window: usually the cause. */

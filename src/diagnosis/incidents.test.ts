@@ -243,3 +243,22 @@ describe('buildIncidents', () => {
     }
   });
 });
+
+describe('explainTimeline', () => {
+  it("states the cause of a timeline's object, and leads its table and markdown with it", async () => {
+    const { buildTimeline, formatTimeline } = await import('../timeline/index.js');
+    const { explainTimeline } = await import('./explain-timeline.js');
+    const events = [
+      ev({ kind: 'Deployment', object: 'web', reason: 'ScalingReplicaSet', type: 'Normal', message: 'Scaled up replica set web-7d4b9c8f5 to 3', first: 60 }),
+      ev({ kind: 'ReplicaSet', object: 'web-7d4b9c8f5', reason: 'FailedCreate', message: 'Error creating: pods "web-7d4b9c8f5-bcdfg" is forbidden: exceeded quota: q, requested: pods=1, used: pods=1, limited: pods=1', first: 62 }),
+      ev({ object: 'other-1', reason: 'FailedSync', message: 'x', first: 70 }),
+    ];
+    const t = buildTimeline({ events, for: { kind: 'Deployment', name: 'web', namespace: ns }, ...window, explain: explainTimeline });
+    assert.deepEqual(t.summary.cause, { kind: 'create-forbidden-quota', text: 'ReplicaSet "web-7d4b9c8f5" cannot create pods: ResourceQuota "q" would be exceeded (requested "pods=1", used "pods=1", limited "pods=1").', root: 'Deployment/web' });
+    assert.match(formatTimeline(t, { format: 'table' }).split('\n')[1]!, /^Cause: ReplicaSet "web-7d4b9c8f5" cannot create pods/);
+    assert.match(formatTimeline(t, { format: 'markdown' }), /^- \*\*Cause:\*\* ReplicaSet "web-7d4b9c8f5" cannot create pods/m);
+    const healthy = buildTimeline({ events: events.slice(0, 1), for: { kind: 'Deployment', name: 'web', namespace: ns }, ...window, explain: explainTimeline });
+    assert.equal(healthy.summary.cause, null);
+    assert.equal(buildTimeline({ events, ...window }).summary.cause, undefined);
+  });
+});

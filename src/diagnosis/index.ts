@@ -10,3 +10,4 @@ export { buildIncidents, CONTINUITY_GAP_MS, JOIN_SLACK_MS, MAX_EVIDENCE_ROWS, ON
 export { renderStep, stepHints } from './steps.js';
 export { collectIncidents, type CollectIncidentsOptions } from './collect-incidents.js';
 export { formatIncidents, INCIDENT_FORMATS, type FormatIncidentsOptions, type IncidentFormat } from './format-incidents.js';
+export { explainTimeline } from './explain-timeline.js';

@@ -7,7 +7,7 @@ import { decompressEvent, MAX_SPREAD_ROWS } from './occurrence-rows.js';
 import type { OccurrenceEntry } from './occurrence-rows.js';
 import { inScope, objectKey, scheduledNode, scopeObjects } from './scope.js';
 import type { OwnerLink } from './scope.js';
-import type { Timeline, TimelineRow, TimelineSummary } from '../api/index.js';
+import type { Timeline, TimelineCause, TimelineRow, TimelineSummary } from '../api/index.js';
 
 /** TimelineInput is everything a timeline is built from. */
 export interface TimelineInput {
@@ -26,7 +26,16 @@ export interface TimelineInput {
   types?: readonly string[] | undefined;
   /** maxSpreadRows bounds the estimated rows of one gap between known times (default MAX_SPREAD_ROWS). */
   maxSpreadRows?: number;
+  /**
+   * explain states the cause of what the input shows (the summary's `cause`):
+   * composed by the server and the CLI from src/diagnosis, which this module
+   * never imports.
+   */
+  explain?: TimelineExplainer | undefined;
 }
+
+/** TimelineExplainer finds the cause of a timeline's input, or null when its events show no failure. */
+export type TimelineExplainer = (input: TimelineInput) => TimelineCause | null;
 
 /** formatTimelineTime prints a time as RFC 3339 in UTC, with milliseconds only when there are some. */
 export function formatTimelineTime(ms: number): string {
@@ -147,7 +156,8 @@ export function buildTimeline(input: TimelineInput): Timeline {
     sorted.map((x) => x.event).filter((e, i, a) => a.indexOf(e) === i),
     ctx,
   );
-  return { summary: summarize(rows, sorted, input, fromHistory, undated), rows, hints };
+  const summary = summarize(rows, sorted, input, fromHistory, undated);
+  return { summary: input.explain === undefined ? summary : { cause: input.explain(input), ...summary }, rows, hints };
 }
 
 function boundTime(ms: number | undefined): string | null {

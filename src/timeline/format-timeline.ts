@@ -82,6 +82,7 @@ function formatText(t: Timeline, o: FormatTimelineOptions): string {
   const s = t.summary;
   const lines: string[] = [];
   lines.push(style.bold(`Timeline${o.title ? ` of ${o.title}` : ''}: ${windowText(t)}`));
+  if (s.cause) lines.push(style.bold(`Cause: ${oneLine(s.cause.text)}`));
   if (s.firstWarning !== null) {
     const w = s.firstWarning;
     lines.push(`First Warning: ${w.estimated ? '~' : ''}${w.time} ${oneLine(w.object)} ${style.warning(oneLine(w.reason))}: ${oneLine(w.message)}`);
@@ -125,6 +126,7 @@ function formatMarkdown(t: Timeline, o: FormatTimelineOptions): string {
   const s = t.summary;
   const out: string[] = [];
   out.push(`# Timeline${o.title ? ` of ${escapeMarkdown(o.title)}` : ''}`, '');
+  if (s.cause) out.push(`- **Cause:** ${escapeMarkdown(s.cause.text)}`);
   out.push(`- **Window:** ${windowText(t)}`);
   out.push(
     s.firstWarning === null

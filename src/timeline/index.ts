@@ -1,5 +1,5 @@
-export type { Timeline, TimelineEventRef, TimelineHint, TimelineRow, TimelineSummary } from '../api/index.js';
-export { buildTimeline, formatTimelineTime, timelineEntries, timelineRow, type TimelineEntries, type TimelineInput } from './build-timeline.js';
+export type { Timeline, TimelineCause, TimelineEventRef, TimelineHint, TimelineRow, TimelineSummary } from '../api/index.js';
+export { buildTimeline, formatTimelineTime, timelineEntries, timelineRow, type TimelineEntries, type TimelineExplainer, type TimelineInput } from './build-timeline.js';
 export {
   collectTimeline,
   countReasons,

@@ -1,5 +1,6 @@
 import type { CoreEvent, Occurrence } from '../api/index.js';
 import { buildTimeline } from './build-timeline.js';
+import type { TimelineExplainer } from './build-timeline.js';
 import { eventFirstMs, eventLastMs } from '../api/index.js';
 import type { ObjectRef } from './kinds.js';
 import { isNamespacedKind } from './kinds.js';
@@ -80,6 +81,8 @@ export interface CollectTimelineOptions {
    * client allowed one namespace reads nothing of another through it.
    */
   namespaceOnly?: boolean | undefined;
+  /** explain states the summary's cause (see TimelineInput.explain). */
+  explain?: TimelineExplainer | undefined;
 }
 
 /** OWNING_KINDS are the kinds whose scope reaches beyond their own events, so their whole namespace is read. */
@@ -126,7 +129,7 @@ export async function collectTimeline(o: CollectTimelineOptions): Promise<Timeli
     // Not push(...got): a whole cluster's hour of history is more arguments than a call takes.
     occurrences = occurrences.concat(got);
   }
-  return buildTimeline({ events, occurrences, for: root, owners, since: o.since, until: o.until, types: o.types });
+  return buildTimeline({ events, occurrences, for: root, owners, since: o.since, until: o.until, types: o.types, explain: o.explain });
 }
 
 /** CountReasonsOptions say which window's reasons to count. */

@@ -5,6 +5,7 @@ import { collectTimeline, ForParseError, formatTimeline, isNamespacedKind, parse
 import type { ObjectRef, SourceQuery, TimelineFormat, TimelineSource } from '../../timeline/index.js';
 import { UsageError } from '../errors.js';
 import { explainTransport } from '../flags/connection.js';
+import { explainTimeline } from '../../diagnosis/index.js';
 import { connectRead, listAllEvents } from './get-events.js';
 import type { ReadConnectionFlags } from './get-events.js';
 import { clusterSelector } from '../flags/cluster.js';
@@ -158,6 +159,7 @@ export async function runTimeline(flags: TimelineFlags, io: CliIO): Promise<void
       since: window.since,
       until: window.until,
       types,
+      explain: explainTimeline,
     });
   } catch (e) {
     throw explainTransport(e, c);

@@ -168,6 +168,11 @@ function Incident({ timeline, title, now }: { timeline: Timeline; title: string;
   const clustered = new Set(timeline.rows.map((r) => r.cluster ?? '')).size > 1;
   return (
     <div class="incident">
+      {summary.cause ? (
+        <p class="incident-cause" data-kind={summary.cause.kind}>
+          <b>{summary.cause.text}</b>
+        </p>
+      ) : null}
       <p class="incident-summary">
         {summary.occurrences.toLocaleString()} occurrence{summary.occurrences === 1 ? '' : 's'} of {summary.reasons.length} reason
         {summary.reasons.length === 1 ? '' : 's'}

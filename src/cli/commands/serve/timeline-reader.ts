@@ -4,6 +4,7 @@ import type { TimelineQuery, TimelineReader } from '../../../server/index.js';
 import type { EventStore } from '../../../storage/index.js';
 import { collectTimeline, ForParseError, isNamespacedKind, parseForArgument, storeTimelineSource } from '../../../timeline/index.js';
 import type { ObjectRef } from '../../../timeline/index.js';
+import { explainTimeline } from '../../../diagnosis/index.js';
 
 /**
  * storeTimelineReader is the server's timeline (what the web UI draws) built by
@@ -36,6 +37,7 @@ export function storeTimelineReader(store: EventStore): TimelineReader {
       until: q.until,
       types: q.types,
       namespaceOnly: q.namespace !== undefined,
+      explain: explainTimeline,
     });
   };
 }

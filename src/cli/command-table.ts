@@ -169,7 +169,7 @@ function registerReadCommands(program: Command, io: CliIO): void {
       .option('--chunk-size <n>', 'list in pages of this size (0: one page)', '500'),
     io,
   ).action(async (resource: string, names: string[], flags: Record<string, unknown>) => {
-    const { runGetEvents } = await import('./commands/get-events.js');
+    const { runGetEvents } = await import('./commands/get/get-events.js');
     await runGetEvents(resource, names, { ...flags, noHeaders: flags.headers === false }, io);
   });
 
@@ -188,7 +188,7 @@ function registerReadCommands(program: Command, io: CliIO): void {
       .option('--chunk-size <n>', 'accepted for kubectl compatibility; lists always read 500 a page', '500'),
     io,
   ).action(async (flags: Record<string, unknown>) => {
-    const { runEvents } = await import('./commands/events.js');
+    const { runEvents } = await import('./commands/events/events.js');
     await runEvents({ ...flags, noHeaders: flags.headers === false }, io);
   });
 
@@ -208,7 +208,7 @@ function registerReadCommands(program: Command, io: CliIO): void {
       .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'markdown', 'csv', 'json']).default('table')),
     io,
   ).action(async (flags: Record<string, unknown>) => {
-    const { runTimeline } = await import('./commands/timeline.js');
+    const { runTimeline } = await import('./commands/timeline/timeline.js');
     await runTimeline(flags, io);
   });
 
@@ -222,7 +222,7 @@ function registerReadCommands(program: Command, io: CliIO): void {
       .option('--fail-on-findings', 'exit 1 when any event breaks a convention'),
     io,
   ).action(async (flags: Record<string, unknown>) => {
-    const { runLint } = await import('./commands/lint.js');
+    const { runLint } = await import('./commands/lint/lint.js');
     await runLint({ ...flags, allNamespaces: flags.namespace === undefined }, io);
   });
 }

@@ -2,10 +2,11 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { isStatusError } from '../../api/index.js';
-import { loadKubeConfig } from '../../client/index.js';
-import type { ConnectionFlags } from '../../client/index.js';
+import { createReadClient, loadKubeConfig, namespaceOf } from '../../client/index.js';
+import type { ConnectionFlags, ReadClient } from '../../client/index.js';
 import { DEFAULT_SERVER } from './defaults.js';
 import { CliError } from '../errors.js';
+import type { CliIO } from '../io.js';
 import { selfCommand } from '../self-command.js';
 
 /** ServerOrigin says where a command found its server, which decides the fix an error names. */
@@ -109,4 +110,32 @@ export function explainTransport(e: unknown, c: Pick<Connection, 'origin' | 'ser
   }
   if (code === 'ECONNRESET' || code === 'ETIMEDOUT') return new CliError(`Unable to connect to the server: ${(e as Error).message}`);
   return e;
+}
+
+/** ReadConnectionFlags are the connection flags of every read command. */
+export interface ReadConnectionFlags {
+  server?: string;
+  kubeconfig?: string;
+  context?: string;
+  namespace?: string;
+  allNamespaces?: boolean;
+}
+
+/** ReadConnection is a read client and the namespace the flags and kubeconfig chose. */
+export interface ReadConnection extends Pick<Connection, 'origin' | 'server'> {
+  client: ReadClient;
+  /** namespace is `-n`, else the context's namespace, else `default`. */
+  namespace: string;
+  /** listNamespace is what to list: undefined with `-A`. */
+  listNamespace: string | undefined;
+}
+
+/**
+ * connectRead resolves the connection flags (see connect) into a read client
+ * and the namespace to read.
+ */
+export async function connectRead(flags: ReadConnectionFlags, io: CliIO): Promise<ReadConnection> {
+  const { kubeConfig, origin, server } = await connect(flags, io.env);
+  const namespace = flags.namespace ?? namespaceOf(kubeConfig);
+  return { client: createReadClient({ kubeConfig }), namespace, listNamespace: flags.allNamespaces ? undefined : namespace, origin, server };
 }

@@ -91,6 +91,7 @@ void test('shellArg returns valid names for their role and a placeholder with a 
     ['zero\u200bwidth', 'text', 'holds control, newline or invisible characters'],
     ['web\n', 'pod', 'holds control, newline or invisible characters'],
     ['x'.repeat(1025), 'text', 'is longer than 1024 bytes'],
+    ['--kubeconfig=/tmp/evil', 'text', "starts with '-'"],
     [undefined, 'pod', 'the events do not name the pod name'],
     ['', 'node', 'the events do not name the node name'],
   ];

@@ -27,7 +27,8 @@ export function shellQuote(s: string): string {
  * `node` and `name` (most object names) are DNS-1123 subdomains; `namespace` and
  * `container` are DNS-1123 labels, as the API server validates them; `kind` is a
  * Kind (`ReplicaSet`); `port` a port number or an IANA service name; `text` any
- * single line without control characters (a field-selector value, an image).
+ * single line without control characters that does not start with `-` (a
+ * field-selector value, an image, a URL).
  */
 export type ShellRole = 'pod' | 'node' | 'namespace' | 'container' | 'name' | 'kind' | 'port' | 'text';
 
@@ -52,7 +53,11 @@ const RULES: Readonly<Record<ShellRole, { noun: string; check: (v: string) => st
   port: { noun: 'port', check: (v) => (isPort(v) ? undefined : 'is neither a port number (1-65535) nor a service port name') },
   text: {
     noun: 'value',
-    check: (v) => (Buffer.byteLength(v, 'utf8') > SHELL_TEXT_MAX_BYTES ? `is longer than ${SHELL_TEXT_MAX_BYTES} bytes` : undefined),
+    check: (v) => {
+      if (Buffer.byteLength(v, 'utf8') > SHELL_TEXT_MAX_BYTES) return `is longer than ${SHELL_TEXT_MAX_BYTES} bytes`;
+      // Quoting cannot stop a program reading a word that starts with '-' as an option.
+      return v.startsWith('-') ? "starts with '-', which a program would read as an option" : undefined;
+    },
   },
 };
 

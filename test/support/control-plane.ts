@@ -92,6 +92,8 @@ export interface StartControlPlaneOptions {
   scheduler?: boolean;
   /** controllerManager starts the real kube-controller-manager as well. */
   controllerManager?: boolean;
+  /** controllerManagerArgs are appended to kube-controller-manager's arguments. */
+  controllerManagerArgs?: string[];
 }
 
 const READY_TIMEOUT_MS = 90_000;
@@ -312,6 +314,7 @@ export async function startControlPlane(options: StartControlPlaneOptions = {}):
         '--leader-elect=false', '--bind-address=127.0.0.1', `--secure-port=${cport}`, `--cert-dir=${join(dir, 'cm-certs')}`,
         `--service-account-private-key-file=${join(dir, 'sa.key')}`, `--root-ca-file=${caFile}`,
         '--use-service-account-credentials=false', '--cluster-cidr=10.244.0.0/16', '--allocate-node-cidrs=false', '--v=0',
+        ...(options.controllerManagerArgs ?? []),
       ]));
     }
     for (const p of procs.slice(1)) {

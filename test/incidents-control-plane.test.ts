@@ -32,8 +32,11 @@ const RESERVED = { key: 'kevents.test/reserved', value: 'yes', effect: 'NoSchedu
 const TOLERATE = [{ key: RESERVED.key, operator: 'Equal', value: RESERVED.value, effect: RESERVED.effect }];
 /** EXIT_LABEL marks the pods this file's kwok stage fails (phase Failed, exit code 1), as a Job's failing pods. */
 const EXIT_LABEL = 'kevents.test/exit';
-/** HOSTILE is text a user controls (an annotation) that a real admission refusal repeats into an event. */
-const HOSTILE = 'nope"; rm -rf / #$(id) `whoami` \u001b[31mred\u001b[0m \'quoted\'';
+/**
+ * HOSTILE is text a user controls (an annotation) that a real admission refusal repeats into an event. No
+ * newline: the API server drops a messageExpression result with a line break for the policy's static message.
+ */
+const HOSTILE = 'nope"; rm -rf / #$(id) `whoami`\t\u001b[31mred\u001b[0m \'quoted\'';
 /** NODE_GRACE is kube-controller-manager's node monitor grace: short, with kwok renewing each node's Lease every few seconds. */
 const NODE_GRACE = '40s';
 const NODE_LEASE_SECONDS = '20';
@@ -395,6 +398,7 @@ describe('incidents from a real control plane', { timeout: 900_000 }, () => {
     const i = await incidentWhen('the PodSecurity incident', 'restricted', (x) => x.kind === 'create-forbidden-admission');
     assert.equal(i.root, 'Deployment/web');
     assert.equal(i.facts.problem, 'pod-security');
+    assert.deepEqual(i.objects, ['Deployment/web', `ReplicaSet/${i.facts.objectName}`]);
     assert.equal(i.facts.level, 'restricted:latest');
     assert.match(i.facts.detail ?? '', /allowPrivilegeEscalation != false/);
     assert.match(i.cause, /cannot create pods: they violate the namespace's PodSecurity level "restricted:latest"/);
@@ -407,9 +411,11 @@ describe('incidents from a real control plane', { timeout: 900_000 }, () => {
     const i = await incidentWhen('the admission policy incident', 'policy', (x) => x.kind === 'create-forbidden-admission');
     assert.equal(i.root, 'Deployment/web');
     assert.equal(i.facts.problem, 'forbidden');
+    assert.deepEqual(i.objects, ['Deployment/web', `ReplicaSet/${i.facts.objectName}`]);
     // The fact keeps the text as the API server wrote it; the sentence shows its controls, never obeys them.
     assert.ok((i.facts.detail ?? '').includes('rm -rf / #$(id) `whoami`'), i.facts.detail);
-    assert.ok(i.cause.includes('rm -rf / #$(id) `whoami`'), i.cause);
+    assert.ok(i.cause.includes('rm -rf / #$(id) `whoami` '), i.cause);
+    assert.ok((i.facts.detail ?? '').includes('\u001b[31m'), 'the event carries the escape as written');
     assert.ok(!i.cause.includes('\u001b'), i.cause);
     assertOneLine(i);
     assert.equal(i.start.time, await firstSeen('policy', ['FailedCreate']));

@@ -214,6 +214,23 @@ function registerReadCommands(program: Command, io: CliIO): void {
 
   withConnection(
     program
+      .command('incidents')
+      .description('what is broken, since when and why: one line per incident (its root object and cause), most recent first')
+      .option('-n, --namespace <ns>', 'namespace (default: the context\'s, else default)')
+      .option('-A, --all-namespaces', 'every namespace')
+      .option('--since <duration>', 'only the last duration, e.g. 24h or 30m')
+      .option('--since-time <time>', 'only from this RFC 3339 time')
+      .option('--until <time>', 'only before this RFC 3339 time')
+      .option('--cluster <name>', 'only what was archived from this cluster (repeat for several)', collect, [])
+      .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json', 'markdown']).default('table')),
+    io,
+  ).action(async (flags: Record<string, unknown>) => {
+    const { runIncidents } = await import('./commands/incidents.js');
+    await runIncidents(flags, io);
+  });
+
+  withConnection(
+    program
       .command('lint')
       .description('events that break the conventions (reason case, types, messages, reporting controller), with counts')
       .option('-n, --namespace <ns>', 'namespace (default: every namespace)')

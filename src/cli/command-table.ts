@@ -225,7 +225,7 @@ function registerReadCommands(program: Command, io: CliIO): void {
       .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json', 'markdown']).default('table')),
     io,
   ).action(async (flags: Record<string, unknown>) => {
-    const { runIncidents } = await import('./commands/incidents.js');
+    const { runIncidents } = await import('./commands/incidents/incidents.js');
     await runIncidents(flags, io);
   });
 

@@ -132,31 +132,26 @@ void describe('the image deploy/Dockerfile builds', { skip: bases.unavailable ??
   before(() => {
     work = mkdtempSync(join(tmpdir(), 'kevents-image-'));
     chmodSync(work, 0o755);
-    const previous = spawnSync('podman', [...bases.podmanGlobal, 'image', 'inspect', '--format', '{{.Id}}', TAG], { encoding: 'utf8' }).stdout.trim();
-    const log = join(work, 'build.log');
-    const r = spawnSync(
-      'podman',
-      [
-        ...bases.podmanGlobal,
-        'build',
-        ...bases.podmanRun,
-        '--build-arg',
-        `BUILD_IMAGE=${bases.buildImage!}`,
-        '--build-arg',
-        `RUN_IMAGE=${bases.runImage!}`,
-        '-f',
-        'deploy/Dockerfile',
-        '-t',
-        TAG,
-        '.',
-      ],
-      { cwd: root, encoding: 'utf8', maxBuffer: 256 << 20 },
-    );
-    writeFileSync(log, `${r.stdout}\n${r.stderr}`);
-    if (r.status !== 0) throw new Error(`podman build of deploy/Dockerfile failed (${r.error?.message ?? `exit ${r.status}`}): ${`${r.stdout}\n${r.stderr}`.trim().split('\n').slice(-20).join('\n')}`);
-    // The image this one replaces is of no use to anyone; its layers would pile up run after run.
-    const now = podman(['image', 'inspect', '--format', '{{.Id}}', TAG]).trim();
-    if (previous !== '' && previous !== now) spawnSync('podman', [...bases.podmanGlobal, 'rmi', previous], { stdio: 'ignore' });
+    // The build stage is tagged as well: its cache (the `npm ci` layer above all) is then what the next
+    // build reuses, and what an older build left behind can be removed by its tag's old ID, down to
+    // the layers nothing else uses, instead of piling up run after run.
+    const stages: [string, string[]][] = [
+      [`${TAG}-build`, ['--target', 'build']],
+      [TAG, []],
+    ];
+    const previous = stages.map(([tag]) => spawnSync('podman', [...bases.podmanGlobal, 'image', 'inspect', '--format', '{{.Id}}', tag], { encoding: 'utf8' }).stdout.trim());
+    for (const [tag, target] of stages) {
+      const r = spawnSync(
+        'podman',
+        [...bases.podmanGlobal, 'build', ...bases.podmanRun, ...target, '--build-arg', `BUILD_IMAGE=${bases.buildImage!}`, '--build-arg', `RUN_IMAGE=${bases.runImage!}`, '-f', 'deploy/Dockerfile', '-t', tag, '.'],
+        { cwd: root, encoding: 'utf8', maxBuffer: 256 << 20 },
+      );
+      if (r.status !== 0) throw new Error(`podman build of deploy/Dockerfile failed (${r.error?.message ?? `exit ${r.status}`}): ${`${r.stdout}\n${r.stderr}`.trim().split('\n').slice(-20).join('\n')}`);
+    }
+    stages.forEach(([tag], i) => {
+      const now = podman(['image', 'inspect', '--format', '{{.Id}}', tag]).trim();
+      if (previous[i] !== '' && previous[i] !== now) spawnSync('podman', [...bases.podmanGlobal, 'rmi', previous[i]!], { stdio: 'ignore' });
+    });
   });
 
   after(() => {

@@ -13,7 +13,6 @@ import type { ControlPlane } from './support/control-plane.js';
 import { legacyEvent } from './support/http.js';
 import { findKubectls, runKubectl } from './support/kubectl.js';
 import { freePorts } from './support/ports.js';
-import { startServer } from './support/server-process.js';
 import { makeCertificates } from './support/tls.js';
 import { until } from './support/wait.js';
 import type { CoreEvent } from '../src/api/index.js';
@@ -293,17 +292,19 @@ void describe('the image deploy/Dockerfile builds', { skip: bases.unavailable ??
       for (let i = 0; i < 5; i++) await create();
       await untilArchived('every change is archived after the restart');
 
-      // The file as the archive reads it: each event's changes, exactly once each.
+      // The file as the archive reads it (kevents serve of the same image over the volume): each
+      // event's changes, exactly once each.
       podman(['stop', '-t', '10', name]);
-      const reader = await startServer(['--storage', `sqlite:${archive}`, '--event-ttl', '0']);
-      try {
-        const want = expectedHistories(versions);
-        const have = histories(await allOccurrences(reader.url));
-        const ours = new Map([...have].filter(([uid]) => want.has(uid)));
-        assert.deepEqual(ours, want, historyDiffs(want, ours));
-      } finally {
-        await reader.stop();
-      }
+      const [readerPort] = await freePorts(1);
+      const reader = `kevents-test-reader-${process.pid}`;
+      containers.push(reader);
+      podmanRun(reader, ['-v', `${data}:/data`], ['serve', `--listen=127.0.0.1:${readerPort}`, '--storage=sqlite:/data/archive.db', '--event-ttl=0']);
+      const base = `http://127.0.0.1:${readerPort}`;
+      await untilIn(reader, 'kevents serve over the archive answers', async () => (await fetch(`${base}/readyz`).catch(() => undefined))?.status === 200);
+      const want = expectedHistories(versions);
+      const have = histories(await allOccurrences(base));
+      const ours = new Map([...have].filter(([uid]) => want.has(uid)));
+      assert.deepEqual(ours, want, historyDiffs(want, ours));
       t.diagnostic(`podman run to a ready /readyz: ${toReady.toFixed(0)} ms; archive: ${before} occurrences before the kill, ${afterKill} at it, ${expected()} after the restart`);
     });
   });

@@ -179,6 +179,47 @@ describe('kevents serve against an attacker (no authentication, loopback)', () =
     assert.match(verbose.text, /^\[\+\]storage ok\nreadyz check passed$/);
   });
 
+  it('answers a huge selector with a 400 at once, and a selector at the caps while /healthz still answers (latency reported)', async (t) => {
+    for (let i = 0; i < 1000; i += 100) {
+      const batch = await Promise.all(Array.from({ length: 100 }, (_, j) => request(srv.url, 'POST', '/api/v1/namespaces/bulk/events', event(`bulk-${i + j}`, { metadata: { name: `bulk-${i + j}`, namespace: 'bulk' }, involvedObject: { kind: 'Pod', namespace: 'bulk', name: `p-${i + j}` } }))));
+      for (const r of batch) assert.equal(r.status, 201, r.text);
+    }
+    const terms = (bytes: number, max = Infinity): string => {
+      const parts: string[] = [];
+      for (let i = 0, size = 0; size < bytes && parts.length < max; i++) {
+        parts.push(`k${i}!=v${i}`);
+        size += parts.at(-1)!.length + 1;
+      }
+      return parts.join(',');
+    };
+    const whileRunning = async (path: string): Promise<{ status: number; text: string; healthz: number[] }> => {
+      const healthz: number[] = [];
+      let done = false;
+      const poll = (async () => {
+        while (!done) {
+          const started = performance.now();
+          await request(srv.url, 'GET', '/healthz');
+          healthz.push(performance.now() - started);
+          await sleep(10);
+        }
+      })();
+      // node:http, not fetch: undici refuses to send a request line of a megabyte.
+      const got = await send(srv.url, 'GET', path, { Host: `127.0.0.1:${srv.port}` });
+      done = true;
+      await poll;
+      return { status: got.status, text: got.text, healthz };
+    };
+    // `!`, `=` and `,` need no escaping in a query: 829 KB of selector fit in kube-apiserver's 1 MiB of headers.
+    const huge = await whileRunning(`/api/v1/events?labelSelector=${terms(829_000)}`);
+    assert.equal(huge.status, 400, huge.text.slice(0, 200));
+    assert.match(JSON.parse(huge.text).message, /^labelSelector: Too long: must have at most 32768 bytes/);
+    const capped = await whileRunning(`/api/v1/events?labelSelector=${encodeURIComponent(terms(32_000, 256))}`);
+    assert.equal(capped.status, 200, capped.text.slice(0, 200));
+    assert.equal(JSON.parse(capped.text).items.length > 1000, true);
+    const max = (l: number[]): string => (l.length === 0 ? 'none' : `${Math.max(...l).toFixed(1)} ms`);
+    t.diagnostic(`/healthz beside an 829 KB selector: ${huge.healthz.length} answers, slowest ${max(huge.healthz)}; beside a selector at the caps over ${JSON.parse(capped.text).items.length} events: ${capped.healthz.length} answers, slowest ${max(capped.healthz)}`);
+  });
+
   it('cuts a watch that does not read: its connection is reset, not kept with its buffer', async () => {
     const u = new URL(srv.url);
     let closed = false;

@@ -1,6 +1,7 @@
 import { OCCURRENCE_FIELDS, newBadRequest, occurrenceFieldValue, parseFieldSelector, parseLabelSelector, parseTime } from '../api/index.js';
 import type { Occurrence, OccurrenceField } from '../api/index.js';
 import type { OccurrenceCursor, OccurrenceQuery } from '../storage/index.js';
+import { checkSelectorSize } from './query.js';
 
 const TOKEN_VERSION = 'archive.kevents.io/v1alpha1';
 const FIELDS: ReadonlySet<string> = new Set(OCCURRENCE_FIELDS);
@@ -60,6 +61,8 @@ export function parseArchiveListQuery(params: URLSearchParams, namespace: string
   if (until !== undefined) query.untilMicros = until;
   if (since !== undefined && until !== undefined && until <= since) throw newBadRequest('until must be after since');
 
+  checkSelectorSize('fieldSelector', params.get('fieldSelector') ?? '');
+  checkSelectorSize('labelSelector', params.get('labelSelector') ?? '');
   const reqs = parseFieldSelector(params.get('fieldSelector') ?? '');
   const fieldEquals: Partial<Record<OccurrenceField, string>> = {};
   for (const r of reqs) {

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { requestTarget } from '../auth/index.js';
 import type { HTTPVersion, Instance as Router } from 'find-my-way';
 import { ARCHIVE_API, newMethodNotAllowed, newPathNotFound, translateTimestampSince } from '../api/index.js';
 import type { Occurrence, OccurrenceList, Table, TableColumnDefinition } from '../api/index.js';
@@ -8,7 +9,6 @@ import type { EventStore } from '../storage/index.js';
 import { encodeArchiveContinue, parseArchiveListQuery } from './archive-query.js';
 import { negotiateOutput, sendError, sendObject } from './http-io.js';
 import type { ServerMetrics } from './metrics.js';
-import { parseBool } from './query.js';
 
 /** ArchiveRouteDeps are what the archive API needs from the server. */
 export interface ArchiveRouteDeps {
@@ -83,11 +83,8 @@ export function registerArchiveRoutes(router: Router<HTTPVersion.V1>, deps: Arch
 
 async function list(req: IncomingMessage, res: ServerResponse, namespace: string | undefined, deps: ArchiveRouteDeps): Promise<void> {
   if (req.method !== 'GET') throw newMethodNotAllowed();
-  const url = req.url ?? '';
-  const q = url.indexOf('?');
-  const params = new URLSearchParams(q >= 0 ? url.slice(q + 1) : '');
-  const watch = params.get('watch');
-  if (watch !== null && parseBool(watch)) throw newMethodNotAllowed();
+  const { params, watch } = requestTarget(req);
+  if (watch) throw newMethodNotAllowed();
   const format = negotiateOutput(req.headers.accept, true);
   const { query } = parseArchiveListQuery(params, namespace);
   const store = deps.store;

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { requestTarget } from '../auth/index.js';
 import type { HTTPVersion, Instance as Router } from 'find-my-way';
 import { newMethodNotAllowed, newNotFound, newPathNotFound } from '../api/index.js';
 import type { Logger } from '../internal/index.js';
@@ -69,9 +70,8 @@ async function answer(req: IncomingMessage, res: ServerResponse, kind: KnownKind
     }
   }
   if (name !== undefined) throw newNotFound({ group: kind.group, resource: kind.resource }, name);
-  const url = req.url ?? '';
-  const q = url.indexOf('?');
-  const query = parseListQuery(new URLSearchParams(q >= 0 ? url.slice(q + 1) : ''));
+  const target = requestTarget(req);
+  const query = parseListQuery(target.params, target.watch);
   const resourceVersion = String(await deps.store.currentResourceVersion());
   if (query.watch) {
     res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });

@@ -21,6 +21,42 @@ async function readPage(store: EventStore, options: ListOptions): Promise<Versio
   return { ...page, items: items.map((e: CoreEvent) => ({ resourceVersion: Number(e.metadata.resourceVersion), object: () => e })) };
 }
 
+/** SCAN_CHUNK is how many stored events one read of a filtered list examines before the event loop is let go: a few ms of decoding and matching. */
+export const SCAN_CHUNK = 250;
+/** MAX_EXAMINED is how many stored events one page of a filtered list examines at most: a page cut short by it ends with a continue token. */
+export const MAX_EXAMINED = 50_000;
+
+/** yieldLoop lets every other request (and timer) run before the next chunk of a scan. */
+export function yieldLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/**
+ * scanPage reads a filtered page in chunks of SCAN_CHUNK examined events, at one
+ * revision, yielding between them: a selector that keeps few events never holds
+ * the loop for a whole store. A paged request (a limit) examines at most
+ * MAX_EXAMINED events and may end short, with `lastKey` to continue from, as
+ * the API allows; an unpaged one reads to the end.
+ */
+async function scanPage(store: EventStore, options: ListOptions): Promise<VersionList> {
+  const limit = options.limit !== undefined && options.limit > 0 ? options.limit : Infinity;
+  const items: VersionList['items'] = [];
+  let read: ListOptions = { ...options, maxExamined: SCAN_CHUNK };
+  let examined = 0;
+  for (;;) {
+    const page = await readPage(store, { ...read, ...(limit === Infinity ? {} : { limit: limit - items.length }) });
+    for (const v of page.items) items.push(v);
+    examined += SCAN_CHUNK;
+    if (page.lastKey === undefined || items.length >= limit || (limit !== Infinity && examined >= MAX_EXAMINED)) {
+      const out: VersionList = { items, resourceVersion: page.resourceVersion };
+      if (page.lastKey !== undefined) out.lastKey = page.lastKey;
+      return out;
+    }
+    read = { ...read, startKey: page.lastKey, resourceVersion: page.resourceVersion, match: 'Exact' };
+    await yieldLoop();
+  }
+}
+
 /**
  * listEvents runs a list request with the etcd3 semantics of events (the watch
  * cache is off for them): RV unset or "0" reads the latest state; a legacy RV
@@ -62,7 +98,7 @@ export async function listEvents(
   options.countRemaining = !filter.hasSelectors;
   let result;
   try {
-    result = await readPage(store, options);
+    result = filter.predicate === undefined ? await readPage(store, options) : await scanPage(store, options);
   } catch (e) {
     const mapped = toStatusError(e, verb);
     if (verb === 'continue' && mapped instanceof StatusError && mapped.status.code === 410 && options.startKey !== undefined) {

@@ -43,6 +43,24 @@ function last(params: URLSearchParams, name: string): string | undefined {
   return all.length === 0 ? undefined : all[0];
 }
 
+/** MAX_SELECTOR_BYTES caps a label or field selector: far past what a person or a controller writes, far short of what stalls a list. */
+export const MAX_SELECTOR_BYTES = 32 * 1024;
+/** MAX_SELECTOR_TERMS caps a selector's comma-separated terms (requirements, and the values of `in` and `notin` sets). */
+export const MAX_SELECTOR_TERMS = 256;
+
+/**
+ * checkSelectorSize refuses a selector whose matching would cost each listed event
+ * more than a bounded amount of work (kube-apiserver has no such limit beyond its
+ * 1 MiB of headers): a 400 naming the parameter and the cap.
+ */
+export function checkSelectorSize(name: 'labelSelector' | 'fieldSelector', text: string): void {
+  const bytes = Buffer.byteLength(text);
+  if (bytes > MAX_SELECTOR_BYTES) throw newBadRequest(`${name}: Too long: must have at most ${MAX_SELECTOR_BYTES} bytes, not ${bytes}`);
+  let terms = 1;
+  for (let i = text.indexOf(','); i >= 0; i = text.indexOf(',', i + 1)) terms++;
+  if (terms > MAX_SELECTOR_TERMS) throw newBadRequest(`${name}: Too many terms: must have at most ${MAX_SELECTOR_TERMS} comma-separated requirements and values, not ${terms}`);
+}
+
 /**
  * parseListQuery decodes and validates list/watch options (ValidateListOptions). `watch`, when
  * given, is the request's own reading of it (the shared request parser's), which the parameter does not override.
@@ -70,6 +88,8 @@ export function parseListQuery(params: URLSearchParams, watch?: boolean): ListQu
     sendInitialEvents: initial === undefined || initial === '' ? undefined : parseBool(initial),
     includeObject: include === '' ? undefined : (include),
   };
+  checkSelectorSize('labelSelector', q.labelSelector);
+  checkSelectorSize('fieldSelector', q.fieldSelector);
   const errs = q.watch ? validateWatch(q) : validateList(q);
   if (errs.length > 0) throw newInvalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', errs);
   return q;

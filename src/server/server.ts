@@ -138,6 +138,8 @@ export function createEventsServer(options: ServerOptions): KeventsServer {
   const router: Router<HTTPVersion.V1> = FindMyWay({
     ignoreTrailingSlash: true,
     maxParamLength: 1024,
+    // The query is read once, by the shared request parser: the router's own copy would be a second pass over up to 1 MiB.
+    querystringParser: () => ({}),
     defaultRoute: (req, res) => {
       // Under /apis/<group>/ a group that is not served is not a resource path at all: kube-apiserver's
       // handler chain ends in Go's plain-text NotFound there.

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { requestTarget } from '../auth/index.js';
 import type { HTTPVersion, Instance as Router } from 'find-my-way';
 import { ARCHIVE_API, newBadRequest, newMethodNotAllowed, newPathNotFound, parseTime } from '../api/index.js';
 import type { Timeline } from '../api/index.js';
@@ -99,8 +100,6 @@ async function get(req: IncomingMessage, res: ServerResponse, namespace: string 
   if (deps.timeline === undefined) throw newPathNotFound();
   if (req.method !== 'GET') throw newMethodNotAllowed();
   const format = negotiateOutput(req.headers.accept, false);
-  const url = req.url ?? '';
-  const q = url.indexOf('?');
-  const query = parseTimelineQuery(new URLSearchParams(q >= 0 ? url.slice(q + 1) : ''), namespace);
+  const query = parseTimelineQuery(requestTarget(req).params, namespace);
   sendObject(res, 200, await deps.timeline(query), format);
 }

@@ -6,6 +6,7 @@ import type { EventFilter, EventStore, StoreWatchEvent } from '../storage/index.
 import { StoreFanout } from './watch-feed.js';
 import type { FeedMember, SharedChange } from './watch-feed.js';
 import type { OutputFormat } from './http-io.js';
+import { SCAN_CHUNK, yieldLoop } from './list.js';
 import { parseResourceVersion } from './query.js';
 import type { ListQuery } from './query.js';
 import { toStatusError } from './storage-errors.js';
@@ -354,6 +355,8 @@ async function replayCurrentState(
       ...w.filter,
       predicate: matches,
       limit: INITIAL_PAGE,
+      // A selector that keeps few events must not hold the loop for the whole store.
+      maxExamined: SCAN_CHUNK,
       ...(startKey !== undefined ? { startKey } : {}),
       ...(rv !== undefined ? { resourceVersion: rv, match: 'Exact' as const } : {}),
     });
@@ -361,5 +364,6 @@ async function replayCurrentState(
     for (const e of page.items) if (!emit(e)) return rv;
     if (page.lastKey === undefined) return rv;
     startKey = page.lastKey;
+    await yieldLoop();
   }
 }

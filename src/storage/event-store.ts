@@ -68,6 +68,12 @@ export interface ListOptions extends EventFilter {
   startKey?: string;
   /** countRemaining asks for `remainingItemCount` when a page is cut by `limit`. */
   countRemaining?: boolean;
+  /**
+   * maxExamined lets a read stop once it has examined this many stored events (the ones its
+   * filter then keeps or drops): the page ends early with `lastKey` at the last one examined,
+   * so a caller can yield between reads. A backend may ignore it (and read to `limit`).
+   */
+  maxExamined?: number;
 }
 
 /** ListResult is one page of a list. */

@@ -53,6 +53,7 @@ export function storeTimelineSource(store: EventStore, options: StoreTimelineSou
           predicate,
           ...(activeIn !== undefined ? { activeIn } : {}),
           limit: STORE_PAGE,
+          maxExamined: STORE_PAGE,
           ...(startKey !== undefined ? { startKey } : {}),
         });
         out.push(...page.items);
@@ -60,6 +61,8 @@ export function storeTimelineSource(store: EventStore, options: StoreTimelineSou
         options.onProgress?.(read);
         if (page.lastKey === undefined) return out;
         startKey = page.lastKey;
+        // A server builds timelines beside other requests: each page's work is followed by theirs.
+        await new Promise((resolve) => setImmediate(resolve));
       }
     },
     async listOccurrences(q: SourceQuery): Promise<Occurrence[] | undefined> {

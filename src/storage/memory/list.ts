@@ -25,7 +25,14 @@ export function listAt(v: MemoryVersions, options: ListOptions): ListResult {
   const limit = options.limit !== undefined && options.limit > 0 ? options.limit : Infinity;
   const items: CoreEvent[] = [];
   const keys = v.keys.keys(from);
+  const maxExamined = options.maxExamined !== undefined && options.maxExamined > 0 ? options.maxExamined : Infinity;
+  let examined = 0;
+  let lastExamined: string | undefined;
   while (items.length < limit) {
+    if (examined >= maxExamined) {
+      // Stopped early: the caller reads on from here, in another turn of the loop.
+      return { items, resourceVersion: at, ...(lastExamined !== undefined ? { lastKey: lastExamined } : {}) };
+    }
     const next = keys.next();
     if (next.done === true) break;
     const key = next.value;
@@ -33,6 +40,8 @@ export function listAt(v: MemoryVersions, options: ListOptions): ListResult {
     if (high !== undefined && key >= high) break;
     const version = v.visible(key, at);
     if (version === undefined) continue;
+    examined++;
+    lastExamined = key;
     const event = decodeEvent(version.json, version.rv);
     if (matchesFilter(event, options)) items.push(event);
   }

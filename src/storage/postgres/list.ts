@@ -42,9 +42,13 @@ export class PostgresLists {
     let at: number | undefined;
     let batch = Math.min(limit + 1, MAX_LIST_BATCH);
     const items: CoreEvent[] = [];
+    const maxExamined = options.maxExamined !== undefined && options.maxExamined > 0 ? options.maxExamined : Infinity;
+    let examined = 0;
     let more = false;
     for (;;) {
-      const rows = await c.query<ListRow>(pool, this.lists.page(scope, start, batch));
+      // Rows past what may be examined are not read at all.
+      const size = Math.min(batch, maxExamined - examined + 1);
+      const rows = await c.query<ListRow>(pool, this.lists.page(scope, start, size));
       const head = rows[0]!;
       const revision = Number(head.revision);
       const compacted = Number(head.compacted);
@@ -65,6 +69,11 @@ export class PostgresLists {
         start = row.key;
         const event = decodeEvent(row.object, Number(row.rv));
         if (matchesFilter(event, options)) items.push(event);
+        if (++examined >= maxExamined && items.length < limit) {
+          // Stopped early: the caller reads on from this key, in another turn of the loop.
+          more = true;
+          break;
+        }
       }
       if (more) break;
       if (items.length >= limit) {
@@ -74,7 +83,7 @@ export class PostgresLists {
         more = probe.some((r) => r.rv !== null);
         break;
       }
-      if (read < batch) break;
+      if (read < size) break;
       // A filter dropped rows: read further in larger steps, as upstream does against etcd.
       batch = Math.min(batch * 2, MAX_LIST_BATCH);
     }

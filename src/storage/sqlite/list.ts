@@ -66,6 +66,8 @@ export class SqliteLists {
     const items: ListedVersion[] = [];
     // Without a filter past the key range every row is an item: it stays encoded until asked for.
     const all = selectsAll(options);
+    const maxExamined = options.maxExamined !== undefined && options.maxExamined > 0 ? options.maxExamined : Infinity;
+    let examined = 0;
     let more = false;
     for (;;) {
       const rows = all ? c.lists.pageKeys(scope, start, batch) : c.lists.page(scope, start, batch);
@@ -83,6 +85,11 @@ export class SqliteLists {
         const object = (row as ListRow).object;
         const event = decodeEvent(decodeObject(object), row.rv);
         if (matchesFilter(event, options)) items.push(listedVersion(row.rv, () => object, event));
+        if (++examined >= maxExamined && items.length < limit) {
+          // Stopped early: the caller reads on from this key, in another turn of the loop.
+          more = true;
+          break;
+        }
       }
       if (more) break;
       if (items.length >= limit) {

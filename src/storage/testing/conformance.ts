@@ -384,6 +384,37 @@ export function runEventStoreConformance(name: string, setup: ConformanceSetup):
         }),
       );
       it(
+        'may end a filtered page early at maxExamined, with a lastKey that reads on: every match once, in order',
+        withStore(async (store) => {
+          for (let i = 0; i < 30; i++) {
+            await store.create(sampleEvent('default', `e${String(i).padStart(2, '0')}`, { involvedObject: { kind: 'Pod', name: i % 3 === 0 ? 'web' : 'db' } }));
+          }
+          const isWeb = (e: CoreEvent): boolean => e.involvedObject.name === 'web';
+          const expected = ['e00', 'e03', 'e06', 'e09', 'e12', 'e15', 'e18', 'e21', 'e24', 'e27'];
+          for (const limit of [4, undefined]) {
+            const seen: string[] = [];
+            let startKey: string | undefined;
+            let rv: number | undefined;
+            for (let pages = 0; ; pages++) {
+              assert.ok(pages < 100, 'reading on never ends');
+              const page = await store.list({
+                predicate: isWeb,
+                maxExamined: 5,
+                ...(limit !== undefined ? { limit } : {}),
+                ...(startKey !== undefined ? { startKey } : {}),
+                ...(rv !== undefined ? { resourceVersion: rv, match: 'Exact' as const } : {}),
+              });
+              rv ??= page.resourceVersion;
+              if (limit !== undefined) assert.ok(page.items.length <= limit);
+              seen.push(...page.items.map((e) => e.metadata.name!));
+              if (page.lastKey === undefined) break;
+              startKey = page.lastKey;
+            }
+            assert.deepEqual(seen, expected, `limit ${String(limit)}`);
+          }
+        }),
+      );
+      it(
         'counts the remaining items when asked',
         withStore(async (store) => {
           for (let i = 0; i < 10; i++) await store.create(sampleEvent('default', `e${i}`));

@@ -149,7 +149,7 @@ function withConnection(c: Command, io: CliIO): Command {
     .option('--context <name>', 'kubeconfig context');
 }
 
-/** registerReadCommands adds the commands that read events: get events, events, timeline and lint. */
+/** registerReadCommands adds the commands that read events: get events, events, timeline, search and lint. */
 function registerReadCommands(program: Command, io: CliIO): void {
   withConnection(
     program
@@ -227,6 +227,27 @@ function registerReadCommands(program: Command, io: CliIO): void {
   ).action(async (flags: Record<string, unknown>) => {
     const { runIncidents } = await import('./commands/incidents/incidents.js');
     await runIncidents(flags, io);
+  });
+
+  withConnection(
+    program
+      .command('search')
+      .description('search the archive: words, "phrases", -exclusions and fields such as reason:, name:web-*, node: (docs/search.md), newest first')
+      .argument('<query...>', 'the query (its words are joined with spaces; quote phrases for the shell, e.g. \'"x509: certificate has expired"\')')
+      .option('-n, --namespace <ns>', 'namespace (default: the context\'s, else default)')
+      .option('-A, --all-namespaces', 'every namespace')
+      .option('--since <duration>', 'only events that last happened in the last duration, e.g. 7d or 2h')
+      .option('--since-time <time>', 'only events that last happened from this RFC 3339 time')
+      .option('--until <time>', 'only events that last happened before this RFC 3339 time')
+      .option('--cluster <name>', 'only events archived from this cluster', collect, [])
+      .option('--limit <n>', 'print at most this many hits, newest first (0: all)', '100')
+      .option('--chunk-size <n>', 'read in pages of this size', '500')
+      .option('--no-headers', 'print no header row')
+      .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'wide', 'json', 'yaml']).default('table')),
+    io,
+  ).action(async (query: string[], flags: Record<string, unknown>) => {
+    const { runSearch } = await import('./commands/search.js');
+    await runSearch(query, { ...flags, noHeaders: flags.headers === false }, io);
   });
 
   withConnection(

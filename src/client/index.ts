@@ -14,4 +14,4 @@ export { UrlConnection, requestUrl, type Connection, type RequestTarget } from '
 export { TokenConnection, type TokenConnectionOptions } from './token-connection.js';
 export { RestClient, REQUEST_TIMEOUT_MS, USER_AGENT, type RestClientOptions, type RestRequest } from './rest-client.js';
 export { loadKubeConfig, namespaceOf, type ConnectionFlags } from './load-kube-config.js';
-export { createReadClient, TABLE_ACCEPT, type OccurrenceListOptions, type ReadClient, type TableListOptions } from './read-client.js';
+export { createReadClient, TABLE_ACCEPT, type OccurrenceListOptions, type ReadClient, type SearchOptions, type TableListOptions } from './read-client.js';

@@ -1,5 +1,5 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { CoreEvent, CoreEventList, Occurrence, OccurrenceList, Status, Table, WatchEvent } from '../api/index.js';
+import type { CoreEvent, CoreEventList, Occurrence, OccurrenceList, SearchResult, Status, Table, WatchEvent } from '../api/index.js';
 import { ARCHIVE_API } from '../api/index.js';
 import { EventResource } from './event-resource.js';
 import type { ListOptions, RequestOptions } from './event-resource.js';
@@ -27,6 +27,17 @@ export interface OccurrenceListOptions extends RequestOptions {
   continue?: string;
 }
 
+/** SearchOptions ask the archive's search for one page (docs/search.md). */
+export interface SearchOptions extends RequestOptions {
+  namespace?: string;
+  q: string;
+  /** since and until bound the event's last time (RFC 3339). */
+  since?: string;
+  until?: string;
+  limit?: number;
+  continue?: string;
+}
+
 /** ReadClient is what the read commands need of a server: core/v1 events, server-rendered Tables, and the archive's occurrences. */
 export interface ReadClient {
   /** server is the API server's base URL. */
@@ -38,6 +49,8 @@ export interface ReadClient {
   watchTable(options: TableListOptions): AsyncGenerator<WatchEvent<Table | Status>>;
   /** listOccurrences reads one page of the archive API; a server without it answers NotFound. */
   listOccurrences(options: OccurrenceListOptions): Promise<OccurrenceList>;
+  /** search reads one page of the archive's search; a server without it answers NotFound. */
+  search(options: SearchOptions): Promise<SearchResult>;
 }
 
 /** createReadClient returns a ReadClient for the kubeconfig's current context. */
@@ -98,6 +111,18 @@ export function createReadClient(options: { kubeConfig: KubeConfig; timeoutMs?: 
       });
       list.items ??= [] as Occurrence[];
       return list;
+    },
+    async search(o) {
+      const base = `/apis/${ARCHIVE_API}`;
+      const path = o.namespace === undefined || o.namespace === '' ? `${base}/search` : `${base}/namespaces/${encodeURIComponent(o.namespace)}/search`;
+      const query = new URLSearchParams({ q: o.q });
+      if (o.since !== undefined) query.set('since', o.since);
+      if (o.until !== undefined) query.set('until', o.until);
+      if (o.limit) query.set('limit', String(o.limit));
+      if (o.continue) query.set('continue', o.continue);
+      const result = await rest.request<SearchResult>({ method: 'GET', path, query, verb: 'search events', ...(o.signal !== undefined ? { signal: o.signal } : {}) });
+      result.items ??= [];
+      return result;
     },
   };
 }

@@ -1,0 +1,130 @@
+import { spansClusters, validateClusterName } from '../flags/cluster.js';
+import { explainTransport } from '../flags/connection.js';
+import { UsageError } from '../errors.js';
+import type { CliIO } from '../io.js';
+import { goJsonIndent } from '../output/go-json.js';
+import { goYaml } from '../output/go-yaml.js';
+import { createColours } from '../output/colour.js';
+import { isSearchQueryError, parseSearchQuery } from '../../storage/index.js';
+import type { SearchResult, SearchResultItem } from '../../api/index.js';
+import { connectRead } from './get-events.js';
+import type { ReadConnectionFlags } from './get-events.js';
+import { formatSearchTable } from './search-printer.js';
+import { parseWindow } from './timeline.js';
+
+/** SearchFlags are the flags of `kevents search`. */
+export interface SearchFlags extends ReadConnectionFlags {
+  since?: string;
+  sinceTime?: string;
+  until?: string;
+  /** cluster keeps the hits archived from one cluster (`--cluster`). */
+  cluster?: string[];
+  /** limit caps the hits printed (default 100; 0 prints every hit). */
+  limit?: string;
+  /** chunkSize is the page each request asks for, as `kubectl get --chunk-size`. */
+  chunkSize?: string;
+  output?: string;
+  noHeaders?: boolean;
+}
+
+/** SEARCH_FORMATS are the values of `-o`. */
+export const SEARCH_FORMATS = ['table', 'wide', 'json', 'yaml'] as const;
+
+/** SearchOptions are the flags validated: the query sent, the window, and how many hits to read in pages of what size. */
+interface SearchOptions {
+  q: string;
+  since?: string;
+  until?: string;
+  limit: number;
+  chunk: number;
+  format: (typeof SEARCH_FORMATS)[number];
+  /** words are the query's words to mark on a terminal. */
+  words: Set<string>;
+}
+
+function count(flag: string, text: string | undefined, fallback: number): number {
+  if (text === undefined) return fallback;
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text))) throw new UsageError(`${flag} must be a whole number, not ${JSON.stringify(text)}`);
+  return Number(text);
+}
+
+/** validateSearch reads the flags into options; a bad query is a usage error naming its position, as the server would. */
+export function validateSearch(query: readonly string[], flags: SearchFlags, now: number): SearchOptions {
+  const format = (flags.output ?? 'table') as SearchOptions['format'];
+  if (!SEARCH_FORMATS.includes(format)) throw new UsageError(`-o must be one of ${SEARCH_FORMATS.join(', ')}`);
+  const clusters = [...new Set(flags.cluster ?? [])];
+  if (clusters.length > 1) throw new UsageError('--cluster may be given once: a search has no "or" (search each cluster in turn)');
+  let q = query.join(' ').trim();
+  // A cluster name is a label value (checked), so it needs no escape inside the quotes.
+  if (clusters.length === 1) q = `${q} cluster:"${validateClusterName(clusters[0]!)}"`.trim();
+  let parsed;
+  try {
+    parsed = parseSearchQuery(q, { nowMs: now });
+  } catch (e) {
+    if (isSearchQueryError(e)) throw new UsageError(e.message);
+    throw e;
+  }
+  const window = parseWindow(flags, now);
+  const words = new Set(parsed.terms.flatMap((t) => (t.kind === 'text' && !t.negated ? t.words : [])));
+  const o: SearchOptions = { q, limit: count('--limit', flags.limit, 100), chunk: count('--chunk-size', flags.chunkSize, 500), format, words };
+  if (o.chunk === 0) o.chunk = 500;
+  if (window.since !== undefined) o.since = new Date(window.since).toISOString();
+  if (window.until !== undefined) o.until = new Date(window.until).toISOString();
+  return o;
+}
+
+/**
+ * runSearch is `kevents search QUERY`: the archive's search (docs/search.md),
+ * newest first, read in pages of --chunk-size until --limit hits, printed as a
+ * table (the query's words marked on a terminal) or as the served document
+ * with every page's items in one `items`.
+ */
+export async function runSearch(query: readonly string[], flags: SearchFlags, io: CliIO): Promise<void> {
+  const o = validateSearch(query, flags, Date.now());
+  const c = await connectRead(flags, io);
+  const items: SearchResultItem[] = [];
+  let first: SearchResult | undefined;
+  let next: string | undefined;
+  try {
+    do {
+      const want = o.limit === 0 ? o.chunk : Math.min(o.chunk, o.limit - items.length);
+      const page = await c.client.search({
+        q: o.q,
+        limit: want,
+        ...(c.listNamespace !== undefined ? { namespace: c.listNamespace } : {}),
+        ...(o.since !== undefined ? { since: o.since } : {}),
+        ...(o.until !== undefined ? { until: o.until } : {}),
+        ...(next !== undefined ? { continue: next } : {}),
+      });
+      first ??= page;
+      items.push(...page.items.slice(0, o.limit === 0 ? undefined : o.limit - items.length));
+      next = page.metadata.continue || undefined;
+    } while (next !== undefined && (o.limit === 0 || items.length < o.limit));
+  } catch (e) {
+    throw explainTransport(e, c);
+  }
+  if (o.format === 'json' || o.format === 'yaml') {
+    const doc: SearchResult = { kind: 'SearchResult', apiVersion: first.apiVersion, metadata: { ...first.metadata }, items };
+    delete doc.metadata.continue;
+    if (next !== undefined) doc.metadata.continue = next;
+    io.stdout.write(o.format === 'json' ? goJsonIndent(doc) : goYaml(doc));
+    return;
+  }
+  if (items.length === 0) {
+    io.stderr.write(c.listNamespace === undefined ? 'No events found.\n' : `No events found in ${c.listNamespace} namespace.\n`);
+    return;
+  }
+  const colours = createColours(io.stdout, io.env);
+  io.stdout.write(
+    formatSearchTable(items, {
+      now: Date.now(),
+      allNamespaces: c.listNamespace === undefined,
+      withCluster: spansClusters(flags.cluster, items.map((i) => i.event)),
+      wide: o.format === 'wide',
+      noHeaders: flags.noHeaders === true,
+      words: o.words,
+      ...(colours.enabled ? { mark: (w: string) => colours.bold(w) } : {}),
+    }),
+  );
+  if (next !== undefined) io.stderr.write(`The newest ${items.length} hits are shown; more match (--limit 0 shows them all).\n`);
+}

@@ -3,7 +3,7 @@ import type { HTTPVersion, Instance as Router } from 'find-my-way';
 import { ARCHIVE_API, ARCHIVE_GROUP, formatMicroTime, newMethodNotAllowed, newStatusError } from '../api/index.js';
 import type { CoreEvent, Occurrence, SearchResult, SearchResultItem } from '../api/index.js';
 import type { Clock, Logger } from '../internal/index.js';
-import { canSearch, occurrenceTimeMs } from '../storage/index.js';
+import { canSearch, isArchiveStore, occurrenceTimeMs } from '../storage/index.js';
 import type { ArchiveStore, EventStore, SearchQuery } from '../storage/index.js';
 import { negotiateOutput, sendError, sendObject } from './http-io.js';
 import type { ServerMetrics } from './metrics.js';
@@ -31,8 +31,8 @@ export interface SearchRouteDeps {
  * A SearchResult: the hits newest first by the event's last time, each with its
  * occurrences in the window and the fields its terms matched; pages by continue
  * token over the first page's snapshot. It reads events, so the gate admits it
- * as it admits a list. Over a store that is no archive (etcd) it is a NotFound
- * Status saying so.
+ * as it admits a list. Over a store that is no archive (etcd), or an archive
+ * without a search index (PostgreSQL, for now), it is a NotFound Status saying so.
  */
 export function registerSearchRoutes(router: Router<HTTPVersion.V1>, deps: SearchRouteDeps): void {
   const base = `/apis/${ARCHIVE_API}`;
@@ -52,10 +52,8 @@ async function search(req: IncomingMessage, res: ServerResponse, namespace: stri
   if (req.method !== 'GET') throw newMethodNotAllowed();
   const store = deps.store;
   if (!canSearch(store)) {
-    throw newStatusError(404, 'NotFound', 'the archive\'s search is not served here: this server\'s storage keeps no archive (serve with SQLite or PostgreSQL storage)', {
-      group: ARCHIVE_GROUP,
-      kind: 'search',
-    });
+    const why = isArchiveStore(store) ? 'this server\'s storage has no search index yet (serve with SQLite storage)' : 'this server\'s storage keeps no archive (serve with SQLite storage)';
+    throw newStatusError(404, 'NotFound', `the archive's search is not served here: ${why}`, { group: ARCHIVE_GROUP, kind: 'search' });
   }
   const format = negotiateOutput(req.headers.accept, false);
   const url = req.url ?? '';

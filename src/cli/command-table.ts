@@ -246,7 +246,7 @@ function registerReadCommands(program: Command, io: CliIO): void {
       .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'wide', 'json', 'yaml']).default('table')),
     io,
   ).action(async (query: string[], flags: Record<string, unknown>) => {
-    const { runSearch } = await import('./commands/search.js');
+    const { runSearch } = await import('./commands/search/search.js');
     await runSearch(query, { ...flags, noHeaders: flags.headers === false }, io);
   });
 

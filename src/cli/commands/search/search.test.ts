@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import { createEventsServer } from '../../server/index.js';
-import type { KeventsServer } from '../../server/index.js';
-import { MemoryEventStore } from '../../storage/memory/index.js';
-import { UsageError } from '../errors.js';
+import { createEventsServer } from '../../../server/index.js';
+import type { KeventsServer } from '../../../server/index.js';
+import { MemoryEventStore } from '../../../storage/memory/index.js';
+import { UsageError } from '../../errors.js';
 import { runSearch, validateSearch } from './search.js';
 
 const NOW = Date.parse('2025-06-01T12:00:00Z');

@@ -1,6 +1,6 @@
-import { eventCluster, eventCount, eventLastMs, escapeTerminalLine, goTrimSpace, translateMsSince } from '../../api/index.js';
-import { createTabWriter, KUBECTL_TABWRITER } from '../../api/index.js';
-import type { SearchResultItem } from '../../api/index.js';
+import { eventCluster, eventCount, eventLastMs, escapeTerminalLine, goTrimSpace, translateMsSince } from '../../../api/index.js';
+import { createTabWriter, KUBECTL_TABWRITER } from '../../../api/index.js';
+import type { SearchResultItem } from '../../../api/index.js';
 
 /** SearchTableOptions shape `kevents search`'s table. */
 export interface SearchTableOptions {

@@ -1,16 +1,16 @@
-import { spansClusters, validateClusterName } from '../flags/cluster.js';
-import { explainTransport } from '../flags/connection.js';
-import { UsageError } from '../errors.js';
-import type { CliIO } from '../io.js';
-import { goJsonIndent } from '../output/go-json.js';
-import { goYaml } from '../output/go-yaml.js';
-import { createColours } from '../output/colour.js';
-import { isSearchQueryError, parseSearchQuery } from '../../storage/index.js';
-import type { SearchResult, SearchResultItem } from '../../api/index.js';
-import { connectRead } from './get-events.js';
-import type { ReadConnectionFlags } from './get-events.js';
-import { formatSearchTable } from './search-printer.js';
-import { parseWindow } from './timeline.js';
+// kevents search, laid out as kubectl's commands are: flags → options → validate → run; printer.ts prints.
+import type { SearchResult, SearchResultItem } from '../../../api/index.js';
+import { isSearchQueryError, parseSearchQuery } from '../../../storage/index.js';
+import { UsageError } from '../../errors.js';
+import { spansClusters, validateClusterName } from '../../flags/cluster.js';
+import { connectRead, explainTransport } from '../../flags/connection.js';
+import type { ReadConnectionFlags } from '../../flags/connection.js';
+import type { CliIO } from '../../io.js';
+import { createColours } from '../../output/colour.js';
+import { goJsonIndent } from '../../output/go-json.js';
+import { goYaml } from '../../output/go-yaml.js';
+import { parseWindow } from '../timeline/timeline.js';
+import { formatSearchTable } from './printer.js';
 
 /** SearchFlags are the flags of `kevents search`. */
 export interface SearchFlags extends ReadConnectionFlags {

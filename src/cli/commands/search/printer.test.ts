@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CLUSTER_LABEL } from '../../api/index.js';
-import type { CoreEvent, SearchResultItem } from '../../api/index.js';
-import { formatSearchTable } from './search-printer.js';
-import type { SearchTableOptions } from './search-printer.js';
+import { CLUSTER_LABEL } from '../../../api/index.js';
+import type { CoreEvent, SearchResultItem } from '../../../api/index.js';
+import { formatSearchTable } from './printer.js';
+import type { SearchTableOptions } from './printer.js';
 
 const NOW = Date.parse('2025-06-01T12:00:00Z');
 

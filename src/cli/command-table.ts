@@ -149,7 +149,7 @@ function withConnection(c: Command, io: CliIO): Command {
     .option('--context <name>', 'kubeconfig context');
 }
 
-/** registerReadCommands adds the commands that read events: get events, events, timeline, search and lint. */
+/** registerReadCommands adds the commands that read events: get events, events, timeline, incidents, search and lint. */
 function registerReadCommands(program: Command, io: CliIO): void {
   withConnection(
     program

@@ -6,11 +6,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
+import pg from 'pg';
 import { parseAllDocuments } from 'yaml';
 import { allOccurrences, expectedHistories, histories, historyDiffs } from './support/archive-check.js';
 import { kubeconfigYaml, startControlPlane } from './support/control-plane.js';
 import type { ControlPlane } from './support/control-plane.js';
-import { legacyEvent } from './support/http.js';
+import { legacyEvent, request } from './support/http.js';
 import { findKubectls, runKubectl } from './support/kubectl.js';
 import { freePorts } from './support/ports.js';
 import { makeCertificates } from './support/tls.js';
@@ -38,6 +39,7 @@ interface ImageBases {
 
 const root = new URL('..', import.meta.url).pathname;
 const DEPLOY = join(root, 'deploy/kustomize');
+const POSTGRES_URL = process.env.KEVENTS_TEST_POSTGRES ?? 'postgres://postgres@127.0.0.1:55432/test';
 const VERSION = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
 /** The user the runtime stage runs as (distroless' nonroot), and the manifests' runAsUser. */
 const NONROOT = 65532;
@@ -218,6 +220,28 @@ void describe('the image deploy/Dockerfile builds', { skip: bases.unavailable ??
     // Written by the container's user, not root, into the volume.
     assert.equal(statSync(join(data, 'archive.db')).uid, NONROOT);
     removeContainer(name);
+  });
+
+  void it("kevents serve over PostgreSQL, the postgres overlay's archive: the pg driver is in the image", async () => {
+    const schema = `kevents_image_${process.pid}`;
+    const admin = new pg.Pool({ connectionString: POSTGRES_URL, max: 1 });
+    const [port] = await freePorts(1);
+    const name = `kevents-test-postgres-${process.pid}`;
+    containers.push(name);
+    try {
+      podmanRun(name, [], ['serve', `--listen=127.0.0.1:${port}`, `--storage=${POSTGRES_URL}?schema=${schema}`, '--event-ttl=0']);
+      const base = `http://127.0.0.1:${port}`;
+      await untilIn(name, 'kevents serve over PostgreSQL answers', async () => (await fetch(`${base}/readyz`).catch(() => undefined))?.status === 200);
+      const event = legacyEvent({ name: 'in-postgres.1', object: 'db-0', reason: 'Started', message: 'kept in PostgreSQL', firstAgo: 5, lastAgo: 5 });
+      const created = await request(base, 'POST', '/api/v1/namespaces/default/events', event);
+      assert.equal(created.status, 201, created.text);
+      const rows = await admin.query(`SELECT count(*)::int AS n FROM ${schema}.occurrences`);
+      assert.equal(rows.rows[0].n, 1);
+    } finally {
+      removeContainer(name);
+      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await admin.end();
+    }
   });
 
   void describe('kevents mirror, as in a pod, on the real kube-apiserver', () => {

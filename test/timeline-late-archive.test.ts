@@ -106,7 +106,7 @@ async function eventCount(server: string, namespace: string, reason: string): Pr
 async function timeline(server: string, namespace: string, forArg: string): Promise<{ json: Timeline; table: string }> {
   const json = await cli(['timeline', '--for', forArg, '-n', namespace, '-o', 'json', '--server', server]);
   assert.equal(json.code, 0, json.stderr);
-  const table = await cli(['timeline', '--for', forArg, '-n', namespace, '--server', server]);
+  const table = await cli(['timeline', '--for', forArg, '-n', namespace, '--expand', '--server', server]);
   assert.equal(table.code, 0, table.stderr);
   return { json: JSON.parse(json.stdout) as Timeline, table: table.stdout };
 }

@@ -63,8 +63,17 @@ describe('an event the archive first saw already counted', () => {
     for (const r of between) assert.ok(r.time > first && r.time < last, `${r.time} lies between ${first} and ${last}`);
   });
 
-  it('marks the estimated rows in the table, never printing them as known times', async () => {
+  it('folds the run of its 14 repeats into one table row, from the first time, over their spread', async () => {
     const r = await cli(['timeline', '--for', 'pod/web-1', '--server', srv.url]);
+    assert.equal(r.code, 0, r.stderr);
+    const rows = r.stdout.split('\n').filter((l) => / Warning +BackOff /.test(l));
+    assert.equal(rows.length, 1, r.stdout);
+    assert.match(rows[0]!, new RegExp(`^${first} +Warning +BackOff +Pod/web-1 +x14 over 38m +Back-off restarting failed container web`));
+    assert.match(r.stdout, /repeats of one event folded into one row \(--expand shows each\)/);
+  });
+
+  it('marks the estimated rows in the expanded table, never printing them as known times', async () => {
+    const r = await cli(['timeline', '--for', 'pod/web-1', '--expand', '--server', srv.url]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, new RegExp(`^First Warning: ${first} Pod/web-1 BackOff`, 'm'));
     const rows = r.stdout.split('\n').filter((l) => / Warning +BackOff /.test(l));

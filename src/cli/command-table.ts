@@ -205,6 +205,7 @@ function registerReadCommands(program: Command, io: CliIO): void {
       .option('--types <types>', 'only these types: Normal, Warning (repeat or separate with commas)', collect, [])
       .option('--cluster <name>', 'only what was archived from this cluster (repeat for several)', collect, [])
       .option('--no-archive', 'read events only: spread repeats from their counts even where the archive keeps occurrences')
+      .option('--expand', 'the table: one row per occurrence, rather than one per run of an event\'s repeats (x14 over 28m)')
       .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'markdown', 'csv', 'json']).default('table')),
     io,
   ).action(async (flags: Record<string, unknown>) => {

@@ -26,6 +26,46 @@ export interface FormatTimelineOptions {
   /** topReasons is how many reasons the table and markdown summaries list (default 5). */
   topReasons?: number;
   style?: TimelineStyle;
+  /**
+   * fold prints, in the table, each run of consecutive rows of one event's
+   * repeats (same object, type, reason and message) as one row at its first
+   * time, its count written `x14 over 28m`; `kevents timeline` folds unless `--expand`.
+   */
+  fold?: boolean;
+}
+
+/** RowRun is a run of consecutive rows of one event's repeats. */
+interface RowRun {
+  first: TimelineRow;
+  last: TimelineRow;
+  rows: number;
+  count: number;
+}
+
+function sameEvent(a: TimelineRow, b: TimelineRow): boolean {
+  return a.namespace === b.namespace && a.cluster === b.cluster && a.object === b.object && a.type === b.type && a.reason === b.reason && a.message === b.message;
+}
+
+/** foldRuns groups consecutive rows of one event's repeats; without folding each row is its own run. */
+function foldRuns(rows: readonly TimelineRow[], fold: boolean): RowRun[] {
+  const out: RowRun[] = [];
+  for (const r of rows) {
+    const run = out[out.length - 1];
+    if (fold && run !== undefined && sameEvent(run.last, r)) {
+      run.last = r;
+      run.rows++;
+      run.count += r.count;
+    } else {
+      out.push({ first: r, last: r, rows: 1, count: r.count });
+    }
+  }
+  return out;
+}
+
+/** runCount is a run's COUNT cell: the count of one row, `x14 over 28m` for a folded run. */
+function runCount(run: RowRun): string {
+  if (run.rows === 1) return String(run.count);
+  return `x${run.count} over ${humanDuration(Date.parse(run.last.time) - Date.parse(run.first.time))}`;
 }
 
 /** formatTimeline renders a timeline in one of the output formats. */
@@ -92,11 +132,21 @@ function formatText(t: Timeline, o: FormatTimelineOptions): string {
   if (s.reasons.length > 0) lines.push(`Reasons:  ${oneLine(reasonsText(t, top))}`);
   if (s.objects.length > 0) lines.push(`Objects:  ${oneLine(s.objects.map((x) => x.object).join(', '))}`);
   const history = s.history === 'occurrences' ? 'archive occurrences' : 'event counts';
-  lines.push(style.dim(`${s.rows} rows, ${s.occurrences} occurrences, from ${history}${estimatedText(s)}`));
+  const folded = o.fold === true && foldRuns(t.rows, true).some((r) => r.rows > 1);
+  lines.push(style.dim(`${s.rows} rows, ${s.occurrences} occurrences, from ${history}${estimatedText(s)}${folded ? '; repeats of one event folded into one row (--expand shows each)' : ''}`));
   lines.push('');
   if (t.rows.length > 0) {
     const header = [...(o.showNamespace ? ['NAMESPACE'] : []), 'TIME', 'TYPE', 'REASON', 'OBJECT', 'COUNT', 'MESSAGE'];
-    const cells = t.rows.map((r) => [...(o.showNamespace ? [oneLine(r.namespace)] : []), rowTime(r), oneLine(r.type), oneLine(r.reason), oneLine(r.object), String(r.count), oneLine(r.message)]);
+    const shown = foldRuns(t.rows, o.fold === true);
+    const cells = shown.map(({ first: r, ...run }) => [
+      ...(o.showNamespace ? [oneLine(r.namespace)] : []),
+      rowTime(r),
+      oneLine(r.type),
+      oneLine(r.reason),
+      oneLine(r.object),
+      runCount({ first: r, ...run }),
+      oneLine(r.message),
+    ]);
     const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => [...c[i]!].length)));
     const typeCol = o.showNamespace ? 2 : 1;
     const render = (c: string[], isWarning: boolean): string =>
@@ -108,7 +158,7 @@ function formatText(t: Timeline, o: FormatTimelineOptions): string {
         .join('')
         .trimEnd();
     lines.push(render(header, false));
-    t.rows.forEach((r, i) => lines.push(render(cells[i]!, r.type.toLowerCase() === 'warning')));
+    shown.forEach((run, i) => lines.push(render(cells[i]!, run.first.type.toLowerCase() === 'warning')));
     lines.push('');
   }
   if (t.hints.length > 0) {

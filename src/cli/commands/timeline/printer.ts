@@ -13,6 +13,8 @@ export interface TimelinePrint {
   /** listNamespace is the namespace read, undefined for all. */
   listNamespace: string | undefined;
   window: { since?: number; until?: number };
+  /** expand prints one row per occurrence rather than folding repeats (`--expand`). */
+  expand?: boolean;
 }
 
 /** printTimeline writes the timeline to stdout, and to stderr that a table found nothing. */
@@ -30,6 +32,7 @@ export function printTimeline(timeline: Timeline, o: TimelinePrint, io: CliIO): 
       format: o.format,
       title,
       showNamespace: o.listNamespace === undefined && root === undefined,
+      fold: o.expand !== true,
       ...(o.format === 'table' && colours.enabled ? { style: colours } : {}),
     }),
   );

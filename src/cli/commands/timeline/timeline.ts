@@ -25,6 +25,8 @@ export interface TimelineFlags extends ReadConnectionFlags {
   archive?: boolean;
   /** cluster keeps what was archived from these clusters (`--cluster`, repeatable). */
   cluster?: string[];
+  /** expand prints one table row per occurrence, not one per run of an event's repeats. */
+  expand?: boolean;
 }
 
 function parseTime(flag: string, text: string): number {
@@ -112,5 +114,5 @@ export async function runTimeline(flags: TimelineFlags, io: CliIO): Promise<void
   } finally {
     progress.done();
   }
-  printTimeline(timeline, { format, root, listNamespace: c.listNamespace, window }, io);
+  printTimeline(timeline, { format, root, listNamespace: c.listNamespace, window, expand: flags.expand === true }, io);
 }

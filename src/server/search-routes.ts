@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HTTPVersion, Instance as Router } from 'find-my-way';
+import { requestTarget } from '../auth/index.js';
 import { ARCHIVE_API, ARCHIVE_GROUP, formatMicroTime, newMethodNotAllowed, newStatusError } from '../api/index.js';
 import type { CoreEvent, Occurrence, SearchResult, SearchResultItem } from '../api/index.js';
 import type { Clock, Logger } from '../internal/index.js';
@@ -56,9 +57,8 @@ async function search(req: IncomingMessage, res: ServerResponse, namespace: stri
     throw newStatusError(404, 'NotFound', `the archive's search is not served here: ${why}`, { group: ARCHIVE_GROUP, kind: 'search' });
   }
   const format = negotiateOutput(req.headers.accept, false);
-  const url = req.url ?? '';
-  const q = url.indexOf('?');
-  const { request, nowMs } = parseSearchParams(new URLSearchParams(q >= 0 ? url.slice(q + 1) : ''), namespace, deps.clock.now());
+  // The one request parser: the gate authorized the very target read here.
+  const { request, nowMs } = parseSearchParams(requestTarget(req).params, namespace, deps.clock.now());
   let page;
   try {
     page = await store.search(request);

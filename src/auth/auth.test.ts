@@ -76,6 +76,10 @@ void describe('requestAttributes', () => {
     ['GET', '/api/v1/namespaces/ns', { verb: 'get', resource: 'namespaces', name: 'ns', namespace: 'ns' }],
     ['GET', '/api/v1/namespaces/ns/status', { resource: 'namespaces', name: 'ns', subresource: 'status' }],
     ['GET', '/apis/archive.kevents.io/v1alpha1/namespaces/ns/occurrences', { verb: 'list', apiGroup: 'archive.kevents.io', resource: 'occurrences' }],
+    // The archive's search reads events: authorized as listing them, in its namespace or across all.
+    ['GET', '/apis/archive.kevents.io/v1alpha1/namespaces/ns/search?q=x', { verb: 'list', apiGroup: '', apiVersion: 'v1', resource: 'events', namespace: 'ns' }],
+    ['GET', '/apis/archive.kevents.io/v1alpha1/search?q=x', { verb: 'list', apiGroup: '', resource: 'events', namespace: '' }],
+    ['POST', '/apis/archive.kevents.io/v1alpha1/search', { verb: 'create', apiGroup: 'archive.kevents.io', resource: 'search' }],
     ['GET', '/api', { resourceRequest: false, verb: 'get', path: '/api' }],
     ['GET', '/api/v1', { resourceRequest: false, path: '/api/v1' }],
     ['GET', '/apis/events.k8s.io/v1', { resourceRequest: false }],

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { newBadRequest } from '../api/index.js';
+import { ARCHIVE_GROUP, newBadRequest } from '../api/index.js';
 import type { AuthorizationAttributes } from '../api/index.js';
 
 /** RequestAttributes are what an authorizer decides on, for one request (apiserver's RequestInfo). */
@@ -131,6 +131,10 @@ export function parseRequestTarget(method: string, url: string): RequestTarget {
       break;
     default:
       verb = m.toLowerCase();
+  }
+  if (apiGroup === ARCHIVE_GROUP && resource === 'search' && name === '' && verb === 'list') {
+    // The archive's search reads events: it is authorized as listing core/v1 events in its namespace.
+    return { path, params, watch, attributes: { verb, resourceRequest: true, path, apiGroup: '', apiVersion: 'v1', resource: 'events', subresource: '', namespace, name: '' } };
   }
   return { path, params, watch, attributes: { verb, resourceRequest: true, path, apiGroup, apiVersion, resource, subresource, namespace, name } };
 }

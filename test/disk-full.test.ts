@@ -213,7 +213,7 @@ void describe('a full disk', () => {
       exporter = await startExport(config, `sqlite:${archive}`);
       const metrics = exporter.metricsUrl;
       await until('/readyz names the full disk', async () => {
-        const r = await fetch(`${metrics}/readyz`);
+        const r = await fetch(`${metrics}/readyz?verbose`);
         return r.status !== 200 && /sink lines: nothing delivered for \d+s \(.*ENOSPC/.test(await r.text());
       }, 120_000);
       disk.free();
@@ -257,7 +257,7 @@ void describe('a full disk', () => {
       await create(50);
       const m = mirror;
       const readyz = async (): Promise<{ status: number; text: string }> => {
-        const r = await fetch(`${m.metricsUrl}/readyz`);
+        const r = await fetch(`${m.metricsUrl}/readyz?verbose`);
         return { status: r.status, text: await r.text() };
       };
       disk.fill();

@@ -19,12 +19,14 @@ export interface HealthServer {
 /**
  * listenHealth serves a process's metrics and health on `host:port`, as
  * `kevents mirror` and `kevents export` do: `/readyz` fails naming each failed
- * check, in kube-apiserver's `[-]name failed: …` form. A port that cannot be
- * had is a one-line CliError.
+ * check, in kube-apiserver's `[-]name failed: …` form, and says why only with
+ * `?verbose`, as kube-apiserver and `kevents serve` do: a probe needs the status,
+ * and the reason (paths, hosts, driver errors) is for whoever asks for it. A port
+ * that cannot be had is a one-line CliError.
  */
 export async function listenHealth(o: { host: string; port: number; registry: Registry; checks: () => HealthCheck[] }): Promise<HealthServer> {
   const http = createServer((req, res) => {
-    const path = (req.url ?? '').split('?')[0];
+    const [path, query = ''] = (req.url ?? '').split('?', 2);
     if (path === '/metrics') {
       o.registry.metrics().then(
         (text) => {
@@ -44,9 +46,10 @@ export async function listenHealth(o: { host: string; port: number; registry: Re
       return;
     }
     if (path === '/readyz') {
+      const verbose = new URLSearchParams(query).has('verbose');
       const failed = o.checks().flatMap((c) => {
         const r = c.check();
-        return r.ready ? [] : [`[-]${c.name} failed: ${r.message}`];
+        return r.ready ? [] : [`[-]${c.name} failed: ${verbose ? r.message : 'reason withheld'}`];
       });
       res.writeHead(failed.length === 0 ? 200 : 500, { 'Content-Type': 'text/plain; charset=utf-8' });
       res.end(failed.length === 0 ? 'ok' : `${failed.join('\n')}\nreadyz check failed`);

@@ -3,7 +3,7 @@ import { delimiter, join, resolve } from 'node:path';
 import { EXERCISES, LAB_NAMESPACE, buildBinaries, createLabView, defaultLabDir, findBinaries, findExercise, findGo, formatCheck, formatExercise, formatExerciseList, isExecutable, isRunning, labDown, labUp, missingBinariesMessage, passed, readState } from '../../lab/index.js';
 import type { Exercise, ExerciseContext, LabBinaries, LabState } from '../../lab/index.js';
 import { CliError, UsageError } from '../errors.js';
-import { formatGoDuration, parseGoDuration } from '../flags/duration.js';
+import { formatGoDuration, parseDurationFlag } from '../flags/duration.js';
 import type { CliIO } from '../io.js';
 
 /** LabDirFlags name the lab's state directory. */
@@ -51,12 +51,7 @@ export async function runLabUp(flags: LabUpFlags, io: CliIO): Promise<void> {
   if (!Number.isInteger(nodes) || nodes < 1 || nodes > 100) throw new UsageError(`--nodes must be a whole number from 1 to 100, not ${JSON.stringify(flags.nodes)}`);
   if (!QUANTITY.test(flags.nodeCpu)) throw new UsageError(`--node-cpu must be a quantity such as 2 or 1500m, not ${JSON.stringify(flags.nodeCpu)}`);
   if (!QUANTITY.test(flags.nodeMemory)) throw new UsageError(`--node-memory must be a quantity such as 4Gi or 512Mi, not ${JSON.stringify(flags.nodeMemory)}`);
-  let ttlMs: number;
-  try {
-    ttlMs = parseGoDuration(flags.eventTtl);
-  } catch (e) {
-    throw new UsageError(`--event-ttl: ${(e as Error).message}`);
-  }
+  const ttlMs = parseDurationFlag('--event-ttl', flags.eventTtl);
   if (ttlMs < 1000) throw new UsageError('--event-ttl must be at least 1s (kube-apiserver keeps events for this long after their last write)');
   const dir = labDir(flags, io);
   const binaries = resolveBinaries(flags, io);

@@ -4,47 +4,8 @@ import { Gauge } from 'prom-client';
 import type { Registry } from 'prom-client';
 import type { LeaseClient } from '../../cluster/index.js';
 import type { Logger } from '../../internal/index.js';
-import { CliError, UsageError } from '../errors.js';
-import { parseGoDuration } from '../flags/duration.js';
-
-/** LeaderElectFlags are the `--leader-elect-*` timings `kevents mirror` and `kevents export` share. */
-export interface LeaderElectFlags {
-  leaderElectLeaseDuration?: string | undefined;
-  leaderElectRenewDeadline?: string | undefined;
-  leaderElectRetryPeriod?: string | undefined;
-}
-
-/** LeaderTimings are an election's durations, in ms. */
-export interface LeaderTimings {
-  leaseDurationMs: number;
-  renewDeadlineMs: number;
-  retryPeriodMs: number;
-}
-
-function duration(name: string, text: string | undefined, fallback: number): number {
-  if (text === undefined || text === '') return fallback;
-  try {
-    return parseGoDuration(text);
-  } catch (e) {
-    throw new UsageError(`${name}: ${(e as Error).message}`);
-  }
-}
-
-/** leaderTimings reads the `--leader-elect-*` durations (client-go's defaults where absent) and checks client-go's rules on them. */
-export async function leaderTimings(flags: LeaderElectFlags): Promise<LeaderTimings> {
-  const cluster = await import('../../cluster/index.js');
-  const t = {
-    leaseDurationMs: duration('--leader-elect-lease-duration', flags.leaderElectLeaseDuration, cluster.DEFAULT_LEASE_DURATION_MS),
-    renewDeadlineMs: duration('--leader-elect-renew-deadline', flags.leaderElectRenewDeadline, cluster.DEFAULT_RENEW_DEADLINE_MS),
-    retryPeriodMs: duration('--leader-elect-retry-period', flags.leaderElectRetryPeriod, cluster.DEFAULT_RETRY_PERIOD_MS),
-  };
-  try {
-    cluster.validateLeaderElection(t);
-  } catch (e) {
-    throw new UsageError(`leader election: ${(e as Error).message}`);
-  }
-  return t;
-}
+import { CliError } from '../errors.js';
+import type { LeaderTimings } from '../flags/leader-elect.js';
 
 /** LeaderTask is the work a replica does while it leads. */
 export interface LeaderTask {

@@ -10,7 +10,8 @@ import { prepareServeSecurity } from './serve-auth.js';
 import type { ServeAuthFlags } from './serve-auth.js';
 import { untilSignal } from '../../daemon/until-signal.js';
 import { CliError, UsageError } from '../../errors.js';
-import { formatGoDuration, parseGoDuration } from '../../flags/duration.js';
+import { parseDurationFlag, parseGoDuration } from '../../flags/duration.js';
+import { serveBanner } from './banner.js';
 import type { CliIO } from '../../io.js';
 import { parseListen } from '../../flags/listen.js';
 import { parseRetention } from '../../flags/retention.js';
@@ -87,12 +88,7 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
   if (writerThread && workers > 1) {
     throw new UsageError('--writer-thread is for one process: with --workers the first process already keeps the writes apart from the processes that answer');
   }
-  let ttlMs: number;
-  try {
-    ttlMs = parseGoDuration(flags.eventTtl);
-  } catch (e) {
-    throw new UsageError(`--event-ttl: ${(e as Error).message}`);
-  }
+  const ttlMs = parseDurationFlag('--event-ttl', flags.eventTtl);
   const limits = parseLimits(flags);
   const renderCacheBytes = parseSize(flags.renderCacheSize ?? `${DEFAULT_RENDER_CACHE_MIB}MiB`);
   const level = flags.logLevel as LogLevel;
@@ -316,52 +312,6 @@ async function runServeWorker(flags: ServeFlags, io: CliIO): Promise<void> {
   process.exit(0);
 }
 
-/** BannerFacts are what the start banner of `kevents serve` reports. */
-export interface BannerFacts {
-  url: string;
-  /** ui is true when the built web UI is served at `/`. */
-  ui: boolean;
-  /** auth says how requests are authenticated (none on loopback by default). */
-  auth?: string;
-  storage: string;
-  ttlMs: number;
-  mirror: string | undefined;
-  /** kevents is how the user runs kevents from where they stand (selfCommand). */
-  kevents: string;
-  /** workers is how many processes answer requests (`--workers`); 1 is this one. */
-  workers?: number;
-  /** writerThread is whether the file's writes are committed on a thread of their own (`--writer-thread`). */
-  writerThread?: boolean;
-}
-
-/**
- * serveBanner is what `kevents serve` prints once it listens: where, the web
- * UI, and first commands, each of which runs as printed in another terminal of
- * the same directory (kevents named the way this one was started).
- */
-export function serveBanner(b: BannerFacts): string {
-  const server = `--server ${b.url}`;
-  return [
-    `kevents serve: listening on ${b.url}`,
-    `  web UI:    ${b.ui ? `${b.url}/` : 'not built (run "npm run build" in the kevents checkout)'}`,
-    `  storage:   ${b.storage}`,
-    ...(b.workers !== undefined && b.workers > 1 ? [`  workers:   ${b.workers} processes answer requests; this one (pid ${process.pid}) keeps the file`] : []),
-    ...(b.writerThread === true ? ['  writes:    committed on a thread of their own (--writer-thread)'] : []),
-    ...(b.auth !== undefined ? [`  auth:      ${b.auth}`] : []),
-    `  event TTL: ${b.ttlMs === 0 ? 'none (events are kept forever)' : formatGoDuration(b.ttlMs)}`,
-    ...(b.mirror !== undefined && b.mirror !== '' ? [`  mirror:    ${b.mirror} (archived events never expire)`] : []),
-    '',
-    'In another terminal, record an event and read it back:',
-    `  ${b.kevents} record ${server} --for pod/web-1 --type Warning --reason BackOff --action Restarting --message "Back-off restarting failed container"`,
-    `  ${b.kevents} timeline ${server} -A`,
-    'Point kubectl at it:',
-    `  kubectl --server ${b.url} get events -A`,
-    'or write a kubeconfig:',
-    `  ${b.kevents} kubeconfig ${server} > kevents.kubeconfig && export KUBECONFIG=$PWD/kevents.kubeconfig`,
-    '',
-  ].join('\n');
-}
-
 /** parseLimits reads the flags that bound what one client may hold of the server. */
 function parseLimits(flags: Pick<ServeFlags, 'readHeaderTimeout' | 'readTimeout' | 'maxConnections'>): ConnectionLimits {
   const readHeaderTimeoutMs = parseDurationFlag('--read-header-timeout', flags.readHeaderTimeout);
@@ -371,12 +321,4 @@ function parseLimits(flags: Pick<ServeFlags, 'readHeaderTimeout' | 'readTimeout'
   const maxConnections = Number(flags.maxConnections);
   if (!Number.isInteger(maxConnections) || maxConnections < 1) throw new UsageError(`--max-connections must be a whole number above 0, not ${JSON.stringify(flags.maxConnections)}`);
   return { readHeaderTimeoutMs, readTimeoutMs, maxConnections };
-}
-
-function parseDurationFlag(name: string, text: string): number {
-  try {
-    return parseGoDuration(text);
-  } catch (e) {
-    throw new UsageError(`${name}: ${(e as Error).message}`);
-  }
 }

@@ -6,7 +6,7 @@ import type { ObjectRef, TimelineFormat } from '../../../timeline/index.js';
 import { UsageError } from '../../errors.js';
 import { connectRead, explainTransport } from '../../flags/connection.js';
 import type { ReadConnectionFlags } from '../../flags/connection.js';
-import { parseGoDuration } from '../../flags/duration.js';
+import { parseDurationFlag } from '../../flags/duration.js';
 import { validateTypes } from '../../flags/types.js';
 import type { CliIO } from '../../io.js';
 import { createProgress } from '../../output/progress.js';
@@ -46,12 +46,7 @@ export function parseWindow(flags: Pick<TimelineFlags, 'since' | 'sinceTime' | '
   if (flags.since !== undefined && flags.sinceTime !== undefined) throw new UsageError('at most one of --since or --since-time may be given');
   const w: TimelineWindow = {};
   if (flags.since !== undefined) {
-    let ms: number;
-    try {
-      ms = parseGoDuration(flags.since);
-    } catch (e) {
-      throw new UsageError(`--since: ${(e as Error).message}`);
-    }
+    const ms = parseDurationFlag('--since', flags.since);
     if (ms <= 0) throw new UsageError('--since must be a positive duration such as 2h or 30m');
     w.since = now - ms;
   }

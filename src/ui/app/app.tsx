@@ -6,6 +6,7 @@ import { useCache, useNow } from './hooks.js';
 import { isTyping, LiveView } from './live-view.js';
 import { ObjectPanel } from './object-panel.js';
 import { formatRoute } from './route.js';
+import { SearchView } from './search-view.js';
 import { useRoute } from './use-route.js';
 import type { View } from './route.js';
 import { TimelineView } from './timeline-view.js';
@@ -14,9 +15,10 @@ const TABS: { view: View; label: string; key: string }[] = [
   { view: 'live', label: 'Live', key: '1' },
   { view: 'dashboard', label: 'Warnings', key: '2' },
   { view: 'timeline', label: 'Timeline', key: '3' },
+  { view: 'search', label: 'Search', key: '4' },
 ];
 
-/** App is the whole UI: one event cache shared by three views, and the view state in the URL. */
+/** App is the whole UI: one event cache shared by the views (the search asks the server), and the view state in the URL. */
 export function App() {
   const cache = useMemo(() => new EventCache(), []);
   useEffect(() => {
@@ -86,6 +88,7 @@ export function App() {
         {route.view === 'live' ? <LiveView cache={cache} route={route} navigate={navigate} now={now} /> : null}
         {route.view === 'dashboard' ? <DashboardView cache={cache} route={route} navigate={navigate} now={now} /> : null}
         {route.view === 'timeline' ? <TimelineView cache={cache} route={route} navigate={navigate} now={now} /> : null}
+        {route.view === 'search' ? <SearchView route={route} navigate={navigate} now={now} /> : null}
       </main>
       {route.object ? <ObjectPanel key={route.object} objectKey={route.object} cluster={route.filters.cluster} now={now} onClose={() => navigate({ object: '' })} /> : null}
     </div>

@@ -1,5 +1,6 @@
 import type { CoreEvent, WatchEvent } from '../../api/types.js';
 import type { CLUSTER_FIELD } from '../../api/cluster.js';
+import type { SearchResult } from '../../api/search.js';
 import type { Timeline } from '../../api/timeline.js';
 
 const EVENTS = '/api/v1';
@@ -118,4 +119,28 @@ export function getTimeline(q: TimelineQuery): Promise<Timeline> {
   if (q.types !== undefined && q.types.length > 0) p.set('types', q.types.join(','));
   if (q.cluster) p.set('cluster', q.cluster);
   return getJson<Timeline>(`${base}?${p.toString()}`, q.signal);
+}
+
+/** SearchQuery is one page of an archive search: the query (docs/search.md), a window start (Unix ms), a namespace, a histogram bucket and a continue token. */
+export interface SearchQuery {
+  q: string;
+  since: number;
+  namespace?: string | undefined;
+  limit: number;
+  /** histogramMs asks for the hits per bucket of this size over the window (the first page only needs it). */
+  histogramMs?: number | undefined;
+  continue?: string | undefined;
+  signal?: AbortSignal;
+}
+
+/**
+ * searchArchive reads one page of the server's archive search, newest first;
+ * a query that does not parse is an HttpError 400 whose message names the position.
+ */
+export function searchArchive(s: SearchQuery): Promise<SearchResult> {
+  const base = s.namespace ? `${ARCHIVE}/namespaces/${encodeURIComponent(s.namespace)}/search` : `${ARCHIVE}/search`;
+  const p = new URLSearchParams({ q: s.q, since: new Date(s.since).toISOString(), limit: String(s.limit) });
+  if (s.histogramMs !== undefined) p.set('histogram', `${Math.round(s.histogramMs / 1000)}s`);
+  if (s.continue !== undefined) p.set('continue', s.continue);
+  return getJson<SearchResult>(`${base}?${p.toString()}`, s.signal);
 }

@@ -1,7 +1,7 @@
 import type { Filters } from './model.js';
 
-/** View names the three screens of the UI. */
-export type View = 'live' | 'dashboard' | 'timeline';
+/** View names the screens of the UI. */
+export type View = 'live' | 'dashboard' | 'timeline' | 'search';
 
 /** GroupBy is what the warnings dashboard counts by; `cluster` where the archive holds several. */
 export type GroupBy = 'reason' | 'namespace' | 'kind' | 'cluster';
@@ -15,7 +15,7 @@ const GROUP_BYS: readonly GroupBy[] = ['reason', 'namespace', 'kind', 'cluster']
 export interface Route {
   view: View;
   filters: Filters;
-  /** window is the dashboard's look-back, a WINDOWS key. */
+  /** window is the dashboard's and the search's look-back, a WINDOWS key. */
   window: string;
   by: GroupBy;
   /** from and to bound the timeline (Unix ms); undefined means the last hour up to now. */
@@ -25,7 +25,7 @@ export interface Route {
   object: string;
 }
 
-/** WINDOWS are the dashboard's selectable look-back windows in ms. */
+/** WINDOWS are the dashboard's and the search's selectable look-back windows in ms. */
 export const WINDOWS: Record<string, number> = {
   '15m': 15 * 60_000,
   '1h': 60 * 60_000,
@@ -34,7 +34,7 @@ export const WINDOWS: Record<string, number> = {
   '7d': 7 * 24 * 60 * 60_000,
 };
 
-const VIEWS: readonly View[] = ['live', 'dashboard', 'timeline'];
+const VIEWS: readonly View[] = ['live', 'dashboard', 'timeline', 'search'];
 
 function isoMs(s: string | null): number | undefined {
   if (s === null || s === '') return undefined;
@@ -85,6 +85,7 @@ export function formatRoute(r: Route): string {
     if (r.window !== '1h') put('window', r.window);
     if (r.by !== 'reason') put('by', r.by);
   }
+  if (r.view === 'search' && r.window !== '1h') put('window', r.window);
   if (r.view === 'timeline') {
     if (r.from !== undefined) put('from', new Date(r.from).toISOString());
     if (r.to !== undefined) put('to', new Date(r.to).toISOString());

@@ -7,7 +7,7 @@ import { isoSecondsAgo, legacyEvent, microSecondsAgo } from './support/http.js';
 export const SEARCH_SPAN_S = 3000;
 
 /** CHECKOUT_HITS is how many seeded events mention checkout-db: more than two pages of the search view. */
-export const CHECKOUT_HITS = 250;
+export const CHECKOUT_HITS = 120;
 
 const BATCH = 2000;
 const NODES = ['node-a', 'node-b', 'node-c', 'node-d', 'node-e'];

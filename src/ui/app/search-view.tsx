@@ -21,7 +21,7 @@ export interface SearchViewProps {
 }
 
 /** SEARCH_PAGE is how many hits one request asks for; the next page is asked for as the reader nears the end. */
-export const SEARCH_PAGE = 100;
+export const SEARCH_PAGE = 50;
 // Typing asks the server once it pauses this long, not on every key.
 const DEBOUNCE_MS = 300;
 

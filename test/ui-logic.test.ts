@@ -7,6 +7,7 @@ import { bucketSizeFor, countTicks, stackBuckets } from '../src/ui/app/buckets.j
 import { humanDuration, interval } from '../src/ui/app/format.js';
 import { EMPTY_FILTERS, isFiltered, newerFirst, rowMatcher, toRow } from '../src/ui/app/model.js';
 import { formatRoute, parseRoute } from '../src/ui/app/route.js';
+import { histogramBuckets, serverQuery } from '../src/ui/app/search-view.js';
 import { spliceSorted } from '../src/ui/app/splice-sorted.js';
 import { FIRST_PAGE_URL } from '../src/ui/app/event-cache.js';
 import { readFileSync } from 'node:fs';
@@ -227,6 +228,8 @@ describe('routes', () => {
     ['#/dashboard?by=cluster&cluster=prod', '#/dashboard?cluster=prod&by=cluster'],
     ['#/dashboard?by=nonsense', '#/dashboard'],
     ['#/timeline?cluster=staging&object=Deployment%2Fshop%2Fweb', '#/timeline?cluster=staging&object=Deployment%2Fshop%2Fweb'],
+    ['#/search?q=%22back-off%22+reason%3ABackOff&window=6h', '#/search?q=%22back-off%22+reason%3ABackOff&window=6h'],
+    ['#/search?q=x&window=1h&by=kind', '#/search?q=x'],
   ];
   for (const [hash, want] of cases) {
     it(`${hash || '(empty)'} round-trips as ${want}`, () => {
@@ -234,6 +237,21 @@ describe('routes', () => {
       assert.deepEqual(parseRoute(formatRoute(parseRoute(hash))), parseRoute(hash === '' ? '#/live' : want));
     });
   }
+});
+
+describe('search view', () => {
+  it('asks the server for the box\'s text, then the filter bar\'s picks as literal field terms', () => {
+    assert.equal(serverQuery(EMPTY_FILTERS), '');
+    assert.equal(serverQuery({ ...EMPTY_FILTERS, q: ' pull "image ' }), 'pull "image', 'the text first: the positions of its errors stay those of the box');
+    assert.equal(
+      serverQuery({ ...EMPTY_FILTERS, q: 'x509', kind: 'Pod', reason: 'Back"Off\\', type: 'Warning', cluster: 'prod*' }),
+      'x509 kind:"Pod" reason:"Back\\"Off\\\\" type:"Warning" cluster:"prod*"',
+    );
+  });
+  it('reads a served histogram as one series of the bar chart', () => {
+    const h = histogramBuckets([{ time: '2026-06-01T10:00:00.000000Z', hits: 2 }, { time: '2026-06-01T10:01:00.000000Z', hits: 5 }], 60_000);
+    assert.deepEqual(h, { starts: [T0, T0 + 60_000], bucketMs: 60_000, groups: ['hits'], observed: [[2, 5]], estimated: [[0, 0]], max: 5, total: 7, estimatedTotal: 0 });
+  });
 });
 
 describe('spliceSorted', () => {

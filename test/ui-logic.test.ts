@@ -7,7 +7,7 @@ import { bucketSizeFor, countTicks, stackBuckets } from '../src/ui/app/buckets.j
 import { humanDuration, interval } from '../src/ui/app/format.js';
 import { EMPTY_FILTERS, isFiltered, newerFirst, rowMatcher, toRow } from '../src/ui/app/model.js';
 import { formatRoute, parseRoute } from '../src/ui/app/route.js';
-import { histogramBuckets, serverQuery } from '../src/ui/app/search-view.js';
+import { histogramBuckets, serverQuery } from '../src/ui/app/search-query.js';
 import { spliceSorted } from '../src/ui/app/splice-sorted.js';
 import { FIRST_PAGE_URL } from '../src/ui/app/event-cache.js';
 import { readFileSync } from 'node:fs';

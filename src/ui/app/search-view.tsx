@@ -1,5 +1,4 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { SearchResult } from '../../api/search.js';
 import { BarChart } from './bar-chart.js';
 import { bucketLabel, bucketSizeFor } from './buckets.js';
 import type { StackedBuckets } from './buckets.js';
@@ -7,8 +6,9 @@ import { HttpError, searchArchive } from './client.js';
 import { age, compact } from './format.js';
 import { useMedia } from './hooks.js';
 import { toRow } from './model.js';
-import type { EventRow, Filters } from './model.js';
+import type { EventRow } from './model.js';
 import { WINDOWS } from './route.js';
+import { histogramBuckets, serverQuery } from './search-query.js';
 import type { Route } from './route.js';
 import type { Navigate } from './use-route.js';
 import { VirtualList } from './virtual-list.js';
@@ -40,43 +40,6 @@ interface SearchState {
   histogram: StackedBuckets | undefined;
   since: number;
   message: string;
-}
-
-/**
- * quoteValue writes a field value as the query language reads it literally:
- * in quotes, with quotes and backslashes escaped (docs/search.md).
- */
-function quoteValue(v: string): string {
-  return `"${v.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
-}
-
-/**
- * serverQuery is the query the server is asked: the search box's text as the
- * user wrote it, then the filter bar's picks as field terms. Appended after
- * the text, they leave the positions of the server's errors those of the box.
- */
-export function serverQuery(f: Filters): string {
-  const terms = [f.q.trim()];
-  if (f.kind !== '') terms.push(`kind:${quoteValue(f.kind)}`);
-  if (f.reason !== '') terms.push(`reason:${quoteValue(f.reason)}`);
-  if (f.type !== '') terms.push(`type:${quoteValue(f.type)}`);
-  if (f.cluster !== '') terms.push(`cluster:${quoteValue(f.cluster)}`);
-  return terms.filter((t) => t !== '').join(' ');
-}
-
-/** histogramBuckets reads a served histogram as the bar chart's single series. */
-export function histogramBuckets(h: NonNullable<SearchResult['histogram']>, bucketMs: number): StackedBuckets {
-  const hits = h.map((b) => b.hits);
-  return {
-    starts: h.map((b) => Date.parse(b.time)),
-    bucketMs,
-    groups: ['hits'],
-    observed: [hits],
-    estimated: [hits.map(() => 0)],
-    max: Math.max(0, ...hits),
-    total: hits.reduce((a, b) => a + b, 0),
-    estimatedTotal: 0,
-  };
 }
 
 function messageOf(e: unknown): string {

@@ -43,10 +43,10 @@ export function register(program: Command, io: CliIO): void {
     .option('--render-cache-size <size>', 'memory for the wire bytes of listed event versions, which later lists reuse (0 keeps none)', '64MiB')
     .option(
       '--workers <n>',
-      'processes that answer requests over one SQLite file (auto: one per core); this process then keeps the file and its writes (README: Several processes)',
+      'processes that answer requests over one SQLite file (auto: one per core); this process then keeps the file and its writes (docs/serve.md: Several processes)',
       '1',
     )
-    .option('--writer-thread', 'commit the SQLite file\'s writes on a second thread while the first answers requests: more creates/s where a core is free, a little more CPU per create (README: Several processes)')
+    .option('--writer-thread', 'commit the SQLite file\'s writes on a second thread while the first answers requests: more creates/s where a core is free, a little more CPU per create (docs/serve.md: Several processes)')
     .addOption(new Option('--history-window <duration>', 'how long watch history is kept').hideHelp())
     .action(async (flags: ServeFlags) => {
       const { runServe } = await import('./commands/serve/serve.js');

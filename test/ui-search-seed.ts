@@ -3,8 +3,8 @@ import { archiveWrite } from '../src/mirror/index.js';
 import { SqliteEventStore } from '../src/storage/sqlite/index.js';
 import { isoSecondsAgo, legacyEvent, microSecondsAgo } from './support/http.js';
 
-/** SEARCH_SPAN_S is how far back the seeded archive's events go: all within the last hour, the search view's default window. */
-export const SEARCH_SPAN_S = 3000;
+/** SEARCH_SPAN_S is how far back the seeded archive's events go: within the last hour (the search view's default window), with room for a slow run. */
+export const SEARCH_SPAN_S = 2400;
 
 /** CHECKOUT_HITS is how many seeded events mention checkout-db: more than two pages of the search view. */
 export const CHECKOUT_HITS = 120;
@@ -34,18 +34,21 @@ export async function seedSearchArchive(path: string, total: number): Promise<Se
   await store.ready();
   const hits: SeededHit[] = [];
   const every = Math.floor(total / CHECKOUT_HITS);
+  // Times are taken back from one instant, however long the writing takes.
+  const now = Date.now();
   try {
     let rv = 0;
     for (let start = 0; start < total; start += BATCH) {
       const writes = [];
       for (let i = start; i < Math.min(total, start + BATCH); i++) {
-        // Distinct seconds for the checkout-db events, so that their order is their time.
-        const lastAgo = 1 + ((i * 7919) % SEARCH_SPAN_S) + (i % 1000) / 1000;
+        let lastAgo = 1 + ((i * 7919) % SEARCH_SPAN_S);
         const node = NODES[i % NODES.length]!;
         const ns = NAMESPACES[i % NAMESPACES.length]!;
         const pod = `app-${(i % 997).toString(36)}-${(i % 89).toString(36)}x${(i % 13).toString(36)}`;
         let o: Parameters<typeof legacyEvent>[0];
         if (i % every === 0 && hits.length < CHECKOUT_HITS) {
+          // Whole seconds apart (event times are kept to the second), so that the search's order is their order.
+          lastAgo = 1 + ((hits.length * 7) % CHECKOUT_HITS) * Math.floor(SEARCH_SPAN_S / CHECKOUT_HITS);
           const object = `checkout-db-${hits.length % 3}`;
           const message = hits.length === 7
             ? '<img src=x onerror=alert(1)> MountVolume.SetUp failed for volume "data" of checkout-db'
@@ -72,7 +75,8 @@ export async function seedSearchArchive(path: string, total: number): Promise<Se
           }
         }
         const e = legacyEvent(o) as unknown as CoreEvent;
-        e.metadata = { ...e.metadata, uid: `uid-${i}`, creationTimestamp: isoSecondsAgo(o.firstAgo), resourceVersion: String(++rv) };
+        e.firstTimestamp = e.lastTimestamp = isoSecondsAgo(lastAgo, now);
+        e.metadata = { ...e.metadata, uid: `uid-${i}`, creationTimestamp: e.firstTimestamp, resourceVersion: String(++rv) };
         writes.push(archiveWrite(e));
       }
       await store.applyArchiveBatch({ writes, stamp: { observedTime: microSecondsAgo(0) } });

@@ -13,10 +13,10 @@ import { CHECKOUT_HITS, seedSearchArchive } from './ui-search-seed.js';
 import type { SeededHit } from './ui-search-seed.js';
 
 const BUILT_UI = fileURLToPath(new URL('../dist/ui/index.html', import.meta.url));
-// The issue asks for 100,000. On a shared two-core machine writing them takes over a minute, and the served search
-// reads each hit's occurrences by a scan of the archive's occurrences (seconds per page at 30,000 events), so the
-// suite uses fewer; KEVENTS_UI_SEARCH_EVENTS overrides.
-const EVENTS = Number(process.env.KEVENTS_UI_SEARCH_EVENTS ?? 10_000);
+// The issue asks for 100,000: that passes (KEVENTS_UI_SEARCH_EVENTS=100000) but takes 75 s on a two-core machine,
+// most of it the served search reading each hit's occurrences by a scan of the archive's occurrences; the suite
+// uses 30,000 (25 s).
+const EVENTS = Number(process.env.KEVENTS_UI_SEARCH_EVENTS ?? 30_000);
 const QUERY = 'checkout-db reason:FailedMount';
 // The page size of the search view (src/ui/app/search-view.tsx SEARCH_PAGE).
 const PAGE = 50;

@@ -1,3 +1,4 @@
+// kevents export: flags (flags.ts) → options → validate → run.
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { createConsoleLogger } from '../../../internal/index.js';
 import type { Logger, LogLevel } from '../../../internal/index.js';
@@ -76,8 +77,16 @@ async function leaseSite(flags: ExportFlags, spec: StorageSpec, env: NodeJS.Proc
   );
 }
 
-/** runExport runs `kevents export` until SIGINT or SIGTERM; SIGHUP reloads the config. */
-export async function runExport(flags: ExportFlags, io: CliIO): Promise<void> {
+/** ExportOptions are the checked flags: the archive, where /metrics listens, and the log level. */
+export interface ExportOptions {
+  spec: StorageSpec;
+  host: string;
+  port: number;
+  level: LogLevel;
+}
+
+/** exportOptions checks the flags, in the order their errors were always reported, before the archive is opened. */
+export function exportOptions(flags: ExportFlags): ExportOptions {
   if ((flags.config === undefined || flags.config === '') && flags.eventMetrics === undefined) {
     throw new UsageError('say what to do with the archive: --config FILE (sinks), --event-metrics [FILE] (Prometheus series), or both');
   }
@@ -88,6 +97,12 @@ export async function runExport(flags: ExportFlags, io: CliIO): Promise<void> {
   if (flags.leaderElect !== true && (given(flags.kubeconfig) || given(flags.context) || flags.inCluster === true)) {
     throw new UsageError('--kubeconfig, --context and --in-cluster name the cluster of the --leader-elect Lease: add --leader-elect');
   }
+  return { spec, host, port, level };
+}
+
+/** runExport runs `kevents export` until SIGINT or SIGTERM; SIGHUP reloads the config. */
+export async function runExport(flags: ExportFlags, io: CliIO): Promise<void> {
+  const { spec, host, port, level } = exportOptions(flags);
   const logger = createConsoleLogger({ level, stream: io.stderr });
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'kevents_' });

@@ -1,3 +1,4 @@
+// kevents mirror: flags (flags.ts) → options → validate → run.
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { createConsoleLogger, realClock } from '../../../internal/index.js';
 import type { LogLevel } from '../../../internal/index.js';
@@ -11,7 +12,9 @@ import type { CliIO } from '../../io.js';
 import { parseListen } from '../../flags/listen.js';
 import { parseRetention } from '../../flags/retention.js';
 import { given } from '../../flags/source.js';
-import { describeStorage, openStore, parseStorageSpec } from '../../flags/storage.js';
+import { openStore } from '../../daemon/open-store.js';
+import { describeStorage, parseStorageSpec } from '../../flags/storage.js';
+import type { StorageSpec } from '../../flags/storage.js';
 
 /** MirrorFlags are the flags of `kevents mirror`. */
 export interface MirrorFlags {
@@ -40,9 +43,18 @@ export interface MirrorFlags {
   leaderElectResourceNamespace?: string;
 }
 
-/** runMirror runs `kevents mirror` until SIGINT or SIGTERM. */
-export async function runMirror(flags: MirrorFlags, io: CliIO): Promise<void> {
-  if (!given(flags.source) && !given(flags.kubeconfig) && !given(flags.context) && flags.inCluster !== true && !given(io.env.KUBERNETES_SERVICE_HOST)) {
+/** MirrorCommandOptions are the checked flags: the archive, where /metrics listens, the log level and the SQLite cache. */
+export interface MirrorCommandOptions {
+  spec: StorageSpec;
+  host: string;
+  port: number;
+  level: LogLevel;
+  cacheMiB: number;
+}
+
+/** mirrorOptions checks the flags, in the order their errors were always reported, before anything is opened. */
+export function mirrorOptions(flags: MirrorFlags, env: NodeJS.ProcessEnv): MirrorCommandOptions {
+  if (!given(flags.source) && !given(flags.kubeconfig) && !given(flags.context) && flags.inCluster !== true && !given(env.KUBERNETES_SERVICE_HOST)) {
     throw new UsageError('say where to mirror from: --source URL, --kubeconfig PATH [--context NAME], or --in-cluster');
   }
   const spec = parseStorageSpec(flags.to);
@@ -50,9 +62,15 @@ export async function runMirror(flags: MirrorFlags, io: CliIO): Promise<void> {
   parseRetention(flags);
   const level = flags.logLevel as LogLevel;
   if (!['error', 'warn', 'info', 'debug'].includes(level)) throw new UsageError('--log-level must be error, warn, info or debug');
-  const logger = createConsoleLogger({ level, stream: io.stderr });
   const cacheMiB = Number(flags.cacheSize);
   if (!Number.isInteger(cacheMiB) || cacheMiB < 1 || cacheMiB > 65536) throw new UsageError(`--cache-size must be a whole number of MiB from 1 to 65536, not ${JSON.stringify(flags.cacheSize)}`);
+  return { spec, host, port, level, cacheMiB };
+}
+
+/** runMirror runs `kevents mirror` until SIGINT or SIGTERM. */
+export async function runMirror(flags: MirrorFlags, io: CliIO): Promise<void> {
+  const { spec, host, port, level, cacheMiB } = mirrorOptions(flags, io.env);
+  const logger = createConsoleLogger({ level, stream: io.stderr });
   const store = await openStore(spec, { clock: realClock, logger, sqliteCacheMiB: cacheMiB });
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'kevents_' });

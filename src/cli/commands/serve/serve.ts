@@ -1,3 +1,4 @@
+// kevents serve: flags (flags.ts) → options (serveOptions) → run; the banner is banner.ts's.
 import { realClock, createConsoleLogger } from '../../../internal/index.js';
 import type { LogLevel } from '../../../internal/index.js';
 import { createEventsServer, createServerMetrics, DEFAULT_RENDER_CACHE_MIB } from '../../../server/index.js';
@@ -18,7 +19,9 @@ import { parseRetention } from '../../flags/retention.js';
 import { version } from '../../version.js';
 import { selfCommand } from '../../self-command.js';
 import { parseSize } from '../../flags/size.js';
-import { describeStorage, openStore, parseStorageSpec } from '../../flags/storage.js';
+import { openStore } from '../../daemon/open-store.js';
+import { describeStorage, parseStorageSpec } from '../../flags/storage.js';
+import type { StorageSpec } from '../../flags/storage.js';
 import { PrimaryLink, WorkerPool, parseWorkers, workerFlags } from './serve-workers.js';
 import type { SqliteEventStore } from '../../../storage/sqlite/index.js';
 import type { EventStore } from '../../../storage/index.js';
@@ -67,10 +70,26 @@ interface Frontend {
   close(): Promise<void>;
 }
 
-/** runServe starts the events API server and runs until SIGINT or SIGTERM. */
-export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
-  const asWorker = workerFlags<ServeFlags>();
-  if (asWorker !== undefined) return runServeWorker(asWorker, io);
+/** ServeOptions are the flags of `kevents serve` that are checked before anything is opened or listened on. */
+export interface ServeOptions {
+  host: string;
+  port: number;
+  spec: StorageSpec;
+  /** workers is how many processes answer requests (1: this one). */
+  workers: number;
+  writerThread: boolean;
+  ttlMs: number;
+  limits: ConnectionLimits;
+  renderCacheBytes: number;
+  level: LogLevel;
+}
+
+/**
+ * serveOptions checks the flags, in the order their errors were always reported.
+ * TLS, tokens, --history-window and --retention are checked later, where they
+ * were: a change of order would change which of two bad flags is reported.
+ */
+export function serveOptions(flags: ServeFlags): ServeOptions {
   const { host, port } = parseListen(flags.listen);
   const spec = parseStorageSpec(flags.storage);
   const workers = parseWorkers(flags.workers);
@@ -93,6 +112,14 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
   const renderCacheBytes = parseSize(flags.renderCacheSize ?? `${DEFAULT_RENDER_CACHE_MIB}MiB`);
   const level = flags.logLevel as LogLevel;
   if (!['error', 'warn', 'info', 'debug'].includes(level)) throw new UsageError('--log-level must be error, warn, info or debug');
+  return { host, port, spec, workers, writerThread, ttlMs, limits, renderCacheBytes, level };
+}
+
+/** runServe starts the events API server and runs until SIGINT or SIGTERM. */
+export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
+  const asWorker = workerFlags<ServeFlags>();
+  if (asWorker !== undefined) return runServeWorker(asWorker, io);
+  const { host, port, spec, workers, writerThread, ttlMs, limits, renderCacheBytes, level } = serveOptions(flags);
   const logger = createConsoleLogger({ level, stream: io.stderr });
   const security = await prepareServeSecurity(flags, host, logger);
   // Watches must be able to resume for at least as long as an event lives.

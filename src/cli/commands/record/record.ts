@@ -1,15 +1,16 @@
+// kevents record: flags (flags.ts) → options → validate → run.
 import { hostname } from 'node:os';
-import type { ObjectReference } from '../../api/index.js';
-import type { Logger } from '../../internal/index.js';
-import { namespaceOf, RequestConstructionError, sinkFromKubeConfig } from '../../client/index.js';
-import { createEventBroadcaster, createLegacyEventBroadcaster } from '../../recorder/index.js';
-import type { EventSink, EventWriter } from '../../recorder/index.js';
-import { KNOWN_KINDS } from '../../server/index.js';
-import { createCliLogger } from '../cli-logger.js';
-import { connect, explainTransport, isUnreachable } from '../flags/connection.js';
-import type { Connection } from '../flags/connection.js';
-import { CliError, UsageError } from '../errors.js';
-import type { CliIO } from '../io.js';
+import type { ObjectReference } from '../../../api/index.js';
+import type { Logger } from '../../../internal/index.js';
+import { namespaceOf, RequestConstructionError, sinkFromKubeConfig } from '../../../client/index.js';
+import { createEventBroadcaster, createLegacyEventBroadcaster } from '../../../recorder/index.js';
+import type { EventSink, EventWriter } from '../../../recorder/index.js';
+import { KNOWN_KINDS } from '../../../server/index.js';
+import { createCliLogger } from '../../cli-logger.js';
+import { connect, explainTransport, isUnreachable } from '../../flags/connection.js';
+import type { Connection } from '../../flags/connection.js';
+import { CliError, UsageError } from '../../errors.js';
+import type { CliIO } from '../../io.js';
 
 /** RecordFlags are the flags of `kevents record`. */
 export interface RecordFlags {
@@ -53,24 +54,36 @@ export function resolveObject(spec: string, namespace: string, apiVersion?: stri
   return ref;
 }
 
-/** runRecord emits one event through the recorder (either API) and waits until it is written. */
-export async function runRecord(flags: RecordFlags, io: CliIO): Promise<void> {
+/** RecordOptions are the checked choices of `kevents record`: the event's type and which Event API writes it. */
+export interface RecordOptions {
+  type: 'Normal' | 'Warning';
+  api: 'events.k8s.io/v1' | 'v1';
+}
+
+/** recordOptions checks the flags before the server is asked anything. */
+export function recordOptions(flags: RecordFlags): RecordOptions {
   if (flags.type !== 'Normal' && flags.type !== 'Warning') throw new UsageError('--type must be Normal or Warning');
   if (flags.api !== 'events.k8s.io/v1' && flags.api !== 'v1') throw new UsageError('--api must be events.k8s.io/v1 or v1');
   if (flags.api === 'events.k8s.io/v1' && (flags.action === undefined || flags.action === '')) {
     throw new UsageError('--action is required for events.k8s.io/v1 events (e.g. --action Reconcile), or use --api v1');
   }
+  return { type: flags.type, api: flags.api };
+}
+
+/** runRecord emits one event through the recorder (either API) and waits until it is written. */
+export async function runRecord(flags: RecordFlags, io: CliIO): Promise<void> {
+  const o = recordOptions(flags);
   const conn = await connect(flags, io.env);
   const namespace = flags.namespace ?? namespaceOf(conn.kubeConfig);
   const regarding = resolveObject(flags.for, namespace, flags.objectApiVersion, flags.uid);
   const log = createHeldLogger(createCliLogger(io.stderr));
   const { sink, unreachable } = failFastSink(sinkFromKubeConfig(conn.kubeConfig));
   let counters;
-  if (flags.api === 'v1') {
+  if (o.api === 'v1') {
     const b = createLegacyEventBroadcaster({ sink, logger: log.logger, maxTries: 3, retrySleepMs: 1000 });
     b.newRecorder({ source: { component: flags.reportingController, host: hostname() } }).event({
       involvedObject: regarding,
-      type: flags.type,
+      type: o.type,
       reason: flags.reason,
       message: flags.message,
     });
@@ -80,7 +93,7 @@ export async function runRecord(flags: RecordFlags, io: CliIO): Promise<void> {
     const b = createEventBroadcaster({ sink, logger: log.logger, maxTries: 3, retrySleepMs: 1000 });
     b.newRecorder({ reportingController: flags.reportingController }).event({
       regarding,
-      type: flags.type,
+      type: o.type,
       reason: flags.reason,
       action: flags.action ?? '',
       note: flags.message,

@@ -1,10 +1,11 @@
+// kevents lab: its flags in flags.ts; lab up checks them (labUpOptions) before it looks for binaries or starts anything.
 import { homedir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
-import { EXERCISES, LAB_NAMESPACE, buildBinaries, createLabView, defaultLabDir, findBinaries, findExercise, findGo, formatCheck, formatExercise, formatExerciseList, isExecutable, isRunning, labDown, labUp, missingBinariesMessage, passed, readState } from '../../lab/index.js';
-import type { Exercise, ExerciseContext, LabBinaries, LabState } from '../../lab/index.js';
-import { CliError, UsageError } from '../errors.js';
-import { formatGoDuration, parseDurationFlag } from '../flags/duration.js';
-import type { CliIO } from '../io.js';
+import { EXERCISES, LAB_NAMESPACE, buildBinaries, createLabView, defaultLabDir, findBinaries, findExercise, findGo, formatCheck, formatExercise, formatExerciseList, isExecutable, isRunning, labDown, labUp, missingBinariesMessage, passed, readState } from '../../../lab/index.js';
+import type { Exercise, ExerciseContext, LabBinaries, LabState } from '../../../lab/index.js';
+import { CliError, UsageError } from '../../errors.js';
+import { formatGoDuration, parseDurationFlag } from '../../flags/duration.js';
+import type { CliIO } from '../../io.js';
 
 /** LabDirFlags name the lab's state directory. */
 export interface LabDirFlags {
@@ -45,14 +46,26 @@ function resolveBinaries(flags: LabUpFlags, io: CliIO): LabBinaries {
   return found as LabBinaries;
 }
 
-/** runLabUp is `kevents lab up`. */
-export async function runLabUp(flags: LabUpFlags, io: CliIO): Promise<void> {
+/** LabUpOptions are the checked numbers of `kevents lab up`: how many nodes, and the cluster's event TTL. */
+export interface LabUpOptions {
+  nodes: number;
+  ttlMs: number;
+}
+
+/** labUpOptions checks the flags of `kevents lab up` before anything is looked for or started. */
+export function labUpOptions(flags: LabUpFlags): LabUpOptions {
   const nodes = Number(flags.nodes);
   if (!Number.isInteger(nodes) || nodes < 1 || nodes > 100) throw new UsageError(`--nodes must be a whole number from 1 to 100, not ${JSON.stringify(flags.nodes)}`);
   if (!QUANTITY.test(flags.nodeCpu)) throw new UsageError(`--node-cpu must be a quantity such as 2 or 1500m, not ${JSON.stringify(flags.nodeCpu)}`);
   if (!QUANTITY.test(flags.nodeMemory)) throw new UsageError(`--node-memory must be a quantity such as 4Gi or 512Mi, not ${JSON.stringify(flags.nodeMemory)}`);
   const ttlMs = parseDurationFlag('--event-ttl', flags.eventTtl);
   if (ttlMs < 1000) throw new UsageError('--event-ttl must be at least 1s (kube-apiserver keeps events for this long after their last write)');
+  return { nodes, ttlMs };
+}
+
+/** runLabUp is `kevents lab up`. */
+export async function runLabUp(flags: LabUpFlags, io: CliIO): Promise<void> {
+  const { nodes, ttlMs } = labUpOptions(flags);
   const dir = labDir(flags, io);
   const binaries = resolveBinaries(flags, io);
   const started = Date.now();

@@ -285,7 +285,15 @@ void describe('the image deploy/Dockerfile builds', { skip: bases.unavailable ??
         versions.push(r.json as CoreEvent);
       };
       const expected = (): number => [...expectedHistories(versions).values()].reduce((s, h) => s + h.length, 0);
-      const untilArchived = (what: string): Promise<void> => untilIn(name, what, () => occurrencesIn(archive) === expected());
+      const untilArchived = async (what: string): Promise<void> => {
+        let seen = -1;
+        try {
+          await untilIn(name, what, () => (seen = occurrencesIn(archive)) === expected());
+        } catch (err) {
+          // The counts tell a mirror that fell behind (fewer) from one that archived what the test did not expect (more).
+          throw new Error(`${(err as Error).message}\n(the archive held ${seen} occurrences, the test expected ${expected()})`);
+        }
+      };
 
       for (let i = 0; i < 10; i++) await create();
       const started = performance.now();

@@ -10,8 +10,15 @@
  *   lists: LIST_CLIENTS clients page through one namespace (CREATES / NAMESPACES events) LIST_LIMIT at a time;
  *   deletecollection: one DELETE of the namespace the warmed and wrk creates went to (asked again until
  *   it is empty: kube-apiserver cuts a long one at its request timeout), its events per second;
+ *   list shapes: SHAPE_EVENTS events in a namespace of their own, then LIST_CLIENTS clients asking for one page
+ *   for SHAPE_SECONDS, for each of both APIs × {no selector, type=Warning, reason=Pulled, involvedObject.name
+ *   (regarding.name), a label selector} × {JSON, Table} × {first page, continued page}: p50/p99, rate and the
+ *   server's CPU per request (BENCH_SHAPES, a regular expression, picks shapes by name);
  *   `kubectl get events -A` as kubectl asks it (Table, pages of 500) over TABLE_EVENTS events
- *   (the namespaces past them are deleted first), end-to-end latency per listing;
+ *   (the namespaces past them are deleted first), end-to-end latency per listing, TABLE_ROUNDS times on
+ *   the running server and, after the watch phase, COLD_ROUNDS times each after a restart of the server
+ *   (kube-apiserver alone: etcd keeps running); with BENCH_BIG_EVENTS, the same over that many events
+ *   (created past the others), BIG_ROUNDS times warm and after a restart;
  *   watch fan-out: WATCHERS watchers of one namespace while WATCH_RATE events/s are created for
  *   WATCH_SECONDS; every frame must arrive; latency from the create's send to the frame's read.
  * Every figure has its p99; the resident memory of each server is sampled throughout. Beside each
@@ -22,8 +29,10 @@
  * directly, before the server starts) through to its end, as JSON pages and as Table pages, and
  * its resident memory is reported: bounded by the SQLite page caches and --render-cache-size.
  * Sizes come from the environment (BENCH_CREATES, BENCH_NAMESPACES, BENCH_CLIENTS, BENCH_LIST_CLIENTS,
- * BENCH_LIST_SECONDS, BENCH_LIST_LIMIT, BENCH_TABLE_EVENTS, BENCH_TABLE_ROUNDS, BENCH_WATCHERS,
- * BENCH_WATCH_RATE, BENCH_WATCH_SECONDS). BENCH_TARGETS lists what runs (default kube-apiserver, kevents, and
+ * BENCH_LIST_SECONDS, BENCH_LIST_LIMIT, BENCH_SHAPE_EVENTS, BENCH_SHAPE_SECONDS, BENCH_TABLE_EVENTS, BENCH_TABLE_ROUNDS,
+ * BENCH_COLD_ROUNDS, BENCH_BIG_EVENTS, BENCH_BIG_ROUNDS, BENCH_WATCHERS, BENCH_WATCH_RATE, BENCH_WATCH_SECONDS).
+ * BENCH_PHASES lists the phases run past the creates (default wrk,lists,shapes,deletes,table,watch,cold,big),
+ * e.g. `shapes,table,cold` for the list figures alone. BENCH_TARGETS lists what runs (default kube-apiserver, kevents, and
  * "kevents --writer-thread", "kevents --workers 2": a target "kevents <flags>" is this build with those flags); BENCH_BASELINE_CLI
  * names another build's dist/bin/kevents.js, measured in the same run as "kevents before"; BENCH_KEVENTS_NODE_ARGS
  * are node's own arguments for every kevents server (e.g. `--cpu-prof --cpu-prof-dir DIR`).
@@ -52,8 +61,17 @@ const CLIENTS = env('CLIENTS', 64);
 const LIST_CLIENTS = env('LIST_CLIENTS', 16);
 const LIST_SECONDS = env('LIST_SECONDS', 10);
 const LIST_LIMIT = env('LIST_LIMIT', 500);
-const TABLE_EVENTS = env('TABLE_EVENTS', 10_000);
+const TABLE_EVENTS = env('TABLE_EVENTS', 20_000);
 const TABLE_ROUNDS = env('TABLE_ROUNDS', 10);
+const COLD_ROUNDS = env('COLD_ROUNDS', 3);
+const BIG_EVENTS = env('BIG_EVENTS', 0);
+const BIG_ROUNDS = env('BIG_ROUNDS', 3);
+const SHAPE_EVENTS = env('SHAPE_EVENTS', 5000);
+const SHAPE_SECONDS = env('SHAPE_SECONDS', 2);
+/** SHAPES picks the list shapes measured, a regular expression matched against each shape's name (e.g. `v1 .*Table`). */
+const SHAPES = new RegExp(process.env.BENCH_SHAPES ?? '');
+/** PHASES picks what runs past the creates (which fill the store every other phase reads). */
+const PHASES = new Set((process.env.BENCH_PHASES ?? 'wrk,lists,shapes,deletes,table,watch,cold,big').split(','));
 const WATCHERS = env('WATCHERS', 1000);
 const WATCH_RATE = env('WATCH_RATE', 200);
 const WATCH_SECONDS = env('WATCH_SECONDS', 10);
@@ -77,11 +95,70 @@ interface Figures {
   /** deletes is the deletecollection of the wrk namespace: its events, and the time until it was empty. */
   deletes: { events: number; seconds: number };
   table: { p50: number; p99: number; rows: number };
+  /** shapes are the list shapes (API, selector, format, page), each loaded by LIST_CLIENTS clients for SHAPE_SECONDS. */
+  shapes: ShapeResult[];
+  /** cold is `get events -A` over TABLE_EVENTS, each listing the first after a restart of the server. */
+  cold: Walks | undefined;
+  /** big is `get events -A` over BIG_EVENTS, warm and cold. */
+  big: { rows: number; warm: Walks; cold: Walks } | undefined;
   watch: { p50: number; p99: number; delivered: number; expected: number; open: number };
   cpu: Record<string, number>;
   /** clientCpu is this process's CPU time in each phase: the Node clients' (and the watchers' thread, in the watch phase). */
   clientCpu: Record<string, number>;
   rss: Record<string, number>;
+}
+
+/** ShapeResult is one list shape's load: its rate, latencies, items per answer and the server's CPU per request. */
+interface ShapeResult extends LoadResult {
+  name: string;
+  items: number;
+  cpuMs: number;
+}
+
+/** Walks are whole `get events -A` listings: their times in order, the rows of one, and the server's CPU per listing. */
+interface Walks {
+  times: number[];
+  rows: number;
+  cpuMs: number;
+}
+
+/** SHAPES_NS holds the events the list shapes read: SHAPE_EVENTS of them, with more than a page of each selection. */
+const SHAPES_NS = 'shapes';
+
+/**
+ * shapeEventBody is the i-th event of the shapes namespace: a bench event about one of 8 pods (`web-0` to
+ * `web-7`), labelled `tier=frontend` one time in four (`backend` otherwise); Warning BackOff one time in five.
+ */
+function shapeEventBody(i: number): string {
+  const e = JSON.parse(eventBody(i, SHAPES_NS)) as { metadata: Record<string, unknown>; involvedObject: Record<string, unknown> };
+  e.metadata.labels = { tier: i % 4 === 0 ? 'frontend' : 'backend' };
+  e.involvedObject.name = `web-${i % 8}`;
+  return JSON.stringify(e);
+}
+
+/** SELECTORS are the selections of the list shapes, as each API spells them (query parameters). */
+const SELECTORS: { name: string; core: string; v1: string }[] = [
+  { name: 'no selector', core: '', v1: '' },
+  { name: 'type=Warning', core: 'fieldSelector=type%3DWarning', v1: 'fieldSelector=type%3DWarning' },
+  { name: 'reason=Pulled', core: 'fieldSelector=reason%3DPulled', v1: 'fieldSelector=reason%3DPulled' },
+  { name: 'object name', core: 'fieldSelector=involvedObject.name%3Dweb-3', v1: 'fieldSelector=regarding.name%3Dweb-3' },
+  { name: 'tier=frontend (labels)', core: 'labelSelector=tier%3Dfrontend', v1: 'labelSelector=tier%3Dfrontend' },
+];
+
+/** shapeList is every list shape: both APIs × SELECTORS × {JSON, Table} × {first page, continued page}, as name, path and Accept. */
+function shapeList(): { name: string; path: string; accept: string | undefined; continued: boolean }[] {
+  const out: { name: string; path: string; accept: string | undefined; continued: boolean }[] = [];
+  for (const [api, prefix] of [['core/v1', `/api/v1/namespaces/${SHAPES_NS}/events`], ['events.k8s.io/v1', `/apis/events.k8s.io/v1/namespaces/${SHAPES_NS}/events`]] as const) {
+    for (const sel of SELECTORS) {
+      const query = api === 'core/v1' ? sel.core : sel.v1;
+      for (const [format, accept] of [['JSON', undefined], ['Table', KUBECTL_TABLE]] as const) {
+        for (const continued of [false, true]) {
+          out.push({ name: `${api} ${sel.name} ${format} ${continued ? 'continued' : 'first'}`, path: `${prefix}?limit=${LIST_LIMIT}${query !== '' ? `&${query}` : ''}`, accept, continued });
+        }
+      }
+    }
+  }
+  return out.filter((x) => SHAPES.test(x.name));
 }
 
 /** startApiserver runs kube-apiserver 1.33 over etcd (no fsync: the figure is the API server's, not the disk's). */
@@ -92,11 +169,16 @@ async function startApiserver(): Promise<Server> {
     const out = execFileSync('pgrep', ['-f', '--', exe], { encoding: 'utf8' }).trim();
     return out === '' ? [] : out.split('\n').map(Number);
   };
-  const pids = [...pidOf(`--secure-port=${new URL(cp.url).port}`), ...pidOf(`--listen-client-urls ${cp.etcdUrl}`)];
+  const find = (): number[] => [...pidOf(`--secure-port=${new URL(cp.url).port}`), ...pidOf(`--listen-client-urls ${cp.etcdUrl}`)];
+  let pids = find();
   return {
     name: 'kube-apiserver',
     ...target,
     pids: () => pids,
+    restart: async () => {
+      await cp.restartApiServer();
+      pids = find();
+    },
     prepare: async (namespaces) => {
       for (const name of namespaces) {
         const r = await cp.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
@@ -132,7 +214,12 @@ async function measure(s: Server): Promise<Figures> {
   const rss: Record<string, number> = {};
   let peak = 0;
   const sampler = setInterval(() => {
-    peak = Math.max(peak, s.pids().reduce((a, p) => a + rssMiB(p), 0));
+    // A server being restarted has no process for a moment.
+    try {
+      peak = Math.max(peak, s.pids().reduce((a, p) => a + rssMiB(p), 0));
+    } catch {
+      /* sampled again in 200 ms */
+    }
   }, 200);
   const phase = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
     const c0 = cpuSeconds(s.pids());
@@ -176,11 +263,11 @@ async function measure(s: Server): Promise<Figures> {
       }),
     );
     writer.destroy();
-    const wrk = hasWrk()
+    const wrk = hasWrk() && PHASES.has('wrk')
       ? await phase('wrk', () => runWrk(`${s.url}/api/v1/namespaces/wrk/events`, { seconds: WRK_SECONDS, connections: CLIENTS, namespace: 'wrk', token: s.token }))
       : undefined;
     // The same with two wrk threads: one thread encrypting every request can be the limit before the server is.
-    const wrk2 = hasWrk()
+    const wrk2 = hasWrk() && PHASES.has('wrk')
       ? await phase('wrk -t2', () =>
           runWrk(`${s.url}/api/v1/namespaces/wrk/events`, { seconds: WRK_SECONDS, connections: CLIENTS, threads: 2, namespace: 'wrk', prefix: 'v', token: s.token }),
         )
@@ -189,76 +276,184 @@ async function measure(s: Server): Promise<Figures> {
     const reader = agentFor(s, LIST_CLIENTS);
     const perNamespace = await listPages(reader, s, `/api/v1/namespaces/${namespaces[0]}/events`, LIST_LIMIT, undefined);
     const listEnd = performance.now() + LIST_SECONDS * 1000;
-    const lists = await phase('lists', () =>
-      runLoad(LIST_CLIENTS, () => performance.now() < listEnd, async (record) => {
-        await listPages(reader, s, `/api/v1/namespaces/${namespaces[0]}/events`, LIST_LIMIT, undefined, record);
-      }),
-    );
+    const lists = PHASES.has('lists')
+      ? await phase('lists', () =>
+          runLoad(LIST_CLIENTS, () => performance.now() < listEnd, async (record) => {
+            await listPages(reader, s, `/api/v1/namespaces/${namespaces[0]}/events`, LIST_LIMIT, undefined, record);
+          }),
+        )
+      : SKIPPED;
     process.stderr.write(`  ${s.name}: a namespace holds ${perNamespace} events\n`);
     // The same first page from wrk, whose C client leaves more of the 2 cores to the server.
-    const wrkLists = hasWrk()
+    const wrkLists = hasWrk() && PHASES.has('wrk')
       ? await phase('wrk lists', () =>
           runWrkGet(`${s.url}/api/v1/namespaces/${namespaces[0]}/events?limit=${LIST_LIMIT}`, { seconds: WRK_SECONDS, connections: LIST_CLIENTS, token: s.token }),
         )
       : undefined;
+    reader.destroy();
+    const shapes = PHASES.has('shapes') ? await measureShapes(s, phase) : [];
     // `kubectl get events -A` over TABLE_EVENTS: the namespaces past them go first.
     const keep = Math.max(1, Math.ceil(TABLE_EVENTS / Math.max(1, perNamespace)));
     let deletes = { events: 0, seconds: NaN };
-    for (const ns of [...namespaces.slice(keep), 'wrk']) {
-      // The wrk phases' namespace (the largest) is timed: its events over the time until it is empty.
-      // Every create the warmed and wrk phases had acknowledged went there.
-      const counted = ns === 'wrk' ? warmCreates.done + (wrk === undefined ? 0 : wrk.requests - wrk.errors) + (wrk2 === undefined ? 0 : wrk2.requests - wrk2.errors) : 0;
-      const t0 = performance.now();
-      // kube-apiserver may cut a deletecollection of the wrk phases' 100,000 events at its request timeout
-      // (it goes on deleting); ask again until the namespace is empty.
-      for (let attempt = 1; ; attempt++) {
-        const r = await send(reader, s, 'DELETE', `/api/v1/namespaces/${ns}/events`).catch((e: Error) => ({ status: 0, body: Buffer.from(e.message) }));
-        if (r.status === 200) break;
-        if (attempt >= 10) throw new Error(`deletecollection ${ns}: ${r.status} ${r.body.toString().slice(0, 300)}`);
-        await sleep(2000);
+    const cleaner = agentFor(s, 1);
+    if (PHASES.has('deletes') || PHASES.has('table') || PHASES.has('cold') || PHASES.has('big')) {
+      for (const ns of [...namespaces.slice(keep), SHAPES_NS, 'wrk']) {
+        // The wrk phases' namespace (the largest) is timed: its events over the time until it is empty.
+        // Every create the warmed and wrk phases had acknowledged went there.
+        const counted = ns === 'wrk' ? warmCreates.done + (wrk === undefined ? 0 : wrk.requests - wrk.errors) + (wrk2 === undefined ? 0 : wrk2.requests - wrk2.errors) : 0;
+        const t0 = performance.now();
+        await deleteAll(cleaner, s, ns);
+        if (ns === 'wrk') deletes = { events: counted, seconds: (performance.now() - t0) / 1000 };
       }
-      if (ns === 'wrk') deletes = { events: counted, seconds: (performance.now() - t0) / 1000 };
     }
     const tableTimes: number[] = [];
     let rows = 0;
-    await phase('table', async () => {
-      for (let round = 0; round < TABLE_ROUNDS; round++) {
-        const t0 = performance.now();
-        rows = await listPages(reader, s, '/api/v1/events', 500, KUBECTL_TABLE);
-        tableTimes.push(performance.now() - t0);
-      }
-    });
-    process.stderr.write(`  ${s.name} table listings, in order: ${tableTimes.map((t) => t.toFixed(0)).join(', ')} ms\n`);
+    if (PHASES.has('table')) {
+      const walks = await phase('table', () => walk(s, TABLE_ROUNDS, false));
+      tableTimes.push(...walks.times);
+      rows = walks.rows;
+      process.stderr.write(`  ${s.name} table listings, in order: ${tableTimes.map((t) => t.toFixed(0)).join(', ')} ms\n`);
+    }
     tableTimes.sort((a, b) => a - b);
-    reader.destroy();
     // Watch fan-out.
-    const watch = await phase('watch', async () => {
-      const watchers = await openTlsWatchers({ url: s.url, path: '/api/v1/namespaces/watched/events?watch=true', token: s.token, ca: s.ca, watchers: WATCHERS });
-      await sleep(1000);
-      const agent = agentFor(s, 8);
-      let sent = 0;
-      let failed = 0;
-      const interval = 1000 / WATCH_RATE;
-      const t0 = performance.now();
-      const inflight: Promise<void>[] = [];
-      while (performance.now() - t0 < WATCH_SECONDS * 1000) {
-        const wait = t0 + sent * interval - performance.now();
-        if (wait > 0) await sleep(wait);
-        const i = sent++;
-        const body = eventBody(CREATES + i, 'watched', `sent ${performance.timeOrigin + performance.now()}`);
-        inflight.push(send(agent, s, 'POST', '/api/v1/namespaces/watched/events', { body }).then((r) => void (r.status !== 201 && failed++), () => void failed++));
-      }
-      await Promise.all(inflight);
-      await sleep(2000);
-      const lat = [...(await watchers.stop())].sort((a, b) => a - b);
-      agent.destroy();
-      return { p50: pct(lat, 50), p99: pct(lat, 99), delivered: lat.length, expected: (sent - failed) * watchers.open, open: watchers.open };
-    });
+    const watch = !PHASES.has('watch')
+      ? { p50: NaN, p99: NaN, delivered: 0, expected: 0, open: 0 }
+      : await phase('watch', async () => {
+          const watchers = await openTlsWatchers({ url: s.url, path: '/api/v1/namespaces/watched/events?watch=true', token: s.token, ca: s.ca, watchers: WATCHERS });
+          await sleep(1000);
+          const agent = agentFor(s, 8);
+          let sent = 0;
+          let failed = 0;
+          const interval = 1000 / WATCH_RATE;
+          const t0 = performance.now();
+          const inflight: Promise<void>[] = [];
+          while (performance.now() - t0 < WATCH_SECONDS * 1000) {
+            const wait = t0 + sent * interval - performance.now();
+            if (wait > 0) await sleep(wait);
+            const i = sent++;
+            const body = eventBody(CREATES + i, 'watched', `sent ${performance.timeOrigin + performance.now()}`);
+            inflight.push(send(agent, s, 'POST', '/api/v1/namespaces/watched/events', { body }).then((r) => void (r.status !== 201 && failed++), () => void failed++));
+          }
+          await Promise.all(inflight);
+          await sleep(2000);
+          const lat = [...(await watchers.stop())].sort((a, b) => a - b);
+          agent.destroy();
+          return { p50: pct(lat, 50), p99: pct(lat, 99), delivered: lat.length, expected: (sent - failed) * watchers.open, open: watchers.open };
+        });
+    // The listings after a restart: the watched namespace goes first, so that they read TABLE_EVENTS again.
+    if (PHASES.has('watch') && (PHASES.has('cold') || PHASES.has('big'))) await deleteAll(cleaner, s, 'watched');
+    cleaner.destroy();
     rss.end = s.pids().reduce((a, p) => a + rssMiB(p), 0);
-    return { creates, warmCreates, wrk, wrk2, lists, wrkLists, deletes, table: { p50: pct(tableTimes, 50), p99: pct(tableTimes, 99), rows }, watch, cpu, clientCpu, rss };
+    const cold = PHASES.has('cold') ? await walk(s, COLD_ROUNDS, true) : undefined;
+    if (cold !== undefined) process.stderr.write(`  ${s.name} cold table listings, in order: ${cold.times.map((t) => t.toFixed(0)).join(', ')} ms (${cold.rows} rows)\n`);
+    let big: Figures['big'];
+    if (PHASES.has('big') && BIG_EVENTS > 0) {
+      // More of the same events, across the same namespaces, until the store holds BIG_EVENTS.
+      const have = rows > 0 ? rows : cold?.rows ?? 0;
+      const bigWriter = agentFor(s, CLIENTS);
+      let bigNext = 0;
+      await phase('big creates', () =>
+        runLoad(CLIENTS, () => bigNext < BIG_EVENTS - have, async () => {
+          const i = 10 * CREATES + bigNext++;
+          const ns = namespaces[i % keep]!;
+          const r = await send(bigWriter, s, 'POST', `/api/v1/namespaces/${ns}/events`, { body: eventBody(i, ns) });
+          if (r.status !== 201) throw new Error(`create: ${r.status} ${r.body.toString().slice(0, 300)}`);
+        }),
+      );
+      bigWriter.destroy();
+      const warm = await phase('big table', () => walk(s, BIG_ROUNDS, false));
+      const bigCold = await walk(s, BIG_ROUNDS, true);
+      process.stderr.write(`  ${s.name} big table listings (${warm.rows} rows), warm ${warm.times.map((t) => t.toFixed(0)).join(', ')} ms, cold ${bigCold.times.map((t) => t.toFixed(0)).join(', ')} ms\n`);
+      big = { rows: warm.rows, warm, cold: bigCold };
+    }
+    return { creates, warmCreates, wrk, wrk2, lists, wrkLists, deletes, table: { p50: pct(tableTimes, 50), p99: pct(tableTimes, 99), rows }, shapes, cold, big, watch, cpu, clientCpu, rss };
   } finally {
     clearInterval(sampler);
   }
+}
+
+/** SKIPPED stands for a load that was not run (BENCH_PHASES). */
+const SKIPPED: LoadResult = { done: 0, rate: NaN, p50: NaN, p99: NaN, errors: 0 };
+
+/** deleteAll deletes a namespace's events, asking again until it is empty: kube-apiserver cuts a long deletecollection at its request timeout (and goes on deleting). */
+async function deleteAll(agent: ReturnType<typeof agentFor>, s: Server, ns: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const r = await send(agent, s, 'DELETE', `/api/v1/namespaces/${ns}/events`).catch((e: Error) => ({ status: 0, body: Buffer.from(e.message) }));
+    if (r.status === 200) return;
+    if (attempt >= 10) throw new Error(`deletecollection ${ns}: ${r.status} ${r.body.toString().slice(0, 300)}`);
+    await sleep(2000);
+  }
+}
+
+/**
+ * walk lists every event as `kubectl get events -A` does (Table, pages of 500), `rounds` times, each on a
+ * new connection; `cold` restarts the server before each, so that each is its first listing.
+ */
+async function walk(s: Server, rounds: number, cold: boolean): Promise<Walks> {
+  const times: number[] = [];
+  let rows = 0;
+  let cpu = 0;
+  for (let round = 0; round < rounds; round++) {
+    if (cold) await s.restart();
+    const agent = agentFor(s, 1);
+    const c0 = cpuSeconds(s.pids());
+    const t0 = performance.now();
+    rows = await listPages(agent, s, '/api/v1/events', 500, KUBECTL_TABLE);
+    times.push(performance.now() - t0);
+    cpu += cpuSeconds(s.pids()) - c0;
+    agent.destroy();
+  }
+  return { times, rows, cpuMs: (cpu * 1000) / rounds };
+}
+
+/**
+ * measureShapes fills the shapes namespace with SHAPE_EVENTS events, then loads each list shape in turn:
+ * LIST_CLIENTS clients asking for the same page for SHAPE_SECONDS (a continued page: the second page, its
+ * token read once), with the server's CPU per request.
+ */
+async function measureShapes(s: Server, phase: <T>(name: string, fn: () => Promise<T>) => Promise<T>): Promise<ShapeResult[]> {
+  await s.prepare([SHAPES_NS]);
+  const writer = agentFor(s, CLIENTS);
+  let next = 0;
+  await phase('shape creates', () =>
+    runLoad(CLIENTS, () => next < SHAPE_EVENTS, async () => {
+      const r = await send(writer, s, 'POST', `/api/v1/namespaces/${SHAPES_NS}/events`, { body: shapeEventBody(next++) });
+      if (r.status !== 201) throw new Error(`create: ${r.status} ${r.body.toString().slice(0, 300)}`);
+    }),
+  );
+  writer.destroy();
+  const reader = agentFor(s, LIST_CLIENTS);
+  const out: ShapeResult[] = [];
+  for (const shape of shapeList()) {
+    let path = shape.path;
+    if (shape.continued) {
+      const first = await send(reader, s, 'GET', path, shape.accept !== undefined ? { accept: shape.accept } : {});
+      const token = (JSON.parse(first.body.toString()) as { metadata: { continue?: string } }).metadata.continue;
+      if (first.status !== 200) throw new Error(`${shape.name}: ${first.status} ${first.body.toString().slice(0, 300)}`);
+      if (token === undefined || token === '') {
+        process.stderr.write(`  ${s.name} ${shape.name}: skipped, the selection fits one page (BENCH_SHAPE_EVENTS)\n`);
+        continue;
+      }
+      path = `${path}&continue=${encodeURIComponent(token)}`;
+    }
+    const once = await send(reader, s, 'GET', path, shape.accept !== undefined ? { accept: shape.accept } : {});
+    if (once.status !== 200) throw new Error(`${shape.name}: ${once.status} ${once.body.toString().slice(0, 300)}`);
+    const parsed = JSON.parse(once.body.toString()) as { items?: unknown[]; rows?: unknown[] };
+    const items = (parsed.items ?? parsed.rows ?? []).length;
+    const c0 = cpuSeconds(s.pids());
+    const end = performance.now() + SHAPE_SECONDS * 1000;
+    const load = await runLoad(LIST_CLIENTS, () => performance.now() < end, async (record) => {
+      const t0 = performance.now();
+      const r = await send(reader, s, 'GET', path, shape.accept !== undefined ? { accept: shape.accept } : {});
+      if (r.status !== 200) throw new Error(`${shape.name}: ${r.status} ${r.body.toString().slice(0, 300)}`);
+      record(performance.now() - t0);
+    });
+    const cpuMs = ((cpuSeconds(s.pids()) - c0) * 1000) / Math.max(1, load.done);
+    process.stderr.write(`  ${s.name} ${shape.name}: ${load.rate.toFixed(0)}/s, p50 ${load.p50.toFixed(1)} ms, p99 ${load.p99.toFixed(1)} ms, ${items} items, CPU ${cpuMs.toFixed(2)} ms\n`);
+    out.push({ name: shape.name, items, cpuMs, ...load });
+  }
+  reader.destroy();
+  return out;
 }
 
 function report(all: Map<string, Figures>): void {
@@ -308,14 +503,49 @@ function report(all: Map<string, Figures>): void {
   add('server CPU per list', (x) => (x.cpu.lists! * 1e3) / x.lists.done, 2, 'ms');
   add('server CPU per get events -A', (x) => (x.cpu.table! * 1e3) / TABLE_ROUNDS, 0, 'ms');
   add('RSS at start', (x) => x.rss.start!, 0, 'MiB');
-  add('RSS peak (creates, lists, table, watch)', (x) => Math.max(x.rss.creates!, x.rss.lists!, x.rss.table!, x.rss.watch!), 0, 'MiB');
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  add('RSS peak (creates, lists, table, watch)', (x) => Math.max(...['creates', 'lists', 'table', 'watch'].map((p) => x.rss[p] ?? 0)), 0, 'MiB');
+  const walkRows = (label: string, w: (x: Figures) => Walks | undefined): void => {
+    if (w(a!) === undefined && others.every(([, x]) => w(x) === undefined)) return;
+    const sorted = (x: Figures): number[] => [...(w(x)?.times ?? [])].sort((p, q) => p - q);
+    add(`${label} p50`, (x) => pct(sorted(x), 50), 0, 'ms');
+    add(`  ${label} p99`, (x) => pct(sorted(x), 99), 0, 'ms');
+    add(`  server CPU per listing`, (x) => w(x)?.cpuMs ?? NaN, 0, 'ms');
+  };
+  if (a !== undefined) {
+    walkRows(`get events -A (Table, ${TABLE_EVENTS}) after a restart, ${COLD_ROUNDS} restarts,`, (x) => x.cold);
+    walkRows(`get events -A over ${BIG_EVENTS}, warm`, (x) => x.big?.warm);
+    walkRows(`get events -A over ${BIG_EVENTS}, after a restart`, (x) => x.big?.cold);
+  }
+  const print = (table: string[][]): void => {
+    const widths = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
+    for (const r of table) console.log(r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  '));
+  };
   console.log(`vs kube-apiserver (${new Date().toISOString()}, node ${process.version})`);
-  for (const r of rows) console.log(r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  '));
+  print(rows);
+  // The list shapes: one row each, with each server's p50/p99, rate and CPU per request, and the rate's ratio.
+  const names = [...new Set([...all.values()].flatMap((x) => x.shapes.map((r) => r.name)))];
+  if (names.length > 0) {
+    const shapeRows: string[][] = [['shape (limit ' + LIST_LIMIT + ', ' + LIST_CLIENTS + ' clients, ' + SHAPE_SECONDS + ' s)', 'items', ...[...all.keys()].flatMap((n) => [`${n} p50/p99 ms`, 'rate', 'CPU/req']), ...others.map(([n]) => `${n} ÷`)]];
+    for (const name of names) {
+      const of = (x: Figures): ShapeResult | undefined => x.shapes.find((r) => r.name === name);
+      const first = [...all.values()].map(of).find((r) => r !== undefined);
+      shapeRows.push([
+        name,
+        String(first?.items ?? '-'),
+        ...[...all.values()].flatMap((x) => {
+          const r = of(x);
+          return r === undefined ? ['-', '-', '-'] : [`${fmt(r.p50, 1)}/${fmt(r.p99, 1)}`, `${fmt(r.rate)}/s`, `${fmt(r.cpuMs, 2)} ms`];
+        }),
+        ...others.map(([, x]) => ratio(of(x)?.rate, a !== undefined ? of(a)?.rate : undefined)),
+      ]);
+    }
+    console.log('');
+    print(shapeRows);
+  }
   for (const [name, x] of all) {
     console.log(
       `${name}: errors creates ${x.creates.errors}, warmed ${x.warmCreates.errors}${x.wrk !== undefined ? `, wrk ${x.wrk.errors}` : ''}${x.wrk2 !== undefined ? `, wrk -t2 ${x.wrk2.errors}` : ''}${x.wrkLists !== undefined ? `, wrk lists ${x.wrkLists.errors}` : ''}${x.creates.firstError ? ` (${x.creates.firstError})` : ''}, lists ${x.lists.errors}${x.lists.firstError ? ` (${x.lists.firstError})` : ''}; ` +
-        `deletecollection ${x.deletes.events} events in ${x.deletes.seconds.toFixed(1)} s; table rows ${x.table.rows}; watch: ${x.watch.open} open, ${x.watch.delivered} of ${x.watch.expected} frames delivered`,
+        `deletecollection ${x.deletes.events} events in ${x.deletes.seconds.toFixed(1)} s; table rows ${x.table.rows}${x.cold !== undefined ? `, after restarts ${x.cold.rows} (${x.cold.times.map((t) => t.toFixed(0)).join(', ')} ms)` : ''}${x.big !== undefined ? `, big ${x.big.rows}` : ''}; shape errors ${x.shapes.reduce((n, r) => n + r.errors, 0)}; watch: ${x.watch.open} open, ${x.watch.delivered} of ${x.watch.expected} frames delivered`,
     );
   }
 }

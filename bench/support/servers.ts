@@ -18,6 +18,8 @@ export interface Server extends HttpsTarget {
   pids: () => number[];
   /** prepare makes the namespaces the load writes into (kube-apiserver refuses events in a namespace that does not exist). */
   prepare: (namespaces: string[]) => Promise<void>;
+  /** restart stops the server and starts it again over the same data (its caches empty, its code not compiled); `url` and `pids` may change. */
+  restart: () => Promise<void>;
   stop: () => Promise<void>;
 }
 
@@ -33,29 +35,32 @@ export async function startKevents(extraFlags: string[], dir = benchDir('vs'), c
   openssl(dir, ['x509', '-req', '-in', 'tls.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'tls.crt', '-days', '1', '-extfile', 'tls.ext']);
   const token = 'bench-writer-token-0123456789abcdef';
   writeFileSync(join(dir, 'tokens.csv'), `${token},bench,bench-uid,"kevents:writers"\n`);
-  const srv = await startCli(
-    [
-      'serve', '--listen', '127.0.0.1:0', '--storage', `sqlite:${join(dir, 'events.db')}`, '--log-level', 'error',
-      '--tls-cert-file', join(dir, 'tls.crt'), '--tls-private-key-file', join(dir, 'tls.key'), '--token-auth-file', join(dir, 'tokens.csv'),
-      ...extraFlags,
-    ],
-    /listening on (\S+)/,
-    (process.env.BENCH_KEVENTS_NODE_ARGS ?? '').split(' ').filter((a) => a !== ''),
-    cli,
-  );
+  const args = [
+    'serve', '--listen', '127.0.0.1:0', '--storage', `sqlite:${join(dir, 'events.db')}`, '--log-level', 'error',
+    '--tls-cert-file', join(dir, 'tls.crt'), '--tls-private-key-file', join(dir, 'tls.key'), '--token-auth-file', join(dir, 'tokens.csv'),
+    ...extraFlags,
+  ];
+  const nodeArgs = (process.env.BENCH_KEVENTS_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+  let srv = await startCli(args, /listening on (\S+)/, nodeArgs, cli);
   // With --workers the worker processes do the serving: their CPU and memory count too.
-  const pids = [srv.child.pid!, ...childrenOf(srv.child.pid!)];
-  return {
+  let pids = [srv.child.pid!, ...childrenOf(srv.child.pid!)];
+  const server: Server = {
     name,
     url: srv.url,
     token,
     ca: readFileSync(join(dir, 'ca.crt')),
     pids: () => pids,
     prepare: async () => {},
+    restart: async () => {
+      await stopCli(srv.child);
+      srv = await startCli(args, /listening on (\S+)/, nodeArgs, cli);
+      pids = [srv.child.pid!, ...childrenOf(srv.child.pid!)];
+      server.url = srv.url;
+    },
     stop: () => stopCli(srv.child),
   };
+  return server;
 }
-
 
 export function eventBody(i: number, namespace: string, message?: string): string {
   const t = new Date().toISOString().replace(/\.\d+Z$/, 'Z');

@@ -66,6 +66,8 @@ export interface ControlPlane {
   request(method: string, path: string, body?: unknown, options?: { token?: string; contentType?: string; headers?: Record<string, string> }): Promise<ApiResult>;
   /** logs is what the control plane's processes wrote on stderr (last 200 kB each). */
   logs(): Record<string, string>;
+  /** restartApiServer stops kube-apiserver alone and starts it again with the same arguments (etcd keeps running), resolving once it is ready. */
+  restartApiServer(): Promise<void>;
   /** stop ends every process and removes the directory. */
   stop(): Promise<void>;
 }
@@ -239,7 +241,7 @@ export async function startControlPlane(options: StartControlPlaneOptions = {}):
     '--v=0',
     ...(options.extraArgs ?? []),
   ];
-  const apiserver = launch('kube-apiserver', peers['kube-apiserver'], args);
+  let apiserver = launch('kube-apiserver', peers['kube-apiserver'], args);
   procs.push(apiserver);
   const files = new Map<string, string>();
   let stopped = false;
@@ -265,6 +267,12 @@ export async function startControlPlane(options: StartControlPlaneOptions = {}):
     },
     logs() {
       return Object.fromEntries(procs.map((p) => [p.name, p.err().slice(-200_000)]));
+    },
+    async restartApiServer() {
+      await stopProc(apiserver);
+      apiserver = launch('kube-apiserver', peers['kube-apiserver'], args);
+      procs[0] = apiserver;
+      await waitReady(cp, apiserver);
     },
     async stop() {
       if (stopped) return;

@@ -94,6 +94,9 @@ void describe('the alertmanager sink', () => {
     const [first] = await alerts('namespace="one"');
     assert.deepEqual(first!.labels, { alertname: 'KubernetesEventBurst', severity: 'warning', namespace: 'one', kind: 'Pod', name: 'web-1', reason: 'BackOff', type: 'Warning' });
     assert.equal(first!.annotations.message, 'Back-off restarting failed container app');
+    // The failure catalogue's sentence for this one event, composed in by the CLI: the alert says why, not only what.
+    const cause = 'Container "app" of pod "web-1" is crash-looping; events do not record why: read its last state and logs.';
+    assert.equal(first!.annotations.cause, cause);
     assert.ok(first!.generatorURL.startsWith(`${PUBLIC_URL}/#/timeline?ns=one&`), first!.generatorURL);
     for (let count = 2; count <= 6; count++) {
       await new Promise((r) => setTimeout(r, 500));
@@ -104,6 +107,7 @@ void describe('the alertmanager sink', () => {
     const [later] = await alerts('namespace="one"');
     assert.equal(later!.startsAt, first!.startsAt);
     await until('the webhook got the firing notification', () => notified('one', 'BackOff', 'firing').length > 0, 30_000);
+    assert.equal(notified('one', 'BackOff', 'firing')[0]!.alerts[0]!.annotations.cause, cause, 'the notification carries the cause');
     const [other] = await alerts('namespace="one"', am2);
     assert.deepEqual(other?.labels, later!.labels, 'the other Alertmanager of the pair holds the same alert');
     assert.equal(other?.startsAt, later!.startsAt);
@@ -128,6 +132,8 @@ void describe('the alertmanager sink', () => {
     await write('POST', { namespace: 'two', name: 'db-0.unhealthy', pod: 'db-0', count: 1, reason: 'Unhealthy', message: 'Readiness probe failed' });
     await until('Alertmanager holds both alerts', async () => (await alerts('namespace="two"')).length === 2, 30_000);
     await until('the webhook got the alert the silence does not match', () => notified('two', 'Unhealthy').length > 0, 30_000);
+    const unhealthy = notified('two', 'Unhealthy')[0]!.alerts[0]!;
+    assert.equal(unhealthy.annotations.cause, 'Pod "db-0" is not ready, so Services send it no traffic: its readiness probe fails.');
     const backOff = (await alerts('namespace="two"')).find((a) => a.labels.reason === 'BackOff')!;
     assert.equal(backOff.status.state, 'suppressed');
     assert.equal(backOff.status.silencedBy.length, 1);
@@ -140,6 +146,8 @@ void describe('the alertmanager sink', () => {
     const [n] = notified('fifty', 'FailedMount', 'firing');
     assert.equal(n!.alerts.length, 50);
     assert.equal(new Set(n!.alerts.map((a) => a.labels.name)).size, 50);
+    // A reason the catalogue does not know is stated from the event's own reason and message, nothing more.
+    for (const a of n!.alerts) assert.equal(a.annotations.cause, `Pod "${a.labels.name}" reported "FailedMount": "MountVolume.SetUp failed".`);
   });
 
   void it('retries while both Alertmanagers are down and drops nothing', async () => {

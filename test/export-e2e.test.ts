@@ -132,6 +132,8 @@ route:
     assert.match(headers[0]!, /BackOff: Pod app\/crash-pod/);
     assert.match(headers[1]!, /BackOff stopped repeating: Pod app\/crash-pod/);
     assert.match(slack.messages[1]!.text, /10 times/);
+    // The CLI gives the alerts the catalogue's sentence: a BackOff whose message is not the kubelet's is stated as it was written.
+    for (const m of slack.messages) assert.equal(m.blocks[1].text.text, '*Cause*\nPod "crash-pod" reported "BackOff": "BackOff for crash".');
     const redelivered = [...hooks.deliveries.values(), ...history.deliveries.values()].filter((n) => n > 1).length;
     process.stdout.write(`# ${changeIds.length} changes of ${events.size} events; ${redelivered} records redelivered (same id and content), ${fileIds.length - changeIds.length} file lines repeated\n`);
     await stopExport(exporter, 'SIGTERM');

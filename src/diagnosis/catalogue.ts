@@ -84,3 +84,13 @@ export function classify(e: CoreEvent): FailureMatch | undefined {
   if (OTHER_KIND.match(e) !== undefined) return { kind: OTHER_KIND, facts: baseFacts(e) };
   return undefined;
 }
+
+/**
+ * explainEvent is the catalogue's one-sentence cause of a single event, as an
+ * incident of that event alone would state it (`other`'s sentence repeats a
+ * Warning's reason and message); undefined for an event that shows no failure.
+ */
+export function explainEvent(e: CoreEvent): string | undefined {
+  const m = classify(e);
+  return m === undefined ? undefined : m.kind.cause(m.facts);
+}

@@ -34,6 +34,7 @@ void describe('parseExportConfig', () => {
     ['an unknown rule field', `${SINK}route:\n  drop:\n    - colour: red\n`, 'x.yaml:6:7: route.drop[0].colour: unknown field'],
     ['a template field that does not exist', `${SINK}    template:\n      who: "{{ regarding.nam }}"\n`, 'x.yaml:5:12: sinks[0].template.who: unknown field "regarding.nam"'],
     ['a template filter that does not exist', `${SINK}    template:\n      text: "{{ message | html }}"\n`, 'x.yaml:5:13: sinks[0].template.text: unknown filter "html" (filters: mrkdwn, json)'],
+    ['the cause in the template of a sink that does not alert', `${SINK}    template:\n      why: "{{ cause }}"\n`, "x.yaml:5:12: sinks[0].template.why: cause is given to the alert policy's messages only (this sink's policy is occurrences)"],
     ['alert controls on an upsert sink', `${SINK}    policy: upsert\n    alert: { minCount: 2 }\n`, 'x.yaml:5:12: sinks[0].alert: alerting controls need policy: alert'],
     ['a bad rate limit', 'sinks:\n  - name: c\n    type: slack\n    url: http://x\n    alert:\n      rateLimit: { perReason: lots }\n', 'x.yaml:6:31: sinks[0].alert.rateLimit.perReason: "lots" must be COUNT/DURATION'],
     ['a kafka client that does not exist', 'sinks:\n  - name: k\n    type: kafka\n    brokers: [b:9092]\n    topic: t\n    client: rdkafka\n', 'x.yaml:6:13: sinks[0].client: must be one of librdkafka, kafkajs, not "rdkafka"'],

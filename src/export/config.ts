@@ -103,8 +103,12 @@ function readSink(r: ConfigReader, path: (string | number)[], raw: unknown): Sin
     maxBackoffMs: r.duration([...path, 'retry', 'maxBackoff'], retryRaw.maxBackoff) ?? DEFAULT_RETRY.maxBackoffMs,
   };
   const stuckAfterMs = r.duration([...path, 'stuckAfter'], o.stuckAfter) ?? DEFAULT_STUCK_AFTER_MS;
+  const effectivePolicy = policy ?? sinkType?.defaultPolicy;
   for (const ref of templateReferences(o.template)) {
-    const problem = checkFieldPath(ref.path) ?? (ref.filter === undefined ? undefined : checkTemplateFilter(ref.filter));
+    const problem =
+      checkFieldPath(ref.path) ??
+      (ref.filter === undefined ? undefined : checkTemplateFilter(ref.filter)) ??
+      (ref.path === 'cause' && effectivePolicy !== undefined && effectivePolicy !== 'alert' ? `cause is given to the alert policy's messages only (this sink's policy is ${effectivePolicy})` : undefined);
     if (problem !== undefined) r.fail([...path, 'template', ...ref.at.split(/\.|\[(\d+)\]/).filter((p) => p !== undefined && p !== '')], problem);
   }
   const alert = readAlert(r, [...path, 'alert'], o.alert, { ...DEFAULT_ALERT, ...sinkType?.alertDefaults });

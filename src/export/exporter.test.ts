@@ -127,6 +127,43 @@ for (const [backend, open] of Object.entries(BACKENDS)) void describe(`exporter 
     await destroy();
   });
 
+  void it("gives the alert policy's messages the explainer's cause, usable in templates with its escape, and no other policy's fields", async () => {
+    const { store, log, destroy } = await open();
+    const alerts = new FlakySink();
+    const rows = new FlakySink();
+    SINK_TYPES.alerts = { fields: [], defaultPolicy: 'alert', read: () => ({}), create: () => alerts } satisfies SinkType;
+    SINK_TYPES.rows = { fields: [], defaultPolicy: 'occurrences', read: () => ({}), create: () => rows } satisfies SinkType;
+    const config = parseExportConfig(
+      [
+        'sinks:',
+        '  - name: a',
+        '    type: alerts',
+        '    alert: { groupWait: 0s }',
+        '    template: { text: "{{ reason }}: {{ cause | mrkdwn }}", cause: "{{ cause }}" }',
+        '  - name: r',
+        '    type: rows',
+        '',
+      ].join('\n'),
+    );
+    // The sentence repeats event text, as the catalogue's do: the template's filter escapes it, the whole reference keeps it.
+    const explain = (e: CoreEvent): string | undefined => (e.type === 'Warning' ? `${e.involvedObject.name ?? ''} failed: <!channel> & more` : undefined);
+    const exporter = createExporter({ log, config, pollIntervalMs: 5, explain });
+    await store.create({ ...event('w'), type: 'Warning', reason: 'BackOff' }, { occurrence: {} });
+    await store.create(event('n'), { occurrence: {} });
+    exporter.start();
+    await until('both sinks got both changes', () => alerts.received.length === 2 && rows.received.length === 2);
+    await exporter.stop();
+    const byName = new Map(alerts.received.map((r) => [r.fields.name, r]));
+    assert.deepEqual(byName.get('w')!.payload, { text: 'BackOff: w-pod failed: &lt;!channel&gt; &amp; more', cause: 'w-pod failed: <!channel> & more' });
+    assert.equal(byName.get('w')!.fields.cause, 'w-pod failed: <!channel> & more');
+    // An event the explainer cannot explain has no cause: an empty text, a null value.
+    assert.deepEqual(byName.get('n')!.payload, { text: 'Pulled: ', cause: null });
+    assert.deepEqual(rows.received.map((r) => Object.hasOwn(r.fields, 'cause')), [false, false], 'the record policies carry no cause');
+    delete SINK_TYPES.alerts;
+    delete SINK_TYPES.rows;
+    await destroy();
+  });
+
   void it('asks a sink that can tell which records of a redelivery it holds, at start and after a failed send, and sends only the rest', async () => {
     const { store, log, destroy } = await open();
     /** HalfSink takes the first record of a batch, then fails the send once, as a server that went away half way. */

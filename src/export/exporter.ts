@@ -6,7 +6,7 @@ import type { ExportConfig } from './config.js';
 import { createExportMetrics } from './export-metrics.js';
 import type { ExportMetrics } from './export-metrics.js';
 import { SinkRunner } from './sink-runner.js';
-import type { ExportSink } from './types.js';
+import type { EventExplainer, ExportSink } from './types.js';
 
 /** DEFAULT_POLL_INTERVAL_MS: an idle sink looks for new changes 5 times a second, well inside a 1 s delivery target. */
 export const DEFAULT_POLL_INTERVAL_MS = 200;
@@ -21,6 +21,8 @@ export interface ExporterOptions {
   registry?: Registry;
   env?: Record<string, string | undefined>;
   pollIntervalMs?: number;
+  /** explain gives the alert policy's messages their `cause` (none without it). */
+  explain?: EventExplainer;
 }
 
 /** Exporter delivers an archive's changes to the configured sinks until stopped. */
@@ -59,6 +61,7 @@ export function createExporter(options: ExporterOptions): Exporter {
           clock,
           logger,
           pollIntervalMs: options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
+          ...(options.explain !== undefined ? { explain: options.explain } : {}),
         });
       });
     } catch (e) {

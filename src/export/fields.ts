@@ -33,6 +33,12 @@ export interface ExportFields {
   observedTime: string;
   labels: Record<string, string>;
   annotations: Record<string, string>;
+  /**
+   * cause is the failure catalogue's one-sentence cause of the event (as `kevents
+   * incidents` states it), given to the alert policy's messages only, and only when
+   * the catalogue names one; event text inside it is as untrusted as the message.
+   */
+  cause?: string;
 }
 
 /** FIELD_NAMES lists the top-level fields of ExportFields, for validating templates. */
@@ -58,6 +64,7 @@ export const FIELD_NAMES: readonly (keyof ExportFields)[] = [
   'observedTime',
   'labels',
   'annotations',
+  'cause',
 ];
 
 /** fieldsOf builds the field set of one change of the log. */

@@ -14,7 +14,7 @@ export { readRule, routeTargets, type Route, type Rule } from './route.js';
 export { recordOf, collapseUpserts, documentKey } from './policy.js';
 export { createAlertPolicy, DEFAULT_ALERT, type AlertPolicy } from './alerting.js';
 export { SinkRejected, SinkUnavailable, isSinkRejected, retryAfterOf } from './types.js';
-export type { AlertOptions, AlertSummary, ExportRecord, ExportSink, PolicyName, SinkDeps, SinkType } from './types.js';
+export type { AlertOptions, AlertSummary, EventExplainer, ExportRecord, ExportSink, PolicyName, SinkDeps, SinkType } from './types.js';
 export { SINK_TYPES, jsonLine, kafkaMessage, natsMessage, cloudEvent, signBody, webhookBody, slackMessage, SIGNATURE_HEADER, SLACK_LIMITS } from './sinks/index.js';
 export { lokiPushBody, lokiStreams, rfc3339Nanos } from './sinks/index.js';
 export { bulkBody, bulkOutcome, indexName, indexTemplate } from './sinks/index.js';

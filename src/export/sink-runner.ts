@@ -10,7 +10,7 @@ import { collapseUpserts, recordOf } from './policy.js';
 import { routeTargets } from './route.js';
 import type { Route } from './route.js';
 import { isSinkRejected, retryAfterOf } from './types.js';
-import type { ExportRecord, ExportSink } from './types.js';
+import type { EventExplainer, ExportRecord, ExportSink } from './types.js';
 
 /** STOP_GRACE_MS: a stop lets a delivery in flight finish this long, so a reload does not resend it. */
 const STOP_GRACE_MS = 5_000;
@@ -29,6 +29,8 @@ export interface SinkRunnerOptions {
   clock: Clock;
   logger: Logger;
   pollIntervalMs: number;
+  /** explain states an event's cause for the alert policy's messages. */
+  explain?: EventExplainer;
 }
 
 /**
@@ -154,8 +156,12 @@ export class SinkRunner {
         const f = fieldsOf(c);
         const targets = routeTargets(this.o.route, f);
         if (!targets.has(cfg.name)) continue;
-        if (policy !== undefined) records.push(...policy.observe(f, c.observedMicros / 1000));
-        else {
+        if (policy !== undefined) {
+          // Only a message a person reads gets the sentence: the record policies' field sets stay as they were.
+          const cause = c.event === undefined ? undefined : this.o.explain?.(c.event);
+          if (cause !== undefined) f.cause = cause;
+          records.push(...policy.observe(f, c.observedMicros / 1000));
+        } else {
           const r = recordOf(cfg.policy as 'upsert' | 'occurrences' | 'first', f, cfg.template, targets.get(cfg.name));
           if (r !== undefined && c.event !== undefined) r.event = c.event;
           if (r !== undefined) records.push(r);

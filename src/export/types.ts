@@ -129,6 +129,14 @@ export interface ExportSink {
   close(): Promise<void>;
 }
 
+/**
+ * EventExplainer states in one sentence why an event happened, or undefined when it
+ * cannot say. The export module declares it and the CLI composes it from the failure
+ * catalogue (diagnosis), which export may not import; the alert policy's messages
+ * carry its sentence as the `cause` field.
+ */
+export type EventExplainer = (event: CoreEvent) => string | undefined;
+
 /** SinkDeps are what a sink may use beyond its own options. */
 export interface SinkDeps {
   logger: Logger;

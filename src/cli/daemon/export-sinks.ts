@@ -1,4 +1,5 @@
 import type { Registry } from 'prom-client';
+import { explainEvent } from '../../diagnosis/index.js';
 import { createExporter, isConfigError, loadExportConfig } from '../../export/index.js';
 import type { ExportConfig, Exporter } from '../../export/index.js';
 import { realClock } from '../../internal/index.js';
@@ -18,7 +19,7 @@ export interface ExportRun {
 /**
  * startExport composes the exporter of `--config`/`--sinks FILE` over an
  * archive: the archive's export log (the one place that names its classes), the
- * config, and a SIGHUP handler that reloads the config (a config with errors
+ * config, the failure catalogue's cause sentence for alerts, and a SIGHUP handler that reloads the config (a config with errors
  * is logged and the running one kept).
  */
 export async function startExport(spec: StorageSpec, configFile: string, deps: { logger: Logger; registry?: Registry; flag: string }): Promise<ExportRun> {
@@ -34,7 +35,8 @@ export async function startExport(spec: StorageSpec, configFile: string, deps: {
   }
   let exporter: Exporter;
   try {
-    exporter = createExporter({ log, config, clock: realClock, logger: deps.logger, ...(deps.registry !== undefined ? { registry: deps.registry } : {}) });
+    // The alert policy's messages say why (the catalogue's sentence), which export cannot import on its own.
+    exporter = createExporter({ log, config, clock: realClock, logger: deps.logger, explain: explainEvent, ...(deps.registry !== undefined ? { registry: deps.registry } : {}) });
   } catch (e) {
     await log.close();
     throw new CliError(`cannot start the sinks: ${(e as Error).message}`, { cause: e });

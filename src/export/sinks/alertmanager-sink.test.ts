@@ -67,6 +67,17 @@ void describe('alertmanagerAlert', () => {
     assert.equal(c.endsAt, '2025-01-01T00:00:30.000Z');
   });
 
+  void it('carries the cause as an annotation, never as a label, and leaves it out when there is none', () => {
+    const p = createAlertPolicy({ ...DEFAULT_ALERT, groupWaitMs: 0 }, undefined, undefined);
+    const cause = 'Pod "web-1" is crash-looping: container "app" keeps exiting.';
+    p.observe({ ...fields({ count: 1 }), cause }, T0);
+    const [firing] = p.tick(T0 + 1);
+    const a = alertmanagerAlert(firing!, OPTIONS);
+    assert.equal(a.annotations.cause, cause);
+    assert.ok(!Object.values(a.labels).includes(cause));
+    assert.ok(!Object.hasOwn(alertmanagerAlert({ ...firing!, fields: { ...firing!.fields, cause: '' } }, OPTIONS).annotations, 'cause'));
+  });
+
   void it('keeps only the labels a grouped burst holds constant', () => {
     assert.deepEqual(stableLabels(['namespace', 'reason']), ['namespace', 'reason']);
     assert.deepEqual(stableLabels(['regarding.name', 'reason', 'cluster']), ['name', 'reason', 'cluster']);

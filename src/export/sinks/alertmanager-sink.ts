@@ -49,7 +49,7 @@ export interface AlertmanagerAlert {
 /**
  * alertmanagerAlert is the alert of one record. Its labels are the alert's identity in
  * Alertmanager, so each is a field the burst holds constant (see stableLabels), never the message
- * or the count, which go to the annotations. A firing alert carries no endsAt: Alertmanager holds
+ * or the count, which go to the annotations (with the cause, when the catalogue names one). A firing alert carries no endsAt: Alertmanager holds
  * it for its resolve_timeout, and the policy sends it again while the burst lasts; the resolved one
  * ends when the burst's last change happened.
  */
@@ -68,6 +68,7 @@ export function alertmanagerAlert(r: ExportRecord, o: Omit<AlertmanagerOptions, 
     count: String(a?.repeats ?? f.count),
     since,
   };
+  if (f.cause !== undefined && f.cause !== '') annotations.cause = f.cause;
   if (a !== undefined && a.events > 1) annotations.objects = a.objects.join(', ');
   const alert: AlertmanagerAlert = { labels, annotations, startsAt: since };
   if (a?.state === 'resolved') alert.endsAt = a.until;

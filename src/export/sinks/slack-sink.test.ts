@@ -38,11 +38,14 @@ function hostileFields(i: number, o: { type?: string } = {}): ExportFields {
   };
 }
 
+/** HOSTILE_CAUSE is a cause sentence as the catalogue builds it, repeating the event's hostile text. */
+const HOSTILE_CAUSE = `Pod "web-0${HOSTILE}" reported "BackOff${HOSTILE}".`;
+
 /** records are a firing burst folding two events and its resolution, as the alert policy makes them. */
-function records(): ExportRecord[] {
+function records(o: { cause?: string } = {}): ExportRecord[] {
   const p = createAlertPolicy({ ...DEFAULT_ALERT, groupWaitMs: 1_000, resolveAfterMs: 60_000, groupBy: ['reason'] }, undefined, undefined);
   const out: ExportRecord[] = [];
-  for (let i = 1; i <= 6; i++) out.push(...p.observe(hostileFields(i), T0 + i * 10));
+  for (let i = 1; i <= 6; i++) out.push(...p.observe({ ...hostileFields(i), ...(o.cause !== undefined ? { cause: o.cause } : {}) }, T0 + i * 10));
   out.push(...p.tick(T0 + 2_000), ...p.tick(T0 + 120_000));
   return out;
 }
@@ -77,6 +80,24 @@ void describe('slack sink against a local incoming webhook', () => {
       assert.match(m.text, /&lt;https:\/\/evil\.example\/login\|Kubernetes docs&gt;/);
       assert.match(m.text, /&amp;lt;!channel&amp;gt;/, 'an entity in the text is shown as written, not decoded into a mention');
       assert.ok(!/&[a-z]{0,3}…/.test(JSON.stringify(m)), 'no entity is cut in half');
+    }
+  });
+
+  void it('leads with the cause, in the blocks and the notification text, escaped as the rest', async () => {
+    const slack = await startSlackReceiver();
+    cleanups.push(() => slack.close());
+    const sink = slackSinkType.create({ url: slack.url, timeoutMs: 10_000 }, { logger: new CollectingLogger(), env: {} });
+    cleanups.push(() => sink.close());
+    await sink.send(records({ cause: HOSTILE_CAUSE }), new AbortController().signal);
+    assert.deepEqual(slack.problems, []);
+    assert.equal(slack.messages.length, 2);
+    const escaped = HOSTILE_CAUSE.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+    for (const m of slack.messages) {
+      assert.deepEqual(unescaped(m), []);
+      const blocks = m.blocks as { type: string; text?: { text: string } }[];
+      assert.equal(blocks[1]?.type, 'section');
+      assert.equal(blocks[1]?.text?.text, `*Cause*\n${escaped}`, 'the cause comes right after the header');
+      assert.ok(m.text.endsWith(`: ${escaped}`), m.text);
     }
   });
 });

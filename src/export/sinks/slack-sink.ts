@@ -28,10 +28,11 @@ function plural(n: number, word: string): string {
 }
 
 /**
- * slackMessage is the Block Kit message of one record: a header, the message, the
- * facts as fields, and a context line. Every text, the plain_text header and the
- * top-level `text` of notifications included, is escaped as Slack asks of any text
- * object, so no field can mention, link or format on its own.
+ * slackMessage is the Block Kit message of one record: a header, the cause (when
+ * the record has one), the message, the facts as fields, and a context line.
+ * Every text, the plain_text header and the top-level `text` of notifications
+ * included, is escaped as Slack asks of any text object, so no field can
+ * mention, link or format on its own.
  */
 export function slackMessage(r: ExportRecord): { text: string; blocks: unknown[] } {
   const f = r.fields;
@@ -61,8 +62,11 @@ export function slackMessage(r: ExportRecord): { text: string; blocks: unknown[]
     .map(([k, v]) => ({ type: 'mrkdwn', text: `*${k}*\n${slackText(v!, SLACK_LIMITS.fieldText - k!.length - 3)}` }));
   const context = [`${icon} kevents`, `last seen ${f.lastSeen}`];
   if (a !== undefined && a.objects.length > 1) context.push(`objects: ${a.objects.join(', ')}`);
+  const cause = f.cause !== undefined && f.cause !== '' ? f.cause : undefined;
   const blocks: unknown[] = [
     { type: 'header', block_id: slackText(r.id, 255), text: { type: 'plain_text', text: slackText(headline, SLACK_LIMITS.header), emoji: true } },
+    // The cause leads, so the message says why before it says what; its text is the event's, escaped like any other.
+    ...(cause === undefined ? [] : [{ type: 'section', text: { type: 'mrkdwn', text: `*Cause*\n${slackText(cause, SLACK_LIMITS.sectionText - 8)}` } }]),
     { type: 'section', text: { type: 'mrkdwn', text: slackText(f.message !== '' ? f.message : '(no message)', SLACK_LIMITS.sectionText) } },
     { type: 'section', fields },
     {
@@ -71,7 +75,7 @@ export function slackMessage(r: ExportRecord): { text: string; blocks: unknown[]
     },
   ];
   // The top-level text is what notifications and clients without blocks show, read as mrkdwn: escaped like the rest.
-  return { text: slackText(`${headline} (${times}): ${f.message}`, SLACK_LIMITS.sectionText), blocks };
+  return { text: slackText(`${headline} (${times}): ${cause ?? f.message}`, SLACK_LIMITS.sectionText), blocks };
 }
 
 class SlackSink implements ExportSink {

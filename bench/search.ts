@@ -20,18 +20,15 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseSearchQuery } from '../src/storage/index.js';
-import type { ArchiveWrite, SearchRequest } from '../src/storage/index.js';
+import type { SearchRequest } from '../src/storage/index.js';
 import { SqliteEventStore } from '../src/storage/sqlite/index.js';
 import { SqliteSearch, addSearchFunctions, buildSearchIndex, searchIndexSchema } from '../src/storage/sqlite/search-index.js';
 import type { SearchTokenizer } from '../src/storage/sqlite/search-index.js';
-import { realisticEvent, rng } from './support/realistic-events.js';
+import { ARCHIVE_END as END, ARCHIVE_SPAN_MS as SPAN_MS, archiveWrites, realisticArchive } from './support/realistic-events.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 200_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);
 const INSERTS = Number(process.env.BENCH_INSERTS ?? 20_000);
-/** SPAN_MS is how long the generated archive covers: a week, the newest event an hour before `END`. */
-const SPAN_MS = 7 * 24 * 3_600_000;
-const END = Date.UTC(2025, 5, 1, 12);
 
 const dir = mkdtempSync(join(tmpdir(), 'kevents-bench-search-'));
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
@@ -51,32 +48,22 @@ function usedBytes(db: Database.Database): number {
  * dropped first (reaching into the store's connection, as only a bench may): the baseline of the
  * index's cost at ingest, and a file as an archive of schema 5 is, for the migration.
  */
-async function writeArchive(path: string, indexed: boolean): Promise<{ seconds: number; lastMs: number }> {
+async function writeArchive(path: string, indexed: boolean): Promise<{ seconds: number }> {
   const store = new SqliteEventStore({ path });
   await store.ready();
   if (!indexed) {
     (store as unknown as { c: { db: Database.Database } }).c.db.exec('DROP TRIGGER search_add; DROP TRIGGER search_drop; DROP TABLE search_fts; DROP TABLE search_docs');
   }
-  const r = rng(42);
   const started = performance.now();
-  let lastMs = 0;
-  const BATCH = 1000;
-  for (let i = 0; i < EVENTS; i += BATCH) {
-    const writes: ArchiveWrite[] = [];
-    for (let j = i; j < Math.min(EVENTS, i + BATCH); j++) {
-      // Events arrive in time order, a few seconds out of order as a mirror sees them.
-      lastMs = END - 3_600_000 - SPAN_MS + Math.floor((j / EVENTS) * SPAN_MS) + Math.floor(r() * 5000);
-      const e = realisticEvent(j, lastMs, r);
-      writes.push({ namespace: e.metadata.namespace!, name: e.metadata.name!, decide: () => ({ action: 'write', object: e, occurrence: { countBefore: 0, countAfter: 1 } }) });
-    }
-    await store.applyArchiveBatch({ writes, stamp: {} });
+  for (const events of realisticArchive(EVENTS, 1000)) {
+    await store.applyArchiveBatch({ writes: archiveWrites(events), stamp: {} });
   }
   const seconds = (performance.now() - started) / 1000;
   await store.close();
   const db = new Database(path);
   db.pragma('wal_checkpoint(TRUNCATE)');
   db.close();
-  return { seconds, lastMs };
+  return { seconds };
 }
 
 interface Query {

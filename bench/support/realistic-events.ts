@@ -1,4 +1,5 @@
 import type { CoreEvent } from '../../src/api/index.js';
+import type { ArchiveWrite } from '../../src/storage/index.js';
 
 /**
  * realistic-events generates events whose messages follow the formats upstream
@@ -200,4 +201,31 @@ export function realisticEvent(i: number, lastMs: number, r: () => number): Core
     reportingComponent: kind.component,
     reportingInstance: onNode ? c.node : '',
   };
+}
+
+/** ARCHIVE_SPAN_MS is how long a generated archive covers: a week, its newest event an hour before ARCHIVE_END. */
+export const ARCHIVE_SPAN_MS = 7 * 24 * 3_600_000;
+/** ARCHIVE_END is the instant the benches read a generated archive at ("now"). */
+export const ARCHIVE_END = Date.UTC(2025, 5, 1, 12);
+
+/**
+ * realisticArchive yields the `total` events of a generated archive, `batch` at
+ * a time, in the order a mirror sees them: by last time over ARCHIVE_SPAN_MS, a
+ * few seconds out of order. The same events for the same total in every bench.
+ */
+export function* realisticArchive(total: number, batch: number): Generator<CoreEvent[]> {
+  const r = rng(42);
+  for (let i = 0; i < total; i += batch) {
+    const events: CoreEvent[] = [];
+    for (let j = i; j < Math.min(total, i + batch); j++) {
+      const lastMs = ARCHIVE_END - 3_600_000 - ARCHIVE_SPAN_MS + Math.floor((j / total) * ARCHIVE_SPAN_MS) + Math.floor(r() * 5000);
+      events.push(realisticEvent(j, lastMs, r));
+    }
+    yield events;
+  }
+}
+
+/** archiveWrites are the writes of `applyArchiveBatch` that archive each event as new, with its one occurrence (the mirror's bulk path). */
+export function archiveWrites(events: readonly CoreEvent[]): ArchiveWrite[] {
+  return events.map((e) => ({ namespace: e.metadata.namespace!, name: e.metadata.name!, decide: () => ({ action: 'write', object: e, occurrence: { countBefore: 0, countAfter: 1 } }) }));
 }

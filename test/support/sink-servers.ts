@@ -77,6 +77,8 @@ process.once('exit', () => {
 export interface SinkServer {
   /** address is what a client connects to (host:port, or a URL for HTTP servers). */
   address: string;
+  /** dir is the server's data directory (a bench measures its size). */
+  dir: string;
   /** down stops the server (SIGKILL: a crash), keeping its data; up starts it again on the same ports. */
   down(): Promise<void>;
   up(): Promise<void>;
@@ -110,6 +112,7 @@ export function serverProcess(what: string, start: () => ChildProcess, readyPort
   };
   return launch().then(() => ({
     address,
+    dir,
     down: kill,
     up: launch,
     async stop() {

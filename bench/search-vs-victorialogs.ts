@@ -1,0 +1,321 @@
+/**
+ * Search against VictoriaLogs: the same generated events (bench/support/realistic-events.ts,
+ * upstream's message formats) written in one run to a kevents SQLite archive through the
+ * store's bulk path (`applyArchiveBatch`, as the mirror writes) and pushed to a real
+ * VictoriaLogs (scripts/sinks.mjs) through its JSON lines API (`_msg` the message, `_time`
+ * the event's last time, the fields reason, type, namespace, kind, name, node, controller,
+ * cluster as the query language reads them; the namespace is its stream). Then:
+ *   - ingest time of each, and bytes on disk per event (VictoriaLogs' data folder after a
+ *     flush; the kevents file after a checkpoint, and the search index's share of its pages);
+ *   - 20 queries (rare and common words, phrases, fields, wildcards, time windows, negations,
+ *     newest 100 of a common word in a namespace), each translated to LogsQL with the same
+ *     meaning and the same limit, each run BENCH_RUNS times, interleaved with its LogsQL twin:
+ *     p50/p99 and kevents ÷ VictoriaLogs, first with kevents' `ArchiveStore.search` in this
+ *     process (what the route awaits) against VictoriaLogs over HTTP, then over HTTP on both
+ *     sides (`kevents serve`'s search route, hits with their occurrences, as served);
+ *   - a sanity check per query: both pages' hits, how many of them are the same events, and
+ *     the hits in all (VictoriaLogs' count; kevents' when there are at most 1,000).
+ *
+ * A LogsQL word filter looks in `_msg` only and is case-sensitive, where a kevents word looks
+ * in every text field, case-insensitively: a query is translated to the narrowest LogsQL that
+ * means the same on these events (`i()` where a word occurs in more than one case, a field's
+ * filter where it occurs outside the message, an OR over every field for "a word in any field"),
+ * and the hit counts printed check it.
+ *
+ * Run: npm run build && nice -n 5 node --import tsx bench/search-vs-victorialogs.ts
+ *   BENCH_EVENTS (100,000; a list such as 1000000,3000000 measures each size as the archive grows),
+ *   BENCH_RUNS (20), BENCH_SKIP_HTTP=1 (no `kevents serve` pass)
+ */
+import Database from 'better-sqlite3';
+import { execFileSync } from 'node:child_process';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { CoreEvent } from '../src/api/index.js';
+import { parseSearchQuery, searchFieldValue, searchTimeMs } from '../src/storage/index.js';
+import type { SearchField, SearchRequest } from '../src/storage/index.js';
+import { SqliteEventStore } from '../src/storage/sqlite/index.js';
+import { sinkPaths, startVictoriaLogs } from '../test/support/sink-servers.js';
+import { benchDir, startCli, stopCli } from './support/cli.js';
+import { ARCHIVE_END as END, ARCHIVE_SPAN_MS as SPAN_MS, archiveWrites, realisticArchive } from './support/realistic-events.js';
+
+/** SIZES are the archive sizes measured, in one run: the archive grows from one to the next. */
+const SIZES = (process.env.BENCH_EVENTS ?? '100000').split(',').map(Number).sort((a, b) => a - b);
+const RUNS = Number(process.env.BENCH_RUNS ?? 20);
+const SKIP_HTTP = process.env.BENCH_SKIP_HTTP === '1';
+/** BATCH is the events of one applyArchiveBatch (the mirror's batches are up to 1,000). */
+const BATCH = 1000;
+/** PUSH is the events of one push to VictoriaLogs. */
+const PUSH = 10_000;
+const LIMIT = 100;
+const PUSH_PATH = '/insert/jsonline?_stream_fields=namespace&_msg_field=_msg&_time_field=_time';
+
+const dir = benchDir('search-vs-victorialogs');
+
+/** VL_FIELDS maps the query language's fields to the VictoriaLogs fields the bench pushes. */
+const VL_FIELDS: [SearchField, string][] = [
+  ['reason', 'reason'],
+  ['type', 'type'],
+  ['ns', 'namespace'],
+  ['kind', 'kind'],
+  ['name', 'name'],
+  ['node', 'node'],
+  ['controller', 'controller'],
+  ['cluster', 'cluster'],
+];
+
+const iso = (ms: number): string => new Date(ms).toISOString().replace('.000Z', 'Z');
+
+/** logLine is one event as a VictoriaLogs JSON line. */
+function logLine(e: CoreEvent): string {
+  const line: Record<string, string> = { _time: new Date(searchTimeMs(e)).toISOString(), _msg: searchFieldValue(e, 'message') };
+  for (const [field, name] of VL_FIELDS) line[name] = searchFieldValue(e, field);
+  return JSON.stringify(line);
+}
+
+interface Query {
+  name: string;
+  q: string;
+  logsql: string;
+  namespace?: string;
+}
+
+// The time windows lie in what the smallest size holds (the generator spreads the events over the week by the
+// final total), so that they hold the same hits at every size: the middle hour, and the last day but one hour.
+const FIRST_END = END - 3_600_000 - SPAN_MS + (SIZES[0]! / SIZES[SIZES.length - 1]!) * SPAN_MS;
+const onHour = (ms: number): number => Math.floor(ms / 3_600_000) * 3_600_000;
+const MID = onHour(END - 3_600_000 - SPAN_MS + (FIRST_END - (END - 3_600_000 - SPAN_MS)) / 2);
+const HOUR = { since: iso(MID), until: iso(MID + 3_600_000) };
+const DAY = { since: iso(onHour(FIRST_END) - 25 * 3_600_000), until: iso(onHour(FIRST_END) - 3_600_000) };
+const anyField = (word: string): string => `(${[word, ...VL_FIELDS.filter(([f]) => f !== 'type' && f !== 'cluster').map(([, n]) => `${n}:${word}`)].join(' OR ')})`;
+const QUERIES: Query[] = [
+  { name: 'rare word', q: 'x509', logsql: 'x509' },
+  { name: 'rare phrase', q: '"certificate has expired"', logsql: '"certificate has expired"' },
+  { name: 'rare word, in the reason', q: 'evicted', logsql: 'reason:Evicted' },
+  { name: 'uncommon word', q: 'quota', logsql: 'quota' },
+  { name: 'common word', q: 'container', logsql: 'i(container)' },
+  { name: 'common word', q: 'image', logsql: 'i(image)' },
+  { name: 'common phrase', q: '"back-off restarting failed container"', logsql: '"Back-off restarting failed container"' },
+  { name: 'word in any field', q: 'checkout', logsql: anyField('checkout') },
+  { name: 'field', q: 'reason:FailedScheduling', logsql: 'reason:=FailedScheduling' },
+  { name: 'field + rare word', q: 'reason:FailedMount secret', logsql: 'reason:=FailedMount secret' },
+  { name: 'field + word', q: 'kind:Deployment scaled', logsql: 'kind:=Deployment Scaled' },
+  { name: 'field (node)', q: 'node:ip-10-0-3-17.ec2.internal', logsql: 'node:="ip-10-0-3-17.ec2.internal"' },
+  { name: 'wildcard name', q: 'name:checkout-db-*', logsql: 'name:="checkout-db-"*' },
+  { name: 'wildcard ns + word', q: 'ns:team-1* probe', logsql: 'namespace:="team-1"* probe' },
+  { name: 'word, 1-hour window', q: `probe since:${HOUR.since} until:${HOUR.until}`, logsql: `_time:[${HOUR.since}, ${HOUR.until}) probe` },
+  { name: 'common word, 1-day window', q: `container since:${DAY.since} until:${DAY.until}`, logsql: `_time:[${DAY.since}, ${DAY.until}) i(container)` },
+  { name: 'negation', q: 'failed -container', logsql: 'i(failed) -i(container)' },
+  { name: 'field negations', q: 'type:Warning -reason:BackOff -reason:Unhealthy', logsql: 'type:=Warning -reason:=BackOff -reason:=Unhealthy' },
+  { name: 'newest 100 of a common word, 1 ns', q: 'image', namespace: 'team-7', logsql: '{namespace="team-7"} i(image)' },
+  { name: 'newest 100, no words', q: '', logsql: '*' },
+];
+
+function pct(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+}
+
+/** vlQuery runs a LogsQL query over HTTP and returns its JSON lines. */
+async function vlQuery(base: string, query: string, limit?: number): Promise<Record<string, string>[]> {
+  const body = new URLSearchParams({ query, ...(limit !== undefined ? { limit: String(limit) } : {}) });
+  const res = await fetch(`${base}/select/logsql/query`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: body.toString() });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`VictoriaLogs ${res.status} for ${query}: ${text}`);
+  return text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as Record<string, string>);
+}
+
+async function vlCount(base: string, query: string): Promise<number> {
+  const [row] = await vlQuery(base, `${query} | count() n`);
+  return Number(row?.n ?? 0);
+}
+
+/** hitKey identifies a hit on both sides: its last time (ms) and message. */
+const hitKey = (timeMs: number, message: string): string => `${timeMs}|${message}`;
+
+function searchRequest(query: Query, limit = LIMIT): SearchRequest {
+  const request: SearchRequest = { query: parseSearchQuery(query.q, { nowMs: END }), limit };
+  if (query.namespace !== undefined) request.namespace = query.namespace;
+  return request;
+}
+
+function searchUrl(base: string, query: Query): string {
+  const path = query.namespace === undefined ? '' : `/namespaces/${query.namespace}`;
+  return `${base}/apis/archive.kevents.io/v1alpha1${path}/search?${new URLSearchParams({ q: query.q, limit: String(LIMIT) }).toString()}`;
+}
+
+/** Timed is one side's latencies of one query. */
+interface Timed {
+  times: number[];
+}
+
+/** timeInterleaved runs each side once to warm, then RUNS rounds of one run each, one side after the other. */
+async function timeInterleaved(sides: (() => Promise<unknown>)[]): Promise<Timed[]> {
+  for (const side of sides) await side();
+  const out: Timed[] = sides.map(() => ({ times: [] }));
+  for (let i = 0; i < RUNS; i++) {
+    for (const [j, side] of sides.entries()) {
+      const t = performance.now();
+      await side();
+      out[j]!.times.push(performance.now() - t);
+    }
+  }
+  return out;
+}
+
+const ms = (x: number): string => (x < 10 ? x.toFixed(2) : x < 100 ? x.toFixed(1) : x.toFixed(0));
+const ratio = (a: number, b: number): string => `${(a / b).toFixed(a / b < 10 ? 2 : 0)}×`;
+
+function row(query: Query, k: Timed, v: Timed): string {
+  const [k50, k99, v50, v99] = [pct(k.times, 50), pct(k.times, 99), pct(v.times, 50), pct(v.times, 99)];
+  return `| ${query.name} \`${query.q}\`${query.namespace !== undefined ? ` (ns ${query.namespace})` : ''} | ${ms(k50)} / ${ms(k99)} | ${ms(v50)} / ${ms(v99)} | ${ratio(k50, v50)} / ${ratio(k99, v99)} |`;
+}
+
+function duBytes(path: string): number {
+  return Number(execFileSync('du', ['-sb', path], { encoding: 'utf8' }).split('\t')[0]);
+}
+
+/** Sized is what one archive size measured: its per-query rows over HTTP and in process, for the growth table. */
+interface Sized {
+  events: number;
+  http: { k: Timed; v: Timed }[];
+  local: { k: Timed; v: Timed }[];
+}
+
+/** measure takes the figures of the archive as it stands (`events` written), with the store closed, and reopens nothing. */
+async function measure(events: number, file: string, logs: { address: string; dir: string }, ingest: { keventsMs: number; vlMs: number }): Promise<Sized> {
+  console.log(`
+== ${events.toLocaleString('en')} events ==`);
+  const flushStarted = performance.now();
+  await fetch(`${logs.address}/internal/force_flush`);
+  ingest.vlMs += performance.now() - flushStarted;
+  const db = new Database(file);
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  const pages = db.prepare<[], { name: string; bytes: number }>('SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name').all();
+  db.close();
+  const fileBytes = statSync(file).size;
+  const indexBytes = pages.filter((p) => p.name.startsWith('search_') || p.name.startsWith('sqlite_autoindex_search_')).reduce((n, p) => n + p.bytes, 0);
+  const freeBytes = fileBytes - pages.reduce((n, p) => n + p.bytes, 0);
+  // VictoriaLogs merges parts in the background: its size settles a few seconds after the flush.
+  await new Promise((r) => setTimeout(r, 5000));
+  const vlBytes = duBytes(logs.dir);
+  const vlTotal = await vlCount(logs.address, '*');
+  console.log(
+    `ingest (same run, generation excluded): kevents ${Math.round(events / (ingest.keventsMs / 1000)).toLocaleString('en')} events/s (${(ingest.keventsMs / 1000).toFixed(0)} s), ` +
+      `VictoriaLogs ${Math.round(events / (ingest.vlMs / 1000)).toLocaleString('en')} events/s (${(ingest.vlMs / 1000).toFixed(0)} s); VictoriaLogs holds ${vlTotal.toLocaleString('en')}`,
+  );
+  console.log(
+    `on disk: kevents ${(fileBytes / 1e6).toFixed(1)} MB = ${Math.round(fileBytes / events)} bytes/event (search index ${(indexBytes / 1e6).toFixed(1)} MB = ${Math.round(indexBytes / events)} bytes/event, ` +
+      `+${((indexBytes / (fileBytes - indexBytes - freeBytes)) * 100).toFixed(0)}% on the rest; free pages ${(freeBytes / 1e6).toFixed(1)} MB); ` +
+      `VictoriaLogs ${(vlBytes / 1e6).toFixed(1)} MB = ${Math.round(vlBytes / events)} bytes/event; kevents ÷ VictoriaLogs ${(fileBytes / vlBytes).toFixed(1)}×`,
+  );
+
+  // The sanity check and the in-process pass, on one store.
+  const reader = new SqliteEventStore({ path: file });
+  await reader.ready();
+  console.log('\nhits (newest 100: kevents, VictoriaLogs, the same events; in all: VictoriaLogs, kevents when ≤ 1,000):');
+  for (const query of QUERIES) {
+    const [page, vl, total] = await Promise.all([reader.search(searchRequest(query)), vlQuery(logs.address, query.logsql, LIMIT), vlCount(logs.address, query.logsql)]);
+    const theirs = new Set(vl.map((l) => hitKey(Date.parse(l._time!), l._msg ?? '')));
+    const same = page.items.filter((h) => theirs.has(hitKey(searchTimeMs(h.event), h.event.message ?? ''))).length;
+    const ours = total <= 1000 ? (await reader.search(searchRequest(query, 1000))).items.length : undefined;
+    const agree = page.items.length === vl.length && same === vl.length && (ours === undefined || ours === total);
+    console.log(`  ${query.name.padEnd(36)} ${String(page.items.length).padStart(4)} ${String(vl.length).padStart(4)} ${String(same).padStart(4)}   ${total.toLocaleString('en').padStart(10)} ${ours === undefined ? '' : ours.toLocaleString('en')}${agree ? '' : '   DIFFER'}`);
+  }
+  const local: Sized['local'] = [];
+  for (const query of QUERIES) {
+    const request = searchRequest(query);
+    const [k, v] = await timeInterleaved([() => reader.search(request), () => vlQuery(logs.address, query.logsql, LIMIT)]);
+    local.push({ k: k!, v: v! });
+  }
+  await reader.close();
+  printTable(`kevents ArchiveStore.search in process against VictoriaLogs over HTTP, newest ${LIMIT}, ${RUNS} runs each (p50 / p99 ms):`, local);
+  if (SKIP_HTTP) return { events, http: [], local };
+
+  const serve = await startCli(['serve', '--listen', '127.0.0.1:0', '--storage', `sqlite:${file}`, '--event-ttl', '0', '--log-level', 'error'], /listening on (\S+)/);
+  const http: Sized['http'] = [];
+  try {
+    for (const query of QUERIES) {
+      const url = searchUrl(serve.url, query);
+      const get = async (): Promise<void> => {
+        const res = await fetch(url);
+        const text = await res.text();
+        if (!res.ok) throw new Error(`kevents search ${res.status}: ${text}`);
+      };
+      const [k, v] = await timeInterleaved([get, () => vlQuery(logs.address, query.logsql, LIMIT)]);
+      http.push({ k: k!, v: v! });
+    }
+  } finally {
+    await stopCli(serve.child);
+  }
+  printTable(`over HTTP on both sides: kevents serve's search route (hits with their occurrences) against VictoriaLogs, newest ${LIMIT}, ${RUNS} runs each (p50 / p99 ms):`, http);
+  return { events, http, local };
+}
+
+function printTable(title: string, rows: { k: Timed; v: Timed }[]): void {
+  console.log(`\n${title}\n| query | kevents | VictoriaLogs | kevents ÷ VictoriaLogs |\n|---|---|---|---|`);
+  for (const [i, r] of rows.entries()) console.log(row(QUERIES[i]!, r.k, r.v));
+}
+
+async function main(): Promise<void> {
+  const paths = sinkPaths(['victorialogs']).victorialogs;
+  if (paths === undefined) throw new Error('scripts/sinks.mjs --only victorialogs could not set VictoriaLogs up');
+  const logs = await startVictoriaLogs(paths);
+  const file = join(dir, 'events.db');
+  const total = SIZES[SIZES.length - 1]!;
+
+  // Ingest: the same batches to both, one after the other, each side's time summed; the figures at each size.
+  console.log(`writing ${SIZES.map((n) => n.toLocaleString('en')).join(', then ')} events to the kevents archive (applyArchiveBatch, ${BATCH} a batch) and to VictoriaLogs ${paths.version} (JSON lines, ${PUSH} a push) …`);
+  let store = new SqliteEventStore({ path: file });
+  await store.ready();
+  const ingest = { keventsMs: 0, vlMs: 0 };
+  let lines: string[] = [];
+  let written = 0;
+  let nextReport = 1_000_000;
+  const sized: Sized[] = [];
+  const push = async (): Promise<void> => {
+    const t = performance.now();
+    const res = await fetch(`${logs.address}${PUSH_PATH}`, { method: 'POST', headers: { 'Content-Type': 'application/stream+json' }, body: lines.join('\n') });
+    if (!res.ok) throw new Error(`VictoriaLogs push: ${res.status} ${await res.text()}`);
+    ingest.vlMs += performance.now() - t;
+    lines = [];
+  };
+  // The generator spreads the events over the week by the final total: a smaller size is the oldest part of the archive.
+  for (const events of realisticArchive(total, BATCH)) {
+    const t = performance.now();
+    await store.applyArchiveBatch({ writes: archiveWrites(events), stamp: {} });
+    ingest.keventsMs += performance.now() - t;
+    for (const e of events) lines.push(logLine(e));
+    if (lines.length >= PUSH) await push();
+    written += events.length;
+    if (written >= nextReport) {
+      console.log(`  ${written.toLocaleString('en')}: kevents ${(ingest.keventsMs / 1000).toFixed(0)} s, VictoriaLogs ${(ingest.vlMs / 1000).toFixed(0)} s`);
+      nextReport += 1_000_000;
+    }
+    if (SIZES.includes(written)) {
+      if (lines.length > 0) await push();
+      await store.close();
+      sized.push(await measure(written, file, logs, ingest));
+      store = new SqliteEventStore({ path: file });
+      await store.ready();
+    }
+  }
+  await store.close();
+  if (sized.length > 1) {
+    const pick = SKIP_HTTP ? 'local' : 'http';
+    console.log(`\ngrowth (${pick === 'http' ? 'over HTTP' : 'in process'}; p50 / p99 ms, kevents then VictoriaLogs):`);
+    console.log(`| query | ${sized.map((s) => s.events.toLocaleString('en')).join(' | ')} |\n|---|${sized.map(() => '---|').join('')}`);
+    for (const [i, query] of QUERIES.entries()) {
+      const cells = sized.map((s) => {
+        const { k, v } = s[pick][i]!;
+        return `${ms(pct(k.times, 50))} / ${ms(pct(k.times, 99))}; ${ms(pct(v.times, 50))} / ${ms(pct(v.times, 99))}`;
+      });
+      console.log(`| ${query.name} \`${query.q.slice(0, 40)}\` | ${cells.join(' | ')} |`);
+    }
+  }
+  await logs.stop();
+}
+
+await main();

@@ -33,7 +33,7 @@ export interface SearchRouteDeps {
  * occurrences in the window and the fields its terms matched; pages by continue
  * token over the first page's snapshot. It reads events, so the gate admits it
  * as it admits a list. Over a store that is no archive (etcd), or an archive
- * without a search index (PostgreSQL, for now), it is a NotFound Status saying so.
+ * without a search index, it is a NotFound Status saying so.
  */
 export function registerSearchRoutes(router: Router<HTTPVersion.V1>, deps: SearchRouteDeps): void {
   const base = `/apis/${ARCHIVE_API}`;
@@ -53,7 +53,7 @@ async function search(req: IncomingMessage, res: ServerResponse, namespace: stri
   if (req.method !== 'GET') throw newMethodNotAllowed();
   const store = deps.store;
   if (!canSearch(store)) {
-    const why = isArchiveStore(store) ? 'this server\'s storage has no search index yet (serve with SQLite storage)' : 'this server\'s storage keeps no archive (serve with SQLite storage)';
+    const why = isArchiveStore(store) ? 'this server\'s storage has no search index (serve with SQLite or PostgreSQL storage)' : 'this server\'s storage keeps no archive (serve with SQLite or PostgreSQL storage)';
     throw newStatusError(404, 'NotFound', `the archive's search is not served here: ${why}`, { group: ARCHIVE_GROUP, kind: 'search' });
   }
   const format = negotiateOutput(req.headers.accept, false);

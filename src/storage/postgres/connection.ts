@@ -107,7 +107,7 @@ export class PostgresConnection {
       const client = await pool.connect();
       let meta: Map<string, number>;
       try {
-        await applySchema(client, this.s, writeFunctionSql(this.s));
+        await applySchema(client, this.s, writeFunctionSql(this.s), this.o.logger);
         const { rows } = await client.query<{ name: string; value: string }>(`SELECT name, value FROM ${this.s}.meta`);
         meta = new Map(rows.map((r) => [r.name, Number(r.value)]));
         this.lags.load((await client.query<{ hour: string; min_us: string; max_us: string }>(this.archive.lags().text)).rows);

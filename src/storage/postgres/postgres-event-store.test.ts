@@ -3,12 +3,13 @@ import { describe, it } from 'node:test';
 import pg from 'pg';
 import { CLUSTER_LABEL } from '../../api/index.js';
 import type { CoreEvent } from '../../api/index.js';
-import { FakeClock } from '../../internal/index.js';
+import { FakeClock, noopLogger } from '../../internal/index.js';
+import { parseSearchQuery } from '../search/index.js';
 import { isStorageError } from '../errors.js';
 import type { ArchiveWrite } from '../archive-store.js';
 import type { EventStore } from '../event-store.js';
 import type { ConformanceSetup } from '../testing/index.js';
-import { runArchiveStoreConformance, runEventStoreConformance, sampleEvent } from '../testing/index.js';
+import { runArchiveStoreConformance, runEventStoreConformance, runSearchConformance, sampleEvent } from '../testing/index.js';
 import { PostgresEventStore } from './index.js';
 import type { PgPool } from './index.js';
 import { POSTGRES_URL, testSchemas } from '../../../test/support/postgres.js';
@@ -36,6 +37,7 @@ const setup: ConformanceSetup = {
 };
 runEventStoreConformance('postgres', setup);
 runArchiveStoreConformance('postgres', setup);
+runSearchConformance('postgres', setup);
 
 void describe('PostgresEventStore', () => {
   void it('accepts a pg Pool the caller owns, and leaves it open on close', async () => {
@@ -100,7 +102,7 @@ void describe('PostgresEventStore', () => {
     assert.equal((await store.getCheckpoint('s'))?.resourceVersion, '7');
     assert.deepEqual((await store.listOccurrences({})).items.map((o) => o.event.name), ['c']);
     const [v] = (await admin.query<{ value: string }>(`SELECT value FROM ${schema}.meta WHERE name = 'schema'`)).rows;
-    assert.equal(v!.value, '3');
+    assert.equal(v!.value, '4');
     const idx = await admin.query(`SELECT 1 FROM pg_indexes WHERE schemaname = $1 AND indexname = 'cur_type'`, [schema]);
     assert.equal(idx.rows.length, 0, 'the field indexes of version 1 are dropped');
     await store.close();
@@ -131,6 +133,39 @@ void describe('PostgresEventStore', () => {
     assert.deepEqual((await store.listOccurrences({})).items.map((o) => `${o.cluster}/${o.event.name}`), ['east/east-1']);
     const { rows } = await admin.query<{ cluster: string }>(`SELECT cluster FROM ${schema}.versions WHERE superseded_rv IS NULL AND op <> 3`);
     assert.deepEqual(rows, [{ cluster: 'east' }]);
+    await store.close();
+    await drop(schema);
+  });
+
+  void it('migrates a version 3 schema on open: builds the search index in place, over current and history versions, and logs it', async () => {
+    const schema = fresh();
+    const clock = new FakeClock();
+    let store = new PostgresEventStore({ connectionString: POSTGRES_URL, schema, clock });
+    await store.create(sampleEvent('default', 'a', { message: 'volume certs not found' }));
+    const before = await store.currentResourceVersion();
+    await store.guaranteedUpdate('default', 'a', (cur) => ({ ...cur!, message: 'volume certs mounted' }));
+    await store.create(sampleEvent('default', 'b', { message: 'pulled image' }));
+    await store.delete('default', 'b');
+    await store.close();
+    // What a version 3 database lacks.
+    await admin.query(
+      `DROP INDEX ${schema}.search_words, ${schema}.search_time; ALTER TABLE ${schema}.versions DROP COLUMN search, DROP COLUMN last_ms; ` +
+        `UPDATE ${schema}.meta SET value = 3 WHERE name = 'schema'`,
+    );
+    const lines: string[] = [];
+    const logger = { ...noopLogger, info: (msg: string, fields?: Record<string, unknown>) => lines.push(`${msg} ${JSON.stringify(fields)}`) };
+    store = new PostgresEventStore({ connectionString: POSTGRES_URL, schema, clock, logger });
+    const search = async (q: string, resourceVersion?: number): Promise<string[]> =>
+      (await store.search({ query: parseSearchQuery(q, { nowMs: clock.now() }), limit: 10, ...(resourceVersion !== undefined ? { resourceVersion } : {}) })).items.map((h) => h.event.message!);
+    assert.deepEqual(await search('certs'), ['volume certs mounted']);
+    assert.deepEqual(await search('"not found"', before), ['volume certs not found'], 'the history is indexed too');
+    assert.deepEqual(await search('pulled'), [], 'a deleted event is no hit');
+    assert.equal(lines.length, 1);
+    assert.match(lines[0]!, /^the archive's search index is built \{"versions":3,"seconds":[\d.]+,"secondsPerMillion":\d+\}$/);
+    const [v] = (await admin.query<{ value: string }>(`SELECT value FROM ${schema}.meta WHERE name = 'schema'`)).rows;
+    assert.equal(v!.value, '4');
+    await store.create(sampleEvent('default', 'c', { message: 'written after' }));
+    assert.deepEqual(await search('after'), ['written after'], 'the write path keeps it from then on');
     await store.close();
     await drop(schema);
   });

@@ -25,6 +25,7 @@ import type {
   WatchOptions,
   WriteOptions,
 } from '../event-store.js';
+import type { SearchPage, SearchRequest } from '../search/index.js';
 import { readOccurrencePage } from '../shared/index.js';
 import { cursorOf, decodeOccurrence } from './archive-tables.js';
 import type { StoredOccurrence } from './archive-tables.js';
@@ -32,6 +33,7 @@ import { PostgresConnection } from './connection.js';
 import { PostgresLists } from './list.js';
 import type { PostgresEventStoreOptions } from './options.js';
 import { PostgresRetention } from './retention.js';
+import { PostgresSearch } from './search.js';
 import { watchFeed } from './watch.js';
 import { PostgresWrites } from './write.js';
 
@@ -51,19 +53,24 @@ const MAX_OCCURRENCE_BATCH = 5_000;
  *
  * It composes its parts over one connection owner (`PostgresConnection`), as
  * the SQLite backend does: lists (`list.ts`), writes (`write.ts`), watches
- * (`watch.ts`) and retention (`retention.ts`).
+ * (`watch.ts`), retention (`retention.ts`) and the archive's search (`search.ts`).
  */
 export class PostgresEventStore implements ArchiveStore {
   private readonly c: PostgresConnection;
   private readonly lists: PostgresLists;
   private readonly writes: PostgresWrites;
   private readonly retention: PostgresRetention;
+  private readonly searches: PostgresSearch;
 
   constructor(options: PostgresEventStoreOptions) {
     this.c = new PostgresConnection(options);
     this.lists = new PostgresLists(this.c);
     this.writes = new PostgresWrites(this.c);
     this.retention = new PostgresRetention(this.c);
+    this.searches = new PostgresSearch(this.c.s, async () => {
+      const m = this.c.state?.maintenance;
+      if (m !== undefined) await Promise.all([m.sweeper.idle(), m.compactor.idle()]);
+    });
   }
 
   create(event: CoreEvent, options: WriteOptions = {}): Promise<CoreEvent> {
@@ -132,6 +139,12 @@ export class PostgresEventStore implements ArchiveStore {
     const [lag] = await this.c.query<{ lo: string | null; hi: string | null }>(pool, this.c.archive.lagOver(window.sinceMs, window.untilMs));
     if (lag === undefined || lag.lo === null || lag.hi === null) return null;
     return { sinceMicros: window.sinceMs * 1000 + Number(lag.lo), untilMicros: window.untilMs * 1000 + Number(lag.hi) };
+  }
+
+  /** search reads the search index (`search.ts`) at the request's revision, or the latest, in one snapshot. */
+  async search(request: SearchRequest): Promise<SearchPage> {
+    const { pool } = await this.c.open();
+    return this.searches.search(pool, request);
   }
 
   enforceRetention(policy: RetentionPolicy): Promise<RetentionResult> {

@@ -1,5 +1,7 @@
 import type { IndexedField } from '../event-store.js';
+import type { Logger } from '../../internal/index.js';
 import type { PgClient } from './options.js';
+import { fillSearchColumns, searchColumnsSql, searchIndexSql } from './search.js';
 
 /**
  * SCHEMA_VERSION is stored in `meta` so that a later layout can migrate databases
@@ -7,9 +9,11 @@ import type { PgClient } from './options.js';
  * write marks, lag bounds and the `bytes` counter) and dropped the indexes of
  * low-cardinality fields; `applySchema` brings a 1 up to it. 3 added the
  * `cluster` column of versions and occurrences (per-cluster retention), filled
- * in from the stored JSON of current events and of occurrences.
+ * in from the stored JSON of current events and of occurrences. 4 added the
+ * search index (`search.ts`): the `search` and `last_ms` columns of versions,
+ * filled in for every stored version, and their indexes.
  */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /** Op is how a row changed its key; the values are stored. */
 export const Op = { ADDED: 1, MODIFIED: 2, DELETED: 3 } as const;
@@ -212,9 +216,11 @@ CREATE INDEX IF NOT EXISTS export_dead_letters_sink ON ${s}.export_dead_letters 
  * refuses one of a later version. Replicas starting together take turns on an
  * advisory lock, so the `IF NOT EXISTS` statements never race. Version 1 lacks
  * only the archive's tables and the `bytes` counter, which `archiveSql` adds
- * (counting the live events a version 1 database holds).
+ * (counting the live events a version 1 database holds). A database older
+ * than 4 gets its search columns filled in place (`fillSearchColumns`, which
+ * logs its progress) before their indexes are built.
  */
-export async function applySchema(client: PgClient, s: string, functions: string): Promise<void> {
+export async function applySchema(client: PgClient, s: string, functions: string, logger: Pick<Logger, 'info'>): Promise<void> {
   await client.query('BEGIN');
   try {
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1), $2)', [s, LockId.SETUP]);
@@ -225,6 +231,9 @@ export async function applySchema(client: PgClient, s: string, functions: string
     await client.query(archiveSql(s));
     if (found !== undefined && found < 3) await client.query(clusterBackfillSql(s));
     await client.query(exportSql(s));
+    await client.query(searchColumnsSql(s));
+    if (found !== undefined && found < 4) await fillSearchColumns(client, s, logger);
+    await client.query(searchIndexSql(s));
     await client.query(functions);
     await client.query(`INSERT INTO ${s}.meta (name, value) VALUES ('schema', $1) ON CONFLICT (name) DO UPDATE SET value = excluded.value`, [SCHEMA_VERSION]);
     await client.query('COMMIT');

@@ -9,6 +9,8 @@ import { occurrenceRow } from './archive-tables.js';
 import type { LagBounds, ObservedStamp, OccurrenceRow } from './archive-tables.js';
 import type { PgClient } from './options.js';
 import { CURRENT, Op } from './schema.js';
+import { searchColumns } from './search.js';
+import type { SearchColumns } from './search.js';
 
 /** Fields are the filter columns of a version row. */
 export interface Fields {
@@ -49,8 +51,8 @@ export function fieldsOf(e: CoreEvent): Fields {
  * each other), and all of it is written, with its checkpoint, or none.
  */
 export type WriteOp =
-  | { kind: 'create'; key: string; json: string; fields: Fields; expiresAt: number | null; occurrence?: OccurrenceRow | undefined }
-  | { kind: 'put'; key: string; expect: number; json: string; fields: Fields; expiresAt: number | null; occurrence?: OccurrenceRow | undefined }
+  | { kind: 'create'; key: string; json: string; fields: Fields; search: SearchColumns; expiresAt: number | null; occurrence?: OccurrenceRow | undefined }
+  | { kind: 'put'; key: string; expect: number; json: string; fields: Fields; search: SearchColumns; expiresAt: number | null; occurrence?: OccurrenceRow | undefined }
   | { kind: 'delete'; key: string; preconditions: Preconditions | undefined }
   | { kind: 'expire'; key: string; expect: number; now: number }
   | { kind: 'retire'; key: string; expect: number }
@@ -88,6 +90,9 @@ interface Row extends Fields {
   /** prevObject is the stored text of the replaced row (not a column: the watch change carries it). */
   prevObject: string | null;
   occurrence: OccurrenceRow | undefined;
+  /** search and last_ms are the row's search columns (`search.ts`); a tombstone has none. */
+  search: string | null;
+  last_ms: number | null;
 }
 
 /** Current is a key's current row as the batch sees it. */
@@ -149,6 +154,8 @@ const ARGS = [
   ['prev_off', 'int[]'],
   ['sup_off', 'int[]'],
   ...FIELD_NAMES.map((f) => [`f_${f}`, 'text[]'] as const),
+  ['f_search', 'text[]'],
+  ['f_last_ms', 'bigint[]'],
   ['old_rvs', 'bigint[]'],
   ['old_sup_off', 'int[]'],
   ['n', 'int'],
@@ -176,11 +183,11 @@ const ARGS = [
  * reads a fresh snapshot), and answers -1 if not, so the plan is made again.
  */
 export function writeFunctionSql(s: string): string {
-  const cols = ['rv', 'key', 'op', 'object', 'expires_at', 'prev_rv', 'superseded_rv', ...FIELD_NAMES];
-  const unnested = ['offs', 'keys', 'ops', 'objects', 'expires', 'prev_abs', 'prev_off', 'sup_off', ...FIELD_NAMES.map((f) => `f_${f}`)];
+  const cols = ['rv', 'key', 'op', 'object', 'expires_at', 'prev_rv', 'superseded_rv', ...FIELD_NAMES, 'search', 'last_ms'];
+  const unnested = ['offs', 'keys', 'ops', 'objects', 'expires', 'prev_abs', 'prev_off', 'sup_off', ...FIELD_NAMES.map((f) => `f_${f}`), 'f_search', 'f_last_ms'];
   // The row alias names differ from the parameter names, which PL/pgSQL would find ambiguous.
   const alias = unnested.map((_, i) => `c${i}`);
-  const vals = ['base + u.c0', 'u.c1', 'u.c2', 'u.c3', 'u.c4', 'coalesce(u.c5, base + u.c6)', 'base + u.c7', ...FIELD_NAMES.map((_, i) => `u.c${8 + i}`)];
+  const vals = ['base + u.c0', 'u.c1', 'u.c2', 'u.c3', 'u.c4', 'coalesce(u.c5, base + u.c6)', 'base + u.c7', ...FIELD_NAMES.map((_, i) => `u.c${8 + i}`), `u.c${8 + FIELD_NAMES.length}::tsvector`, `u.c${9 + FIELD_NAMES.length}`];
   const occCols = ['id', 'observed_us', 'namespace', 'event_name', 'regarding_name', 'body', 'type', 'reason', 'repeats', 'seen_ms', 'size', 'cluster'];
   const occAlias = OCC_ARGS.map((_, i) => `o${i}`);
   const occVals = ['base + u.o0', ...occAlias.slice(1).map((a) => `u.${a}`)];
@@ -352,25 +359,25 @@ class Plan {
       switch (op.kind) {
         case 'create':
           if (cur !== undefined) throw new StorageError('KeyExists', `${op.key} already exists`, { key: op.key });
-          return this.write(op.key, Op.ADDED, op.json, op.fields, op.expiresAt, undefined, op.occurrence);
+          return this.write(op.key, Op.ADDED, op.json, op.fields, op.search, op.expiresAt, undefined, op.occurrence);
         case 'put':
           // A key written earlier in this batch has no revision yet, so a compare-and-swap against it always loses.
           if (cur === undefined ? op.expect !== 0 : cur.rv !== op.expect) return { conflict: true };
-          return this.write(op.key, cur === undefined ? Op.ADDED : Op.MODIFIED, op.json, op.fields, op.expiresAt, cur, op.occurrence);
+          return this.write(op.key, cur === undefined ? Op.ADDED : Op.MODIFIED, op.json, op.fields, op.search, op.expiresAt, cur, op.occurrence);
         case 'delete':
           if (cur === undefined) throw new StorageError('KeyNotFound', `${op.key} not found`, { key: op.key });
           if (op.preconditions !== undefined) {
             // A version written earlier in this batch is checked against the revision it will get: none yet, so a resourceVersion precondition fails.
             checkPreconditions(op.key, decodeEvent(cur.object, cur.rv ?? 0), op.preconditions, 0);
           }
-          return this.write(op.key, Op.DELETED, cur.object, cur, null, cur, undefined);
+          return this.write(op.key, Op.DELETED, cur.object, cur, null, null, cur, undefined);
         case 'expire':
           // The event may have been renewed or deleted since the sweep read it.
           if (cur === undefined || cur.rv !== op.expect || cur.expires_at === null || cur.expires_at > op.now) return { skipped: true };
-          return this.write(op.key, Op.DELETED, cur.object, cur, null, cur, undefined);
+          return this.write(op.key, Op.DELETED, cur.object, cur, null, null, cur, undefined);
         case 'retire':
           if (cur === undefined || cur.rv !== op.expect) return { skipped: true };
-          return this.write(op.key, Op.DELETED, cur.object, cur, null, cur, undefined);
+          return this.write(op.key, Op.DELETED, cur.object, cur, null, null, cur, undefined);
       }
     } catch (e) {
       if (isStorageError(e)) return { error: e };
@@ -409,7 +416,7 @@ class Plan {
       const cur = this.current.get(p.key);
       if (cur !== undefined && sameContent(json, cur.object)) continue;
       const occurrence = p.occurrence === undefined ? undefined : occurrenceRow(p.object, p.occurrence, op.stamp);
-      this.write(p.key, cur === undefined ? Op.ADDED : Op.MODIFIED, json, fieldsOf(p.object), null, cur, occurrence);
+      this.write(p.key, cur === undefined ? Op.ADDED : Op.MODIFIED, json, fieldsOf(p.object), searchColumns(p.object), null, cur, occurrence);
       this.current.get(p.key)!.event = p.object;
       events++;
       if (occurrence !== undefined) occurrences++;
@@ -435,6 +442,8 @@ class Plan {
       column('prevOff'),
       column('supersededOff'),
       ...FIELD_NAMES.map((f) => column(f)),
+      column('search'),
+      column('last_ms'),
       this.supersede.map((p) => p[0]),
       this.supersede.map((p) => p[1]),
       this.last,
@@ -484,6 +493,7 @@ class Plan {
     op: 1 | 2 | 3,
     object: string,
     fields: Fields,
+    search: SearchColumns | null,
     expiresAt: number | null,
     prev: Current | undefined,
     occurrence: OccurrenceRow | undefined,
@@ -500,6 +510,8 @@ class Plan {
       supersededOff: null,
       prevObject: prev?.object ?? null,
       occurrence,
+      search: search?.search ?? null,
+      last_ms: search?.lastMs ?? null,
       ...pickFields(fields),
     };
     if (prev !== undefined) {

@@ -12,6 +12,7 @@ import { checkPreconditions, decodeEvent, encodeEvent, eventKey, keyOfEvent, sam
 import { observedStamp, occurrenceRow } from './archive-tables.js';
 import type { OccurrenceRow } from './archive-tables.js';
 import type { PostgresConnection } from './connection.js';
+import { searchColumns } from './search.js';
 import { fieldsOf } from './write-batch.js';
 import type { Outcome } from './write-batch.js';
 
@@ -28,7 +29,7 @@ export class PostgresWrites {
     const key = keyOfEvent(event);
     const json = encodeEvent(event);
     const occurrence = options.occurrence === undefined ? undefined : this.occurrence(event, occurrenceChange(undefined, event), options.occurrence);
-    const out = await this.c.write({ kind: 'create', key, json, fields: fieldsOf(event), expiresAt: this.c.expiry(options.ttlSeconds), occurrence });
+    const out = await this.c.write({ kind: 'create', key, json, fields: fieldsOf(event), search: searchColumns(event), expiresAt: this.c.expiry(options.ttlSeconds), occurrence });
     return withRevision(event, rvOf(out));
   }
 
@@ -50,7 +51,7 @@ export class PostgresWrites {
       }
       // Compare-and-swap on the revision read before tryUpdate, as etcd does; a lost race reads again and retries.
       const occurrence = options.occurrence === undefined ? undefined : this.occurrence(next, occurrenceChange(current, next), options.occurrence);
-      const out = await c.write({ kind: 'put', key, expect: cur?.rv ?? 0, json, fields: fieldsOf(next), expiresAt: c.expiry(options.ttlSeconds), occurrence });
+      const out = await c.write({ kind: 'put', key, expect: cur?.rv ?? 0, json, fields: fieldsOf(next), search: searchColumns(next), expiresAt: c.expiry(options.ttlSeconds), occurrence });
       if ('conflict' in out) continue;
       return { object: decodeEvent(json, rvOf(out)), created: cur === undefined };
     }

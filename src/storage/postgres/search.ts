@@ -1,0 +1,374 @@
+/**
+ * The PostgreSQL search index: a `tsvector` column of every stored version
+ * (`search`), with a GIN index over it, and the event's last time (`last_ms`)
+ * with a b-tree in search order. The write path computes both (`searchColumns`)
+ * and the write function stores them in the row it inserts, so the index is in
+ * step with the data in every transaction; compaction, retention and the size
+ * cap remove hits by removing the rows. bench/search-postgres.ts chose a
+ * tsvector over pg_trgm (docs/benchmarks.md).
+ *
+ * The vector holds each text field's words (`searchWords`, so the index splits
+ * text as the query language does) with their positions, a gap between fields
+ * so that a phrase never runs from one field into the next, and one lexeme
+ * `<field>=<lowercased value>` per keyword field, which `field:value` compares
+ * whole and `name:web-*` as a prefix. A query compiles to a `tsquery` that is
+ * exact for every row but the few whose text is too large to index word by
+ * word, which carry the lexeme `~` instead of their words; the store still
+ * checks every candidate with `createSearchMatcher`, the definition.
+ */
+import type { CoreEvent } from '../../api/index.js';
+import type { Logger } from '../../internal/index.js';
+import { StorageError } from '../errors.js';
+import { SEARCH_KEYWORD_FIELDS, countInHistogram, createSearchMatcher, histogramBuckets, searchCursorOf, searchFieldValue, searchTimeMs, searchWords } from '../search/index.js';
+import { SEARCH_TEXT_FIELDS, compareSearchOrder } from '../search/index.js';
+import type { SearchBucket, SearchCursor, SearchField, SearchPage, SearchQuery, SearchRequest } from '../search/index.js';
+import { decodeEvent, listRevision, namespaceRange } from '../shared/index.js';
+import { pgFailure } from './driver.js';
+import type { PgClient, PgPool } from './options.js';
+
+/** SearchColumns are the search columns of one stored version: its vector (tsvector text) and its last time. */
+export interface SearchColumns {
+  search: string;
+  lastMs: number;
+}
+
+/** VECTOR_FIELDS are the keyword fields the vector holds as `<field>=<value>` lexemes. */
+const VECTOR_FIELDS = [...SEARCH_KEYWORD_FIELDS, 'type'] as const;
+
+/** UNINDEXED is the lexeme of a version whose words are not in its vector: every text term takes it as a candidate. */
+const UNINDEXED = '~';
+
+/** MAX_WORD is the longest word (UTF-16 units) the vector holds; a longer one makes the version UNINDEXED (a lexeme is at most 2 kB). */
+const MAX_WORD = 200;
+/** MAX_POSITION is the last word position a tsvector keeps exactly (larger ones are clamped), MAX_POSITIONS how many one lexeme keeps. */
+const MAX_POSITION = 16_383;
+const MAX_POSITIONS = 256;
+/** MAX_VALUE is how many code points of a keyword value the vector keeps: a longer value is compared by its start, and rechecked. */
+const MAX_VALUE = 200;
+
+/** quote writes a lexeme as tsvector and tsquery input take it: in single quotes, `'` and `\` doubled. */
+function quote(lexeme: string): string {
+  return `'${lexeme.replace(/['\\]/g, (c) => c + c)}'`;
+}
+
+/**
+ * keywordLexeme is the lexeme of a keyword value, for the vector and the query
+ * alike: lowercased, NUL and lone surrogates (which text cannot hold) as spaces, cut to
+ * MAX_VALUE code points. `plain` says the lexeme is the value itself, so that
+ * an exclusion of it is exact.
+ */
+function keywordLexeme(field: string, value: string): { lexeme: string; cut: boolean; plain: boolean } {
+  const clean = value.toLowerCase().replace(/\0|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, ' ');
+  const points = [...clean];
+  const cut = points.length >= MAX_VALUE;
+  return { lexeme: `${field}=${cut ? points.slice(0, MAX_VALUE).join('') : clean}`, cut, plain: !cut && clean === value };
+}
+
+/** searchColumns computes what the index holds of an event: its vector and its last time. */
+export function searchColumns(e: CoreEvent): SearchColumns {
+  const positions = new Map<string, number[]>();
+  let at = 1;
+  let indexed = true;
+  for (const f of SEARCH_TEXT_FIELDS) {
+    for (const w of searchWords(searchFieldValue(e, f))) {
+      let p = positions.get(w);
+      if (p === undefined) positions.set(w, (p = []));
+      p.push(at++);
+      if (w.length > MAX_WORD || p.length > MAX_POSITIONS) indexed = false;
+    }
+    // The gap keeps a phrase (`a <-> b`: b right after a) inside one field.
+    at++;
+  }
+  if (at > MAX_POSITION) indexed = false;
+  const parts: string[] = [];
+  if (indexed) for (const [w, p] of positions) parts.push(`${quote(w)}:${p.join(',')}`);
+  else parts.push(quote(UNINDEXED));
+  for (const f of VECTOR_FIELDS) {
+    const v = searchFieldValue(e, f);
+    if (v !== '') parts.push(quote(keywordLexeme(f, v).lexeme));
+  }
+  return { search: parts.join(' '), lastMs: searchTimeMs(e) };
+}
+
+/** CompiledQuery is a query's tsquery (undefined: nothing narrows) and whether it is exact on every row without the UNINDEXED lexeme. */
+export interface CompiledQuery {
+  tsquery: string | undefined;
+  exact: boolean;
+}
+
+/** compileQuery turns a query's terms into a tsquery that selects a superset of its hits (the window and namespace are SQL conditions). */
+export function compileQuery(query: SearchQuery): CompiledQuery {
+  const parts: string[] = [];
+  let exact = true;
+  for (const t of query.terms) {
+    if (t.kind === 'text') {
+      if (t.words.some((w) => w.length > MAX_WORD)) {
+        exact = false;
+        continue;
+      }
+      const phrase = t.words.map(quote).join(' <-> ');
+      parts.push(t.negated ? `(!(${phrase}) | ${quote(UNINDEXED)})` : `(${phrase} | ${quote(UNINDEXED)})`);
+      continue;
+    }
+    const { lexeme, cut, plain } = keywordLexeme(t.field, t.value);
+    // A cut value is compared whole by its start, which a longer prefix needs no wildcard for.
+    const term = `${quote(lexeme)}${t.prefix && !cut ? ':*' : ''}`;
+    if (!plain) exact = false;
+    if (!t.negated) parts.push(term);
+    else if (plain) parts.push(`!${term}`);
+  }
+  return { tsquery: parts.length === 0 ? undefined : parts.join(' & '), exact };
+}
+
+/** searchSql is the index's part of the layout: its columns (also added to a database written before them) and indexes. */
+export function searchColumnsSql(s: string): string {
+  return `ALTER TABLE ${s}.versions ADD COLUMN IF NOT EXISTS search tsvector, ADD COLUMN IF NOT EXISTS last_ms bigint;`;
+}
+
+/**
+ * searchIndexSql creates the indexes, after the columns are filled: the GIN
+ * over the vectors and the b-tree in search order (newest first, then by key),
+ * both over the rows a search reads (tombstones have neither).
+ */
+export function searchIndexSql(s: string): string {
+  return `
+CREATE INDEX IF NOT EXISTS search_words ON ${s}.versions USING gin (search) WHERE op <> 3;
+CREATE INDEX IF NOT EXISTS search_time ON ${s}.versions (last_ms DESC, key) WHERE op <> 3;
+`;
+}
+
+/** FILL_CHUNK is how many versions a migration reads and updates at a time. */
+const FILL_CHUNK = 20_000;
+/** PROGRESS_EVERY is how many versions a migration fills between two progress lines. */
+const PROGRESS_EVERY = 1_000_000;
+
+/**
+ * fillSearchColumns computes the search columns of the versions stored before
+ * the index (a database of schema 3 or older), in chunks, inside the caller's
+ * transaction, logging progress every million versions and the time per million
+ * (the CLI's logger writes to stderr). It returns how many it filled.
+ */
+export async function fillSearchColumns(client: Pick<PgClient, 'query'>, s: string, logger: Pick<Logger, 'info'>): Promise<number> {
+  const started = performance.now();
+  const seconds = (): number => Math.round(performance.now() - started) / 1000;
+  const { rows: counted } = await client.query<{ n: string }>(`SELECT count(*) AS n FROM ${s}.versions WHERE op <> 3 AND search IS NULL`);
+  const total = Number(counted[0]?.n ?? 0);
+  if (total === 0) return 0;
+  let after = 0;
+  let done = 0;
+  let reported = 0;
+  for (;;) {
+    const { rows } = await client.query<{ rv: string; object: string }>(
+      `SELECT rv, object FROM ${s}.versions WHERE op <> 3 AND search IS NULL AND rv > $1 ORDER BY rv LIMIT $2`,
+      [after, FILL_CHUNK],
+    );
+    if (rows.length === 0) break;
+    const cols = rows.map((r) => searchColumns(JSON.parse(r.object) as CoreEvent));
+    await client.query(
+      `UPDATE ${s}.versions v SET search = u.search::tsvector, last_ms = u.last_ms
+       FROM unnest(ARRAY(SELECT json_array_elements_text($1::json))::bigint[], ARRAY(SELECT json_array_elements_text($2::json)), ARRAY(SELECT json_array_elements_text($3::json))::bigint[]) AS u(rv, search, last_ms)
+       WHERE v.rv = u.rv`,
+      [JSON.stringify(rows.map((r) => r.rv)), JSON.stringify(cols.map((c) => c.search)), JSON.stringify(cols.map((c) => c.lastMs))],
+    );
+    done += rows.length;
+    after = Number(rows[rows.length - 1]!.rv);
+    if (done - reported >= PROGRESS_EVERY && done < total) {
+      reported = done;
+      logger.info('indexing the archive for search', { versions: done, of: total, seconds: seconds() });
+    }
+  }
+  logger.info('the archive\'s search index is built', { versions: done, seconds: seconds(), secondsPerMillion: Math.round((seconds() * 1e6) / done) });
+  return done;
+}
+
+/** SEARCH_CHUNK is how many candidates the first read of a page asks for; later reads double it up to MAX_SEARCH_CHUNK. */
+const SEARCH_CHUNK = 128;
+const MAX_SEARCH_CHUNK = 4096;
+/**
+ * MAX_EXAMINED bounds the candidates one request decodes and checks: a page
+ * that reaches it ends early, short, with a continue position, as a list that
+ * reaches its maxExamined does. A candidate the check refuses is rare (see
+ * `compileQuery`), so this binds only a pathological query or archive.
+ */
+export const MAX_EXAMINED = 20_000;
+
+interface CandidateRow {
+  rv: string;
+  key: string;
+  object: string;
+  last_ms: string;
+}
+
+/** Conditions is the WHERE of a search's reads and their parameters, built once per request. */
+interface Conditions {
+  where: string[];
+  values: unknown[];
+}
+
+/** PostgresSearch answers searches over a store's pool. */
+export class PostgresSearch {
+  constructor(
+    private readonly s: string,
+    /** idle resolves once the maintenance this replica runs (expiry, compaction) is done, so a search reads its outcome. */
+    private readonly idle: () => Promise<void>,
+  ) {}
+
+  /**
+   * search reads one page in a read-only transaction of its own (one snapshot):
+   * the revision and compaction point, then the candidates newest first from the
+   * request's position, in growing chunks, each decoded and checked, until the
+   * page and one more hit are found, the candidates end, or MAX_EXAMINED.
+   */
+  async search(pool: PgPool, request: SearchRequest): Promise<SearchPage> {
+    await this.idle();
+    const client = await pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const page = await this.read(client, request);
+      await client.query('COMMIT');
+      return page;
+    } catch (e) {
+      await client.query('ROLLBACK').catch((r: unknown) => {
+        broken = r instanceof Error ? r : new Error(String(r));
+      });
+      if (e instanceof StorageError) throw e;
+      throw pgFailure(e);
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  private async read(client: PgClient, request: SearchRequest): Promise<SearchPage> {
+    const { rows: meta } = await client.query<{ name: string; value: string }>(`SELECT name, value FROM ${this.s}.meta WHERE name IN ('revision', 'compacted')`);
+    const value = (n: string): number => Number(meta.find((r) => r.name === n)?.value ?? 0);
+    const at = listRevision({ ...(request.resourceVersion !== undefined ? { resourceVersion: request.resourceVersion } : {}), match: 'Exact' }, value('revision'), value('compacted'));
+    const { query } = request;
+    const compiled = compileQuery(query);
+    const matcher = createSearchMatcher(query);
+    const base = this.conditions(at, request.namespace, compiled.tsquery);
+    const window = { ...(query.sinceMs !== undefined ? { sinceMs: query.sinceMs } : {}), ...(query.untilMs !== undefined ? { untilMs: query.untilMs } : {}) };
+
+    const hits: { event: CoreEvent; matched: SearchField[]; at: SearchCursor }[] = [];
+    let after = request.after;
+    let chunk = SEARCH_CHUNK;
+    let examined = 0;
+    let stopped: SearchCursor | undefined;
+    for (;;) {
+      const want = Math.min(chunk, MAX_EXAMINED - examined);
+      const rows = await this.candidates(client, base, window, after, want);
+      for (const row of rows) {
+        examined++;
+        const event = decodeEvent(row.object, Number(row.rv));
+        const pos = { timeMs: Number(row.last_ms), key: row.key };
+        after = pos;
+        const matched = matcher.matches(event);
+        if (matched !== undefined) hits.push({ event, matched, at: searchCursorOf(event) });
+        if (hits.length > request.limit) break;
+      }
+      if (hits.length > request.limit || rows.length < want) break;
+      if (examined >= MAX_EXAMINED) {
+        stopped = after;
+        break;
+      }
+      chunk = Math.min(chunk * 2, MAX_SEARCH_CHUNK);
+    }
+    hits.sort((a, b) => compareSearchOrder(a.at, b.at));
+    const items = hits.slice(0, request.limit);
+    const page: SearchPage = { items: items.map(({ event, matched }) => ({ event, matched })), resourceVersion: at };
+    if (hits.length > request.limit) page.next = items[items.length - 1]!.at;
+    else if (stopped !== undefined) page.next = stopped;
+    if (request.histogram !== undefined) page.histogram = await this.histogram(client, request, base, compiled, matcher);
+    return page;
+  }
+
+  /** conditions selects the versions visible at revision `at`, in the namespace, that the tsquery matches. */
+  private conditions(at: number, namespace: string | undefined, tsquery: string | undefined): Conditions {
+    const values: unknown[] = [at];
+    const where = ['op <> 3', 'rv <= $1', '(superseded_rv IS NULL OR superseded_rv > $1)'];
+    if (namespace !== undefined) {
+      const { low, high } = namespaceRange(namespace);
+      values.push(low, high);
+      where.push(`key >= $${values.length - 1} AND key < $${values.length}`);
+    }
+    if (tsquery !== undefined) {
+      values.push(tsquery);
+      where.push(`search @@ $${values.length}::tsquery`);
+    }
+    return { where, values };
+  }
+
+  /** candidates reads the next `limit` candidates after a position, newest first, then by key. */
+  private async candidates(client: PgClient, base: Conditions, window: { sinceMs?: number; untilMs?: number }, after: SearchCursor | undefined, limit: number): Promise<CandidateRow[]> {
+    const values = [...base.values];
+    const where = [...base.where];
+    const param = (v: unknown): string => {
+      values.push(v);
+      return `$${values.length}`;
+    };
+    if (window.sinceMs !== undefined) where.push(`last_ms >= ${param(window.sinceMs)}`);
+    if (window.untilMs !== undefined) where.push(`last_ms < ${param(window.untilMs)}`);
+    if (after !== undefined) {
+      const t = param(after.timeMs);
+      where.push(`(last_ms < ${t} OR (last_ms = ${t} AND key > ${param(after.key)}))`);
+    }
+    const { rows } = await client.query<CandidateRow>(
+      `SELECT rv, key, object, last_ms FROM ${this.s}.versions WHERE ${where.join(' AND ')} ORDER BY last_ms DESC, key LIMIT ${param(limit)}`,
+      values,
+    );
+    return rows;
+  }
+
+  /**
+   * histogram counts every hit of the window, not only the page's. Where the
+   * tsquery is exact it counts in SQL, and checks only the UNINDEXED rows of the
+   * window; otherwise it checks every candidate of the window, up to MAX_EXAMINED
+   * chunks of them (a histogram of such a query over a large window is a lower bound).
+   */
+  private async histogram(
+    client: PgClient,
+    request: SearchRequest,
+    base: Conditions,
+    compiled: { tsquery: string | undefined; exact: boolean },
+    matcher: ReturnType<typeof createSearchMatcher>,
+  ): Promise<SearchBucket[]> {
+    const h = request.histogram!;
+    const buckets = histogramBuckets(h);
+    const lo = Math.max(h.sinceMs, request.query.sinceMs ?? h.sinceMs);
+    const hi = Math.min(h.untilMs, request.query.untilMs ?? h.untilMs);
+    if (!(hi > lo)) return buckets;
+    const check = async (extra: string): Promise<void> => {
+      let after: SearchCursor | undefined;
+      let examined = 0;
+      for (;;) {
+        const rows = await this.candidates(client, { where: [...base.where, extra], values: base.values }, { sinceMs: lo, untilMs: hi }, after, MAX_SEARCH_CHUNK);
+        for (const row of rows) {
+          const event = decodeEvent(row.object, Number(row.rv));
+          if (matcher.matches(event) !== undefined) countInHistogram(buckets, h, searchTimeMs(event));
+          after = { timeMs: Number(row.last_ms), key: row.key };
+        }
+        examined += rows.length;
+        if (rows.length < MAX_SEARCH_CHUNK || examined >= MAX_EXAMINED * 10) return;
+      }
+    };
+    if (!compiled.exact) {
+      await check('true');
+      return buckets;
+    }
+    // A row holding UNINDEXED matches a text term whatever its words: those rows are checked, the others counted.
+    const text = request.query.terms.some((t) => t.kind === 'text');
+    const values = [...base.values, lo, hi, h.sinceMs, h.bucketMs];
+    const n = values.length;
+    const { rows } = await client.query<{ b: string; hits: string }>(
+      `SELECT (last_ms - $${n - 1}) / $${n} AS b, count(*) AS hits FROM ${this.s}.versions
+       WHERE ${base.where.join(' AND ')} AND last_ms >= $${n - 3} AND last_ms < $${n - 2}${text ? ` AND NOT (search @@ ${quote(UNINDEXED)}::tsquery)` : ''} GROUP BY 1`,
+      values,
+    );
+    for (const r of rows) {
+      const b = buckets[Number(r.b)];
+      if (b !== undefined) b.hits += Number(r.hits);
+    }
+    if (text) await check(`search @@ ${quote(UNINDEXED)}::tsquery`);
+    return buckets;
+  }
+}

@@ -7,6 +7,9 @@ import { bucketSizeFor, countTicks, stackBuckets } from '../src/ui/app/buckets.j
 import { humanDuration, interval } from '../src/ui/app/format.js';
 import { EMPTY_FILTERS, isFiltered, newerFirst, rowMatcher, toRow } from '../src/ui/app/model.js';
 import { formatRoute, parseRoute } from '../src/ui/app/route.js';
+import { incidentMatcher, incidentTimeline, rootObjectKey } from '../src/ui/app/incident-list.js';
+import { estimateSpan } from '../src/ui/app/format.js';
+import type { Incident } from '../src/api/index.js';
 import { histogramBuckets, serverQuery } from '../src/ui/app/search-query.js';
 import { spliceSorted } from '../src/ui/app/splice-sorted.js';
 import { FIRST_PAGE_URL } from '../src/ui/app/event-cache.js';
@@ -230,6 +233,9 @@ describe('routes', () => {
     ['#/timeline?cluster=staging&object=Deployment%2Fshop%2Fweb', '#/timeline?cluster=staging&object=Deployment%2Fshop%2Fweb'],
     ['#/search?q=%22back-off%22+reason%3ABackOff&window=6h', '#/search?q=%22back-off%22+reason%3ABackOff&window=6h'],
     ['#/search?q=x&window=1h&by=kind', '#/search?q=x'],
+    ['#/incidents', '#/incidents'],
+    ['#/incidents?window=24h&ns=shop&cluster=prod&by=kind&from=2026-06-01T10:00:00.000Z', '#/incidents?cluster=prod&ns=shop&window=24h'],
+    ['#/incidents?window=1h', '#/incidents'],
   ];
   for (const [hash, want] of cases) {
     it(`${hash || '(empty)'} round-trips as ${want}`, () => {
@@ -237,6 +243,61 @@ describe('routes', () => {
       assert.deepEqual(parseRoute(formatRoute(parseRoute(hash))), parseRoute(hash === '' ? '#/live' : want));
     });
   }
+});
+
+describe('incidents view', () => {
+  const incident = (o: Partial<Incident> = {}): Incident => ({
+    kind: 'create-forbidden-quota',
+    cause: 'ReplicaSet "web-7d4b9c8f5" cannot create pods: ResourceQuota "compute-resources" would be exceeded.',
+    facts: {},
+    namespace: 'quota',
+    root: 'Deployment/web',
+    objects: ['Deployment/web', 'ReplicaSet/web-7d4b9c8f5'],
+    start: { time: iso(T0), estimated: false },
+    lastSeen: iso(T0 + 3_600_000),
+    ongoing: false,
+    occurrences: 14,
+    hints: [],
+    evidence: [{ time: iso(T0), estimated: false, object: 'ReplicaSet/web-7d4b9c8f5', namespace: 'quota', type: 'Warning', reason: 'FailedCreate', message: 'x', count: 14 }],
+    ...o,
+  });
+  it('opens the root in its namespace over the incident and a tenth of its span either side, at least five minutes', () => {
+    const r = incidentTimeline(incident(), '');
+    assert.equal(formatRoute(r), `#/timeline?ns=quota&from=${encodeURIComponent(new Date(T0 - 6 * 60_000).toISOString())}&to=${encodeURIComponent(new Date(T0 + 66 * 60_000).toISOString())}&object=Deployment%2Fquota%2Fweb`);
+    const short = incidentTimeline(incident({ lastSeen: iso(T0 + 60_000) }), '');
+    assert.deepEqual([short.from, short.to], [T0 - 5 * 60_000, T0 + 6 * 60_000]);
+  });
+  it('follows now while ongoing, reaches back to an estimate\'s earliest bound, keeps the cluster, and opens a Node without a namespace', () => {
+    const r = incidentTimeline(incident({ ongoing: true, cluster: 'prod-eu', start: { time: iso(T0), estimated: true, earliest: iso(T0 - 600_000), latest: iso(T0) } }), 'other');
+    assert.equal(r.to, undefined);
+    // From the earliest bound, less a tenth of the 70 minutes to its last sighting.
+    assert.equal(r.from, T0 - 10 * 60_000 - 7 * 60_000);
+    assert.equal(r.filters.cluster, 'prod-eu');
+    assert.equal(incidentTimeline(incident({ cluster: undefined }), 'staging').filters.cluster, 'staging');
+    assert.equal(rootObjectKey(incident({ root: 'Node/node-b', namespace: '' })), 'Node//node-b');
+  });
+  it('filters by a kind of any of its objects, a type or reason of its events, and words of its cause, objects and namespace', () => {
+    const i = incident();
+    const f = (o: Partial<typeof EMPTY_FILTERS>) => incidentMatcher({ ...EMPTY_FILTERS, ...o })(i);
+    assert.equal(f({}), true);
+    assert.equal(f({ kind: 'replicaset' }), true);
+    assert.equal(f({ kind: 'Pod' }), false);
+    assert.equal(f({ type: 'Warning' }), true);
+    assert.equal(f({ type: 'Normal' }), false);
+    assert.equal(f({ reason: 'failedcreate' }), true);
+    assert.equal(f({ reason: 'BackOff' }), false);
+    assert.equal(f({ q: 'COMPUTE-resources quota' }), true);
+    assert.equal(f({ q: 'compute-resources shop' }), false);
+  });
+  it('says where an estimate lies from the bounds given, and no time where none is', () => {
+    const now = T0;
+    const at = (ms: number) => new Date(ms).toLocaleTimeString(undefined, { hour12: false });
+    assert.equal(estimateSpan(iso(T0 - 60_000), iso(T0), now), `between ${at(T0 - 60_000)} and ${at(T0)}`);
+    assert.equal(estimateSpan(iso(T0), iso(T0), now), `at ${at(T0)}`);
+    assert.equal(estimateSpan(null, iso(T0), now), `before ${at(T0)}`);
+    assert.equal(estimateSpan(iso(T0), undefined, now), `after ${at(T0)}`);
+    assert.equal(estimateSpan(null, null, now), 'at a time the events do not give');
+  });
 });
 
 describe('search view', () => {

@@ -33,7 +33,8 @@ describe('web UI in headless Chromium against kevents serve', () => {
 
   it('loads the live view with every event, newest first, repeat counts shown', async () => {
     const { page, seen } = await openPage(context);
-    await page.goto(`${srv.url}/`);
+    // The archive has incidents, so `/` lands on them (test/ui-incidents.test.ts): the live view is asked for by name.
+    await page.goto(`${srv.url}/#/live`);
     await page.getByText('Back-off restarting failed container api').waitFor();
     assert.equal(await rows(page, 'live-list').count(), 14);
     const reasons = await rowTexts(page, 'live-list', '.c-reason');
@@ -269,6 +270,11 @@ describe('web UI in headless Chromium against kevents serve', () => {
     const empty = await startServer(['--event-ttl', '0']);
     try {
       const { page, seen } = await openPage(context);
+      // No incidents: `/` lands where it always did, on the live view, and writes no route of its own.
+      await page.goto(`${empty.url}/`);
+      await page.locator('section.live').waitFor();
+      assert.equal(await page.getByRole('navigation', { name: 'Views' }).locator('[aria-current=page]').textContent(), 'Live');
+      assert.equal(new URL(page.url()).hash, '');
       await page.goto(`${empty.url}/#/dashboard`);
       await page.locator('.conn.live').waitFor();
       await page.getByText('No warnings in the last 1h.').waitFor();
@@ -361,9 +367,9 @@ describe('web UI in headless Chromium against kevents serve', () => {
     const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
     try {
       const { page, seen } = await openPage(phone);
-      for (const view of ['live', 'dashboard', 'timeline']) {
+      for (const view of ['live', 'dashboard', 'timeline', 'incidents']) {
         await page.goto(`${srv.url}/#/${view}`);
-        await page.locator(view === 'dashboard' ? '.chart svg rect.bar' : '[role=option]').first().waitFor();
+        await page.locator(view === 'dashboard' ? '.chart svg rect.bar' : view === 'incidents' ? '#incident-list > li' : '[role=option]').first().waitFor();
         const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
         assert.equal(overflow, 0, `${view} scrolls sideways by ${overflow}px`);
         await shoot(page, `ui-phone-${view}`);

@@ -5,20 +5,27 @@ import { FilterBar } from './filter-bar.js';
 import { useCache, useNow } from './hooks.js';
 import { isTyping, LiveView } from './live-view.js';
 import { ObjectPanel } from './object-panel.js';
+import { IncidentsView } from './incidents-view.js';
 import { formatRoute } from './route.js';
 import { SearchView } from './search-view.js';
 import { useRoute } from './use-route.js';
 import type { View } from './route.js';
 import { TimelineView } from './timeline-view.js';
+import { useLanding } from './use-landing.js';
 
 const TABS: { view: View; label: string; key: string }[] = [
   { view: 'live', label: 'Live', key: '1' },
   { view: 'dashboard', label: 'Warnings', key: '2' },
   { view: 'timeline', label: 'Timeline', key: '3' },
   { view: 'search', label: 'Search', key: '4' },
+  { view: 'incidents', label: 'Incidents', key: '5' },
 ];
 
-/** App is the whole UI: one event cache shared by the views (the search asks the server), and the view state in the URL. */
+/**
+ * App is the whole UI: one event cache shared by the views (the search and the
+ * incidents ask the server), and the view state in the URL. Opened with no
+ * route, it lands on the incidents when there are some, else on the live view.
+ */
 export function App() {
   const cache = useMemo(() => new EventCache(), []);
   useEffect(() => {
@@ -27,6 +34,7 @@ export function App() {
   }, [cache]);
   useCache(cache, 1000);
   const [route, navigate] = useRoute();
+  const landing = useLanding(navigate);
   const now = useNow(1000);
 
   useEffect(() => {
@@ -85,10 +93,12 @@ export function App() {
       </header>
       <FilterBar cache={cache} filters={route.filters} navigate={navigate} lockType={route.view === 'dashboard' ? 'Warning' : undefined} />
       <main>
-        {route.view === 'live' ? <LiveView cache={cache} route={route} navigate={navigate} now={now} /> : null}
+        {landing.deciding ? <p class="empty view" role="status">Loading…</p> : null}
+        {route.view === 'live' && !landing.deciding ? <LiveView cache={cache} route={route} navigate={navigate} now={now} /> : null}
         {route.view === 'dashboard' ? <DashboardView cache={cache} route={route} navigate={navigate} now={now} /> : null}
         {route.view === 'timeline' ? <TimelineView cache={cache} route={route} navigate={navigate} now={now} /> : null}
         {route.view === 'search' ? <SearchView route={route} navigate={navigate} now={now} /> : null}
+        {route.view === 'incidents' ? <IncidentsView cache={cache} route={route} navigate={navigate} now={now} preloaded={landing.preloaded} /> : null}
       </main>
       {route.object ? <ObjectPanel key={route.object} objectKey={route.object} cluster={route.filters.cluster} now={now} onClose={() => navigate({ object: '' })} /> : null}
     </div>

@@ -1,5 +1,6 @@
 import type { CoreEvent, WatchEvent } from '../../api/types.js';
 import type { CLUSTER_FIELD } from '../../api/cluster.js';
+import type { IncidentList } from '../../api/incident.js';
 import type { SearchResult } from '../../api/search.js';
 import type { Timeline } from '../../api/timeline.js';
 
@@ -143,4 +144,26 @@ export function searchArchive(s: SearchQuery): Promise<SearchResult> {
   if (s.histogramMs !== undefined) p.set('histogram', `${Math.round(s.histogramMs / 1000)}s`);
   if (s.continue !== undefined) p.set('continue', s.continue);
   return getJson<SearchResult>(`${base}?${p.toString()}`, s.signal);
+}
+
+/** IncidentQuery selects the incidents of a window (Unix ms; no until: up to now), a namespace (empty or undefined: all) and a cluster. */
+export interface IncidentQuery {
+  since: number;
+  until?: number | undefined;
+  namespace?: string | undefined;
+  /** cluster keeps what was archived from that cluster; empty or undefined: all. */
+  cluster?: string | undefined;
+  signal?: AbortSignal;
+}
+
+/**
+ * getIncidents reads the window's incidents as the server builds them with
+ * src/diagnosis (what `kevents incidents -o json` prints), most recent first.
+ */
+export function getIncidents(q: IncidentQuery): Promise<IncidentList> {
+  const base = q.namespace ? `${ARCHIVE}/namespaces/${encodeURIComponent(q.namespace)}/incidents` : `${ARCHIVE}/incidents`;
+  const p = new URLSearchParams({ since: new Date(q.since).toISOString() });
+  if (q.until !== undefined) p.set('until', new Date(q.until).toISOString());
+  if (q.cluster) p.set('cluster', q.cluster);
+  return getJson<IncidentList>(`${base}?${p.toString()}`, q.signal);
 }

@@ -10,6 +10,7 @@ import type { Navigate } from './use-route.js';
 import { WINDOWS } from './route.js';
 import { BarChart } from './bar-chart.js';
 import { bucketLabel, bucketSizeFor, stackBuckets } from './buckets.js';
+import { WindowPicker } from './window-picker.js';
 
 /** DashboardViewProps configure the DashboardView. */
 export interface DashboardViewProps {
@@ -90,13 +91,7 @@ export function DashboardView({ cache, route, navigate, now }: DashboardViewProp
     <section class="view dashboard" aria-labelledby="dash-title">
       <div class="toolbar">
         <h2 id="dash-title">Warnings</h2>
-        <div class="segmented" role="group" aria-label="Window">
-          {Object.keys(WINDOWS).map((w) => (
-            <button key={w} type="button" aria-pressed={route.window === w} onClick={() => navigate({ window: w })}>
-              {w}
-            </button>
-          ))}
-        </div>
+        <WindowPicker route={route} navigate={navigate} />
         <label class="inline">
           <span>Chart by</span>
           <select value={route.by} onChange={(e) => navigate({ by: e.currentTarget.value as GroupBy })}>

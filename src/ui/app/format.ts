@@ -48,3 +48,17 @@ export function compact(n: number): string {
   if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
   return `${(n / 1_000_000).toFixed(1)}M`;
 }
+
+/**
+ * estimateSpan says where an estimated time lies, in clockTime's format, from
+ * the bounds the data gives (null or undefined: no bound on that side); it
+ * never names a time the data does not give.
+ */
+export function estimateSpan(earliest: string | null | undefined, latest: string | null | undefined, now = Date.now()): string {
+  const at = (t: string | null | undefined): string => (t === null || t === undefined || Number.isNaN(Date.parse(t)) ? '' : clockTime(Date.parse(t), now));
+  const [a, b] = [at(earliest), at(latest)];
+  if (a !== '' && b !== '') return a === b ? `at ${a}` : `between ${a} and ${b}`;
+  if (a !== '') return `after ${a}`;
+  if (b !== '') return `before ${b}`;
+  return 'at a time the events do not give';
+}

@@ -1,7 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
+import type { IncidentList } from '../../api/incident.js';
 import type { Timeline } from '../../api/timeline.js';
-import { getTimeline } from './client.js';
-import type { TimelineQuery } from './client.js';
+import { getIncidents, getTimeline } from './client.js';
+import type { IncidentQuery, TimelineQuery } from './client.js';
 import type { EventCache } from './event-cache.js';
 
 /**
@@ -86,5 +87,57 @@ export function useTimeline(query: Omit<TimelineQuery, 'signal'>, key: string): 
     );
     return () => abort.abort();
   }, [key]);
+  return state;
+}
+
+/** IncidentsState is the server's incidents for a view; the last good list stays shown while the next loads. */
+export type IncidentsState =
+  | { phase: 'loading'; list?: IncidentList }
+  | { phase: 'error'; message: string; list?: IncidentList }
+  | { phase: 'ok'; list: IncidentList };
+
+/** Preloaded is a list already read for a key (the landing page's), shown without asking twice while it is recent. */
+export interface Preloaded {
+  key: string;
+  list: IncidentList;
+  /** at is when it was read (Unix ms). */
+  at: number;
+}
+
+/**
+ * useIncidents asks the server for a window's incidents whenever `key`
+ * changes and every `refreshMs` after; `query` is called at each request, so
+ * a moving window moves.
+ */
+export function useIncidents(query: () => Omit<IncidentQuery, 'signal'>, key: string, refreshMs: number, preloaded?: Preloaded): IncidentsState {
+  const fresh = preloaded !== undefined && preloaded.key === key && Date.now() - preloaded.at < refreshMs;
+  const [state, setState] = useState<IncidentsState>(fresh ? { phase: 'ok', list: preloaded.list } : { phase: 'loading' });
+  const queryRef = useRef(query);
+  queryRef.current = query;
+  const skip = useRef(fresh);
+  useEffect(() => {
+    let abort: AbortController | undefined;
+    const load = (): void => {
+      abort?.abort();
+      const mine = new AbortController();
+      abort = mine;
+      setState((s) => (s.list !== undefined ? { phase: 'loading', list: s.list } : { phase: 'loading' }));
+      getIncidents({ ...queryRef.current(), signal: mine.signal }).then(
+        (list) => {
+          if (!mine.signal.aborted) setState({ phase: 'ok', list });
+        },
+        (e: unknown) => {
+          if (!mine.signal.aborted) setState((s) => ({ phase: 'error', message: e instanceof Error ? e.message : String(e), ...(s.list !== undefined ? { list: s.list } : {}) }));
+        },
+      );
+    };
+    if (skip.current) skip.current = false;
+    else load();
+    const timer = setInterval(load, refreshMs);
+    return () => {
+      clearInterval(timer);
+      abort?.abort();
+    };
+  }, [key, refreshMs]);
   return state;
 }

@@ -2,7 +2,8 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { CoreEvent } from '../../api/types.js';
 import type { Timeline, TimelineRow } from '../../api/timeline.js';
 import { objectEvents } from './client.js';
-import { clockTime, interval } from './format.js';
+import { CopyCommand } from './copy-command.js';
+import { clockTime, estimateSpan, interval } from './format.js';
 import { useTimeline } from './hooks.js';
 import { parseObjectKey, toRow } from './model.js';
 
@@ -128,12 +129,7 @@ export function ObjectPanel({ objectKey, cluster, now, onClose }: ObjectPanelPro
           {timeline.hints.map((h) => (
             <li key={h.command}>
               <span class="hint-reason">{h.reason}</span> {h.why}
-              <div class="cmd">
-                <code>{h.command}</code>
-                <button type="button" class="copy" aria-label={`Copy: ${h.command}`} onClick={() => void navigator.clipboard?.writeText(h.command)}>
-                  Copy
-                </button>
-              </div>
+              <CopyCommand command={h.command} />
             </li>
           ))}
         </ul>
@@ -146,9 +142,8 @@ export function ObjectPanel({ objectKey, cluster, now, onClose }: ObjectPanelPro
 function RowTime({ row, now }: { row: TimelineRow; now: number }) {
   const t = Date.parse(row.time);
   if (!row.estimated) return <time dateTime={row.time}>{clockTime(t, now)}</time>;
-  const bound = (x: string | null | undefined): string => (x === null || x === undefined ? '?' : new Date(x).toLocaleString());
   return (
-    <time dateTime={row.time} class="estimated" title={`estimated: between ${bound(row.earliest)} and ${bound(row.latest)}`}>
+    <time dateTime={row.time} class="estimated" title={`estimated: ${estimateSpan(row.earliest, row.latest, now)}`}>
       ~{clockTime(t, now)}
     </time>
   );
@@ -187,7 +182,7 @@ function Incident({ timeline, title, now }: { timeline: Timeline; title: string;
       {first !== null ? (
         <p class="first-warning">
           First warning: {first.estimated ? '~' : ''}
-          {new Date(first.time).toLocaleString()} <b>{first.reason}</b> on {first.object}: {first.message}
+          {clockTime(Date.parse(first.time), now)} <b>{first.reason}</b> on {first.object}: {first.message}
         </p>
       ) : null}
       <div class="scroll-x">

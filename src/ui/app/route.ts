@@ -1,7 +1,7 @@
 import type { Filters } from './model.js';
 
 /** View names the screens of the UI. */
-export type View = 'live' | 'dashboard' | 'timeline' | 'search';
+export type View = 'live' | 'dashboard' | 'timeline' | 'search' | 'incidents';
 
 /** GroupBy is what the warnings dashboard counts by; `cluster` where the archive holds several. */
 export type GroupBy = 'reason' | 'namespace' | 'kind' | 'cluster';
@@ -15,7 +15,7 @@ const GROUP_BYS: readonly GroupBy[] = ['reason', 'namespace', 'kind', 'cluster']
 export interface Route {
   view: View;
   filters: Filters;
-  /** window is the dashboard's and the search's look-back, a WINDOWS key. */
+  /** window is the look-back of the dashboard, the search and the incidents, a WINDOWS key. */
   window: string;
   by: GroupBy;
   /** from and to bound the timeline (Unix ms); undefined means the last hour up to now. */
@@ -25,7 +25,7 @@ export interface Route {
   object: string;
 }
 
-/** WINDOWS are the dashboard's and the search's selectable look-back windows in ms. */
+/** WINDOWS are the selectable look-back windows (dashboard, search, incidents) in ms. */
 export const WINDOWS: Record<string, number> = {
   '15m': 15 * 60_000,
   '1h': 60 * 60_000,
@@ -34,7 +34,10 @@ export const WINDOWS: Record<string, number> = {
   '7d': 7 * 24 * 60 * 60_000,
 };
 
-const VIEWS: readonly View[] = ['live', 'dashboard', 'timeline', 'search'];
+/** DEFAULT_WINDOW is the look-back a view opens with; the landing page asks for the incidents of this window. */
+export const DEFAULT_WINDOW = '1h';
+
+const VIEWS: readonly View[] = ['live', 'dashboard', 'timeline', 'search', 'incidents'];
 
 function isoMs(s: string | null): number | undefined {
   if (s === null || s === '') return undefined;
@@ -61,7 +64,7 @@ export function parseRoute(hash: string): Route {
       reason: params.get('reason') ?? '',
       q: params.get('q') ?? '',
     },
-    window: window in WINDOWS ? window : '1h',
+    window: window in WINDOWS ? window : DEFAULT_WINDOW,
     by: (GROUP_BYS as readonly (string | null)[]).includes(by) ? (by as GroupBy) : 'reason',
     from: isoMs(params.get('from')),
     to: isoMs(params.get('to')),
@@ -82,10 +85,10 @@ export function formatRoute(r: Route): string {
   put('reason', r.filters.reason);
   put('q', r.filters.q);
   if (r.view === 'dashboard') {
-    if (r.window !== '1h') put('window', r.window);
+    if (r.window !== DEFAULT_WINDOW) put('window', r.window);
     if (r.by !== 'reason') put('by', r.by);
   }
-  if (r.view === 'search' && r.window !== '1h') put('window', r.window);
+  if ((r.view === 'search' || r.view === 'incidents') && r.window !== DEFAULT_WINDOW) put('window', r.window);
   if (r.view === 'timeline') {
     if (r.from !== undefined) put('from', new Date(r.from).toISOString());
     if (r.to !== undefined) put('to', new Date(r.to).toISOString());

@@ -12,6 +12,7 @@ import { histogramBuckets, serverQuery } from './search-query.js';
 import type { Route } from './route.js';
 import type { Navigate } from './use-route.js';
 import { VirtualList } from './virtual-list.js';
+import { WindowPicker } from './window-picker.js';
 
 /** SearchViewProps configure the SearchView. */
 export interface SearchViewProps {
@@ -141,13 +142,7 @@ export function SearchView({ route, navigate, now }: SearchViewProps) {
     <section class="view search" aria-labelledby="search-title">
       <div class="toolbar">
         <h2 id="search-title">Search the archive</h2>
-        <div class="segmented" role="group" aria-label="Window">
-          {Object.keys(WINDOWS).map((w) => (
-            <button key={w} type="button" aria-pressed={route.window === w} onClick={() => navigate({ window: w })}>
-              {w}
-            </button>
-          ))}
-        </div>
+        <WindowPicker route={route} navigate={navigate} />
         <span class="count" role="status" data-phase={fresh ? state.phase : 'waiting'} data-total={total ?? ''} data-shown={state.hits.length}>
           {!fresh || state.phase === 'waiting' || (state.phase === 'loading' && state.hits.length === 0)
             ? 'Searching…'

@@ -2,7 +2,7 @@ import { useMemo, useRef, useState } from 'preact/hooks';
 import { lanesOf, marksFromTimeline } from './aggregate.js';
 import type { Lane, Mark } from './aggregate.js';
 import type { EventCache } from './event-cache.js';
-import { humanDuration } from './format.js';
+import { clockTime, humanDuration } from './format.js';
 import { useChanges, useMedia, useTimeline } from './hooks.js';
 import { rowMatcher } from './model.js';
 import type { Route } from './route.js';
@@ -58,8 +58,8 @@ function dotsOf(lane: Lane, from: number, span: number): Dot[] {
 
 /** markTime is a mark's time; an estimated one is never shown as a known time, but as the span it lies in. */
 function markTime(m: Mark): string {
-  if (!m.estimated) return new Date(m.t).toLocaleString();
-  const at = (ms: number | undefined): string => (ms === undefined ? '?' : new Date(ms).toLocaleString());
+  if (!m.estimated) return clockTime(m.t);
+  const at = (ms: number | undefined): string => (ms === undefined ? '?' : clockTime(ms));
   return m.earliest === m.latest && m.earliest !== undefined ? `~${at(m.t)} (estimated)` : `~${at(m.t)} (estimated: between ${at(m.earliest)} and ${at(m.latest)})`;
 }
 
@@ -149,7 +149,7 @@ export function TimelineView({ cache, route, navigate, now }: TimelineViewProps)
           ))}
         </span>
         <span class="sr-only">
-          {lane.total} occurrences, {lane.warnings} warnings, first at {new Date(lane.first).toLocaleTimeString()}
+          {lane.total} occurrences, {lane.warnings} warnings, first at {clockTime(lane.first, now)}
         </span>
       </div>
     );
@@ -218,7 +218,7 @@ export function TimelineView({ cache, route, navigate, now }: TimelineViewProps)
         >
           {ticks(from, from + span, narrow ? 3 : 8).map((t) => (
             <span key={t} class="tick" style={{ left: `${(((t - from) / span) * 100).toFixed(3)}%` }}>
-              {new Date(t).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', second: span < 600_000 ? '2-digit' : undefined })}
+              {new Date(t).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', second: span < 600_000 ? '2-digit' : undefined, hour12: false })}
             </span>
           ))}
           {drag ? (

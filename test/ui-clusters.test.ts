@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import type { Timeline } from '../src/api/index.js';
+import type { IncidentList, Timeline } from '../src/api/index.js';
 import { runBuiltCli } from './support/cli-process.js';
 import { request } from './support/http.js';
 import { startServer } from './support/server-process.js';
@@ -182,14 +182,48 @@ describe('web UI over an archive of three clusters, in headless Chromium', () =>
     await page.close();
   });
 
+  it("lists each cluster's incidents, each row naming its cluster, and the picked cluster's only; a root opens in its cluster", async () => {
+    const since = new Date(Date.now() - 3_600_000).toISOString();
+    const r = await request(srv.url, 'GET', `/apis/archive.kevents.io/v1alpha1/incidents?since=${since}`);
+    assert.equal(r.status, 200, r.text);
+    const served = (r.json as IncidentList).incidents;
+    assert.deepEqual(new Set(served.map((i) => i.cluster)), new Set(Object.keys(FLEET)));
+
+    const { page, seen } = await openPage(context);
+    await page.goto(`${srv.url}/`);
+    await until(page, `document.querySelectorAll('#incident-list > li').length === ${served.length}`);
+    assert.equal(new URL(page.url()).hash, '#/incidents');
+    assert.deepEqual(await page.locator('#incident-list > li .inc-ns .cluster-tag').allTextContents(), served.map((i) => i.cluster));
+    assert.deepEqual(await page.locator('#incident-list > li .inc-root a').allTextContents(), served.map((i) => i.root));
+    await shoot(page, 'ui-clusters-incidents');
+
+    await picker(page).selectOption('staging');
+    await until(page, `document.querySelectorAll('#incident-list > li').length === 1`);
+    assert.match(page.url(), /#\/incidents\?cluster=staging/);
+    assert.deepEqual(await page.locator('#incident-list > li .inc-root a').allTextContents(), ['Job/report-28731']);
+
+    // prod-eu's Deployment/web, not prod-us's: the timeline and the panel keep its cluster.
+    await picker(page).selectOption('');
+    const eu = page.locator('#incident-list > li').filter({ has: page.locator('.cluster-tag', { hasText: 'prod-eu' }) });
+    await eu.first().waitFor();
+    await eu.locator('.inc-root a', { hasText: 'Deployment/web' }).click();
+    assert.match(page.url(), /#\/timeline\?cluster=prod-eu&ns=shop&.*object=Deployment%2Fshop%2Fweb/);
+    const panel = page.getByRole('dialog', { name: /Deployment\/web/ });
+    await panel.getByText('of prod-eu').waitFor();
+    await panel.locator('table.incident-rows td', { hasText: 'Pod/web-7d9f-abcde' }).first().waitFor();
+    assert.equal(await panel.locator('table.incident-rows td', { hasText: 'Pod/web-5b8c-q2w3e' }).count(), 0);
+    assert.deepEqual(seen, { dialogs: [], errors: [] });
+    await page.close();
+  });
+
   it('fits the picker and the cluster names on a phone screen without sideways scrolling', async () => {
     const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
     try {
       const { page, seen } = await openPage(phone);
-      for (const view of ['live', 'dashboard', 'timeline']) {
+      for (const view of ['live', 'dashboard', 'timeline', 'incidents']) {
         await page.goto(`${srv.url}/#/${view}?cluster=prod-us`);
         await picker(page).waitFor();
-        await page.locator(view === 'dashboard' ? '.chart svg rect.bar' : '[role=option]').first().waitFor();
+        await page.locator(view === 'dashboard' ? '.chart svg rect.bar' : view === 'incidents' ? '#incident-list > li' : '[role=option]').first().waitFor();
         const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
         assert.equal(overflow, 0, `${view} scrolls sideways by ${overflow}px`);
         await shoot(page, `ui-clusters-phone-${view}`);

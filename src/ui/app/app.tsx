@@ -77,7 +77,7 @@ export function App() {
     <div class={`app${route.object ? ' with-panel' : ''}`}>
       <a class="skip" href={formatRoute(route)} onClick={(e) => {
         e.preventDefault();
-        document.querySelector<HTMLElement>('.vlist')?.focus();
+        document.querySelector<HTMLElement>('.vlist, .inc-list')?.focus();
       }}>Skip to the list</a>
       <header class="top">
         <h1>kevents</h1>

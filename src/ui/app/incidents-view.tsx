@@ -104,7 +104,7 @@ export function IncidentsView({ cache, route, navigate, now, preloaded }: Incide
             <span class="inc-count">Count</span>
           </div>
         ) : null}
-        <ol id="incident-list" class="inc-list" aria-label="Incidents, most recent first. A root opens its timeline.">
+        <ol id="incident-list" class="inc-list" tabIndex={-1} aria-label="Incidents, most recent first. A root opens its timeline.">
           {shown.map((i, n) => (
             <IncidentRow key={`${i.cluster ?? ''}|${i.namespace}|${i.root}|${i.kind}|${n}`} incident={i} clustered={clustered} cluster={filters.cluster} now={now} />
           ))}

@@ -168,7 +168,7 @@ describe('web UI over an archive of three clusters, in headless Chromium', () =>
     await panel.getByText(/First warning: .*(Failed|ErrImagePull) on Pod\/web-7d9f-abcde/).waitFor();
     const commands = await panel.locator('.hints code').allTextContents();
     assert.deepEqual(commands, want.hints.map((h) => h.command));
-    assert.ok(commands.includes("kubectl get pod web-7d9f-abcde -n shop -o jsonpath='{.spec.containers[*].image}'"), commands.join('\n'));
+    assert.ok(commands.includes("kubectl get pod web-7d9f-abcde -n shop -o 'jsonpath={.spec.containers[*].image}'"), commands.join('\n'));
     assert.equal(await panel.getByText('No specific steps').count(), 0);
     await shoot(page, 'ui-clusters-deployment');
 
@@ -177,7 +177,7 @@ describe('web UI over an archive of three clusters, in headless Chromium', () =>
     await panel.locator('table.incident-rows th', { hasText: 'Cluster' }).waitFor();
     const clusters = await panel.locator('table.incident-rows tbody td:nth-child(2)').allTextContents();
     assert.deepEqual(new Set(clusters), new Set(['prod-eu', 'prod-us']));
-    await panel.locator('.hints code', { hasText: "kubectl get pod web-7d9f-abcde -n shop -o jsonpath='{.spec.containers[*].image}'" }).waitFor();
+    await panel.locator('.hints code', { hasText: "kubectl get pod web-7d9f-abcde -n shop -o 'jsonpath={.spec.containers[*].image}'" }).waitFor();
     assert.deepEqual(seen, { dialogs: [], errors: [] });
     await page.close();
   });

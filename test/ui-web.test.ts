@@ -167,7 +167,7 @@ describe('web UI in headless Chromium against kevents serve', () => {
     await page.keyboard.press('Enter');
     await page.getByRole('dialog', { name: /Pod\/coredns-76f75df574-q8v2w/ }).waitFor();
     assert.match(page.url(), /object=Pod%2Fkube-system%2Fcoredns-76f75df574-q8v2w/);
-    await page.getByText(/^kubectl port-forward pod\/coredns-76f75df574-q8v2w -n kube-system \S+$/).waitFor();
+    await page.getByText("kubectl get pod coredns-76f75df574-q8v2w -n kube-system -o 'jsonpath={.spec.containers[*].readinessProbe}'").waitFor();
     await page.keyboard.press('Escape');
     await page.getByRole('dialog').waitFor({ state: 'detached' });
     await page.keyboard.press('/');
@@ -206,7 +206,7 @@ describe('web UI in headless Chromium against kevents serve', () => {
     assert.match(page.url(), /by=namespace/);
     await noisiest.getByRole('button', { name: 'Pod/batch/report-28731-zt5kq' }).click();
     await page.getByRole('dialog', { name: /Pod\/report-28731-zt5kq/ }).waitFor();
-    await page.getByText("kubectl get pod report-28731-zt5kq -n batch -o jsonpath='{.spec.containers[*].resources.requests}'").waitFor();
+    await page.getByText("kubectl get pod report-28731-zt5kq -n batch -o 'jsonpath={.spec.containers[*].resources.requests}'").waitFor();
     assert.deepEqual(seen, { dialogs: [], errors: [] });
     await page.close();
   });
@@ -327,7 +327,7 @@ describe('web UI in headless Chromium against kevents serve', () => {
     const header = await describe.getByRole('row').first().textContent();
     assert.equal(header, 'TypeReasonAgeFromMessage');
     await panel.getByText(/\(x4 over 3?\d+m\)/).first().waitFor();
-    await panel.getByText("kubectl get pod web-7d9f-abcde -n shop -o jsonpath='{.spec.containers[*].image}'").waitFor();
+    await panel.getByText("kubectl get pod web-7d9f-abcde -n shop -o 'jsonpath={.spec.containers[*].image}'").waitFor();
     await shoot(page, 'ui-timeline-object');
     assert.deepEqual(seen, { dialogs: [], errors: [] });
     await page.close();
@@ -356,7 +356,7 @@ describe('web UI in headless Chromium against kevents serve', () => {
     // The image-pull next steps the server computes, exactly those the CLI prints.
     const commands = await panel.locator('.hints code').allTextContents();
     assert.deepEqual(commands, want.hints.map((h) => h.command));
-    assert.ok(commands.includes("kubectl get pod web-7d9f-abcde -n shop -o jsonpath='{.spec.containers[*].image}'"), commands.join('\n'));
+    assert.ok(commands.includes("kubectl get pod web-7d9f-abcde -n shop -o 'jsonpath={.spec.containers[*].image}'"), commands.join('\n'));
     assert.equal(await panel.getByText('No specific steps').count(), 0);
     await shoot(page, 'ui-object-deployment');
     assert.deepEqual(seen, { dialogs: [], errors: [] });

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { CATALOGUE, classify } from './catalogue.js';
+import { CATALOGUE, classify, explainEvent } from './catalogue.js';
 import { FAILURE_KIND_IDS } from './kind.js';
 import { testEvent } from '../timeline/test-events.js';
 
@@ -164,4 +164,26 @@ describe('classify', () => {
     const covered = new Set(CASES.map((c) => c.want));
     for (const id of FAILURE_KIND_IDS) assert.ok(covered.has(id), id);
   });
+});
+
+describe('explainEvent', () => {
+  const cases: { name: string; event: Parameters<typeof testEvent>[0]; want: string | undefined }[] = [
+    {
+      name: 'a kind the catalogue knows: its cause sentence',
+      event: { name: 'a', object: 'web-1', reason: 'Failed', type: 'Warning', message: 'Error: configmap "app-env" not found', first: 0 },
+      want: 'Pod "web-1" cannot start its container: it refers to the ConfigMap "app-env", which does not exist in namespace "default".',
+    },
+    {
+      name: 'a Warning it does not know: its reason and message, nothing more',
+      event: { name: 'b', object: 'web-1', reason: 'FailedSync', type: 'Warning', message: 'error determining status: rpc error', first: 0 },
+      want: 'Pod "web-1" reported "FailedSync": "error determining status: rpc error".',
+    },
+    {
+      name: 'event text stays on one line, its controls shown',
+      event: { name: 'c', object: 'web-1', reason: 'Boom', type: 'Warning', message: 'a\nb \u001b[31mred', first: 0 },
+      want: 'Pod "web-1" reported "Boom": "a b ^[[31mred".',
+    },
+    { name: 'a Normal event that shows no failure: nothing', event: { name: 'd', object: 'web-1', reason: 'Started', message: 'Started container app', first: 0 }, want: undefined },
+  ];
+  for (const c of cases) it(c.name, () => assert.equal(explainEvent(testEvent(c.event)), c.want));
 });

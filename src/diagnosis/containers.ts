@@ -1,4 +1,5 @@
 import type { Facts, FailureKind, StepTemplate } from './kind.js';
+import { renderStep } from './steps.js';
 import { defined, firstGroup, podWords, said } from './text.js';
 
 /**
@@ -11,6 +12,45 @@ function logsStep(f: Facts): StepTemplate {
     words: ['kubectl', 'logs', ...podWords(f), ...(f.container === undefined ? [] : ['-c', { value: f.container, role: 'container' as const }]), '--previous'],
     why: 'the output of the last run that ended',
   };
+}
+
+/** debugCopyStep starts a copy of the pod with a shell in place of the failing command (the original keeps crashing untouched). */
+function debugCopyStep(f: Facts): StepTemplate {
+  const pod = f.objectKind === 'Pod' ? f.objectName : f.pod;
+  return {
+    words: [
+      'kubectl',
+      'debug',
+      ...podWords(f),
+      '-it',
+      { value: pod === undefined ? undefined : `${pod}-debug`, role: 'pod', prefix: '--copy-to=' },
+      ...(f.container === undefined ? [] : [{ value: f.container, role: 'container' as const, prefix: '--container=' }]),
+      '--',
+      'sh',
+    ],
+    why: 'a copy of the pod with a shell in place of the failing command, to start it by hand',
+  };
+}
+
+/** PROBE_URL reads the port and path of an HTTP probe's failure (`Get "http://10.0.0.5:8080/healthz": …`). */
+const PROBE_URL = /https?:\/\/[^/:\s"]+:(\d+)(\/[^\s"]*)?/;
+
+/**
+ * portForwardStep forwards the probe's port, for an HTTP probe whose failure names it; its why says how to try
+ * the endpoint as the probe does, that command checked and quoted as any step's (the path is event text).
+ */
+function portForwardStep(f: Facts): StepTemplate[] {
+  const url = PROBE_URL.exec(f.output ?? '');
+  if (url === null) return [];
+  const port = url[1]!;
+  const curl = renderStep({ words: ['curl', '-v', { value: `http://127.0.0.1:${port}${url[2] ?? '/'}`, role: 'text' }], why: '' });
+  return [
+    {
+      words: ['kubectl', 'port-forward', { value: f.objectKind === 'Pod' ? f.objectName : f.pod, role: 'pod', prefix: 'pod/' }, '-n', { value: f.namespace, role: 'namespace' }, { value: port, role: 'port' }],
+      // renderStep's why of a refused value is ` (the value … is …)`, appended as any step's.
+      why: `then try the endpoint as the probe does: ${curl.command}${curl.why}`,
+    },
+  ];
 }
 
 function lastStateStep(f: Facts): StepTemplate {
@@ -74,6 +114,15 @@ export const CONTAINER_KINDS: readonly FailureKind[] = [
           : `Container ${said(f.container)} of pod ${said(f.objectName)} cannot start: its command ${said(f.command)} is not in the image (a typo, or an image without it).`,
     steps: (f) => [
       { words: ['kubectl', 'get', 'pod', ...podWords(f), '-o', 'jsonpath={range .spec.containers[*]}{.name}: {.image} {.command} {.args}{"\\n"}{end}'], why: 'the command and image of each container' },
+      // An image without a shell (distroless) is looked into from an ephemeral container that shares its processes and files.
+      ...(f.problem === 'not-found'
+        ? [
+            {
+              words: ['kubectl', 'debug', '-it', ...podWords(f), '--image=busybox:1.36', ...(f.container === undefined ? [] : [{ value: f.container, role: 'container' as const, prefix: '--target=' }])],
+              why: 'an ephemeral debug container sharing the pod\'s processes and filesystem, to look for the command',
+            },
+          ]
+        : []),
     ],
   },
   {
@@ -92,7 +141,7 @@ export const CONTAINER_KINDS: readonly FailureKind[] = [
     },
     cause: (f) =>
       `Container ${said(f.container)} of pod ${said(f.objectName)} is crash-looping; events do not record why: read its last state and logs.`,
-    steps: (f) => [lastStateStep(f), logsStep(f)],
+    steps: (f) => [lastStateStep(f), logsStep(f), debugCopyStep(f)],
     explainedBy: ['start-error', 'config-missing', 'probe-liveness', 'oom-node', 'other'],
   },
   {
@@ -114,6 +163,7 @@ export const CONTAINER_KINDS: readonly FailureKind[] = [
     steps: (f) => [
       { words: ['kubectl', 'get', 'pod', ...podWords(f), '-o', `jsonpath={.spec.containers[*].${f.probe === 'startup' ? 'startup' : 'liveness'}Probe}`], why: 'the probe: its path, port, timeout and thresholds, to compare with what the app serves' },
       logsStep(f),
+      ...portForwardStep(f),
     ],
   },
   {
@@ -130,6 +180,7 @@ export const CONTAINER_KINDS: readonly FailureKind[] = [
     steps: (f) => [
       { words: ['kubectl', 'get', 'pod', ...podWords(f), '-o', 'jsonpath={.spec.containers[*].readinessProbe}'], why: 'the probe: its path, port, timeout and thresholds' },
       { words: ['kubectl', 'logs', ...podWords(f), ...(f.container === undefined ? [] : ['-c', { value: f.container, role: 'container' as const }])], why: 'what the app says while it is not ready' },
+      ...portForwardStep(f),
     ],
   },
   {

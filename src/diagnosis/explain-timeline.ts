@@ -1,21 +1,50 @@
-import type { TimelineCause } from '../api/index.js';
-import type { TimelineInput } from '../timeline/index.js';
+import type { Incident, TimelineHint } from '../api/index.js';
+import { scopeObjects } from '../timeline/index.js';
+import type { TimelineExplanation, TimelineInput } from '../timeline/index.js';
 import { buildIncidents } from './incidents.js';
 
 /**
- * explainTimeline is the timeline's TimelineExplainer: the incidents of its
- * input, and of those the one about its object (its root, or an object it
- * joins), else, for a namespace's timeline, the most recent. Null when the
- * events show no failure.
+ * explainTimeline is the timeline's TimelineExplainer, so that a timeline and
+ * `kevents incidents` say one thing: the incidents of its input give the cause
+ * (the one about its object: its root, or an object it joins; else, for a
+ * namespace's timeline, the most recent) and the next steps (the cause's
+ * incident first, then each other incident that touches the timeline's
+ * objects or the nodes its pods ran on, each failure kind once, each command
+ * once).
  */
-export function explainTimeline(input: TimelineInput): TimelineCause | null {
+export function explainTimeline(input: TimelineInput): TimelineExplanation {
   const { incidents } = buildIncidents({ events: input.events, occurrences: input.occurrences, owners: input.owners, since: input.since, until: input.until });
   const key = input.for === undefined ? undefined : `${input.for.kind}/${input.for.name}`;
   const namespace = input.for?.namespace ?? '';
+  const here = (i: Incident): boolean => i.namespace === namespace || i.namespace === '';
   const found =
     key === undefined
       ? incidents[0]
-      : (incidents.find((i) => i.root === key && (i.namespace === namespace || i.namespace === '')) ??
-        incidents.find((i) => i.objects.includes(key) && (i.namespace === namespace || i.namespace === '')));
-  return found === undefined ? null : { kind: found.kind, text: found.cause, root: found.root };
+      : (incidents.find((i) => i.root === key && here(i)) ?? incidents.find((i) => i.objects.includes(key) && here(i)));
+  let about = incidents;
+  if (input.for !== undefined) {
+    const scope = scopeObjects(input.for, input.events, input.owners);
+    const objects = new Set([...scope.objects, ...scope.nodes.map((n) => `Node/${n}`)]);
+    about = incidents.filter((i) => here(i) && (i.root === key || objects.has(i.root) || i.objects.some((o) => objects.has(o))));
+  }
+  const ordered = found === undefined ? about : [found, ...about.filter((i) => i !== found)];
+  return { cause: found === undefined ? null : { kind: found.kind, text: found.cause, root: found.root }, hints: timelineHints(ordered) };
+}
+
+/** timelineHints are the incidents' steps in order, each failure kind's once and each command once, with the reason of the event that showed it. */
+function timelineHints(incidents: readonly Incident[]): TimelineHint[] {
+  const out: TimelineHint[] = [];
+  const kinds = new Set<string>();
+  const commands = new Set<string>();
+  for (const i of incidents) {
+    // Pods with no common owner failing the same way are one incident each: one set of steps, as for one.
+    if (kinds.has(i.kind)) continue;
+    kinds.add(i.kind);
+    for (const h of i.hints) {
+      if (commands.has(h.command)) continue;
+      commands.add(h.command);
+      out.push({ reason: i.facts.reason ?? i.kind, command: h.command, why: h.why });
+    }
+  }
+  return out;
 }

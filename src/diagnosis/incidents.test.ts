@@ -255,10 +255,15 @@ describe('explainTimeline', () => {
     ];
     const t = buildTimeline({ events, for: { kind: 'Deployment', name: 'web', namespace: ns }, ...window, explain: explainTimeline });
     assert.deepEqual(t.summary.cause, { kind: 'create-forbidden-quota', text: 'ReplicaSet "web-7d4b9c8f5" cannot create pods: ResourceQuota "q" would be exceeded (requested "pods=1", used "pods=1", limited "pods=1").', root: 'Deployment/web' });
+    // The steps are the incident's, under the reason of the event that showed it; the other pod's are not this timeline's.
+    assert.deepEqual(t.hints[0], { reason: 'FailedCreate', command: 'kubectl describe resourcequota q -n shop', why: "the quota's limits and what is already used against them" });
+    assert.ok(!t.hints.some((h) => h.command.includes('other-1')), JSON.stringify(t.hints));
+    assert.ok(buildTimeline({ events, ...window, explain: explainTimeline }).hints.some((h) => h.command === 'kubectl describe Pod other-1 -n shop'), 'a namespace timeline has every incident\'s steps');
     assert.match(formatTimeline(t, { format: 'table' }).split('\n')[1]!, /^Cause: ReplicaSet "web-7d4b9c8f5" cannot create pods/);
     assert.match(formatTimeline(t, { format: 'markdown' }), /^- \*\*Cause:\*\* ReplicaSet "web-7d4b9c8f5" cannot create pods/m);
     const healthy = buildTimeline({ events: events.slice(0, 1), for: { kind: 'Deployment', name: 'web', namespace: ns }, ...window, explain: explainTimeline });
     assert.equal(healthy.summary.cause, null);
+    assert.deepEqual(healthy.hints, []);
     assert.equal(buildTimeline({ events, ...window }).summary.cause, undefined);
   });
 });

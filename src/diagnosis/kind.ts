@@ -57,7 +57,9 @@ export type Facts = Readonly<Record<string, string>>;
 /**
  * StepWord is a word of a command: literal text we wrote, or a value from the
  * events with its role, checked for that role and then quoted with its literal
- * `prefix` (`spec.nodeName=`) as one word.
+ * `prefix` (`spec.nodeName=`) as one word (a refused value: the prefix and the
+ * role's placeholder, `spec.nodeName=<node>`). A prefix is our own text, never
+ * event text.
  */
 export type StepWord = string | { value: string | undefined; role: ShellRole; prefix?: string };
 

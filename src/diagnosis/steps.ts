@@ -21,7 +21,8 @@ export function renderStep(t: StepTemplate): IncidentHint {
     }
     const checked = shellArg(w.value, w.role);
     if (!checked.ok) {
-      words.push(checked.arg);
+      // The literal prefix stays (`--target=<container>`): the reader sees which flag wants the value.
+      words.push(w.prefix === undefined ? checked.arg : `${shellQuote(w.prefix)}${checked.arg}`);
       problems.push(checked.why);
     } else if (w.prefix === undefined) {
       words.push(checked.arg);

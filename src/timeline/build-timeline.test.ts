@@ -38,8 +38,8 @@ describe('buildTimeline', () => {
     assert.deepEqual(t.summary.objects.map((o) => o.object), [`Pod/${podName}`, 'Node/node-2']);
     assert.equal(t.summary.history, 'events');
     assert.equal(t.summary.estimatedRows, 3);
-    // The node's pressure comes first in time, so its steps lead.
-    assert.deepEqual(t.hints.map((h) => h.command).slice(0, 3), ['kubectl describe node node-2', 'kubectl get pods -A --field-selector spec.nodeName=node-2', `kubectl logs ${podName} -n prod -c app --previous`]);
+    // Next steps are the failure catalogue's (src/diagnosis), which the caller composes in: none without it.
+    assert.deepEqual(t.hints, []);
   });
 
   it('cuts rows to the window and the types asked for', () => {
@@ -91,6 +91,11 @@ describe('formatTimeline', () => {
     assert.match(md, /``Pod\/p`x``/);
     const csv = formatTimeline(evil, { format: 'csv' });
     assert.match(csv, /,"'=HYPERLINK\(""https:\/\/evil\.example""\)",'@SUM\(A1\),/);
+  });
+  it("shows a next step's reason, event text, with its controls escaped", () => {
+    const out = formatTimeline({ ...t, hints: [{ reason: 'Bad\x1b[31mReason', command: 'kubectl get nodes', why: 'w' }] }, { format: 'table' });
+    assert.match(out, /^ {2}Bad\^\[\[31mReason: w$/m);
+    assert.ok(!out.includes('\x1b'), out);
   });
   it('prints the documented JSON shape', () => {
     const json = JSON.parse(formatTimeline(t, { format: 'json' })) as Record<string, unknown>;

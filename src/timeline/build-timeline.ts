@@ -1,13 +1,11 @@
 import type { CoreEvent, Occurrence } from '../api/index.js';
 import { eventCluster, eventCount } from '../api/index.js';
-import { hintsFor } from './hints.js';
-import type { HintContext } from './hints.js';
 import type { ObjectRef } from './kinds.js';
 import { decompressEvent, MAX_SPREAD_ROWS } from './occurrence-rows.js';
 import type { OccurrenceEntry } from './occurrence-rows.js';
-import { inScope, objectKey, scheduledNode, scopeObjects } from './scope.js';
+import { inScope, objectKey, scopeObjects } from './scope.js';
 import type { OwnerLink } from './scope.js';
-import type { Timeline, TimelineCause, TimelineRow, TimelineSummary } from '../api/index.js';
+import type { Timeline, TimelineCause, TimelineHint, TimelineRow, TimelineSummary } from '../api/index.js';
 
 /** TimelineInput is everything a timeline is built from. */
 export interface TimelineInput {
@@ -27,15 +25,24 @@ export interface TimelineInput {
   /** maxSpreadRows bounds the estimated rows of one gap between known times (default MAX_SPREAD_ROWS). */
   maxSpreadRows?: number;
   /**
-   * explain states the cause of what the input shows (the summary's `cause`):
-   * composed by the server and the CLI from src/diagnosis, which this module
-   * never imports.
+   * explain states the cause of what the input shows (the summary's `cause`)
+   * and the next steps (`hints`): composed by the server and the CLI from
+   * src/diagnosis's failure catalogue, which this module never imports.
+   * Without it a timeline has rows and a summary, and no steps.
    */
   explain?: TimelineExplainer | undefined;
 }
 
-/** TimelineExplainer finds the cause of a timeline's input, or null when its events show no failure. */
-export type TimelineExplainer = (input: TimelineInput) => TimelineCause | null;
+/** TimelineExplanation is what the failure catalogue says of a timeline's input. */
+export interface TimelineExplanation {
+  /** cause is the incident the input shows, null when its events show no failure. */
+  cause: TimelineCause | null;
+  /** hints are the next steps, the cause's first. */
+  hints: TimelineHint[];
+}
+
+/** TimelineExplainer explains a timeline's input: its cause and next steps. */
+export type TimelineExplainer = (input: TimelineInput) => TimelineExplanation;
 
 /** formatTimelineTime prints a time as RFC 3339 in UTC, with milliseconds only when there are some. */
 export function formatTimelineTime(ms: number): string {
@@ -142,22 +149,11 @@ export function timelineEntries(input: TimelineInput): TimelineEntries {
  * given, never on their order.
  */
 export function buildTimeline(input: TimelineInput): Timeline {
-  const { events: all, entries: sorted, fromHistory, undated } = timelineEntries(input);
+  const { entries: sorted, fromHistory, undated } = timelineEntries(input);
   const rows = sorted.map(timelineRow);
-
-  const nodeOfPod = new Map<string, string>();
-  for (const e of all) {
-    const node = scheduledNode(e);
-    if (node !== undefined) nodeOfPod.set(`${e.involvedObject.namespace ?? e.metadata.namespace ?? ''}/${e.involvedObject.name ?? ''}`, node);
-  }
-  const ctx: HintContext = { nodeOfPod };
-  if (input.for?.kind === 'Pod') ctx.rootPod = { namespace: input.for.namespace ?? 'default', name: input.for.name };
-  const hints = hintsFor(
-    sorted.map((x) => x.event).filter((e, i, a) => a.indexOf(e) === i),
-    ctx,
-  );
   const summary = summarize(rows, sorted, input, fromHistory, undated);
-  return { summary: input.explain === undefined ? summary : { cause: input.explain(input), ...summary }, rows, hints };
+  const explained = input.explain?.(input);
+  return { summary: explained === undefined ? summary : { cause: explained.cause, ...summary }, rows, hints: explained?.hints ?? [] };
 }
 
 function boundTime(ms: number | undefined): string | null {

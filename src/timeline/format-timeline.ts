@@ -164,7 +164,7 @@ function formatText(t: Timeline, o: FormatTimelineOptions): string {
   if (t.hints.length > 0) {
     lines.push(style.bold('Next steps:'));
     for (const h of t.hints) {
-      lines.push(`  ${h.reason}: ${oneLine(h.why)}`);
+      lines.push(`  ${oneLine(h.reason)}: ${oneLine(h.why)}`);
       lines.push(`    ${oneLine(h.command)}`);
     }
     lines.push('');

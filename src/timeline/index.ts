@@ -1,5 +1,5 @@
 export type { Timeline, TimelineCause, TimelineEventRef, TimelineHint, TimelineRow, TimelineSummary } from '../api/index.js';
-export { buildTimeline, formatTimelineTime, timelineEntries, timelineRow, type TimelineEntries, type TimelineExplainer, type TimelineInput } from './build-timeline.js';
+export { buildTimeline, formatTimelineTime, timelineEntries, timelineRow, type TimelineEntries, type TimelineExplainer, type TimelineExplanation, type TimelineInput } from './build-timeline.js';
 export {
   collectTimeline,
   countReasons,
@@ -13,7 +13,6 @@ export {
 export { decompressEvent, eventEntries, MAX_SPREAD_ROWS, spreadEntries, type EventEntries, type OccurrenceEntry } from './occurrence-rows.js';
 export { inScope, objectKey, scheduledNode, scopeObjects, type ObjectScope, type OwnerLink } from './scope.js';
 export { BUILTIN_KINDS, ForParseError, isNamespacedKind, parseForArgument, resolveKind, type KindInfo, type ObjectRef } from './kinds.js';
-export { containerOf, DISTROLESS_RULE, HINT_RULES, hintsFor, type HintContext, type HintRule } from './hints.js';
 export { formatTimeline, TIMELINE_FORMATS, type FormatTimelineOptions, type TimelineFormat, type TimelineStyle } from './format-timeline.js';
 export { lintEvents, LINT_CHECKS, formatLintReport, type LintCheck, type LintFinding, type LintReport } from './lint-events.js';
 export { storeTimelineSource } from './store-source.js';

@@ -24,7 +24,7 @@ export interface Scenario {
   for: string;
   /** cause is the reason of the event that caused the incident: the summary's first Warning. */
   cause: string;
-  /** hint is the reason of the next step that must be offered. */
+  /** hint is the reason of the event whose next steps (the failure catalogue's) come first. */
   hint: string;
   /** hintCommand is a fragment of the command the next step must carry. */
   hintCommand: string;
@@ -32,12 +32,12 @@ export interface Scenario {
 
 /** SCENARIOS are the incidents recordScenarios writes. */
 export const SCENARIOS: readonly Scenario[] = [
-  { name: 'image-pull-failure', namespace: 'shop', for: 'pod/api-7c9d8b6f5-h4k2p', cause: 'Failed', hint: 'ErrImagePull', hintCommand: "-o jsonpath='{.spec.containers[*].image}'" },
+  { name: 'image-pull-failure', namespace: 'shop', for: 'pod/api-7c9d8b6f5-h4k2p', cause: 'Failed', hint: 'Failed', hintCommand: "-o 'jsonpath={.spec.containers[*].image}'" },
   { name: 'unschedulable', namespace: 'batch', for: 'pod/trainer-0', cause: 'FailedScheduling', hint: 'FailedScheduling', hintCommand: 'kubectl describe nodes' },
   { name: 'crash-loop', namespace: 'payments', for: 'pod/checkout-5f7d8c9b6-m2x4z', cause: 'BackOff', hint: 'BackOff', hintCommand: 'kubectl logs checkout-5f7d8c9b6-m2x4z -n payments -c checkout --previous' },
-  { name: 'oom-kill', namespace: 'analytics', for: 'pod/ingest-7b6c5d4f8-q8w2z', cause: 'SystemOOM', hint: 'OOMKilled', hintCommand: '.lastState.terminated.reason' },
-  { name: 'node-pressure-eviction', namespace: 'media', for: 'pod/transcoder-6d5c4b8f7-k9j2h', cause: 'EvictionThresholdMet', hint: 'EvictionThresholdMet', hintCommand: 'kubectl describe node node-e' },
-  { name: 'rollout-never-available', namespace: 'store', for: 'deployment/frontend', cause: 'Unhealthy', hint: 'Unhealthy', hintCommand: 'kubectl port-forward pod/frontend-7d9f8c6b5-4xk2p -n store 8080:8080' },
+  { name: 'oom-kill', namespace: 'analytics', for: 'pod/ingest-7b6c5d4f8-q8w2z', cause: 'SystemOOM', hint: 'BackOff', hintCommand: '.lastState.terminated.reason' },
+  { name: 'node-pressure-eviction', namespace: 'media', for: 'pod/transcoder-6d5c4b8f7-k9j2h', cause: 'EvictionThresholdMet', hint: 'Evicted', hintCommand: 'kubectl describe node node-e' },
+  { name: 'rollout-never-available', namespace: 'store', for: 'deployment/frontend', cause: 'Unhealthy', hint: 'Unhealthy', hintCommand: 'kubectl port-forward pod/frontend-7d9f8c6b5-4xk2p -n store 8080' },
 ];
 
 function kubeConfigFor(server: string): KubeConfig {

@@ -278,5 +278,7 @@ export function compileFilter(api: EventApi, namespace: string | undefined, fiel
     filter.predicate = (e: CoreEvent): boolean =>
       (fields === undefined || fields.matches(e)) && (labels === undefined || labels.matches(e.metadata.labels));
   }
+  // Each requirement an equality on an indexed field, each field once: the equalities are the whole selector.
+  if (labels === undefined && fields !== undefined && Object.keys(fields.equalities).length === fields.requirements.length) filter.predicateIsFieldEquals = true;
   return filter;
 }

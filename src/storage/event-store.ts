@@ -34,6 +34,12 @@ export interface EventFilter {
   namespace?: string;
   fieldEquals?: Partial<Record<IndexedField, string>>;
   predicate?: (event: CoreEvent) => boolean;
+  /**
+   * predicateIsFieldEquals says that `predicate` keeps exactly the events whose fields equal every
+   * value of `fieldEquals` (and nothing else): a backend that decides each of those fields exactly,
+   * on what it stores beside the object, may answer without decoding the events to apply it.
+   */
+  predicateIsFieldEquals?: boolean;
   /** activeIn keeps the events that happened within a window (see ActiveWindow). */
   activeIn?: ActiveWindow;
 }

@@ -4,12 +4,13 @@
  * connection's list connection, so paging never churns the writer's cache.
  */
 import type { CoreEvent } from '../../api/index.js';
-import type { ListOptions, ListedVersion, VersionList } from '../event-store.js';
+import type { IndexedField, ListOptions, ListedVersion, VersionList } from '../event-store.js';
 import { StorageError } from '../errors.js';
 import { DEFAULT_MAX_COUNT_REMAINING, RemainingCounts, decodeEvent, eventKey, listRevision, matchesFilter, namespaceRange, selectsAll } from '../shared/index.js';
 import type { SqliteConnection } from './connection.js';
 import type { ListRow, ListScope } from './list-query.js';
 import { decodeObject } from './object-codec.js';
+import { FIELD_COLUMNS, HASHED_FIELDS } from './schema.js';
 import { PageObjects } from './page-objects.js';
 import { followerRead } from './watch.js';
 
@@ -27,6 +28,18 @@ function listedVersion(rv: number, object: () => Buffer, decoded?: CoreEvent): L
       return e;
     },
   };
+}
+
+/**
+ * decidedByColumns tells whether a filter is wholly decided by the key range and the row's field
+ * columns, each holding its field's value itself (not a hash): the rows the query keeps are the items.
+ */
+function decidedByColumns(options: ListOptions): boolean {
+  if (options.predicateIsFieldEquals !== true || options.activeIn !== undefined || options.fieldEquals === undefined) return false;
+  for (const [field, value] of Object.entries(options.fieldEquals) as [IndexedField, string | undefined][]) {
+    if (value !== undefined && (FIELD_COLUMNS[field] === undefined || HASHED_FIELDS.has(field))) return false;
+  }
+  return true;
 }
 
 /** SqliteLists answers a store's gets and lists over its connection. */
@@ -64,8 +77,8 @@ export class SqliteLists {
     const from = start;
     let batch = Math.min(limit + 1, MAX_LIST_BATCH);
     const items: ListedVersion[] = [];
-    // Without a filter past the key range every row is an item: it stays encoded until asked for.
-    const all = selectsAll(options);
+    // Without a filter past the key range and the field columns every row is an item: it stays encoded until asked for.
+    const all = selectsAll(options) || decidedByColumns(options);
     const maxExamined = options.maxExamined !== undefined && options.maxExamined > 0 ? options.maxExamined : Infinity;
     let examined = 0;
     let more = false;

@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { describe, it as nodeIt } from 'node:test';
 import type { CoreEvent } from '../../api/index.js';
 import { FakeClock } from '../../internal/index.js';
-import type { EventStore, EventWatch, StoreWatchEvent } from '../event-store.js';
+import type { EventStore, EventWatch, IndexedField, StoreWatchEvent } from '../event-store.js';
 import { isStorageError } from '../errors.js';
 import type { StorageErrorCode } from '../errors.js';
+import { fieldValue } from '../shared/index.js';
 import type { CommonStoreOptions } from '../shared/index.js';
 
 /** ConformanceEnv is what the suite hands a backend's factory: the options every store under test must be built with. */
@@ -381,6 +382,66 @@ export function runEventStoreConformance(name: string, setup: ConformanceSetup):
           assert.equal(none.lastKey, undefined);
           const missing = await store.list({ fieldEquals: { 'involvedObject.uid': '' }, predicate: (e) => (e.involvedObject.uid ?? '') === '' });
           assert.equal(missing.items.length, 30, 'a missing field matches the empty value');
+        }),
+      );
+      it(
+        'lists a filter whose predicate is its fieldEquals (predicateIsFieldEquals) page by page as the predicate alone does, at the latest revision and an older one',
+        withStore(async (store) => {
+          for (let i = 0; i < 24; i++) {
+            const ns = i % 4 === 0 ? 'other' : 'default';
+            await store.create(
+              sampleEvent(ns, `e${String(i).padStart(2, '0')}`, {
+                involvedObject: { kind: i % 3 === 0 ? 'Node' : 'Pod', name: `o${i % 2}` },
+                reason: i % 5 === 0 ? 'BackOff' : 'Pulled',
+                ...(i % 7 === 0 ? {} : { type: i % 2 === 0 ? 'Warning' : 'Normal' }),
+              }),
+            );
+          }
+          const older = (await store.list({ limit: 1 })).resourceVersion;
+          // Past the older revision: an event changes type, one is deleted, one is added.
+          await store.guaranteedUpdate('default', 'e02', (e) => ({ ...e!, type: 'Normal' }));
+          await store.delete('default', 'e06');
+          await store.create(sampleEvent('default', 'e99', { type: 'Warning', reason: 'BackOff' }));
+          const selections: Partial<Record<IndexedField, string>>[] = [
+            { type: 'Warning' },
+            { type: '' },
+            { reason: 'BackOff' },
+            { reason: 'BackOff', type: 'Warning' },
+            { 'involvedObject.kind': 'Node' },
+            { 'metadata.name': 'e03' },
+            { 'involvedObject.name': 'o1' },
+            { type: 'Nope' },
+          ];
+          for (const fieldEquals of selections) {
+            const predicate = (e: CoreEvent): boolean => Object.entries(fieldEquals).every(([f, v]) => fieldValue(e, f as IndexedField) === v);
+            for (const namespace of ['default', undefined]) {
+              for (const limit of [1, 2, 5, 50]) {
+                for (const at of [undefined, older]) {
+                  const pages = async (exact: boolean): Promise<string[]> => {
+                    const out: string[] = [];
+                    let startKey: string | undefined;
+                    let rv = at;
+                    for (let n = 0; n < 100; n++) {
+                      const page = await store.list({
+                        fieldEquals, predicate, limit,
+                        ...(exact ? { predicateIsFieldEquals: true } : {}),
+                        ...(namespace !== undefined ? { namespace } : {}),
+                        ...(startKey !== undefined ? { startKey } : {}),
+                        ...(rv !== undefined ? { resourceVersion: rv, match: 'Exact' as const } : {}),
+                      });
+                      rv ??= page.resourceVersion;
+                      out.push(`${page.items.map((e) => `${e.metadata.name}@${e.metadata.resourceVersion}`).join(',')} | ${page.lastKey ?? '-'}`);
+                      if (page.lastKey === undefined) break;
+                      startKey = page.lastKey;
+                    }
+                    return out;
+                  };
+                  const want = await pages(false);
+                  assert.deepEqual(await pages(true), want, `${JSON.stringify(fieldEquals)} in ${namespace ?? 'all'}, limit ${limit}, at ${at ?? 'latest'}`);
+                }
+              }
+            }
+          }
         }),
       );
       it(

@@ -278,7 +278,10 @@ export function compileFilter(api: EventApi, namespace: string | undefined, fiel
     filter.predicate = (e: CoreEvent): boolean =>
       (fields === undefined || fields.matches(e)) && (labels === undefined || labels.matches(e.metadata.labels));
   }
-  // Each requirement an equality on an indexed field, each field once: the equalities are the whole selector.
-  if (labels === undefined && fields !== undefined && Object.keys(fields.equalities).length === fields.requirements.length) filter.predicateIsFieldEquals = true;
+  // Each field requirement an equality on an indexed field, each field once: the equalities and the labels are the whole selector.
+  if (fields === undefined || Object.keys(fields.equalities).length === fields.requirements.length) {
+    filter.predicateIsSelection = true;
+    if (labels !== undefined) filter.labelMatch = (l) => labels.matches(l);
+  }
   return filter;
 }

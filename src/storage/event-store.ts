@@ -35,11 +35,14 @@ export interface EventFilter {
   fieldEquals?: Partial<Record<IndexedField, string>>;
   predicate?: (event: CoreEvent) => boolean;
   /**
-   * predicateIsFieldEquals says that `predicate` keeps exactly the events whose fields equal every
-   * value of `fieldEquals` (and nothing else): a backend that decides each of those fields exactly,
-   * on what it stores beside the object, may answer without decoding the events to apply it.
+   * predicateIsSelection says that `predicate` keeps exactly the events whose fields equal every value
+   * of `fieldEquals` and whose labels `labelMatch` accepts (when given), and nothing else: a backend
+   * that decides each of those fields exactly, on what it stores beside the object, may answer
+   * without decoding the events to apply it.
    */
-  predicateIsFieldEquals?: boolean;
+  predicateIsSelection?: boolean;
+  /** labelMatch is the label selector's part of `predicate`, tested on `metadata.labels` (see predicateIsSelection). */
+  labelMatch?: (labels: Readonly<Record<string, string>> | undefined) => boolean;
   /** activeIn keeps the events that happened within a window (see ActiveWindow). */
   activeIn?: ActiveWindow;
 }

@@ -8,3 +8,4 @@ export * from './list-revision.js';
 export * from './archive.js';
 export * from './watch-queue.js';
 export * from './remaining-counts.js';
+export * from './stored-labels.js';

@@ -6,7 +6,7 @@
 import type { CoreEvent } from '../../api/index.js';
 import type { IndexedField, ListOptions, ListedVersion, VersionList } from '../event-store.js';
 import { StorageError } from '../errors.js';
-import { DEFAULT_MAX_COUNT_REMAINING, RemainingCounts, decodeEvent, eventKey, listRevision, matchesFilter, namespaceRange, selectsAll } from '../shared/index.js';
+import { DEFAULT_MAX_COUNT_REMAINING, RemainingCounts, decodeEvent, eventKey, listRevision, matchesFilter, namespaceRange, selectsAll, storedLabels } from '../shared/index.js';
 import type { SqliteConnection } from './connection.js';
 import type { ListRow, ListScope } from './list-query.js';
 import { decodeObject } from './object-codec.js';
@@ -31,12 +31,13 @@ function listedVersion(rv: number, object: () => Buffer, decoded?: CoreEvent): L
 }
 
 /**
- * decidedByColumns tells whether a filter is wholly decided by the key range and the row's field
- * columns, each holding its field's value itself (not a hash): the rows the query keeps are the items.
+ * decidedByColumns tells whether a filter is wholly decided by the key range, the row's field
+ * columns (each holding its field's value itself, not a hash) and, when the filter has a label
+ * selector, the labels alone: no other part of the event has to be read to select it.
  */
 function decidedByColumns(options: ListOptions): boolean {
-  if (options.predicateIsFieldEquals !== true || options.activeIn !== undefined || options.fieldEquals === undefined) return false;
-  for (const [field, value] of Object.entries(options.fieldEquals) as [IndexedField, string | undefined][]) {
+  if (options.predicateIsSelection !== true || options.activeIn !== undefined) return false;
+  for (const [field, value] of Object.entries(options.fieldEquals ?? {}) as [IndexedField, string | undefined][]) {
     if (value !== undefined && (FIELD_COLUMNS[field] === undefined || HASHED_FIELDS.has(field))) return false;
   }
   return true;
@@ -75,11 +76,15 @@ export class SqliteLists {
     const limit = options.limit !== undefined && options.limit > 0 ? options.limit : Infinity;
     let start = options.startKey !== undefined && options.startKey > low ? options.startKey : low;
     const from = start;
-    let batch = Math.min(limit + 1, MAX_LIST_BATCH);
     const items: ListedVersion[] = [];
     // Without a filter past the key range and the field columns every row is an item: it stays encoded until asked for.
-    const all = selectsAll(options) || decidedByColumns(options);
+    const decided = decidedByColumns(options);
+    const all = selectsAll(options) || (decided && options.labelMatch === undefined);
+    // With a label selector past them, only the labels of each row are read; the items stay encoded too.
+    const labelMatch = decided ? options.labelMatch : undefined;
     const maxExamined = options.maxExamined !== undefined && options.maxExamined > 0 ? options.maxExamined : Infinity;
+    // A filtered read examines maxExamined rows at most: rows past them would be read for nothing.
+    let batch = Math.min(limit + 1, all ? Infinity : maxExamined, MAX_LIST_BATCH);
     let examined = 0;
     let more = false;
     for (;;) {
@@ -96,8 +101,12 @@ export class SqliteLists {
           continue;
         }
         const object = (row as ListRow).object;
-        const event = decodeEvent(decodeObject(object), row.rv);
-        if (matchesFilter(event, options)) items.push(listedVersion(row.rv, () => object, event));
+        if (labelMatch !== undefined) {
+          if (labelMatch(storedLabels(decodeObject(object)))) items.push(listedVersion(row.rv, () => object));
+        } else {
+          const event = decodeEvent(decodeObject(object), row.rv);
+          if (matchesFilter(event, options)) items.push(listedVersion(row.rv, () => object, event));
+        }
         if (++examined >= maxExamined && items.length < limit) {
           // Stopped early: the caller reads on from this key, in another turn of the loop.
           more = true;

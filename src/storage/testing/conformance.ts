@@ -385,35 +385,43 @@ export function runEventStoreConformance(name: string, setup: ConformanceSetup):
         }),
       );
       it(
-        'lists a filter whose predicate is its fieldEquals (predicateIsFieldEquals) page by page as the predicate alone does, at the latest revision and an older one',
+        'lists a filter whose predicate is its fieldEquals and labelMatch (predicateIsSelection) page by page as the predicate alone does, at the latest revision and an older one',
         withStore(async (store) => {
           for (let i = 0; i < 24; i++) {
             const ns = i % 4 === 0 ? 'other' : 'default';
-            await store.create(
-              sampleEvent(ns, `e${String(i).padStart(2, '0')}`, {
-                involvedObject: { kind: i % 3 === 0 ? 'Node' : 'Pod', name: `o${i % 2}` },
-                reason: i % 5 === 0 ? 'BackOff' : 'Pulled',
-                ...(i % 7 === 0 ? {} : { type: i % 2 === 0 ? 'Warning' : 'Normal' }),
-              }),
-            );
+            const e = sampleEvent(ns, `e${String(i).padStart(2, '0')}`, {
+              involvedObject: { kind: i % 3 === 0 ? 'Node' : 'Pod', name: `o${i % 2}` },
+              reason: i % 5 === 0 ? 'BackOff' : 'Pulled',
+              type: i % 2 === 0 ? 'Warning' : 'Normal',
+            });
+            if (i % 7 === 0) delete e.type;
+            if (i % 3 !== 0) e.metadata.labels = i % 3 === 1 ? { tier: 'frontend' } : { tier: 'backend', x: '1' };
+            await store.create(e);
           }
           const older = (await store.list({ limit: 1 })).resourceVersion;
-          // Past the older revision: an event changes type, one is deleted, one is added.
-          await store.guaranteedUpdate('default', 'e02', (e) => ({ ...e!, type: 'Normal' }));
+          // Past the older revision: an event changes type and labels, one is deleted, one is added.
+          await store.guaranteedUpdate('default', 'e02', (e) => ({ ...e!, type: 'Normal', metadata: { ...e!.metadata, labels: { tier: 'frontend' } } }));
           await store.delete('default', 'e06');
           await store.create(sampleEvent('default', 'e99', { type: 'Warning', reason: 'BackOff' }));
-          const selections: Partial<Record<IndexedField, string>>[] = [
-            { type: 'Warning' },
-            { type: '' },
-            { reason: 'BackOff' },
-            { reason: 'BackOff', type: 'Warning' },
-            { 'involvedObject.kind': 'Node' },
-            { 'metadata.name': 'e03' },
-            { 'involvedObject.name': 'o1' },
-            { type: 'Nope' },
+          const frontend = (l: Readonly<Record<string, string>> | undefined): boolean => l?.tier === 'frontend';
+          const noX = (l: Readonly<Record<string, string>> | undefined): boolean => l?.x === undefined;
+          const selections: [Partial<Record<IndexedField, string>>, ((l: Readonly<Record<string, string>> | undefined) => boolean)?][] = [
+            [{ type: 'Warning' }],
+            [{ type: '' }],
+            [{ reason: 'BackOff' }],
+            [{ reason: 'BackOff', type: 'Warning' }],
+            [{ 'involvedObject.kind': 'Node' }],
+            [{ 'metadata.name': 'e03' }],
+            [{ 'involvedObject.name': 'o1' }],
+            [{ type: 'Nope' }],
+            [{}, frontend],
+            [{}, noX],
+            [{ type: 'Warning' }, frontend],
+            [{ 'involvedObject.name': 'o1' }, noX],
           ];
-          for (const fieldEquals of selections) {
-            const predicate = (e: CoreEvent): boolean => Object.entries(fieldEquals).every(([f, v]) => fieldValue(e, f as IndexedField) === v);
+          for (const [fieldEquals, labelMatch] of selections) {
+            const predicate = (e: CoreEvent): boolean =>
+              Object.entries(fieldEquals).every(([f, v]) => fieldValue(e, f as IndexedField) === v) && (labelMatch === undefined || labelMatch(e.metadata.labels));
             for (const namespace of ['default', undefined]) {
               for (const limit of [1, 2, 5, 50]) {
                 for (const at of [undefined, older]) {
@@ -424,7 +432,7 @@ export function runEventStoreConformance(name: string, setup: ConformanceSetup):
                     for (let n = 0; n < 100; n++) {
                       const page = await store.list({
                         fieldEquals, predicate, limit,
-                        ...(exact ? { predicateIsFieldEquals: true } : {}),
+                        ...(exact ? { predicateIsSelection: true, ...(labelMatch !== undefined ? { labelMatch } : {}) } : {}),
                         ...(namespace !== undefined ? { namespace } : {}),
                         ...(startKey !== undefined ? { startKey } : {}),
                         ...(rv !== undefined ? { resourceVersion: rv, match: 'Exact' as const } : {}),
@@ -437,7 +445,7 @@ export function runEventStoreConformance(name: string, setup: ConformanceSetup):
                     return out;
                   };
                   const want = await pages(false);
-                  assert.deepEqual(await pages(true), want, `${JSON.stringify(fieldEquals)} in ${namespace ?? 'all'}, limit ${limit}, at ${at ?? 'latest'}`);
+                  assert.deepEqual(await pages(true), want, `${JSON.stringify(fieldEquals)} ${labelMatch?.name ?? ''} in ${namespace ?? 'all'}, limit ${limit}, at ${at ?? 'latest'}`);
                 }
               }
             }

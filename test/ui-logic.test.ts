@@ -2,7 +2,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CoreEvent } from '../src/api/index.js';
 import { lanesOf, marksFromTimeline, topTallies } from '../src/ui/app/aggregate.js';
-import { buildTimeline } from '../src/timeline/index.js';
+import { buildTimeline, formatTimeline } from '../src/timeline/index.js';
+import { foldRuns } from '../src/ui/app/row-runs.js';
 import { bucketSizeFor, countTicks, stackBuckets } from '../src/ui/app/buckets.js';
 import { humanDuration, interval } from '../src/ui/app/format.js';
 import { EMPTY_FILTERS, isFiltered, newerFirst, rowMatcher, toRow } from '../src/ui/app/model.js';
@@ -297,6 +298,27 @@ describe('incidents view', () => {
     assert.equal(estimateSpan(null, iso(T0), now), `before ${at(T0)}`);
     assert.equal(estimateSpan(iso(T0), undefined, now), `after ${at(T0)}`);
     assert.equal(estimateSpan(null, null, now), 'at a time the events do not give');
+  });
+});
+
+describe('object panel', () => {
+  it("folds runs of one event's repeats into one row, as kevents timeline's table does", () => {
+    const t = buildTimeline({
+      events: [
+        ev({ name: 'a', object: 'web-1', reason: 'BackOff', count: 6, first: T0, last: T0 + 600_000 }),
+        ev({ name: 'b', object: 'web-1', reason: 'Failed', message: 'Error: ErrImagePull', first: T0 + 300_000, last: T0 + 300_000 }),
+        ev({ name: 'c', object: 'web-2', reason: 'BackOff', count: 3, first: T0 + 60_000, last: T0 + 120_000 }),
+      ],
+    });
+    const runs = foldRuns(t.rows);
+    assert.ok(runs.length < t.rows.length && runs.some((r) => r.rows > 1), 'some rows fold');
+    assert.equal(runs.reduce((n, r) => n + r.count, 0), t.summary.occurrences, 'every occurrence is in a run');
+    // The CLI's table (folded) has one line per run: its rows after the header, up to the blank line.
+    const table = formatTimeline(t, { format: 'table', fold: true }).split('\n');
+    const header = table.findIndex((l) => l.startsWith('TIME'));
+    const lines = table.slice(header + 1, table.indexOf('', header));
+    assert.equal(lines.length, runs.length);
+    runs.forEach((r, i) => assert.match(lines[i]!, new RegExp(`${r.first.object}\\s+${r.rows > 1 ? `x${r.count} over` : String(r.count)}`)));
   });
 });
 

@@ -5,6 +5,8 @@ import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { isoSecondsAgo, legacyEvent, request } from './support/http.js';
 import { runBuiltCli } from './support/cli-process.js';
+import type { Timeline } from '../src/api/index.js';
+import { foldRuns } from '../src/ui/app/row-runs.js';
 import { startServer } from './support/server-process.js';
 import type { ServerProcess } from './support/server-process.js';
 import { ARTIFACTS, dashboardTotal, launchChromium, mustCreate, openPage, rowCount, rows, rowTexts, seedScenario, shoot, until, XSS_MESSAGE } from './ui-scenario.js';
@@ -336,7 +338,7 @@ describe('web UI in headless Chromium against kevents serve', () => {
   it('opens a Deployment as its incident: the ReplicaSet and Pod it owns, their warnings and the next steps, as kevents timeline --for prints them', async () => {
     const cli = await runBuiltCli(['timeline', '--for', 'deployment/web', '-n', 'shop', '--since', '30d', '-o', 'json', '--server', srv.url]);
     assert.equal(cli.code, 0, cli.stderr);
-    const want = JSON.parse(cli.stdout) as { rows: { object: string; type: string; reason: string }[]; hints: { command: string }[]; summary: { firstWarning: { reason: string } | null } };
+    const want = JSON.parse(cli.stdout) as Timeline;
     assert.ok(want.rows.some((r) => r.object === 'Pod/web-7d9f-abcde' && r.type === 'Warning'), 'the CLI follows the Deployment to its Pod');
 
     const { page, seen } = await openPage(context);
@@ -346,9 +348,11 @@ describe('web UI in headless Chromium against kevents serve', () => {
     await incident.first().waitFor();
     // The Deployment's own events (describe) are one; the incident holds what it owns too, row for row as the CLI.
     assert.equal(await panel.locator('table.describe:not(.incident-rows) tbody tr').count(), 1);
-    assert.equal(await incident.count(), want.rows.length);
+    // One row per run of one event's repeats, as the CLI's table folds them.
+    const runs = foldRuns(want.rows);
+    assert.equal(await incident.count(), runs.length);
     const objects = await panel.locator('table.incident-rows tbody td:nth-child(2)').allTextContents();
-    assert.deepEqual(objects, want.rows.map((r) => r.object));
+    assert.deepEqual(objects, runs.map((r) => r.first.object));
     assert.ok(objects.includes('ReplicaSet/web-7d9f') && objects.includes('Pod/web-7d9f-abcde'), objects.join('|'));
     assert.ok((await panel.locator('table.incident-rows tr.warning').count()) > 0, "the pod's warnings are in the incident");
     await panel.getByText(/First warning: .*(Failed|ErrImagePull|BackOff)/).waitFor();

@@ -3,9 +3,10 @@ import type { CoreEvent } from '../../api/types.js';
 import type { Timeline, TimelineRow } from '../../api/timeline.js';
 import { objectEvents } from './client.js';
 import { CopyCommand } from './copy-command.js';
-import { clockTime, estimateSpan, interval } from './format.js';
+import { clockTime, estimateSpan, humanDuration, interval } from './format.js';
 import { useTimeline } from './hooks.js';
 import { parseObjectKey, toRow } from './model.js';
+import { foldRuns } from './row-runs.js';
 
 /** ObjectPanelProps configure the ObjectPanel. */
 export interface ObjectPanelProps {
@@ -18,7 +19,7 @@ export interface ObjectPanelProps {
 
 // Look this far back for an object's incident: what an archive typically keeps.
 const HISTORY_MS = 30 * 24 * 3_600_000;
-// The incident table shows at most this many rows, the latest; the summary counts them all.
+// The incident table shows at most this many rows (runs of repeats folded), the latest; the summary counts them all.
 const MAX_ROWS = 200;
 
 function lastTimestamp(e: CoreEvent): number {
@@ -151,12 +152,16 @@ function RowTime({ row, now }: { row: TimelineRow; now: number }) {
 
 /**
  * Incident is the summary and rows of an object's timeline: which objects are
- * in it, the first Warning, and every occurrence, latest rows last.
+ * in it, the first Warning, and every occurrence, latest rows last, a run of
+ * one event's repeats folded into one row (`×14 over 28m`, its first and last
+ * times) with the message given the width.
  */
 function Incident({ timeline, title, now }: { timeline: Timeline; title: string; now: number }) {
   const { summary } = timeline;
   if (timeline.rows.length === 0) return <p class="none">No events of {title} or of what it owns in the last 30 days.</p>;
-  const shown = timeline.rows.slice(-MAX_ROWS);
+  // A run of one event's repeats is one row, as `kevents timeline` prints it.
+  const runs = foldRuns(timeline.rows);
+  const shown = runs.slice(-MAX_ROWS);
   const first = summary.firstWarning;
   const others = summary.objects.filter((o) => o.object !== title);
   // Objects of one name in several clusters: each row says whose it is.
@@ -187,8 +192,8 @@ function Incident({ timeline, title, now }: { timeline: Timeline; title: string;
       ) : null}
       <div class="scroll-x">
         <table class="describe incident-rows">
-          {shown.length < timeline.rows.length ? (
-            <caption>the latest {shown.length.toLocaleString()} of {timeline.rows.length.toLocaleString()} rows</caption>
+          {shown.length < runs.length ? (
+            <caption>the latest {shown.length.toLocaleString()} of {runs.length.toLocaleString()} rows</caption>
           ) : null}
           <thead>
             <tr>
@@ -201,21 +206,34 @@ function Incident({ timeline, title, now }: { timeline: Timeline; title: string;
             </tr>
           </thead>
           <tbody>
-            {shown.map((r, i) => (
-              <tr key={i} class={r.type === 'Warning' ? 'warning' : ''}>
-                <td class="nowrap">
-                  <RowTime row={r} now={now} />
-                </td>
-                {clustered ? <td class="nowrap">{r.cluster ?? ''}</td> : null}
-                <td class="nowrap">{r.object}</td>
-                <td>{r.type}</td>
-                <td>{r.reason}</td>
-                <td class="message">
-                  {r.message}
-                  {r.count > 1 ? ` (×${r.count})` : ''}
-                </td>
-              </tr>
-            ))}
+            {shown.map((run, i) => {
+              const r = run.first;
+              return (
+                <tr key={i} class={r.type === 'Warning' ? 'warning' : ''} data-rows={run.rows}>
+                  <td class="nowrap">
+                    <RowTime row={r} now={now} />
+                    {run.rows > 1 ? (
+                      <span class="run-end">
+                        {'– '}
+                        <RowTime row={run.last} now={now} />
+                      </span>
+                    ) : null}
+                  </td>
+                  {clustered ? <td class="nowrap">{r.cluster ?? ''}</td> : null}
+                  <td class="object">{r.object}</td>
+                  <td>{r.type}</td>
+                  <td>{r.reason}</td>
+                  <td class="message">
+                    {r.message}
+                    {run.rows > 1
+                      ? ` (×${run.count} over ${humanDuration(Date.parse(run.last.time) - Date.parse(r.time))})`
+                      : r.count > 1
+                        ? ` (×${r.count})`
+                        : ''}
+                  </td>
+                </tr>
+              );
+            })}
           </tbody>
         </table>
       </div>

@@ -11,6 +11,8 @@ const MAX_REMAINDERS = 256;
  */
 export class RemainingCounts {
   private readonly counts = new Map<string, number>();
+  /** floors are counts known only to be at least so much (a count stopped at its cap), by the same keys. */
+  private readonly floors = new Map<string, number>();
 
   /** carried is the count after the page that began after `from`, if the page before it left one; `taken` undefined: the page was filtered. */
   carried(at: number, high: string | undefined, from: string, taken: number | undefined): number | undefined {
@@ -25,9 +27,25 @@ export class RemainingCounts {
    */
   remember(at: number, high: string | undefined, last: string, n: number | undefined): void {
     if (n === undefined) return;
-    if (this.counts.size >= MAX_REMAINDERS) this.counts.delete(this.counts.keys().next().value!);
-    this.counts.set(keyOf(at, high, last), n);
+    keep(this.counts, keyOf(at, high, last), n);
   }
+
+  /** carriedFloor is how many keys at least follow the page that began after `from`, if the page before it left a floor (`rememberFloor`). */
+  carriedFloor(at: number, high: string | undefined, from: string, taken: number | undefined): number | undefined {
+    if (taken === undefined) return undefined;
+    const before = this.floors.get(keyOf(at, high, from));
+    return before === undefined ? undefined : before - taken;
+  }
+
+  /** rememberFloor keeps that at least `n` keys follow `last` in the range at `at` (a count that stopped at its cap), for the page after it. */
+  rememberFloor(at: number, high: string | undefined, last: string, n: number): void {
+    keep(this.floors, keyOf(at, high, last), n);
+  }
+}
+
+function keep(map: Map<string, number>, key: string, n: number): void {
+  if (map.size >= MAX_REMAINDERS) map.delete(map.keys().next().value!);
+  map.set(key, n);
 }
 
 function keyOf(at: number, high: string | undefined, key: string): string {

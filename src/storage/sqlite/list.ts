@@ -128,12 +128,41 @@ export class SqliteLists {
     if (more) {
       result.lastKey = start;
       if (options.countRemaining === true) {
-        const remaining = this.remaining.carried(at, high, from, all ? items.length : undefined) ?? c.lists.count(scope, start, this.maxCount);
-        this.remaining.remember(at, high, start, remaining);
+        const remaining = this.remainingAfter(scope, from, start, all ? items.length : undefined);
         if (remaining !== undefined) result.remainingItemCount = remaining;
       }
     }
     return result;
+  }
+
+  /**
+   * remainingAfter is the count of keys after `last` (`remainingItemCount`), or undefined when more
+   * than maxCount follow. A count steps over up to twice maxCount keys: when it stops there, the
+   * pages after it (taking `taken` items each, the keys that follow `from`) know that more than
+   * maxCount follow them until they have taken maxCount items, without counting again. A listing
+   * of N events then steps over about 2N index entries in all, where a count of each page's rest,
+   * up to maxCount, stepped over N ÷ limit × maxCount (20 per item, at 500 a page).
+   */
+  private remainingAfter(scope: ListScope, from: string, last: string, taken: number | undefined): number | undefined {
+    const { at, high } = scope;
+    const carried = this.remaining.carried(at, high, from, taken);
+    if (carried !== undefined) {
+      this.remaining.remember(at, high, last, carried);
+      return carried <= this.maxCount ? carried : undefined;
+    }
+    const floor = this.remaining.carriedFloor(at, high, from, taken);
+    if (floor !== undefined && floor > this.maxCount) {
+      this.remaining.rememberFloor(at, high, last, floor);
+      return undefined;
+    }
+    const reach = 2 * this.maxCount;
+    const n = this.c.lists.count(scope, last, reach);
+    if (n === undefined) {
+      this.remaining.rememberFloor(at, high, last, reach + 1);
+      return undefined;
+    }
+    this.remaining.remember(at, high, last, n);
+    return n <= this.maxCount ? n : undefined;
   }
 
   /**

@@ -276,6 +276,36 @@ void describe('SqliteEventStore on disk', () => {
     await store.close();
   });
 
+  void it('gives each page of a listing the remainingItemCount it would have alone, whatever maxCountRemaining cuts', async () => {
+    const store = new SqliteEventStore({ path: join(dir, 'count-pages.db'), maxCountRemaining: 3 });
+    for (let i = 0; i < 20; i++) await store.create(sampleEvent(i % 3 === 0 ? 'other' : 'default', `e${String(i).padStart(2, '0')}`));
+    for (const namespace of [undefined, 'default']) {
+      const total = (await store.list(namespace !== undefined ? { namespace } : {})).items.length;
+      for (const limit of [1, 2, 3, 5, 7]) {
+        const got: (number | undefined)[] = [];
+        const want: (number | undefined)[] = [];
+        let seen = 0;
+        let startKey: string | undefined;
+        let rv: number | undefined;
+        for (;;) {
+          const page = await store.list({
+            limit, countRemaining: true,
+            ...(namespace !== undefined ? { namespace } : {}),
+            ...(startKey !== undefined ? { startKey, resourceVersion: rv!, match: 'Exact' as const } : {}),
+          });
+          rv ??= page.resourceVersion;
+          seen += page.items.length;
+          if (page.lastKey === undefined) break;
+          got.push(page.remainingItemCount);
+          want.push(total - seen <= 3 ? total - seen : undefined);
+          startKey = page.lastKey;
+        }
+        assert.deepEqual(got, want, `${namespace ?? 'all namespaces'}, pages of ${limit}`);
+      }
+    }
+    await store.close();
+  });
+
   void it('fails every call with Unreachable after close()', async () => {
     const store = new SqliteEventStore({ path: join(dir, 'closed.db') });
     await store.close();

@@ -1,10 +1,11 @@
 import type { CoreEvent } from '../api/index.js';
+import type { AnyOf } from '../storage/index.js';
 import { ADMISSION_KINDS } from './admission.js';
 import { CONTAINER_KINDS } from './containers.js';
 import { IMAGE_KINDS } from './images.js';
 import type { FailureKind, FailureKindId, FailureMatch } from './kind.js';
 import { NODE_KINDS } from './nodes.js';
-import { OTHER_KIND } from './other.js';
+import { OTHER_KIND, WARNING_TYPE } from './other.js';
 import { SCHEDULING_KINDS } from './scheduling.js';
 import { VOLUME_KINDS } from './volumes.js';
 import { defined } from './text.js';
@@ -36,6 +37,15 @@ for (const k of CATALOGUE) {
     else list.push(k);
   }
 }
+
+/**
+ * FAILURE_EVENTS selects every event `classify` may find a failure in, so a
+ * reader of failures reads nothing else: the Warnings (`other` takes any) and
+ * the reasons the kinds read, Normal ones included (FailedBinding, image
+ * BackOff, Killing, NodeNotReady, TaintManagerEviction, …), derived from the
+ * catalogue itself.
+ */
+export const FAILURE_EVENTS: Readonly<Required<Pick<AnyOf, 'types' | 'reasons'>>> = { types: [WARNING_TYPE], reasons: [...BY_REASON.keys()].sort() };
 
 /** failureKind finds a kind by its id. */
 export function failureKind(id: FailureKindId): FailureKind {

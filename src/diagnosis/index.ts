@@ -5,7 +5,7 @@
  * causes joined to the symptoms they explain).
  */
 export { FAILURE_KIND_IDS, type Facts, type FailureKind, type FailureKindId, type FailureMatch, type Role, type StepTemplate, type StepWord, type Subject } from './kind.js';
-export { CATALOGUE, classify, eventNode, explainEvent, failureKind } from './catalogue.js';
+export { CATALOGUE, classify, eventNode, explainEvent, FAILURE_EVENTS, failureKind } from './catalogue.js';
 export { buildIncidents, CONTINUITY_GAP_MS, JOIN_SLACK_MS, MAX_EVIDENCE_ROWS, ONGOING_MS, WARM_UP_READINESS_FAILURES, type IncidentInput } from './incidents.js';
 export { renderStep, stepHints } from './steps.js';
 export { collectIncidents, type CollectIncidentsOptions } from './collect-incidents.js';

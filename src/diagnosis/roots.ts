@@ -9,8 +9,9 @@ import type { OwnerLink } from '../timeline/index.js';
  * timeline's own scoping, so an incident's root and the timeline it opens agree.
  */
 
-/** OWNER_KINDS are the kinds that own pods or jobs. */
-const OWNER_KINDS = new Set(['Deployment', 'ReplicaSet', 'ReplicationController', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob']);
+/** OWNER_KIND_NAMES are the kinds that own pods or jobs: their events (any reason) are what roots are worked out from. */
+export const OWNER_KIND_NAMES: readonly string[] = ['Deployment', 'ReplicaSet', 'ReplicationController', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob'];
+const OWNER_KINDS = new Set(OWNER_KIND_NAMES);
 
 /** Roots answers the root of an object. */
 export interface Roots {

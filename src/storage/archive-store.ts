@@ -1,5 +1,5 @@
 import type { CoreEvent, Occurrence, OccurrenceField, OccurrenceStamp } from '../api/index.js';
-import type { EventStore } from './event-store.js';
+import type { AnyOf, EventStore } from './event-store.js';
 import type { SearchPage, SearchRequest } from './search/index.js';
 
 /**
@@ -78,6 +78,8 @@ export interface OccurrenceQuery {
   fieldEquals?: Partial<Record<OccurrenceField, string>>;
   /** predicate is the whole truth for anything fieldEquals does not say (e.g. `!=` terms). */
   predicate?: (o: Occurrence) => boolean;
+  /** anyOf keeps the occurrences of some types, reasons or regarding kinds (see AnyOf); every backend applies it, with its columns where it has them. */
+  anyOf?: AnyOf;
   /** after starts strictly after this position. */
   after?: OccurrenceCursor;
   /** limit caps the items; 0 or undefined means no limit. */

@@ -45,6 +45,22 @@ export interface EventFilter {
   labelMatch?: (labels: Readonly<Record<string, string>> | undefined) => boolean;
   /** activeIn keeps the events that happened within a window (see ActiveWindow). */
   activeIn?: ActiveWindow;
+  /** anyOf keeps the events of some types, reasons or involved kinds (see AnyOf); every backend applies it, with its columns where it has them. */
+  anyOf?: AnyOf;
+}
+
+/**
+ * AnyOf keeps what has one of `types` (compared ignoring the case of ASCII
+ * letters, as readers of `Warning` do: core/v1 does not validate the type),
+ * one of `reasons`, or an involved (regarding) object of one of `kinds`: an OR
+ * of the three lists, so a reader of failures asks for every Warning and a few
+ * Normal reasons in one read. What matches none of them is left out; an AnyOf
+ * with nothing listed keeps nothing.
+ */
+export interface AnyOf {
+  types?: readonly string[];
+  reasons?: readonly string[];
+  kinds?: readonly string[];
 }
 
 /**

@@ -65,9 +65,12 @@ export function objectKey(e: CoreEvent): string {
   return `${e.involvedObject.kind ?? ''}/${e.involvedObject.name ?? ''}`;
 }
 
+/** SCHEDULED_REASON is the reason of the scheduler's bind event, which names a pod's node. */
+export const SCHEDULED_REASON = 'Scheduled';
+
 /** scheduledNode returns the node of a Scheduled event's message, if it is one. */
 export function scheduledNode(e: CoreEvent): string | undefined {
-  if (e.reason !== 'Scheduled') return undefined;
+  if (e.reason !== SCHEDULED_REASON) return undefined;
   return SCHEDULED_MESSAGE.exec((e.message ?? '').trim())?.[3];
 }
 

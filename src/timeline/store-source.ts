@@ -2,10 +2,11 @@ import type { CoreEvent, Occurrence, OccurrenceField } from '../api/index.js';
 import { eventCluster } from '../api/index.js';
 import { canCountByReason, isArchiveStore } from '../storage/index.js';
 import type { ActiveWindow, EventStore, IndexedField, ObservedRange, OccurrenceCursor } from '../storage/index.js';
+import { SCHEDULED_REASON } from './scope.js';
 import type { ReasonCountsQuery, SourceQuery, SourceReasonCount, TimelineSource } from './timeline-source.js';
 
 /** ALWAYS_READ are the reasons an event read within a window keeps whenever they happened: a pod's Scheduled names its node. */
-const ALWAYS_READ: readonly string[] = ['Scheduled'];
+const ALWAYS_READ: readonly string[] = [SCHEDULED_REASON];
 
 /** STORE_PAGE is the page size read from a store: large enough to amortise a query, small enough to bound memory per step. */
 const STORE_PAGE = 5000;
@@ -52,6 +53,7 @@ export function storeTimelineSource(store: EventStore, options: StoreTimelineSou
           fieldEquals,
           predicate,
           ...(activeIn !== undefined ? { activeIn } : {}),
+          ...(q.anyOf !== undefined ? { anyOf: q.anyOf } : {}),
           limit: STORE_PAGE,
           maxExamined: STORE_PAGE,
           ...(startKey !== undefined ? { startKey } : {}),
@@ -83,6 +85,7 @@ export function storeTimelineSource(store: EventStore, options: StoreTimelineSou
           ...(q.since !== undefined ? { sinceMicros: Math.min(q.since * 1000, observed?.sinceMicros ?? Infinity) } : {}),
           ...(observed !== undefined ? { untilMicros: observed.untilMicros } : {}),
           fieldEquals,
+          ...(q.anyOf !== undefined ? { anyOf: q.anyOf } : {}),
           ...(clusters.size > 1 ? { predicate: (o: Occurrence) => inClusters(o.cluster) } : {}),
           limit: STORE_PAGE,
           ...(after !== undefined ? { after } : {}),

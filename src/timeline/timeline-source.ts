@@ -7,6 +7,7 @@ import { isNamespacedKind } from './kinds.js';
 import { scheduledNode, scopeObjects } from './scope.js';
 import type { OwnerLink } from './scope.js';
 import type { Timeline, TimelineSummary } from '../api/index.js';
+import type { AnyOf } from '../storage/index.js';
 
 /** SourceQuery narrows a read: a namespace (undefined: all), and optionally one involved object. */
 export interface SourceQuery {
@@ -29,6 +30,13 @@ export interface SourceQuery {
    * namespace, whose earlier events tell which pods it owns.
    */
   inWindowOnly?: boolean;
+  /**
+   * anyOf keeps the events (and occurrences) of some types, reasons or
+   * involved kinds (see the store's AnyOf): what a reader that needs only
+   * failures asks for, so a store reads and decodes nothing else. A source may
+   * return more than it selects, never less.
+   */
+  anyOf?: AnyOf | undefined;
 }
 
 /**

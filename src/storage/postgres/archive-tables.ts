@@ -3,6 +3,7 @@ import type { CoreEvent, Occurrence } from '../../api/index.js';
 import { occurrenceRepeats, occurrenceTimeMs } from '../archive-store.js';
 import type { ClusterIdentity, ObservedRange, OccurrenceCursor, OccurrenceQuery, ReasonCountQuery, RetentionRule } from '../archive-store.js';
 import { microsOf } from '../shared/index.js';
+import { anyOfSql } from './list-query.js';
 import type { Query } from './list-query.js';
 import { CURRENT } from './schema.js';
 
@@ -157,6 +158,8 @@ export class ArchiveQueries {
       values.push(q.untilMicros);
       conds.push(`observed_us < $${values.length}`);
     }
+    // The type and reason are the row's own columns: the occurrences an AnyOf leaves out are never sent nor decoded.
+    if (q.anyOf !== undefined) conds.push(anyOfSql(q.anyOf, { type: 'type', reason: 'reason' }, values));
     const order = regarding !== undefined ? 'regarding_name, observed_us, id' : 'observed_us, id';
     return {
       text: `SELECT id, observed_us, namespace, event_name, body FROM ${this.s}.occurrences WHERE ${conds.join(' AND ')} ORDER BY ${order} LIMIT $3`,

@@ -1,4 +1,5 @@
-import type { IndexedField } from '../event-store.js';
+import { asciiLower } from '../any-of.js';
+import type { AnyOf, IndexedField } from '../event-store.js';
 import { CURRENT, CURRENT_INDEXED, FIELD_COLUMNS, HISTORY } from './schema.js';
 
 /** ListScope is what one list query selects, apart from where it starts. */
@@ -8,6 +9,8 @@ export interface ListScope {
   /** high bounds keys from above (exclusive); undefined for all namespaces. */
   high: string | undefined;
   fieldEquals: Partial<Record<IndexedField, string>> | undefined;
+  /** anyOf is tested on the type, reason and kind columns, so the rows it leaves out are never sent nor decoded. */
+  anyOf?: AnyOf | undefined;
 }
 
 /** ListRow is one row of a page query: the store's revision and compaction point at the statement's snapshot, and one version row (absent on an empty page). */
@@ -65,6 +68,7 @@ export class ListQueries {
         conds.push(`${FIELD_COLUMNS[field]} = $${values.length}`);
       }
     }
+    if (scope.anyOf !== undefined) conds.push(anyOfSql(scope.anyOf, { type: 'type', reason: 'reason', kind: 'involved_kind' }, values));
     const where = conds.join(' AND ');
     const cols = `SELECT rv, key, object FROM ${this.s}.versions`;
     if (scope.at === undefined) return { text: `${cols} WHERE ${CURRENT} AND ${where} ORDER BY key LIMIT $2`, values };
@@ -98,4 +102,27 @@ export class ListQueries {
 function rank(field: IndexedField): number {
   const i = CURRENT_INDEXED.indexOf(field);
   return i < 0 ? CURRENT_INDEXED.length : i;
+}
+
+/**
+ * anyOfSql is an AnyOf as a SQL condition on the columns that hold an event's
+ * type, reason and kind (`kind` undefined where there is none: then an AnyOf
+ * that lists kinds is left to the decoded rows, as an OR cannot be split), each
+ * list one array parameter appended to `values`. Types compare ignoring ASCII
+ * case: `lower` under the "C" collation lowers ASCII letters only.
+ */
+export function anyOfSql(anyOf: AnyOf, columns: { type: string; reason: string; kind?: string }, values: unknown[]): string {
+  const lists: [string, readonly string[] | undefined][] = [
+    [`lower(${columns.type} COLLATE "C")`, anyOf.types?.map(asciiLower)],
+    [`${columns.reason} COLLATE "C"`, anyOf.reasons],
+  ];
+  if (columns.kind !== undefined) lists.push([`${columns.kind} COLLATE "C"`, anyOf.kinds]);
+  else if ((anyOf.kinds?.length ?? 0) > 0) return 'true';
+  const terms: string[] = [];
+  for (const [column, list] of lists) {
+    if (list === undefined || list.length === 0) continue;
+    values.push([...list]);
+    terms.push(`${column} = ANY($${values.length}::text[])`);
+  }
+  return terms.length === 0 ? 'false' : `(${terms.join(' OR ')})`;
 }

@@ -38,7 +38,7 @@ export class PostgresLists {
     const from = start;
     const exact = options.match === 'Exact' && options.resourceVersion !== undefined && options.resourceVersion > 0;
     // The first page read fixes the revision; further reads (a filter dropped rows) read a snapshot at it.
-    let scope: ListScope = { at: exact ? options.resourceVersion : undefined, high, fieldEquals: options.fieldEquals };
+    let scope: ListScope = { at: exact ? options.resourceVersion : undefined, high, fieldEquals: options.fieldEquals, anyOf: options.anyOf };
     let at: number | undefined;
     let batch = Math.min(limit + 1, MAX_LIST_BATCH);
     const items: CoreEvent[] = [];
@@ -79,7 +79,7 @@ export class PostgresLists {
       if (items.length >= limit) {
         // As against etcd, any key past the last item means more, whether or not the selector would keep it
         // (the field selector's rows were filtered in SQL: the keys it left out count too).
-        const probe = await c.query<ListRow>(pool, this.lists.page({ ...scope, fieldEquals: undefined }, start, 1));
+        const probe = await c.query<ListRow>(pool, this.lists.page({ ...scope, fieldEquals: undefined, anyOf: undefined }, start, 1));
         more = probe.some((r) => r.rv !== null);
         break;
       }

@@ -3,6 +3,7 @@ import { occurrenceFieldValue, parseMicroTime } from '../../api/index.js';
 import type { CoreEvent, Occurrence, OccurrenceField } from '../../api/index.js';
 import type { ArchiveDecision, ArchiveWrite, OccurrenceCursor, OccurrencePage, OccurrenceQuery } from '../archive-store.js';
 import { MAX_REDIRECTS } from '../archive-store.js';
+import { matchesAnyOf } from '../any-of.js';
 import { StorageError, isStorageError } from '../errors.js';
 
 /** microsOf reads a MicroTime (or Time) as epoch microseconds; an unreadable one is 0, so it sorts first instead of failing a write. */
@@ -31,6 +32,7 @@ export function matchesOccurrence(o: Occurrence, at: OccurrenceCursor, q: Occurr
       if (want !== undefined && occurrenceFieldValue(o, field as OccurrenceField) !== want) return false;
     }
   }
+  if (q.anyOf !== undefined && !matchesAnyOf(q.anyOf, o.type ?? '', o.reason ?? '', o.regarding?.kind ?? '')) return false;
   return q.predicate === undefined || q.predicate(o);
 }
 

@@ -1,6 +1,7 @@
 import { eventFirstMs, eventLastMs } from '../../api/index.js';
 import type { CoreEvent } from '../../api/index.js';
 import type { ActiveWindow, EventFilter, IndexedField } from '../event-store.js';
+import { matchesAnyOf } from '../any-of.js';
 import { fieldValue } from './event-json.js';
 
 /** activeIn tells whether an event happened within a window (see ActiveWindow). */
@@ -17,7 +18,7 @@ export function activeIn(event: CoreEvent, w: ActiveWindow): boolean {
   return true;
 }
 
-/** matchesFilter applies a whole EventFilter (namespace, fieldEquals, activeIn, predicate) to one event. */
+/** matchesFilter applies a whole EventFilter (namespace, fieldEquals, activeIn, anyOf, predicate) to one event. */
 export function matchesFilter(event: CoreEvent, filter: EventFilter): boolean {
   if (filter.namespace !== undefined && event.metadata.namespace !== filter.namespace) return false;
   if (filter.fieldEquals !== undefined) {
@@ -26,11 +27,12 @@ export function matchesFilter(event: CoreEvent, filter: EventFilter): boolean {
     }
   }
   if (filter.activeIn !== undefined && !activeIn(event, filter.activeIn)) return false;
+  if (filter.anyOf !== undefined && !matchesAnyOf(filter.anyOf, event.type ?? '', event.reason ?? '', event.involvedObject?.kind ?? '')) return false;
   return filter.predicate === undefined || filter.predicate(event);
 }
 
 /** selectsAll tells whether a filter lets every event of its namespace through. */
 export function selectsAll(filter: EventFilter): boolean {
   const fields = filter.fieldEquals === undefined ? [] : Object.values(filter.fieldEquals).filter((v) => v !== undefined);
-  return fields.length === 0 && filter.predicate === undefined && filter.activeIn === undefined;
+  return fields.length === 0 && filter.predicate === undefined && filter.activeIn === undefined && filter.anyOf === undefined;
 }

@@ -4,6 +4,8 @@ import type { CoreEvent, Occurrence } from '../../api/index.js';
 import { occurrenceTimeMs } from '../archive-store.js';
 import type { ClusterBinding, ClusterIdentity, ObservedRange, OccurrencePage, OccurrenceQuery, ReasonCount, ReasonCountQuery, RetentionRule, SourceCheckpoint } from '../archive-store.js';
 import { decodeEvent, readOccurrencePage } from '../shared/index.js';
+import { anyOfSql } from './list-query.js';
+import type { Params } from './list-query.js';
 import { decodeObject } from './object-codec.js';
 import { CURRENT, addMigrationFunctions, nameHash } from './schema.js';
 
@@ -87,7 +89,6 @@ export interface OccurrenceRow {
   object: Buffer | null;
 }
 
-type Params = Record<string, string | number>;
 
 /** ArchiveTables holds the statements of the archive tables; every method runs synchronously on the store's connection. */
 export class ArchiveTables {
@@ -332,6 +333,8 @@ export class ArchiveTables {
       conds.push('observed_us < @until');
       params.until = q.untilMicros;
     }
+    // The type and reason are the row's own, so the occurrences an AnyOf leaves out are never joined to their versions nor decoded.
+    if (q.anyOf !== undefined) conds.push(anyOfSql(q.anyOf, { type: 'o.type', reason: 'o.reason' }, params, 'any'));
     const sql = `SELECT o.id, o.observed_us, o.count_before, o.count_after, o.cluster, o.cluster_uid, o.observed_time, o.body, coalesce(v.object, p.object) AS object
       FROM occurrences o INDEXED BY ${index}
       LEFT JOIN versions v ON o.body IS NULL AND v.rv = o.id

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
-import type { ActiveWindow, IndexedField } from '../event-store.js';
+import type { ActiveWindow, AnyOf, IndexedField } from '../event-store.js';
+import { asciiLower } from '../any-of.js';
 import { CURRENT, FIELD_COLUMNS, HASHED_FIELDS, HISTORY, INDEX_COLUMNS, INDEX_PRIORITY, nameHash } from './schema.js';
 
 /** ListRow is one version row a list reads. */
@@ -20,9 +21,12 @@ export interface ListScope {
   fieldEquals: Partial<Record<IndexedField, string>> | undefined;
   /** activeIn is tested on the span columns (whole seconds, so it keeps a superset); rows are checked exactly after decoding. */
   activeIn?: ActiveWindow | undefined;
+  /** anyOf is tested on the type, reason and kind columns, which the key-order indexes hold: rows it leaves out are never read. */
+  anyOf?: AnyOf | undefined;
 }
 
-type Params = Record<string, string | number>;
+/** Params are a statement's named parameters. */
+export type Params = Record<string, string | number>;
 
 /**
  * ListQueries builds and caches the keyset queries of lists. A page is always
@@ -84,7 +88,7 @@ export class ListQueries {
    * its revision, or undefined when there are more than `cap`: counting is a scan
    * of the rest of the index, so it is bounded to keep a page cheap.
    */
-  count(scope: Omit<ListScope, 'fieldEquals' | 'activeIn'>, start: string, cap: number): number | undefined {
+  count(scope: Omit<ListScope, 'fieldEquals' | 'activeIn' | 'anyOf'>, start: string, cap: number): number | undefined {
     const range = scope.high === undefined ? 'key > @start' : 'key > @start AND key < @high';
     const sql = scope.latest
       ? `SELECT count(*) AS n FROM (SELECT 1 FROM versions INDEXED BY cur_key WHERE ${CURRENT} AND ${range} LIMIT @cap)`
@@ -144,6 +148,7 @@ export class ListQueries {
       });
       if (span.length > 0) conds.push(always.length > 0 ? `(reason IN (${always.join(', ')}) OR (${span.join(' AND ')}))` : span.join(' AND '));
     }
+    if (scope.anyOf !== undefined) conds.push(anyOfSql(scope.anyOf, { type: 'type', reason: 'reason', kind: 'involved_kind' }, params, 'any'));
     const suffix = lead === undefined ? 'key' : INDEX_COLUMNS[lead]!;
     const where = conds.join(' AND ');
     if (scope.latest) {
@@ -157,4 +162,32 @@ export class ListQueries {
       `ORDER BY key LIMIT @limit`;
     return { sql, params };
   }
+}
+
+/**
+ * anyOfSql is an AnyOf as a SQL condition on the columns that hold an event's
+ * type, reason and kind (`kind` undefined where there is none: then an AnyOf
+ * that lists kinds is left to the decoded rows, as an OR cannot be split), with
+ * its values added to `params` under `prefix`. Types compare ignoring ASCII case
+ * (SQLite's `lower()` lowers ASCII letters only).
+ */
+export function anyOfSql(anyOf: AnyOf, columns: { type: string; reason: string; kind?: string }, params: Params, prefix: string): string {
+  const lists: [string, readonly string[] | undefined][] = [
+    [`lower(${columns.type})`, anyOf.types?.map(asciiLower)],
+    [columns.reason, anyOf.reasons],
+  ];
+  if (columns.kind !== undefined) lists.push([columns.kind, anyOf.kinds]);
+  else if ((anyOf.kinds?.length ?? 0) > 0) return '1';
+  const terms: string[] = [];
+  for (const [i, [column, values]] of lists.entries()) {
+    if (values === undefined || values.length === 0) continue;
+    const names = values.map((v, j) => {
+      params[`${prefix}${i}_${j}`] = v;
+      return `@${prefix}${i}_${j}`;
+    });
+    terms.push(`${column} IN (${names.join(', ')})`);
+  }
+  // Nothing listed keeps nothing: a false condition on a column (never null), as SQLite finds no plan for a
+  // constant false one under INDEXED BY.
+  return terms.length === 0 ? `${columns.reason} IS NULL` : `(${terms.join(' OR ')})`;
 }

@@ -72,7 +72,7 @@ export class SqliteLists {
     const c = this.c;
     const at = listRevision(options, c.rv, c.compacted);
     const { low, high } = options.namespace === undefined ? { low: '', high: undefined } : namespaceRange(options.namespace);
-    const scope: ListScope = { at, latest: at === c.rv, high, fieldEquals: options.fieldEquals, activeIn: options.activeIn };
+    const scope: ListScope = { at, latest: at === c.rv, high, fieldEquals: options.fieldEquals, activeIn: options.activeIn, anyOf: options.anyOf };
     const limit = options.limit !== undefined && options.limit > 0 ? options.limit : Infinity;
     let start = options.startKey !== undefined && options.startKey > low ? options.startKey : low;
     const from = start;
@@ -117,7 +117,7 @@ export class SqliteLists {
       if (items.length >= limit) {
         // As against etcd, any key past the last item means more, whether or not the selector would keep it
         // (the field selector's rows were filtered in SQL: the keys it left out count too).
-        more = c.lists.pageKeys({ ...scope, fieldEquals: undefined, activeIn: undefined }, start, 1).length > 0;
+        more = c.lists.pageKeys({ ...scope, fieldEquals: undefined, activeIn: undefined, anyOf: undefined }, start, 1).length > 0;
         break;
       }
       if (rows.length < batch) break;

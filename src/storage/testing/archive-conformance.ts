@@ -235,6 +235,40 @@ export function runArchiveStoreConformance(name: string, setup: ConformanceSetup
     );
 
     it(
+      'lists the occurrences of some types, reasons or regarding kinds (anyOf), with the window, the namespace and in pages',
+      withStore(async (store, env) => {
+        const t0 = env.clock.now();
+        const kinds = ['Warning', 'warning', 'Normal', 'Normal', 'Normal'];
+        const reasons = ['BackOff', 'Odd', 'Killing', 'Pulled', 'ScalingReplicaSet'];
+        for (let i = 0; i < 10; i++) {
+          const ns = i % 2 === 0 ? 'even' : 'odd';
+          const involvedObject = { kind: i % 5 === 4 ? 'Deployment' : 'Pod', namespace: ns, name: `obj-${i}` };
+          const e = sampleEvent(ns, `e${i}`, { type: kinds[i % 5]!, reason: reasons[i % 5]!, involvedObject });
+          await store.applyArchiveBatch({ writes: [upsert(e)], stamp: { observedTime: formatMicroTime(t0 + i * 1000)! } });
+        }
+        // A repeat of e2 that is no longer Killing: the occurrence carries the type and reason of its version.
+        await store.applyArchiveBatch({
+          writes: [upsert(sampleEvent('even', 'e2', { type: 'Normal', reason: 'Pulled', count: 2, involvedObject: { kind: 'Pod', namespace: 'even', name: 'obj-2' } }))],
+          stamp: { observedTime: formatMicroTime(t0 + 10_000)! },
+        });
+        const names = (os: Occurrence[]): string[] => os.map((o) => `${o.event.name}:${o.reason}`);
+        const failures = { types: ['Warning'], reasons: ['Killing'] };
+        assert.deepEqual(names(await allOccurrences(store, { anyOf: failures })), ['e0:BackOff', 'e1:Odd', 'e2:Killing', 'e5:BackOff', 'e6:Odd', 'e7:Killing']);
+        assert.deepEqual(names(await allOccurrences(store, { anyOf: { ...failures, kinds: ['Deployment'] } })), [
+          'e0:BackOff', 'e1:Odd', 'e2:Killing', 'e4:ScalingReplicaSet', 'e5:BackOff', 'e6:Odd', 'e7:Killing', 'e9:ScalingReplicaSet',
+        ]);
+        assert.deepEqual(names(await allOccurrences(store, { anyOf: { reasons: ['Pulled'] } })), ['e3:Pulled', 'e8:Pulled', 'e2:Pulled']);
+        assert.deepEqual(names(await allOccurrences(store, { anyOf: {} })), []);
+        const window = { sinceMicros: (t0 + 1000) * 1000, untilMicros: (t0 + 7000) * 1000 };
+        for (const limit of [undefined, 1, 2, 3]) {
+          assert.deepEqual(names(await allOccurrences(store, { ...window, anyOf: failures, ...(limit !== undefined ? { limit } : {}) })), ['e1:Odd', 'e2:Killing', 'e5:BackOff', 'e6:Odd'], `limit ${limit}`);
+          assert.deepEqual(names(await allOccurrences(store, { namespace: 'odd', anyOf: failures, ...(limit !== undefined ? { limit } : {}) })), ['e1:Odd', 'e5:BackOff', 'e7:Killing'], `odd, limit ${limit}`);
+        }
+        assert.deepEqual(names(await allOccurrences(store, { anyOf: failures, fieldEquals: { 'regarding.name': 'obj-5' } })), ['e5:BackOff']);
+      }),
+    );
+
+    it(
       'retention drops occurrences and events older than the cutoff, leaving newer ones',
       withStore(async (store, env) => {
         const t0 = env.clock.now();

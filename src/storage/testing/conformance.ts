@@ -360,6 +360,43 @@ export function runEventStoreConformance(name: string, setup: ConformanceSetup):
         }),
       );
       it(
+        'keeps the events of some types, reasons or involved kinds (anyOf), types compared ignoring ASCII case, with the other filters and in pages',
+        withStore(async (store) => {
+          const pod = (name: string): CoreEvent['involvedObject'] => ({ kind: 'Pod', namespace: 'f', name });
+          await store.create(sampleEvent('f', 'warning', { type: 'Warning', reason: 'BackOff', involvedObject: pod('web') }));
+          await store.create(sampleEvent('f', 'warning-lower', { type: 'warning', reason: 'Odd', involvedObject: pod('web') }));
+          await store.create(sampleEvent('f', 'warning-upper', { type: 'WARNING', reason: 'Odd', involvedObject: pod('db') }));
+          await store.create(sampleEvent('f', 'killing', { type: 'Normal', reason: 'Killing', involvedObject: pod('web') }));
+          await store.create(sampleEvent('f', 'scaled', { type: 'Normal', reason: 'ScalingReplicaSet', involvedObject: { kind: 'Deployment', namespace: 'f', name: 'web' } }));
+          await store.create(sampleEvent('f', 'pulled', { type: 'Normal', reason: 'Pulled', involvedObject: pod('web') }));
+          await store.create(sampleEvent('f', 'started', { type: 'Normal', reason: 'Started', involvedObject: pod('db') }));
+          await store.create(sampleEvent('f', 'typeless', { type: '', reason: 'Pulled', involvedObject: pod('db') }));
+          await store.create(sampleEvent('g', 'elsewhere', { type: 'Warning', reason: 'BackOff', involvedObject: { kind: 'Pod', namespace: 'g', name: 'web' } }));
+          const names = async (options: Parameters<EventStore['list']>[0]): Promise<string[]> => (await listAll(store, options)).items.map((e) => e.metadata.name!).sort();
+          const failures = { types: ['Warning'], reasons: ['Killing'], kinds: ['Deployment'] };
+          const expected = ['killing', 'scaled', 'warning', 'warning-lower', 'warning-upper'];
+          assert.deepEqual(await names({ namespace: 'f', anyOf: failures }), expected);
+          assert.deepEqual(await names({ namespace: 'f', anyOf: failures, limit: 2 }), expected, 'pages of 2');
+          assert.deepEqual(await names({ anyOf: failures }), [...expected, 'elsewhere'].sort(), 'all namespaces');
+          assert.deepEqual(await names({ namespace: 'f', anyOf: { types: ['warning'] } }), ['warning', 'warning-lower', 'warning-upper']);
+          assert.deepEqual(await names({ namespace: 'f', anyOf: { reasons: ['Pulled', 'Nope'] } }), ['pulled', 'typeless']);
+          assert.deepEqual(await names({ namespace: 'f', anyOf: { kinds: ['Deployment'] } }), ['scaled']);
+          assert.deepEqual(await names({ namespace: 'f', anyOf: { types: [''] } }), ['typeless'], 'an empty type is a value like any other');
+          assert.deepEqual(await names({ namespace: 'f', anyOf: {} }), [], 'nothing listed keeps nothing');
+          assert.deepEqual(await names({ namespace: 'f', anyOf: { types: [], reasons: [], kinds: [] } }), []);
+          assert.deepEqual(await names({ anyOf: failures, fieldEquals: { 'involvedObject.name': 'web' }, limit: 1 }), ['elsewhere', 'killing', 'scaled', 'warning', 'warning-lower']);
+          assert.deepEqual(await names({ namespace: 'f', anyOf: failures, fieldEquals: { type: 'Normal' } }), ['killing', 'scaled']);
+          assert.deepEqual(await names({ namespace: 'f', anyOf: failures, predicate: (e) => e.involvedObject.name === 'db' }), ['warning-upper']);
+          const page = await store.list({ namespace: 'f', anyOf: failures, limit: 4 });
+          assert.deepEqual(page.items.map((e) => e.metadata.name), ['killing', 'scaled', 'warning', 'warning-lower']);
+          assert.equal(page.lastKey, 'f/warning-lower', 'a full page says more may follow');
+          // A later write that changes the type moves the event in or out.
+          await store.guaranteedUpdate('f', 'pulled', (e) => ({ ...e!, type: 'Warning' }));
+          await store.guaranteedUpdate('f', 'killing', (e) => ({ ...e!, reason: 'Killed' }));
+          assert.deepEqual(await names({ namespace: 'f', anyOf: failures }), ['pulled', 'scaled', 'warning', 'warning-lower', 'warning-upper']);
+        }),
+      );
+      it(
         'filters with fieldEquals and predicate, filling each page across rows that do not match',
         withStore(async (store) => {
           for (let i = 0; i < 30; i++) {

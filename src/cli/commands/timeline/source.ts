@@ -2,6 +2,7 @@
 import type { CoreEvent, Occurrence } from '../../../api/index.js';
 import { isNotFound } from '../../../api/index.js';
 import type { ReadClient } from '../../../client/index.js';
+import { matchesAnyOf } from '../../../storage/index.js';
 import type { SourceQuery, TimelineSource } from '../../../timeline/index.js';
 import { clusterSelector } from '../../flags/cluster.js';
 import type { Progress } from '../../output/progress.js';
@@ -39,7 +40,8 @@ export function httpTimelineSource(client: ReadClient, progress?: Progress, opti
         read = before + n;
         progress?.update(read);
       });
-      return items;
+      // The core/v1 API selects no OR of fields: an anyOf is applied to what was read, so what is kept is no more than asked for.
+      return q.anyOf === undefined ? items : items.filter((e) => matchesAnyOf(q.anyOf!, e.type ?? '', e.reason ?? '', e.involvedObject.kind ?? ''));
     },
     async listOccurrences(q): Promise<Occurrence[] | undefined> {
       if (!archive) return undefined;
@@ -56,7 +58,11 @@ export function httpTimelineSource(client: ReadClient, progress?: Progress, opti
             limit: OCCURRENCE_PAGE,
             ...(next !== undefined ? { continue: next } : {}),
           });
-          for (const o of page.items) if (clusters.size <= 1 || clusters.has(o.cluster ?? '')) out.push(o);
+          for (const o of page.items) {
+            if (clusters.size > 1 && !clusters.has(o.cluster ?? '')) continue;
+            if (q.anyOf !== undefined && !matchesAnyOf(q.anyOf, o.type ?? '', o.reason ?? '', o.regarding.kind ?? '')) continue;
+            out.push(o);
+          }
           read += page.items.length;
           progress?.update(read);
           next = page.metadata.continue || undefined;

@@ -1,25 +1,38 @@
 /**
  * Incidents benchmark: `kevents incidents -A --since 24h` as `kevents serve` answers it (collectIncidents over
- * the store), on a SQLite archive of a week of events (200 namespaces, 2% Warnings of the catalogue's common
- * kinds), with the read of the same window's events and occurrences alone as the baseline measured in the
- * same run. Sizes default to 100,000 and 1,000,000 events: the incidents' cost should follow the window's
- * events, not the archive's size. A filled archive is kept under the system's temp folder and reused
- * (BENCH_FRESH=1 refills it).
+ * the store), on an archive of a week of events (200 namespaces, 2% Warnings of the catalogue's common kinds),
+ * in SQLite and PostgreSQL, with the read of the same window's events and occurrences alone (every event that
+ * happened in it, Normal ones included) as the baseline measured in the same run. Sizes default to 100,000 and
+ * 1,000,000 events: the incidents' cost should follow the window's warnings, not the archive's size. Each
+ * backend and size runs in a process of its own, the incidents first, so that its RSS is theirs and not the
+ * baseline's or another size's. A filled archive (a file under the system's temp folder, a schema in
+ * PostgreSQL) is kept and reused (BENCH_FRESH=1 refills it).
  *
- * Run: node --import tsx bench/incidents.ts   (BENCH_SIZES=100000 for a quick run, BENCH_SAMPLES=20)
+ * Run: node --import tsx bench/incidents.ts   (BENCH_SIZES=100000 for a quick run, BENCH_BACKENDS=sqlite,postgres,
+ * BENCH_SAMPLES=20 for the incidents, BENCH_READ_SAMPLES=5 for the baseline, KEVENTS_BENCH_POSTGRES=postgres://…)
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CoreEvent } from '../src/api/index.js';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import type { CoreEvent, Occurrence } from '../src/api/index.js';
 import { formatMicroTime } from '../src/api/index.js';
 import { collectIncidents } from '../src/diagnosis/index.js';
-import type { ArchiveWrite } from '../src/storage/index.js';
+import type { ArchiveStore, ArchiveWrite } from '../src/storage/index.js';
+import { PostgresEventStore } from '../src/storage/postgres/index.js';
 import { SqliteEventStore } from '../src/storage/sqlite/index.js';
 import { storeTimelineSource } from '../src/timeline/index.js';
+import type { TimelineSource } from '../src/timeline/index.js';
 
 const SIZES = (process.env.BENCH_SIZES ?? '100000,1000000').split(',').map(Number);
+const BACKENDS = (process.env.BENCH_BACKENDS ?? 'sqlite,postgres').split(',') as Backend[];
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 20);
+const READ_SAMPLES = Number(process.env.BENCH_READ_SAMPLES ?? 5);
+const PG_URL = process.env.KEVENTS_BENCH_POSTGRES ?? 'postgres://postgres@127.0.0.1:55432/test';
+
+type Backend = 'sqlite' | 'postgres';
 const NAMESPACES = 200;
 const DAY = 86_400_000;
 const SPAN = 7 * DAY;
@@ -114,10 +127,11 @@ function archivePath(n: number): string {
   return join(tmpdir(), `kevents-bench-incidents-${LAYOUT}-${n}-${NAMESPACES}ns.db`);
 }
 
-async function fill(path: string, n: number): Promise<void> {
-  const partial = `${path}.partial`;
-  for (const suffix of ['', '-wal', '-shm']) rmSync(partial + suffix, { force: true });
-  const store = new SqliteEventStore({ path: partial, cacheSizeMiB: 1024 });
+function pgSchema(n: number): string {
+  return `bench_incidents_${LAYOUT}_${n}_${NAMESPACES}ns`;
+}
+
+async function fillStore(store: ArchiveStore, n: number): Promise<void> {
   await store.ready();
   const t0 = performance.now();
   for (let i = 0; i < n; i += FILL_BATCH) {
@@ -127,9 +141,42 @@ async function fill(path: string, n: number): Promise<void> {
     await store.applyArchiveBatch({ writes: events.map(archiveWrite), stamp: { observedTime: formatMicroTime(seen)! } });
   }
   await store.close();
-  for (const suffix of ['-wal', '-shm']) rmSync(partial + suffix, { force: true });
-  renameSync(partial, path);
-  console.log(`filled ${n.toLocaleString('en')} events in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  console.error(`filled ${n.toLocaleString('en')} events in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+}
+
+/** openSqlite opens the SQLite archive of n events, filling it first (under a temporary name) when there is none. */
+async function openSqlite(n: number): Promise<ArchiveStore> {
+  const path = archivePath(n);
+  if (process.env.BENCH_FRESH === '1') rmSync(path, { force: true });
+  if (!existsSync(path)) {
+    const partial = `${path}.partial`;
+    for (const suffix of ['', '-wal', '-shm']) rmSync(partial + suffix, { force: true });
+    await fillStore(new SqliteEventStore({ path: partial, cacheSizeMiB: 1024 }), n);
+    for (const suffix of ['-wal', '-shm']) rmSync(partial + suffix, { force: true });
+    renameSync(partial, path);
+  }
+  return new SqliteEventStore({ path });
+}
+
+/** openPostgres opens the PostgreSQL archive of n events, filling it first (in a schema renamed when full) when there is none. */
+async function openPostgres(n: number): Promise<ArchiveStore> {
+  const schema = pgSchema(n);
+  const admin = new pg.Client({ connectionString: PG_URL });
+  await admin.connect();
+  try {
+    if (process.env.BENCH_FRESH === '1') await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    const exists = (await admin.query('SELECT 1 FROM information_schema.schemata WHERE schema_name = $1', [schema])).rowCount === 1;
+    if (!exists) {
+      const partial = `${schema}_partial`;
+      await admin.query(`DROP SCHEMA IF EXISTS ${partial} CASCADE`);
+      await fillStore(new PostgresEventStore({ connectionString: PG_URL, schema: partial, synchronousCommit: false }), n);
+      await admin.query(`ALTER SCHEMA ${partial} RENAME TO ${schema}`);
+      await admin.query(`ANALYZE`);
+    }
+  } finally {
+    await admin.end();
+  }
+  return new PostgresEventStore({ connectionString: PG_URL, schema });
 }
 
 function pct(xs: number[], p: number): number {
@@ -137,9 +184,9 @@ function pct(xs: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
 }
 
-async function sample(fn: () => Promise<unknown>): Promise<number[]> {
+async function sample(samples: number, fn: () => Promise<unknown>): Promise<number[]> {
   const out: number[] = [];
-  for (let i = 0; i < SAMPLES; i++) {
+  for (let i = 0; i < samples; i++) {
     const t = performance.now();
     await fn();
     out.push(performance.now() - t);
@@ -147,44 +194,89 @@ async function sample(fn: () => Promise<unknown>): Promise<number[]> {
   return out;
 }
 
-async function run(n: number): Promise<Record<string, string | number>> {
-  const path = archivePath(n);
-  if (process.env.BENCH_FRESH === '1') rmSync(path, { force: true });
-  if (!existsSync(path)) await fill(path, n);
-  const store = new SqliteEventStore({ path });
+/** counted is a source that counts what it hands out: the events and occurrences a reader took from the store. */
+function counted(source: TimelineSource): { source: TimelineSource; read: { events: number; occurrences: number } } {
+  const read = { events: 0, occurrences: 0 };
+  return {
+    read,
+    source: {
+      async listEvents(q): Promise<CoreEvent[]> {
+        const got = await source.listEvents(q);
+        read.events += got.length;
+        return got;
+      },
+      async listOccurrences(q): Promise<Occurrence[] | undefined> {
+        const got = await source.listOccurrences(q);
+        read.occurrences += got?.length ?? 0;
+        return got;
+      },
+    },
+  };
+}
+
+/** runOne measures one backend and size, in this process: the incidents first, then the baseline read. */
+async function runOne(backend: Backend, n: number): Promise<Record<string, string | number>> {
+  const store = backend === 'sqlite' ? await openSqlite(n) : await openPostgres(n);
   await store.ready();
-  const source = storeTimelineSource(store);
   const until = T0 + SPAN;
   const since = until - DAY;
   let incidents = 0;
-  let windowEvents = 0;
   let rssMax = 0;
   const rss = (): void => {
     rssMax = Math.max(rssMax, process.memoryUsage().rss);
   };
-  const read = await sample(async () => {
-    const events = await source.listEvents({ since, until, inWindowOnly: true });
-    await source.listOccurrences({ since, until, inWindowOnly: true });
-    windowEvents = events.length;
+  const probe = counted(storeTimelineSource(store));
+  const built = await sample(SAMPLES, async () => {
+    probe.read.events = 0;
+    probe.read.occurrences = 0;
+    incidents = (await collectIncidents({ source: probe.source, since, until, now: until })).incidents.length;
     rss();
   });
-  const built = await sample(async () => {
-    incidents = (await collectIncidents({ source, since, until, now: until })).incidents.length;
+  const incidentsRss = rssMax;
+  const source = storeTimelineSource(store);
+  let windowEvents = 0;
+  let windowOccurrences = 0;
+  const read = await sample(READ_SAMPLES, async () => {
+    windowEvents = (await source.listEvents({ since, until, inWindowOnly: true })).length;
+    windowOccurrences = (await source.listOccurrences({ since, until, inWindowOnly: true }))?.length ?? 0;
     rss();
   });
   await store.close();
   return {
+    backend,
     events: n,
-    'window events': windowEvents,
+    'window events / occurrences': `${windowEvents} / ${windowOccurrences}`,
+    'incidents read': `${probe.read.events} / ${probe.read.occurrences}`,
     incidents,
     'read p50 ms': pct(read, 50).toFixed(1),
     'incidents p50 ms': pct(built, 50).toFixed(1),
     'incidents p99 ms': pct(built, 99).toFixed(1),
-    'incidents / read (p50)': (pct(built, 50) / pct(read, 50)).toFixed(2),
-    'max RSS MiB': (rssMax / 1024 / 1024).toFixed(0),
+    'incidents / read (p50)': (pct(built, 50) / pct(read, 50)).toFixed(3),
+    'incidents max RSS MiB': (incidentsRss / 1024 / 1024).toFixed(0),
+    'with read max RSS MiB': (rssMax / 1024 / 1024).toFixed(0),
   };
 }
 
-const rows: Record<string, string | number>[] = [];
-for (const n of SIZES) rows.push(await run(n));
-console.table(rows);
+const one = process.env.BENCH_ONE;
+if (one !== undefined) {
+  const [backend, n] = one.split(':');
+  const row = await runOne(backend as Backend, Number(n));
+  process.stdout.write(`${JSON.stringify(row)}\n`);
+} else {
+  const rows: Record<string, string | number>[] = [];
+  for (const backend of BACKENDS) {
+    for (const n of SIZES) {
+      const r = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url)], {
+        env: { ...process.env, BENCH_ONE: `${backend}:${n}` },
+        stdio: ['ignore', 'pipe', 'inherit'],
+        encoding: 'utf8',
+        maxBuffer: 1 << 20,
+      });
+      if (r.status !== 0) throw new Error(`${backend} at ${n} events failed (exit ${r.status ?? r.signal})`);
+      const row = JSON.parse(r.stdout.trim().split('\n').pop()!) as Record<string, string | number>;
+      console.error(JSON.stringify(row));
+      rows.push(row);
+    }
+  }
+  console.table(rows);
+}

@@ -3,7 +3,7 @@ import { ARCHIVE_API, eventLastSeen, formatMicroTime, occurrenceOf } from '../..
 import type { CoreEvent, Occurrence } from '../../api/index.js';
 import { occurrenceTimeMs } from '../archive-store.js';
 import type { ClusterBinding, ClusterIdentity, ObservedRange, OccurrencePage, OccurrenceQuery, ReasonCount, ReasonCountQuery, RetentionRule, SourceCheckpoint } from '../archive-store.js';
-import { decodeEvent, readOccurrencePage } from '../shared/index.js';
+import { decodeEvent, eventKey, readOccurrencePage } from '../shared/index.js';
 import { anyOfSql } from './list-query.js';
 import type { Params } from './list-query.js';
 import { decodeObject } from './object-codec.js';
@@ -328,6 +328,15 @@ export class ArchiveTables {
     if (q.namespace !== undefined) {
       conds.push('namespace = @namespace');
       params.namespace = q.namespace;
+    }
+    const eventName = q.fieldEquals?.['event.name'];
+    const eventNamespace = q.fieldEquals?.['metadata.namespace'] ?? q.namespace;
+    if (eventName !== undefined && eventNamespace !== undefined) {
+      // One event's occurrences (a search hit's): the rows of other events about the same object are left out
+      // by their version's key, before their objects are read and decoded. A row whose version is past (compacted)
+      // or that is stored whole has no key here, and is checked decoded as before.
+      conds.push('(v.rv IS NULL OR v.key = @eventKey)');
+      params.eventKey = eventKey(eventNamespace, eventName);
     }
     if (q.untilMicros !== undefined) {
       conds.push('observed_us < @until');

@@ -244,6 +244,26 @@ void describe('SqliteEventStore on disk', () => {
     await store.close();
   });
 
+  void it("reads one event's occurrences among other events about the same object, its compacted versions' too", async () => {
+    const clock = new FakeClock();
+    const store = open(join(dir, 'one-event.db'), clock);
+    const about = { involvedObject: { kind: 'Pod', namespace: 'default', name: 'web-1' } };
+    await store.create(sampleEvent('default', 'a', { ...about, count: 1, message: 'first' }), { occurrence: {} });
+    await store.create(sampleEvent('default', 'b', { ...about, count: 1, message: 'other' }), { occurrence: {} });
+    await store.create(sampleEvent('other', 'a', { involvedObject: { kind: 'Pod', namespace: 'other', name: 'web-1' }, count: 1 }), { occurrence: {} });
+    await store.guaranteedUpdate('default', 'a', (e) => ({ ...e!, count: 2, message: 'second' }), { occurrence: {} });
+    const oneEvent = async (): Promise<string[]> =>
+      (await store.listOccurrences({ namespace: 'default', fieldEquals: { 'metadata.namespace': 'default', 'event.name': 'a', 'regarding.name': 'web-1' } })).items.map(
+        (o) => `${o.event.namespace}/${o.event.name} ${o.countBefore}->${o.countAfter}`,
+      );
+    assert.deepEqual(await oneEvent(), ['default/a 0->1', 'default/a 1->2']);
+    await store.delete('default', 'a');
+    await clock.advance((CONFORMANCE_ENV_DEFAULTS.historyWindowSeconds + 5) * 1000);
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(await oneEvent(), ['default/a 0->1', 'default/a 1->2'], 'the versions compaction removed are read from the past versions');
+    await store.close();
+  });
+
   void it('keeps the object of a version an occurrence describes when compaction removes the version, until retention drops the occurrence', async () => {
     const path = join(dir, 'past.db');
     const clock = new FakeClock();

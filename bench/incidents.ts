@@ -12,19 +12,19 @@
  * BENCH_SAMPLES=20 for the incidents, BENCH_READ_SAMPLES=5 for the baseline, KEVENTS_BENCH_POSTGRES=postgres://…)
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { CoreEvent, Occurrence } from '../src/api/index.js';
-import { formatMicroTime } from '../src/api/index.js';
 import { collectIncidents } from '../src/diagnosis/index.js';
-import type { ArchiveStore, ArchiveWrite } from '../src/storage/index.js';
+import type { ArchiveStore } from '../src/storage/index.js';
 import { PostgresEventStore } from '../src/storage/postgres/index.js';
 import { SqliteEventStore } from '../src/storage/sqlite/index.js';
 import { storeTimelineSource } from '../src/timeline/index.js';
 import type { TimelineSource } from '../src/timeline/index.js';
+import { seedArchive, seedSqliteArchive } from './support/seed-archive.js';
 
 const SIZES = (process.env.BENCH_SIZES ?? '100000,1000000').split(',').map(Number);
 const BACKENDS = (process.env.BENCH_BACKENDS ?? 'sqlite,postgres').split(',') as Backend[];
@@ -37,7 +37,6 @@ const NAMESPACES = 200;
 const DAY = 86_400_000;
 const SPAN = 7 * DAY;
 const T0 = Date.UTC(2025, 0, 1);
-const FILL_BATCH = 5_000;
 const LAYOUT = 'v1';
 
 const iso = (ms: number): string => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
@@ -115,14 +114,6 @@ function makeEvent(i: number, n: number): CoreEvent {
   };
 }
 
-function archiveWrite(e: CoreEvent): ArchiveWrite {
-  return {
-    namespace: e.metadata.namespace!,
-    name: e.metadata.name!,
-    decide: (current) => (current === undefined ? { action: 'write', object: e, occurrence: { countBefore: 0, countAfter: e.count ?? 1 } } : { action: 'skip' }),
-  };
-}
-
 function archivePath(n: number): string {
   return join(tmpdir(), `kevents-bench-incidents-${LAYOUT}-${n}-${NAMESPACES}ns.db`);
 }
@@ -131,30 +122,11 @@ function pgSchema(n: number): string {
   return `bench_incidents_${LAYOUT}_${n}_${NAMESPACES}ns`;
 }
 
-async function fillStore(store: ArchiveStore, n: number): Promise<void> {
-  await store.ready();
-  const t0 = performance.now();
-  for (let i = 0; i < n; i += FILL_BATCH) {
-    const events: CoreEvent[] = [];
-    for (let j = i; j < Math.min(n, i + FILL_BATCH); j++) events.push(makeEvent(j, n));
-    const seen = Math.max(...events.map((e) => Date.parse(e.lastTimestamp!))) + 60_000;
-    await store.applyArchiveBatch({ writes: events.map(archiveWrite), stamp: { observedTime: formatMicroTime(seen)! } });
-  }
-  await store.close();
-  console.error(`filled ${n.toLocaleString('en')} events in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-}
-
 /** openSqlite opens the SQLite archive of n events, filling it first (under a temporary name) when there is none. */
 async function openSqlite(n: number): Promise<ArchiveStore> {
   const path = archivePath(n);
   if (process.env.BENCH_FRESH === '1') rmSync(path, { force: true });
-  if (!existsSync(path)) {
-    const partial = `${path}.partial`;
-    for (const suffix of ['', '-wal', '-shm']) rmSync(partial + suffix, { force: true });
-    await fillStore(new SqliteEventStore({ path: partial, cacheSizeMiB: 1024 }), n);
-    for (const suffix of ['-wal', '-shm']) rmSync(partial + suffix, { force: true });
-    renameSync(partial, path);
-  }
+  if (!existsSync(path)) await seedSqliteArchive(path, { n, makeEvent, log: console.error, cacheSizeMiB: 1024 });
   return new SqliteEventStore({ path });
 }
 
@@ -169,7 +141,7 @@ async function openPostgres(n: number): Promise<ArchiveStore> {
     if (!exists) {
       const partial = `${schema}_partial`;
       await admin.query(`DROP SCHEMA IF EXISTS ${partial} CASCADE`);
-      await fillStore(new PostgresEventStore({ connectionString: PG_URL, schema: partial, synchronousCommit: false }), n);
+      await seedArchive(new PostgresEventStore({ connectionString: PG_URL, schema: partial, synchronousCommit: false }), { n, makeEvent, log: console.error });
       await admin.query(`ALTER SCHEMA ${partial} RENAME TO ${schema}`);
       await admin.query(`ANALYZE`);
     }

@@ -26,13 +26,13 @@ import { copyFileSync, existsSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CoreEvent } from '../src/api/index.js';
-import { eventTable, formatMicroTime, printTableAsKubectl } from '../src/api/index.js';
-import type { ArchiveWrite } from '../src/storage/index.js';
+import { eventTable, printTableAsKubectl } from '../src/api/index.js';
 import { SqliteEventStore } from '../src/storage/sqlite/index.js';
 import { decodeObject, encodeObject } from '../src/storage/sqlite/object-codec.js';
 import { nameHash } from '../src/storage/sqlite/schema.js';
 import { collectTimeline, countReasons, formatTimeline, storeTimelineSource } from '../src/timeline/index.js';
 import type { Timeline } from '../src/timeline/index.js';
+import { seedSqliteArchive } from './support/seed-archive.js';
 
 const SIZES = (process.env.BENCH_SIZES ?? '100000,1000000').split(',').map(Number);
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 200);
@@ -44,8 +44,6 @@ const SPAN = 7 * DAY;
 const T0 = Date.UTC(2025, 0, 1);
 const TARGET = 'checkout-5f7d8c9b6-m2x4z';
 
-/** FILL_BATCH is the writes of one archive batch (one transaction), as a mirror catching up writes them. */
-const FILL_BATCH = 5_000;
 /** LAYOUT names what a cached archive was filled with: change it when makeEvent or the fill changes. */
 const LAYOUT = 'v6';
 
@@ -100,35 +98,8 @@ async function sample(n: number, fn: () => unknown): Promise<number[]> {
 
 const f2 = (x: number): string => x.toFixed(2);
 
-function archiveWrite(e: CoreEvent): ArchiveWrite {
-  return {
-    namespace: e.metadata.namespace!,
-    name: e.metadata.name!,
-    decide: (current) => (current === undefined ? { action: 'write', object: e, occurrence: { countBefore: 0, countAfter: e.count ?? 1 } } : { action: 'skip' }),
-  };
-}
-
-/** fill writes the archive to a new file and moves it into place once complete, so an interrupted fill is never reused. */
-async function fill(path: string, n: number): Promise<void> {
-  const partial = `${path}.partial`;
-  for (const suffix of ['', '-wal', '-shm']) rmSync(partial + suffix, { force: true });
-  // A page cache that holds the key indexes: a fill inserts in random key order.
-  const store = new SqliteEventStore({ path: partial, cacheSizeMiB: 2048 });
-  await store.ready();
-  const t0 = performance.now();
-  for (let i = 0; i < n; i += FILL_BATCH) {
-    const events: CoreEvent[] = [];
-    for (let j = i; j < Math.min(n, i + FILL_BATCH); j++) events.push(makeEvent(j, n));
-    // Observed a minute after the batch's last change happened: a mirror's delay.
-    const seen = Math.max(...events.map((e) => Date.parse(e.lastTimestamp!))) + 60_000;
-    await store.applyArchiveBatch({ writes: events.map(archiveWrite), stamp: { observedTime: formatMicroTime(seen)! } });
-    if ((i / FILL_BATCH) % 50 === 49) console.log(`  ${(i + FILL_BATCH).toLocaleString('en')} events, ${((performance.now() - t0) / 1000).toFixed(0)} s`);
-  }
-  await store.close();
-  for (const suffix of ['-wal', '-shm']) rmSync(partial + suffix, { force: true });
-  renameSync(partial, path);
-  console.log(`filled ${n.toLocaleString('en')} events in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-}
+/** fill writes the archive of n events to path (a page cache that holds the key indexes: a fill inserts in random key order). */
+const fill = (path: string, n: number): Promise<void> => seedSqliteArchive(path, { n, makeEvent, log: console.log, cacheSizeMiB: 2048 });
 
 /** TEMPLATE is the largest size filled through the store; larger ones copy its rows (BENCH_TEMPLATE to change it). */
 const TEMPLATE = Number(process.env.BENCH_TEMPLATE ?? 1_000_000);

@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { EventCache } from './event-cache.js';
+import { EventListHead } from './event-list-head.js';
 import { age, compact } from './format.js';
 import { useCache, useMedia } from './hooks.js';
 import { isFiltered, rowMatcher } from './model.js';
@@ -90,17 +91,7 @@ export function LiveView({ cache, route, navigate, now }: LiveViewProps) {
           {shown.length.toLocaleString()} of {rows.length.toLocaleString()} events
         </span>
       </div>
-      {narrow ? null : (
-        <div class="event head" aria-hidden="true">
-          <span class="c-age">Last seen</span>
-          <span class="c-type">Type</span>
-          <span class="c-reason">Reason</span>
-          <span class="c-object">Object</span>
-          <span class="c-ns">Namespace</span>
-          <span class="c-count">Count</span>
-          <span class="c-message">Message</span>
-        </div>
-      )}
+      {narrow ? null : <EventListHead />}
       <VirtualList
         id="live-list"
         items={shown}

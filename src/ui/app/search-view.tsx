@@ -3,6 +3,7 @@ import { BarChart } from './bar-chart.js';
 import { bucketLabel, bucketSizeFor } from './buckets.js';
 import type { StackedBuckets } from './buckets.js';
 import { HttpError, searchArchive } from './client.js';
+import { EventListHead } from './event-list-head.js';
 import { age, compact } from './format.js';
 import { useMedia } from './hooks.js';
 import { toRow } from './model.js';
@@ -155,17 +156,7 @@ export function SearchView({ route, navigate, now }: SearchViewProps) {
       {state.histogram !== undefined && fresh ? (
         <BarChart data={state.histogram} now={now} label={`Hits per ${bucketLabel(bucketMs)} over the last ${route.window}: ${state.histogram.total} in all`} />
       ) : null}
-      {narrow ? null : (
-        <div class="event head" aria-hidden="true">
-          <span class="c-age">Last seen</span>
-          <span class="c-type">Type</span>
-          <span class="c-reason">Reason</span>
-          <span class="c-object">Object</span>
-          <span class="c-ns">Namespace</span>
-          <span class="c-count">Count</span>
-          <span class="c-message">Message</span>
-        </div>
-      )}
+      {narrow ? null : <EventListHead />}
       <VirtualList
         id="search-list"
         items={fresh ? state.hits : []}

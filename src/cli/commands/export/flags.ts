@@ -3,13 +3,14 @@
 import type * as Commander from 'commander';
 import type { Command } from 'commander';
 import { requireCjs } from '../../../internal/index.js';
+import { addLeaderElectFlags } from '../../flags/leader-elect.js';
 import { DEFAULT_STORAGE } from '../../flags/storage.js';
 
 const { Option } = requireCjs('commander') as typeof Commander;
 
 /** addExportFlags adds the options of `kevents export` (read into ExportFlags) to its command. */
 export function addExportFlags(c: Command): Command {
-  return c
+  const withLease = c
     .option('--config <file>', 'the export config (YAML): sinks, policies, routes; SIGHUP reloads it (needed unless --event-metrics is given)')
     .option('--from <spec>', 'the archive to read: sqlite:PATH or postgres://USER@HOST:PORT/DB[?schema=NAME] (what kevents serve or kevents mirror writes)', DEFAULT_STORAGE)
     .option('--listen <host:port>', 'address of /metrics and /readyz', '127.0.0.1:9465')
@@ -17,11 +18,12 @@ export function addExportFlags(c: Command): Command {
     .option('--leader-elect', "deliver only while this replica holds a lease (for several replicas over one archive): a coordination.k8s.io Lease of the cluster --kubeconfig/--context/--in-cluster names, else a lease in the PostgreSQL archive")
     .option('--kubeconfig <path>', 'with --leader-elect: kubeconfig of the cluster that holds the Lease')
     .option('--context <name>', 'with --leader-elect: kubeconfig context of that cluster')
-    .option('--in-cluster', "with --leader-elect: the pod's own cluster holds the Lease (the default in a pod)")
-    .option('--leader-elect-lease-duration <duration>', 'how long standby replicas wait after the last renewal before taking over', '15s')
-    .option('--leader-elect-renew-deadline <duration>', 'how long the leader retries a renewal before it stops delivering', '10s')
-    .option('--leader-elect-retry-period <duration>', 'how often replicas try to acquire or renew the lease', '2s')
-    .option('--leader-elect-resource-name <name>', 'name of the lease', 'kevents-export')
-    .option('--leader-elect-resource-namespace <ns>', "namespace of the lease (default: the pod's or the kubeconfig context's; kevents in the archive's lease table)")
+    .option('--in-cluster', "with --leader-elect: the pod's own cluster holds the Lease (the default in a pod)");
+  return addLeaderElectFlags(withLease, {
+    leaseName: 'kevents-export',
+    stops: 'delivering',
+    lease: 'lease',
+    namespaceDefault: "the pod's or the kubeconfig context's; kevents in the archive's lease table",
+  })
     .addOption(new Option('--log-level <level>', 'log verbosity').choices(['error', 'warn', 'info', 'debug']).default('info'));
 }

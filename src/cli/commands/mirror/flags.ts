@@ -4,13 +4,14 @@ import type * as Commander from 'commander';
 import type { Command } from 'commander';
 import { requireCjs } from '../../../internal/index.js';
 import { collect } from '../../flags/collect.js';
+import { addLeaderElectFlags } from '../../flags/leader-elect.js';
 import { MIRROR_CACHE_MIB } from '../../flags/storage.js';
 
 const { Option } = requireCjs('commander') as typeof Commander;
 
 /** addMirrorFlags adds the options of `kevents mirror` (read into MirrorFlags) to its command. */
 export function addMirrorFlags(c: Command): Command {
-  return c
+  const withLease = c
     .option('--kubeconfig <path>', 'kubeconfig of the source cluster (default $KUBECONFIG or ~/.kube/config)')
     .option('--context <name>', 'kubeconfig context of the source cluster')
     .option('--source <url>', 'source API server URL (no kubeconfig needed)')
@@ -23,11 +24,12 @@ export function addMirrorFlags(c: Command): Command {
     .option('--listen <host:port>', 'address of /metrics and /readyz', '127.0.0.1:9464')
     .option('--sinks <file>', 'also deliver the archived events to the sinks of this export config (docs/export.md; with --leader-elect, the leader alone delivers); SIGHUP reloads it')
     .option('--event-metrics [file]', 'count the events archived from now on as Prometheus series on /metrics (kevents_events_total); FILE sets labels, rules and the series cap (docs/metrics.md)')
-    .option('--leader-elect', 'run the mirror (and --sinks) only while this replica holds a coordination.k8s.io Lease (for several replicas over one archive)')
-    .option('--leader-elect-lease-duration <duration>', 'how long standby replicas wait after the last renewal before taking over', '15s')
-    .option('--leader-elect-renew-deadline <duration>', 'how long the leader retries a renewal before it stops mirroring', '10s')
-    .option('--leader-elect-retry-period <duration>', 'how often replicas try to acquire or renew the Lease', '2s')
-    .option('--leader-elect-resource-name <name>', 'name of the Lease', 'kevents-mirror')
-    .option('--leader-elect-resource-namespace <ns>', "namespace of the Lease (default: the pod's, or the kubeconfig context's)")
+    .option('--leader-elect', 'run the mirror (and --sinks) only while this replica holds a coordination.k8s.io Lease (for several replicas over one archive)');
+  return addLeaderElectFlags(withLease, {
+    leaseName: 'kevents-mirror',
+    stops: 'mirroring',
+    lease: 'Lease',
+    namespaceDefault: "the pod's, or the kubeconfig context's",
+  })
     .addOption(new Option('--log-level <level>', 'log verbosity').choices(['error', 'warn', 'info', 'debug']).default('info'));
 }

@@ -22,6 +22,17 @@ function refusal(message: string): string | undefined {
   return m?.[1]?.trim();
 }
 
+/**
+ * CREATED names what a refused create was for, from the API server's `<resource> "<name>" is forbidden`: a
+ * StatefulSet's claims and a CronJob's Jobs are refused as its pods are.
+ */
+const CREATED: Readonly<Record<string, string>> = { persistentvolumeclaims: 'PersistentVolumeClaims', 'jobs.batch': 'Jobs' };
+
+/** creates is what a refusal kept the controller from creating: `pods` unless the refusal names another resource. */
+function creates(refused: string): string {
+  return CREATED[firstGroup(/^(\S+) "[^"]*" is forbidden/, refused) ?? ''] ?? 'pods';
+}
+
 function quotaStep(f: Facts): StepTemplate {
   return {
     words: ['kubectl', 'describe', 'resourcequota', ...(f.quota === undefined ? [] : [{ value: f.quota, role: 'name' as const }]), '-n', { value: f.namespace, role: 'namespace' }],
@@ -46,16 +57,16 @@ export const ADMISSION_KINDS: readonly FailureKind[] = [
       const exceeded = /exceeded quota: ([^,]+), requested: (.+?), used: (.+?), limited: (.+)$/.exec(r);
       if (exceeded) {
         const resources = [...exceeded[2]!.matchAll(/([\w./-]+)=/g)].map((x) => x[1]!);
-        return { quota: exceeded[1]!.trim(), requested: exceeded[2]!.trim(), used: exceeded[3]!.trim(), limited: exceeded[4]!.trim(), resources: resources.join(', '), problem: 'exceeded' };
+        return { quota: exceeded[1]!.trim(), requested: exceeded[2]!.trim(), used: exceeded[3]!.trim(), limited: exceeded[4]!.trim(), resources: resources.join(', '), problem: 'exceeded', creates: creates(r) };
       }
       const unspecified = /failed quota: ([^:]+): must specify (.+)$/.exec(r);
-      if (unspecified) return { quota: unspecified[1]!.trim(), missing: unspecified[2]!.trim(), problem: 'unspecified' };
+      if (unspecified) return { quota: unspecified[1]!.trim(), missing: unspecified[2]!.trim(), problem: 'unspecified', creates: creates(r) };
       return undefined;
     },
     cause: (f) =>
       f.problem === 'unspecified'
-        ? `${theObject(f)} cannot create pods: ResourceQuota ${said(f.quota)} requires them to specify ${said(f.missing)}.`
-        : `${theObject(f)} cannot create pods: ResourceQuota ${said(f.quota)} would be exceeded (requested ${said(f.requested)}, used ${said(f.used)}, limited ${said(f.limited)}).`,
+        ? `${theObject(f)} cannot create ${f.creates ?? 'pods'}: ResourceQuota ${said(f.quota)} requires them to specify ${said(f.missing)}.`
+        : `${theObject(f)} cannot create ${f.creates ?? 'pods'}: ResourceQuota ${said(f.quota)} would be exceeded (requested ${said(f.requested)}, used ${said(f.used)}, limited ${said(f.limited)}).`,
     steps: (f) => [quotaStep(f), controllerStep(f)],
   },
   {
@@ -88,21 +99,21 @@ export const ADMISSION_KINDS: readonly FailureKind[] = [
       const pss = /violates PodSecurity "([^"]*)":\s*([\s\S]*)$/.exec(r);
       if (pss) return { policy: `PodSecurity ${pss[1]!}`, level: pss[1]!, detail: pss[2]!.trim(), problem: 'pod-security' };
       const webhook = /admission webhook "([^"]*)" denied the request:?\s*([\s\S]*)$/.exec(r);
-      if (webhook) return { webhook: webhook[1]!, detail: webhook[2]!.trim(), problem: 'webhook' };
+      if (webhook) return { webhook: webhook[1]!, detail: webhook[2]!.trim(), problem: 'webhook', creates: creates(r) };
       const calling = /failed calling webhook "([^"]*)":\s*([\s\S]*)$/.exec(r);
-      if (calling) return { webhook: calling[1]!, detail: calling[2]!.trim(), problem: 'webhook-unreachable' };
+      if (calling) return { webhook: calling[1]!, detail: calling[2]!.trim(), problem: 'webhook-unreachable', creates: creates(r) };
       // Any other refusal of the API server (a LimitRange, another admission plugin): its own words.
       const forbidden = firstGroup(/is forbidden: ([\s\S]*)$/, r);
-      return forbidden !== undefined ? defined({ detail: forbidden, problem: 'forbidden' }) : undefined;
+      return forbidden !== undefined ? defined({ detail: forbidden, problem: 'forbidden', creates: creates(r) }) : undefined;
     },
     cause: (f) =>
       f.problem === 'pod-security'
         ? `${theObject(f)} cannot create pods: they violate the namespace's PodSecurity level ${said(f.level)} (${said(f.detail)}).`
         : f.problem === 'webhook'
-          ? `${theObject(f)} cannot create pods: admission webhook ${said(f.webhook)} denies them (${said(f.detail)}).`
+          ? `${theObject(f)} cannot create ${f.creates ?? 'pods'}: admission webhook ${said(f.webhook)} denies them (${said(f.detail)}).`
           : f.problem === 'webhook-unreachable'
-            ? `${theObject(f)} cannot create pods: the API server cannot call admission webhook ${said(f.webhook)} (${said(f.detail)}).`
-            : `${theObject(f)} cannot create pods: the API server refuses them (${said(f.detail)}).`,
+            ? `${theObject(f)} cannot create ${f.creates ?? 'pods'}: the API server cannot call admission webhook ${said(f.webhook)} (${said(f.detail)}).`
+            : `${theObject(f)} cannot create ${f.creates ?? 'pods'}: the API server refuses them (${said(f.detail)}).`,
     steps: (f) => [
       f.problem === 'pod-security'
         ? { words: ['kubectl', 'get', 'namespace', { value: f.namespace, role: 'namespace' }, '--show-labels'], why: 'the pod-security.kubernetes.io labels that set the level the pods must meet' }

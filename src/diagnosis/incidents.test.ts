@@ -159,6 +159,70 @@ describe('buildIncidents', () => {
     assert.deepEqual(buildIncidents({ events, ...window }).incidents, []);
   });
 
+  describe('causes that are Normal events', () => {
+    it("the image's Normal BackOff joins the registry's answer before it: one incident, from the first failed pull", () => {
+      const pod = 'web-7d4b9c8f5-x2x7k';
+      const events = [
+        ev({ object: pod, reason: 'Failed', fieldPath: 'spec.containers{web}', host: 'node-a', message: 'Failed to pull image "nginx:1.99": failed to pull and unpack image "docker.io/library/nginx:1.99": failed to resolve reference "docker.io/library/nginx:1.99": docker.io/library/nginx:1.99: not found', first: 10, last: 10 + 5 * MIN, count: 3 }),
+        ev({ object: pod, reason: 'Failed', fieldPath: 'spec.containers{web}', host: 'node-a', message: 'Error: ErrImagePull', first: 10, last: 10 + 5 * MIN, count: 3 }),
+        ev({ object: pod, reason: 'BackOff', type: 'Normal', fieldPath: 'spec.containers{web}', host: 'node-a', message: 'Back-off pulling image "nginx:1.99"', first: 11, last: 11 + 10 * MIN, count: 30 }),
+        ev({ object: pod, reason: 'Failed', fieldPath: 'spec.containers{web}', host: 'node-a', message: 'Error: ImagePullBackOff', first: 11, last: 11 + 10 * MIN, count: 30 }),
+      ];
+      const [i, ...rest] = buildIncidents({ events, ...window }).incidents;
+      assert.equal(rest.length, 0);
+      assert.equal(i!.kind, 'image-not-found');
+      assert.equal(i!.root, `Pod/${pod}`);
+      assert.equal(i!.facts.image, 'nginx:1.99');
+      assert.equal(i!.start.time, iso(10));
+      assert.equal(i!.occurrences, 66);
+    });
+
+    it("a Normal image BackOff alone is an incident that says events do not record the registry's answer", () => {
+      const events = [ev({ object: 'web-1', reason: 'BackOff', type: 'Normal', fieldPath: 'spec.containers{web}', host: 'node-a', message: 'Back-off pulling image "nginx:1.99"', first: 60, last: 60 + 10 * MIN, count: 30 })];
+      const [i] = buildIncidents({ events, ...window }).incidents;
+      assert.equal(i!.kind, 'image-pull-backoff');
+      assert.match(i!.cause, /^Pod "web-1" cannot pull image "nginx:1\.99"; events do not record the registry's answer/);
+    });
+
+    it("a Normal FailedBinding on a claim is the cause of its pods' unbound claims", () => {
+      const events = [
+        ev({ kind: 'PersistentVolumeClaim', object: 'data', reason: 'FailedBinding', type: 'Normal', component: 'persistentvolume-controller', message: 'no persistent volumes available for this claim and no storage class is set', first: 5, last: 5 + 10 * MIN, count: 40 }),
+        ev({ object: 'db-0', reason: 'FailedScheduling', component: 'default-scheduler', message: '0/2 nodes are available: pod has unbound immediate PersistentVolumeClaims. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.', first: 6, last: 6 + 10 * MIN, count: 5 }),
+      ];
+      const { incidents } = buildIncidents({ events, ...window });
+      assert.equal(incidents.length, 1, JSON.stringify(incidents.map((i) => i.root)));
+      assert.equal(incidents[0]!.kind, 'volume-provisioning');
+      assert.equal(incidents[0]!.facts.problem, 'no-volume');
+      assert.deepEqual(new Set(incidents[0]!.objects), new Set(['Pod/db-0', 'PersistentVolumeClaim/data']));
+      assert.equal(incidents[0]!.start.time, iso(5));
+    });
+
+    it("a Normal TaintManagerEviction of a node's pods is the node's incident, found through their Scheduled events", () => {
+      const events = [
+        ev({ object: 'web-1', reason: 'Scheduled', type: 'Normal', component: 'default-scheduler', message: 'Successfully assigned shop/web-1 to node-b', first: 1 }),
+        ev({ object: 'web-2', reason: 'Scheduled', type: 'Normal', component: 'default-scheduler', message: 'Successfully assigned shop/web-2 to node-b', first: 2 }),
+        ev({ object: 'web-1', reason: 'TaintManagerEviction', type: 'Normal', component: 'taint-eviction-controller', message: 'Marking for deletion Pod shop/web-1', first: 25 * MIN }),
+        ev({ object: 'web-2', reason: 'TaintManagerEviction', type: 'Normal', component: 'taint-eviction-controller', message: 'Marking for deletion Pod shop/web-2', first: 25 * MIN }),
+      ];
+      const { incidents } = buildIncidents({ events, ...window });
+      assert.equal(incidents.length, 1, JSON.stringify(incidents.map((i) => i.root)));
+      assert.equal(incidents[0]!.kind, 'node-not-ready');
+      assert.equal(incidents[0]!.root, 'Node/node-b');
+      assert.match(incidents[0]!.cause, /^The node "node-b" stopped reporting \(NotReady\); its pods were marked not ready and then deleted by the taint manager\.$/);
+    });
+  });
+
+  it('an incident in JSON has the fields the CLI and API document, in their order', () => {
+    const events = [ev({ kind: 'ReplicaSet', object: 'web-7d4b9c8f5', reason: 'FailedCreate', message: 'Error creating: pods "web-7d4b9c8f5-x2x7k" is forbidden: exceeded quota: q, requested: pods=1, used: pods=1, limited: pods=1', first: 10 })];
+    const list = JSON.parse(JSON.stringify(buildIncidents({ events, ...window }))) as Record<string, unknown> & { incidents: Record<string, unknown>[] };
+    assert.deepEqual(Object.keys(list), ['window', 'incidents']);
+    assert.deepEqual(Object.keys(list.window as object), ['since', 'until']);
+    // `facts`, beside the issue's fields, carries what the cause was built from (docs/cli.md); `cluster` is there when the event names one.
+    assert.deepEqual(Object.keys(list.incidents[0]!), ['kind', 'cause', 'facts', 'namespace', 'root', 'objects', 'start', 'lastSeen', 'ongoing', 'occurrences', 'hints', 'evidence']);
+    assert.deepEqual(Object.keys(list.incidents[0]!.start as object), ['time', 'estimated']);
+    assert.deepEqual(Object.keys((list.incidents[0]!.hints as object[])[0]!), ['command', 'why']);
+  });
+
   it('pods evicted under disk pressure are one node incident, from the pressure', () => {
     const events = [
       ev({ kind: 'Node', object: 'node-c', reason: 'NodeHasDiskPressure', type: 'Normal', message: 'Node node-c status is now: NodeHasDiskPressure', first: 100 }),

@@ -12,6 +12,8 @@ import { incidentMatcher, incidentTimeline, rootObjectKey } from '../src/ui/app/
 import { estimateSpan } from '../src/ui/app/format.js';
 import type { Incident } from '../src/api/index.js';
 import { histogramBuckets, serverQuery } from '../src/ui/app/search-query.js';
+import { markParts, markTerms } from '../src/ui/app/search-marks.js';
+import { parseSearchQuery, searchTextMarks } from '../src/storage/search/index.js';
 import { spliceSorted } from '../src/ui/app/splice-sorted.js';
 import { FIRST_PAGE_URL } from '../src/ui/app/event-cache.js';
 import { readFileSync } from 'node:fs';
@@ -334,6 +336,43 @@ describe('search view', () => {
   it('reads a served histogram as one series of the bar chart', () => {
     const h = histogramBuckets([{ time: '2026-06-01T10:00:00.000000Z', hits: 2 }, { time: '2026-06-01T10:01:00.000000Z', hits: 5 }], 60_000);
     assert.deepEqual(h, { starts: [T0, T0 + 60_000], bucketMs: 60_000, groups: ['hits'], observed: [[2, 5]], estimated: [[0, 0]], max: 5, total: 7, estimatedTotal: 0 });
+  });
+});
+
+describe('search view marks', () => {
+  /** bracketed writes a message's parts with the marked ones in brackets. */
+  const bracketed = (parts: { text: string; marked: boolean }[]): string => parts.map((p) => (p.marked ? `[${p.text}]` : p.text)).join('');
+  /** cliMarks is the same message marked as the CLI's table marks it (src/storage/search/search-marks.ts). */
+  const cliMarks = (q: string, text: string): string => {
+    let out = '';
+    let at = 0;
+    for (const s of searchTextMarks(text, parseSearchQuery(q, { nowMs: T0 }))) {
+      out += `${text.slice(at, s.start)}[${text.slice(s.start, s.end)}]`;
+      at = s.end;
+    }
+    return out + text.slice(at);
+  };
+  const message = 'Back-off restarting failed container db in pod checkout-db-1_shop(5d1c): Back-off 5m0s; CERTS "x509" <b>bold</b>';
+  const cases: [string, string][] = [
+    ['certs', 'Back-off restarting failed container db in pod checkout-db-1_shop(5d1c): Back-off 5m0s; [CERTS] "x509" <b>bold</b>'],
+    ['"back off" x509', '[Back-off] restarting failed container db in pod checkout-db-1_shop(5d1c): [Back-off] 5m0s; CERTS "[x509]" <b>bold</b>'],
+    ['checkout-db -certs', 'Back-off restarting failed container db in pod [checkout-db]-1_shop(5d1c): Back-off 5m0s; CERTS "x509" <b>bold</b>'],
+    ['"failed container" container', 'Back-off restarting [failed container] db in pod checkout-db-1_shop(5d1c): Back-off 5m0s; CERTS "x509" <b>bold</b>'],
+    ['reason:BackOff name:checkout-db-* db', 'Back-off restarting failed container [db] in pod checkout-[db]-1_shop(5d1c): Back-off 5m0s; CERTS "x509" <b>bold</b>'],
+    ['"restarting \\"failed\\"" b', 'Back-off [restarting failed] container db in pod checkout-db-1_shop(5d1c): Back-off 5m0s; CERTS "x509" <[b]>bold</[b]>'],
+    ['cert', message],
+    ['', message],
+  ];
+  for (const [q, want] of cases) {
+    it(`marks what the CLI marks: ${q || '(no query)'}`, () => {
+      const parts = markParts(message, markTerms(q));
+      assert.equal(parts.map((p) => p.text).join(''), message, 'the parts are the whole message');
+      assert.equal(bracketed(parts), want);
+      assert.equal(bracketed(parts), cliMarks(q, message));
+    });
+  }
+  it('marks nothing of a query the server would refuse', () => {
+    assert.deepEqual(markParts(message, markTerms('certs "unclosed')), [{ text: message, marked: false }]);
   });
 });
 

@@ -30,6 +30,11 @@ export interface TabWriterSettings {
   debug?: boolean;
   /** rememberWidths keeps column widths across flushes (liggitt/tabwriter). */
   rememberWidths?: boolean;
+  /**
+   * width counts the columns a cell takes (default: its code points, as Go counts
+   * runes); a printer that styles cells counts them without its own SGR sequences.
+   */
+  width?: (cell: string) => number;
 }
 
 /**
@@ -87,7 +92,7 @@ export function createTabWriter(settings: TabWriterSettings, output: (chunk: str
 
   const terminateCell = (htab: boolean): number => {
     const line = lines[lines.length - 1]!;
-    line.push({ text: cell, width: runeCount(cell), htab });
+    line.push({ text: cell, width: (settings.width ?? runeCount)(cell), htab });
     cell = '';
     return line.length;
   };

@@ -15,6 +15,7 @@ import { addLabUpFlags, withLabDir } from './commands/lab/flags.js';
 import { addMirrorFlags } from './commands/mirror/flags.js';
 import { addRecordFlags } from './commands/record/flags.js';
 import { addServeFlags } from './commands/serve/flags.js';
+import { SEARCH_HELP } from './commands/search/help.js';
 import { collect } from './flags/collect.js';
 import { requireCjs } from '../internal/index.js';
 
@@ -174,7 +175,8 @@ function registerReadCommands(program: Command, io: CliIO): void {
       .option('--limit <n>', 'print at most this many hits, newest first (0: all)', '100')
       .option('--chunk-size <n>', 'read in pages of this size', '500')
       .option('--no-headers', 'print no header row')
-      .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'wide', 'json', 'yaml']).default('table')),
+      .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'wide', 'json', 'yaml']).default('table'))
+      .addHelpText('after', SEARCH_HELP),
     io,
   ).action(async (query: string[], flags: Record<string, unknown>) => {
     const { runSearch } = await import('./commands/search/search.js');

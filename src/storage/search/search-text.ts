@@ -46,8 +46,9 @@ function containsRun(haystack: readonly string[], words: readonly string[]): boo
   return false;
 }
 
-function fieldMatches(e: CoreEvent, t: FieldTerm): boolean {
-  const v = searchFieldValue(e, t.field).toLowerCase();
+/** fieldTermMatches tells whether a field term's value matches a field's value (whole or, with `*`, its start; case-insensitive). */
+export function fieldTermMatches(t: FieldTerm, value: string): boolean {
+  const v = value.toLowerCase();
   return t.prefix ? v.startsWith(t.value) : v === t.value;
 }
 
@@ -74,7 +75,7 @@ export function createSearchMatcher(query: SearchQuery): SearchMatcher {
       }
       const matched = new Set<SearchField>();
       for (const t of fields) {
-        if (fieldMatches(e, t) === t.negated) return undefined;
+        if (fieldTermMatches(t, searchFieldValue(e, t.field)) === t.negated) return undefined;
         if (!t.negated) matched.add(t.field);
       }
       if (text.length === 0) return [...matched];

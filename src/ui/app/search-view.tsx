@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { BarChart } from './bar-chart.js';
 import { bucketLabel, bucketSizeFor } from './buckets.js';
 import type { StackedBuckets } from './buckets.js';
@@ -10,6 +10,7 @@ import { toRow } from './model.js';
 import type { EventRow } from './model.js';
 import { WINDOWS } from './route.js';
 import { histogramBuckets, serverQuery } from './search-query.js';
+import { markParts, markTerms } from './search-marks.js';
 import type { Route } from './route.js';
 import type { Navigate } from './use-route.js';
 import { VirtualList } from './virtual-list.js';
@@ -126,6 +127,8 @@ export function SearchView({ route, navigate, now }: SearchViewProps) {
   };
 
   const total = state.histogram?.total;
+  // The box's words and phrases, marked in each hit's message as text nodes (never HTML: the message is a stranger's).
+  const terms = useMemo(() => markTerms(filters.q), [filters.q]);
   const renderRow = ({ row: r, matched }: SearchHit) => (
     <div class={`event ${r.type === 'Warning' ? 'warning' : ''}`} title={matched.length > 0 ? `matched: ${matched.join(', ')}` : undefined}>
       <span class="c-age" title={Number.isNaN(r.last) ? '' : new Date(r.last).toISOString()}>{age(r.last, now)}</span>
@@ -134,7 +137,7 @@ export function SearchView({ route, navigate, now }: SearchViewProps) {
       <span class="c-object">{r.kind.toLowerCase()}/{r.objectName}</span>
       <span class="c-ns">{r.cluster !== '' ? <span class="cluster-tag" title="cluster">{r.cluster}</span> : null}{r.namespace}</span>
       <span class="c-count" title={`${r.count} times`}>{r.count > 1 ? `×${compact(r.count)}` : ''}</span>
-      <span class="c-message">{r.message}</span>
+      <span class="c-message">{markParts(r.message, terms).map((p) => (p.marked ? <mark class="hit">{p.text}</mark> : p.text))}</span>
     </div>
   );
 

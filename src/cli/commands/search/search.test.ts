@@ -24,7 +24,7 @@ void describe('validateSearch', () => {
   void it('joins the words of the query and adds the cluster as a literal term', () => {
     const o = validateSearch(['x509', '"certificate has expired"'], { cluster: ['prod-eu'] }, NOW);
     assert.equal(o.q, 'x509 "certificate has expired" cluster:"prod-eu"');
-    assert.deepEqual([...o.words], ['x509', 'certificate', 'has', 'expired']);
+    assert.deepEqual(o.query.terms.map((t) => (t.kind === 'text' ? t.words.join(' ') : `${t.field}:${t.value}`)), ['x509', 'certificate has expired', 'cluster:prod-eu']);
     assert.equal(o.limit, 100);
     assert.equal(o.chunk, 500);
   });
@@ -42,6 +42,7 @@ void describe('validateSearch', () => {
     ['an unknown format', ['x'], { output: 'name' }, /-o must be one of table, wide, json, yaml/],
     ['a bad limit', ['x'], { limit: 'all' }, /--limit must be a whole number/],
     ['both --since and --since-time', ['x'], { since: '1h', sinceTime: '2025-06-01T00:00:00Z' }, /at most one of --since or --since-time/],
+    ['an exclusion read as -n (-ns:kube-system)', ['x'], { namespace: 's:kube-system' }, /-n "s:kube-system" is not a namespace; an exclusion such as -ns:kube-system belongs to the query/],
   ];
   for (const [what, query, flags, message] of refused) {
     void it(`refuses ${what} as a usage error`, () => {
@@ -105,6 +106,18 @@ void describe('runSearch', () => {
     assert.equal(doc.metadata.continue, undefined);
     assert.deepEqual(doc.items.map((i: { event: { metadata: { name: string } } }) => i.event.metadata.name), ['e0', 'e1', 'e2', 'e3', 'e4']);
     assert.deepEqual(doc.items[0].matched, ['message']);
+  });
+
+  void it('marks what the query matched in bold on a terminal only, and never with NO_COLOR', async () => {
+    const print = async (tty: boolean, env: Record<string, string>): Promise<string> => {
+      const out = sink();
+      if (tty) Object.assign(out.stream, { isTTY: true });
+      await runSearch(['"failed container"', 'name:web-0'], { server: base, namespace: 'shop', noHeaders: true }, { stdout: out.stream, stderr: sink().stream, env });
+      return out.text().replace(/^\S+ +/, '');
+    };
+    assert.equal(await print(true, {}), 'pod/\x1b[1mweb-0\x1b[22m   BackOff   1     Back-off restarting \x1b[1mfailed container\x1b[22m app in pod web-0\n');
+    assert.equal(await print(true, { NO_COLOR: '1' }), 'pod/web-0   BackOff   1     Back-off restarting failed container app in pod web-0\n');
+    assert.equal(await print(false, {}), 'pod/web-0   BackOff   1     Back-off restarting failed container app in pod web-0\n');
   });
 
   void it('says when nothing matched', async () => {

@@ -1,6 +1,8 @@
 // kevents search, laid out as kubectl's commands are: flags → options → validate → run; printer.ts prints.
+import { isDNS1123Label } from '../../../api/index.js';
 import type { SearchResult, SearchResultItem } from '../../../api/index.js';
 import { isSearchQueryError, parseSearchQuery } from '../../../storage/index.js';
+import type { SearchQuery } from '../../../storage/index.js';
 import { UsageError } from '../../errors.js';
 import { spansClusters, validateClusterName } from '../../flags/cluster.js';
 import { connectRead, explainTransport } from '../../flags/connection.js';
@@ -38,8 +40,8 @@ interface SearchOptions {
   limit: number;
   chunk: number;
   format: (typeof SEARCH_FORMATS)[number];
-  /** words are the query's words to mark on a terminal. */
-  words: Set<string>;
+  /** query is the query parsed, whose matches a terminal shows marked. */
+  query: SearchQuery;
 }
 
 function count(flag: string, text: string | undefined, fallback: number): number {
@@ -52,6 +54,12 @@ function count(flag: string, text: string | undefined, fallback: number): number
 export function validateSearch(query: readonly string[], flags: SearchFlags, now: number): SearchOptions {
   const format = (flags.output ?? 'table') as SearchOptions['format'];
   if (!SEARCH_FORMATS.includes(format)) throw new UsageError(`-o must be one of ${SEARCH_FORMATS.join(', ')}`);
+  // `kevents search x -ns:kube-system` reads as `-n s:kube-system`: a namespace with a colon is an exclusion gone astray.
+  if (flags.namespace !== undefined && isDNS1123Label(flags.namespace).length > 0) {
+    throw new UsageError(
+      `-n ${JSON.stringify(flags.namespace)} is not a namespace; an exclusion such as -ns:kube-system belongs to the query: quote it ('x509 -ns:kube-system') or put it after -- (kevents search -A -- x509 -ns:kube-system)`,
+    );
+  }
   const clusters = [...new Set(flags.cluster ?? [])];
   if (clusters.length > 1) throw new UsageError('--cluster may be given once: a search has no "or" (search each cluster in turn)');
   let q = query.join(' ').trim();
@@ -65,8 +73,7 @@ export function validateSearch(query: readonly string[], flags: SearchFlags, now
     throw e;
   }
   const window = parseWindow(flags, now);
-  const words = new Set(parsed.terms.flatMap((t) => (t.kind === 'text' && !t.negated ? t.words : [])));
-  const o: SearchOptions = { q, limit: count('--limit', flags.limit, 100), chunk: count('--chunk-size', flags.chunkSize, 500), format, words };
+  const o: SearchOptions = { q, limit: count('--limit', flags.limit, 100), chunk: count('--chunk-size', flags.chunkSize, 500), format, query: parsed };
   if (o.chunk === 0) o.chunk = 500;
   if (window.since !== undefined) o.since = new Date(window.since).toISOString();
   if (window.until !== undefined) o.until = new Date(window.until).toISOString();
@@ -76,7 +83,7 @@ export function validateSearch(query: readonly string[], flags: SearchFlags, now
 /**
  * runSearch is `kevents search QUERY`: the archive's search (docs/search.md),
  * newest first, read in pages of --chunk-size until --limit hits, printed as a
- * table (the query's words marked on a terminal) or as the served document
+ * table (what the query matched marked on a terminal) or as the served document
  * with every page's items in one `items`.
  */
 export async function runSearch(query: readonly string[], flags: SearchFlags, io: CliIO): Promise<void> {
@@ -122,8 +129,8 @@ export async function runSearch(query: readonly string[], flags: SearchFlags, io
       withCluster: spansClusters(flags.cluster, items.map((i) => i.event)),
       wide: o.format === 'wide',
       noHeaders: flags.noHeaders === true,
-      words: o.words,
-      ...(colours.enabled ? { mark: (w: string) => colours.bold(w) } : {}),
+      query: o.query,
+      ...(colours.enabled ? { mark: (text: string) => colours.bold(text) } : {}),
     }),
   );
   if (next !== undefined) io.stderr.write(`The newest ${items.length} hits are shown; more match (--limit 0 shows them all).\n`);

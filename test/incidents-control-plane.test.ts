@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { parseAllDocuments, stringify } from 'yaml';
 import type { Incident, IncidentList } from '../src/api/index.js';
 import { kwokStagesYaml } from '../src/lab/index.js';
+import { runBuiltCli } from './support/cli-process.js';
 import { findPeers, startControlPlane } from './support/control-plane.js';
 import type { ControlPlane } from './support/control-plane.js';
 import { startServer } from './support/server-process.js';
@@ -15,9 +16,10 @@ import type { ServerProcess } from './support/server-process.js';
 import { until } from './support/wait.js';
 
 /**
- * Incidents against what real upstream components write: the lab's kube-apiserver, kube-scheduler,
- * kube-controller-manager and kwok, archived by `kevents serve --mirror`, each failure built as a user
- * would build it and its incident read from the served incidents route.
+ * Incidents against what real upstream components write: the lab's kube-apiserver (its quota, ServiceAccount,
+ * PodSecurity and policy admission), kube-scheduler, kube-controller-manager (ReplicaSet, Job, PersistentVolume,
+ * HPA and node lifecycle controllers) and kwok, archived by `kevents serve --mirror`, each failure built as a
+ * user would build it and its incident read from the served incidents route (and once through `kevents incidents`).
  *
  * Not produced here, because kwok runs no kubelet (the kubelet-side kinds have their own table tests in
  * src/diagnosis): image pulls, crash loops with their `Failed` cause, probes, OOM, evictions, mounts,
@@ -99,6 +101,7 @@ interface Template {
   limits?: Record<string, string>;
   claim?: string;
   restartPolicy?: string;
+  serviceAccount?: string;
 }
 
 function podTemplate(app: string, t: Template = {}): unknown {
@@ -108,6 +111,7 @@ function podTemplate(app: string, t: Template = {}): unknown {
       ...(t.nodeSelector !== undefined ? { nodeSelector: t.nodeSelector } : {}),
       ...(t.tolerate === false ? {} : { tolerations: TOLERATE }),
       ...(t.restartPolicy !== undefined ? { restartPolicy: t.restartPolicy } : {}),
+      ...(t.serviceAccount !== undefined ? { serviceAccountName: t.serviceAccount } : {}),
       containers: [
         {
           name: 'app',
@@ -314,6 +318,15 @@ describe('incidents from a real control plane', { timeout: 900_000 }, () => {
       spec: { backoffLimit: 1, template: podTemplate('migrate', { labels: { [EXIT_LABEL]: '1' }, restartPolicy: 'Never' }) },
     });
 
+    // A Job refused for a ServiceAccount that does not exist yet: the test creates it, and the pods then fail.
+    await namespace('batch');
+    await create('batch', '/apis/batch/v1/namespaces/{ns}/jobs', {
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name: 'migrate' },
+      spec: { backoffLimit: 0, template: podTemplate('migrate', { labels: { [EXIT_LABEL]: '1' }, restartPolicy: 'Never', serviceAccount: 'migrator' }) },
+    });
+
     await namespace('hpa');
     await createDeployment('hpa', deployment('web', 1));
     await create('hpa', '/apis/autoscaling/v2/namespaces/{ns}/horizontalpodautoscalers', {
@@ -342,12 +355,13 @@ describe('incidents from a real control plane', { timeout: 900_000 }, () => {
   it('a ResourceQuota refusing a Deployment\'s pods is create-forbidden-quota, rooted at the Deployment', async () => {
     const i = await incidentWhen('the quota incident', 'quota', (x) => x.kind === 'create-forbidden-quota');
     assert.equal(i.root, 'Deployment/web');
+    assert.equal(i.objects[0], 'Deployment/web', 'the root leads its objects');
     assert.equal(i.namespace, 'quota');
     assert.equal(i.cluster, 'lab');
     assert.equal(i.facts.quota, 'compute-resources');
     assert.equal(i.facts.problem, 'exceeded');
     assert.match(i.facts.requested ?? '', /limits\.memory=2Gi/);
-    assert.match(i.facts.limited ?? '', /limits\.memory=1Gi/);
+    assert.equal(i.facts.limited, 'limits.memory=1Gi');
     assert.equal(i.facts.objectKind, 'ReplicaSet');
     assert.ok(i.objects.includes(`ReplicaSet/${i.facts.objectName}`), i.objects.join(' '));
     assert.match(i.cause, /^ReplicaSet "web-[a-z0-9]+" cannot create pods: ResourceQuota "compute-resources" would be exceeded/);
@@ -430,6 +444,27 @@ describe('incidents from a real control plane', { timeout: 900_000 }, () => {
     assert.ok(i.hints.some((h) => h.command === 'kubectl logs job/migrate -n job'), JSON.stringify(i.hints));
     assert.equal(i.start.time, await firstSeen('job', ['BackoffLimitExceeded']));
     assertOneLine(i);
+  });
+
+  it('a Job refused for a missing ServiceAccount, then failing past its backoff limit: the resolved refusal is a step, not the cause', async () => {
+    const refused = await incidentWhen('the ServiceAccount refusal', 'batch', (x) => x.kind === 'create-forbidden-serviceaccount');
+    assert.equal(refused.root, 'Job/migrate');
+    assert.equal(refused.facts.serviceAccount, 'migrator');
+    assertOneLine(refused);
+    await create('batch', 'serviceaccounts', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'migrator' } });
+    // The Job controller's next try creates the pod, kwok fails it, and the Job gives up (backoffLimit 0).
+    const i = await incidentWhen('the backoff limit', 'batch', (x) => x.kind === 'job-backoff-limit');
+    assert.equal(i.root, 'Job/migrate');
+    assert.match(i.cause, /events do not record why they failed/);
+    assert.equal(i.start.time, await firstSeen('batch', ['BackoffLimitExceeded']), 'the refusal that ended before is not the start');
+    assert.ok(i.evidence.some((r) => r.reason === 'FailedCreate'), 'the resolved step stays in the evidence');
+    assert.equal((await incidents('batch')).length, 1, 'the refusal is no incident of its own');
+    assertOneLine(i);
+    // `kevents incidents` prints the same cause from the served route (the archive names the cluster, so the table does).
+    const r = await runBuiltCli(['incidents', '-n', 'batch', '--since', '1h', '--server', archive.url]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout.split('\n')[0] ?? '', /^CLUSTER +STATUS +SINCE +ROOT +CAUSE$/);
+    assert.match(r.stdout.split('\n')[1] ?? '', /^lab +ongoing +\S+ +Job\/migrate +Job "migrate" failed: its pods kept failing until it reached its backoff limit; events do not record why they failed/);
   });
 
   it('an HPA with no metrics API is hpa-metrics', async () => {

@@ -1,11 +1,12 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findPeers } from './support/control-plane.js';
 import { hasKubectl } from './support/kubectl.js';
+import { run, sh } from './support/run.js';
+import type { Run } from './support/run.js';
 import { CLI } from './support/server-process.js';
 
 // One lab for the whole file, as a learner keeps one for the course. The TTL is short so exercise 7
@@ -16,35 +17,19 @@ const dir = join(root, 'lab');
 const home = join(root, 'home');
 mkdirSync(home, { recursive: true });
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function run(program: string, args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 180_000): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(program, args, { timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, ...env } }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : 1;
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
 const kevents = (...args: string[]): Promise<Run> => run(process.execPath, [CLI, ...args]);
 
 let kubeconfig = '';
 let archive = '';
 
-/** sh runs a learner's shell snippet: kubectl (the one on PATH) against the lab. */
-async function sh(script: string): Promise<Run> {
+/** learner runs a learner's shell snippet: kubectl (the one on PATH) against the lab. */
+function learner(script: string): Promise<Run> {
   // kubectl keeps its discovery cache under a HOME of its own, as a fresh learner's would be.
-  const r = await run('bash', ['-euo', 'pipefail', '-c', script], { HOME: home, KUBECONFIG: kubeconfig, KEVENTS_ARCHIVE: archive });
-  return r;
+  return sh(script, { HOME: home, KUBECONFIG: kubeconfig, KEVENTS_ARCHIVE: archive });
 }
 
 async function shOk(script: string): Promise<string> {
-  const r = await sh(script);
+  const r = await learner(script);
   assert.equal(r.code, 0, `script failed (${r.code}):\n${script}\n${r.stdout}\n${r.stderr}`);
   return r.stdout + r.stderr;
 }
@@ -205,7 +190,7 @@ EOF`);
   });
 
   it('exercise 2: an event without its target, and the exact refusal through both APIs', async () => {
-    const core = await sh(`kubectl create -f - <<'EOF'
+    const core = await learner(`kubectl create -f - <<'EOF'
 apiVersion: v1
 kind: Event
 metadata: { name: no-target.core }
@@ -216,7 +201,7 @@ EOF`);
     assert.notEqual(core.code, 0);
     assert.match(core.stderr, /The Event "no-target\.core" is invalid: involvedObject\.namespace: Invalid value: "": does not match event\.namespace/);
     await fails(2, /missing {2}no create of an event without regarding through events\.k8s\.io\/v1/);
-    const modern = await sh(`kubectl create -f - <<EOF
+    const modern = await learner(`kubectl create -f - <<EOF
 apiVersion: events.k8s.io/v1
 kind: Event
 metadata: { name: no-target.events }
@@ -239,7 +224,7 @@ EOF`);
     await fails(3, /missing {2}list it: kubectl get events/);
     const listed = await shOk('kubectl get events --field-selector type=Critical');
     assert.match(listed, /Critical\s+DiskAlmostFull\s+widget\/demo/);
-    const refused = await sh('kubectl events --types=Critical');
+    const refused = await learner('kubectl events --types=Critical');
     assert.notEqual(refused.code, 0);
     assert.match(refused.stderr, /valid --types are Normal or Warning/);
     await passes(3);

@@ -4,16 +4,16 @@
  * messages follow upstream's formats (bench/support/realistic-events.ts):
  *   - the index build over an existing archive (the in-place migration), per event and per million;
  *   - the index's size against the archive's (pages in use before and after);
- *   - the index's cost at ingest: applyArchiveBatch with the index and without it, same run;
- *   - the write cost of the triggers alone: version rows copied by SQL, which no writer has
- *     handed the event (so each is decoded), with and without the index;
+ *   - the index's cost at ingest: applyArchiveBatch with the index and without it, same run,
+ *     BENCH_INGEST_ROUNDS times each, alternating on fresh files: events/s and the process's CPU per event;
  *   - latency of 14 queries (rare and common words, phrases, fields, wildcard, window,
  *     negation, histogram, words trigram cannot index), each run BENCH_RUNS times: p50 and p99.
  *
  * The archive is written once through SqliteEventStore.applyArchiveBatch (the mirror's bulk
  * path) and copied for each tokenizer.
  *
- * Run: node --import tsx bench/search.ts   (BENCH_EVENTS=1000000 for a larger archive)
+ * Run: node --import tsx bench/search.ts   (BENCH_EVENTS=1000000 for a larger archive;
+ * BENCH_TOKENIZERS=unicode61 or BENCH_QUERIES=0 to measure less)
  */
 import Database from 'better-sqlite3';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
@@ -22,13 +22,16 @@ import { join } from 'node:path';
 import { parseSearchQuery } from '../src/storage/index.js';
 import type { SearchRequest } from '../src/storage/index.js';
 import { SqliteEventStore } from '../src/storage/sqlite/index.js';
-import { SqliteSearch, addSearchFunctions, buildSearchIndex, searchIndexSchema } from '../src/storage/sqlite/search-index.js';
+import { SqliteSearch } from '../src/storage/sqlite/search-index.js';
 import type { SearchTokenizer } from '../src/storage/sqlite/search-index.js';
+import { buildSearchIndex, searchIndexSchema } from '../src/storage/sqlite/search-index-writer.js';
 import { ARCHIVE_END as END, ARCHIVE_SPAN_MS as SPAN_MS, archiveWrites, realisticArchive } from './support/realistic-events.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 200_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);
-const INSERTS = Number(process.env.BENCH_INSERTS ?? 20_000);
+const INGEST_ROUNDS = Number(process.env.BENCH_INGEST_ROUNDS ?? 3);
+const TOKENIZERS = (process.env.BENCH_TOKENIZERS ?? 'unicode61,trigram').split(',') as SearchTokenizer[];
+const QUERIES_ON = process.env.BENCH_QUERIES !== '0';
 
 const dir = mkdtempSync(join(tmpdir(), 'kevents-bench-search-'));
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
@@ -46,24 +49,30 @@ function usedBytes(db: Database.Database): number {
 /**
  * writeArchive writes the events through the store's bulk path. Without `indexed`, the index is
  * dropped first (reaching into the store's connection, as only a bench may): the baseline of the
- * index's cost at ingest, and a file as an archive of schema 5 is, for the migration.
+ * index's cost at ingest, and a file as an archive of schema 5 is, for the migration. The CPU is
+ * the whole process's (the store's checkpoint thread included) per event.
  */
-async function writeArchive(path: string, indexed: boolean): Promise<{ seconds: number }> {
+async function writeArchive(path: string, indexed: boolean): Promise<{ seconds: number; cpuUs: number }> {
+  for (const f of [path, `${path}-wal`, `${path}-shm`]) rmSync(f, { force: true });
   const store = new SqliteEventStore({ path });
   await store.ready();
   if (!indexed) {
-    (store as unknown as { c: { db: Database.Database } }).c.db.exec('DROP TRIGGER search_add; DROP TRIGGER search_drop; DROP TABLE search_fts; DROP TABLE search_docs');
+    const c = (store as unknown as { c: { db: Database.Database; searchIndex: unknown } }).c;
+    c.searchIndex = undefined;
+    c.db.exec('DROP TABLE search_fts; DROP TABLE search_docs');
   }
   const started = performance.now();
+  const cpu0 = process.cpuUsage();
   for (const events of realisticArchive(EVENTS, 1000)) {
     await store.applyArchiveBatch({ writes: archiveWrites(events), stamp: {} });
   }
   const seconds = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpu0);
   await store.close();
   const db = new Database(path);
   db.pragma('wal_checkpoint(TRUNCATE)');
   db.close();
-  return { seconds };
+  return { seconds, cpuUs: (cpu.user + cpu.system) / EVENTS };
 }
 
 interface Query {
@@ -116,46 +125,40 @@ function runQueries(db: Database.Database, tokenizer: SearchTokenizer, at: numbe
   return rows;
 }
 
-/** insertRate inserts INSERTS copies of stored version rows as new versions, 500 a transaction, and returns rows/s. */
-function insertRate(db: Database.Database): number {
-  const maxRv = (db.prepare('SELECT max(rv) AS m FROM versions').get() as { m: number }).m;
-  const source = db.prepare('SELECT * FROM versions WHERE op <> 3 ORDER BY rv LIMIT ?').all(INSERTS) as Record<string, unknown>[];
-  const cols = Object.keys(source[0]!);
-  const insert = db.prepare(`INSERT INTO versions (${cols.join(', ')}) VALUES (${cols.map((c) => `@${c}`).join(', ')})`);
-  const started = performance.now();
-  for (let i = 0; i < source.length; i += 500) {
-    db.transaction(() => {
-      for (let j = i; j < Math.min(source.length, i + 500); j++) insert.run({ ...source[j], rv: maxRv + 1 + j, key: `${String(source[j]!.key)}-copy` });
-    })();
-  }
-  return source.length / ((performance.now() - started) / 1000);
-}
-
 async function main(): Promise<void> {
   const base = join(dir, 'base.db');
-  console.log(`writing ${EVENTS.toLocaleString('en')} events through applyArchiveBatch, without the index and with it …`);
-  const written = await writeArchive(base, false);
-  const withIndex = await writeArchive(join(dir, 'indexed.db'), true);
+  console.log(`writing ${EVENTS.toLocaleString('en')} events through applyArchiveBatch, without the index and with it, ${INGEST_ROUNDS} times each …`);
+  const without: { seconds: number; cpuUs: number }[] = [];
+  const indexed: { seconds: number; cpuUs: number }[] = [];
+  for (let round = 0; round < INGEST_ROUNDS; round++) {
+    without.push(await writeArchive(base, false));
+    indexed.push(await writeArchive(join(dir, 'indexed.db'), true));
+    const [w, i] = [without[round]!, indexed[round]!];
+    console.log(`  round ${round + 1}: ${Math.round(EVENTS / w.seconds).toLocaleString('en')} events/s (${w.cpuUs.toFixed(0)} µs CPU/event) without, ${Math.round(EVENTS / i.seconds).toLocaleString('en')} (${i.cpuUs.toFixed(0)} µs) with: ${((w.seconds / i.seconds) * 100).toFixed(0)}%`);
+  }
+  const median = (xs: number[]): number => pct(xs, 50);
+  const [w, i] = [median(without.map((r) => r.seconds)), median(indexed.map((r) => r.seconds))];
+  const [wc, ic] = [median(without.map((r) => r.cpuUs)), median(indexed.map((r) => r.cpuUs))];
   console.log(
-    `ingest: ${Math.round(EVENTS / written.seconds).toLocaleString('en')} events/s without the index, ${Math.round(EVENTS / withIndex.seconds).toLocaleString('en')} with it ` +
-      `(${((written.seconds / withIndex.seconds) * 100).toFixed(0)}%)`,
+    `ingest (medians): ${Math.round(EVENTS / w).toLocaleString('en')} events/s without the index, ${Math.round(EVENTS / i).toLocaleString('en')} with it (${((w / i) * 100).toFixed(0)}%); ` +
+      `CPU ${wc.toFixed(0)} and ${ic.toFixed(0)} µs/event (the index ${(ic - wc).toFixed(0)} µs, rate by CPU ${((wc / ic) * 100).toFixed(0)}%)`,
   );
-  const plainCopy = join(dir, 'plain.db');
-  copyFileSync(base, plainCopy);
-  const plain = new Database(plainCopy);
+  const plain = new Database(base, { readonly: true });
   const baseBytes = usedBytes(plain);
-  console.log(`archive: ${(baseBytes / 1e6).toFixed(1)} MB in use, ${Math.round(baseBytes / EVENTS)} bytes/event (events and occurrences)`);
-  const plainRate = insertRate(plain);
   plain.close();
+  console.log(`archive: ${(baseBytes / 1e6).toFixed(1)} MB in use, ${Math.round(baseBytes / EVENTS)} bytes/event (events and occurrences)`);
+  const live = new Database(join(dir, 'indexed.db'), { readonly: true });
+  const liveBytes = usedBytes(live);
+  live.close();
+  console.log(`with the index kept by the writes: ${(liveBytes / 1e6).toFixed(1)} MB, the index +${(((liveBytes - baseBytes) / baseBytes) * 100).toFixed(0)}%`);
 
   const results: string[] = [];
-  for (const tokenizer of ['unicode61', 'trigram'] as const) {
+  for (const tokenizer of TOKENIZERS) {
     const path = join(dir, `${tokenizer}.db`);
     copyFileSync(base, path);
     const db = new Database(path);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
-    addSearchFunctions(db);
     const started = performance.now();
     db.transaction(() => {
       db.exec(searchIndexSchema(tokenizer));
@@ -168,9 +171,7 @@ async function main(): Promise<void> {
       `${tokenizer}: index built in ${buildSeconds.toFixed(1)} s (${Math.round(EVENTS / buildSeconds).toLocaleString('en')} events/s, ${((buildSeconds * 1e6) / EVENTS).toFixed(0)} s per million); ` +
         `index ${((bytes - baseBytes) / 1e6).toFixed(1)} MB = ${Math.round((bytes - baseBytes) / EVENTS)} bytes/event, +${(((bytes - baseBytes) / baseBytes) * 100).toFixed(0)}% of the archive`,
     );
-    results.push(...runQueries(db, tokenizer, at));
-    const rate = insertRate(db);
-    console.log(`${tokenizer}: version rows inserted ${Math.round(rate).toLocaleString('en')}/s with the index, ${Math.round(plainRate).toLocaleString('en')}/s without (${((rate / plainRate) * 100).toFixed(0)}%)`);
+    if (QUERIES_ON) results.push(...runQueries(db, tokenizer, at));
     db.close();
   }
   console.log(`\nqueries (${RUNS} runs each, newest 100 unless said):`);

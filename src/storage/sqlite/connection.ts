@@ -18,8 +18,9 @@ import { decodeObject } from './object-codec.js';
 import { DEFAULT_CACHE_SIZE_MIB, DEFAULT_MAX_BATCH } from './options.js';
 import type { FollowerWrite, SqliteEventStoreOptions, WriterLink } from './options.js';
 import { Op, applySchema } from './schema.js';
-import { SEARCH_TOKENIZER, SqliteSearch, addSearchFunctions, openSearchIndex } from './search-index.js';
-import type { SearchIndexWriter } from './search-index.js';
+import { SEARCH_TOKENIZER, SqliteSearch } from './search-index.js';
+import { openSearchIndex } from './search-index-writer.js';
+import type { SearchIndexWriter } from './search-index-writer.js';
 import { prepareStatements } from './statements.js';
 import type { Statements } from './statements.js';
 
@@ -97,7 +98,7 @@ export class SqliteConnection {
   lists!: ListQueries;
   /** searches answers the archive's search, on the connection lists read with. */
   searches!: SqliteSearch;
-  /** searchIndex is set on a writer: the index's side its inserts tell (see `SearchIndexWriter.remember`). */
+  /** searchIndex is set on a writer: it indexes the versions a batch inserts, as the batch commits (see `SearchIndexWriter`). */
   searchIndex: SearchIndexWriter | undefined;
   archive!: ArchiveTables;
   private lastMark = 0;
@@ -184,8 +185,6 @@ export class SqliteConnection {
       if (!fileExists(options.path)) throw new Error('no such file (a follower reads the file its writer opened)');
       db = new SqliteDatabase(options.path, { fileMustExist: true });
       tuneConnection(db, options);
-      // A follower never writes, but preparing an insert compiles the index's triggers, which name these functions.
-      addSearchFunctions(db);
       this.archive = new ArchiveTables(db);
       this.stmt = prepareStatements(db);
       this.lists = new ListQueries(db);
@@ -329,6 +328,7 @@ export class SqliteConnection {
         this.archive.mark(now, this.rv);
         this.lastMark = now;
       }
+      this.searchIndex?.write();
       db.exec('COMMIT');
       if (this.noSpace) {
         this.noSpace = false;
@@ -336,6 +336,7 @@ export class SqliteConnection {
         this.o.logger.info('sqlite: writes are stored again', { path: this.checkpointPath });
       }
     } catch (e) {
+      this.searchIndex?.discard();
       if (db.inTransaction) db.exec('ROLLBACK');
       this.rv = before;
       this.archive.loadLags();

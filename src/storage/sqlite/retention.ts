@@ -181,7 +181,10 @@ export class SqliteRetention {
     });
   }
 
-  /** purgeStep deletes up to PURGE_BATCH superseded versions (keeping the objects occurrences describe) and PURGE_BATCH tombstones up to the compaction point. */
+  /**
+   * purgeStep deletes up to PURGE_BATCH superseded versions (keeping the objects occurrences describe) with their
+   * search index entries, and PURGE_BATCH tombstones (never indexed) up to the compaction point.
+   */
   private purgeStep(): number {
     const c = this.c;
     const db = c.checkOpen();
@@ -189,6 +192,7 @@ export class SqliteRetention {
     db.transaction(() => {
       for (const { rv } of superseded) {
         c.stmt.keepPast.run({ rv });
+        c.searchIndex?.drop(rv);
         c.stmt.dropVersion.run(rv);
       }
     })();

@@ -5,7 +5,7 @@ import type { CoreEvent } from '../../api/index.js';
 import { decodeObject, encodeObject } from './object-codec.js';
 
 /** SCHEMA_VERSION is stored in `meta` so that a later layout can migrate files written by this one. */
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
 
 /** Op is how a row changed its key; the values are stored. */
 export const Op = { ADDED: 1, MODIFIED: 2, DELETED: 3 } as const;
@@ -188,13 +188,15 @@ export function addMigrationFunctions(db: Database.Database): void {
  * `cluster`, the cluster an archived event came from (its
  * `archive.kevents.io/cluster` label), read from current rows, which per-cluster
  * retention selects by. Version 6 adds the search index (`search-index.ts`),
- * built by `openSearchIndex` after this: its triggers call functions an older
- * build does not have, so an older build must refuse the file.
+ * built by `openSearchIndex` after this, kept by triggers on `versions`.
+ * Version 7 keeps the same index from the write path instead
+ * (`search-index-writer.ts`): the triggers go, and an older build must refuse
+ * the file, as its writes would leave the index behind.
  */
 export function applySchema(db: Database.Database): void {
   const hasMeta = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get() !== undefined;
   const version = hasMeta ? db.prepare<[], { value: number }>("SELECT value FROM meta WHERE name = 'schema'").get()?.value : undefined;
-  if (version !== undefined && version !== 1 && version !== 2 && version !== 3 && version !== 4 && version !== 5 && version !== SCHEMA_VERSION) {
+  if (version !== undefined && version !== 1 && version !== 2 && version !== 3 && version !== 4 && version !== 5 && version !== 6 && version !== SCHEMA_VERSION) {
     throw new Error(`unsupported schema version ${version} (this build reads ${SCHEMA_VERSION})`);
   }
   db.transaction(() => {
@@ -227,6 +229,8 @@ export function applySchema(db: Database.Database): void {
       addMigrationFunctions(db);
       db.exec(`UPDATE versions SET cluster = kevents_cluster(kevents_decode_object(object)) WHERE ${CURRENT}`);
     }
+    // Version 6 kept the search index by triggers, whose functions this build does not register.
+    if (version === 6) db.exec('DROP TRIGGER IF EXISTS search_add; DROP TRIGGER IF EXISTS search_drop');
     if (version !== SCHEMA_VERSION) {
       db.prepare("INSERT INTO meta(name, value) VALUES ('schema', ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value").run(SCHEMA_VERSION);
     }

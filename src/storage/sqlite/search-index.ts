@@ -1,16 +1,14 @@
 import type Database from 'better-sqlite3';
 import type { CoreEvent } from '../../api/index.js';
-import type { Logger } from '../../internal/index.js';
-import { SEARCH_TEXT_FIELDS, createSearchMatcher, searchFieldValue, searchTimeMs, searchWords } from '../search/index.js';
+import { createSearchMatcher, searchTimeMs, searchWords } from '../search/index.js';
 import { compareSearchOrder, countInHistogram, histogramBuckets, searchCursorOf } from '../search/index.js';
 import type { SearchCursor, SearchField, SearchPage, SearchQuery, SearchRequest } from '../search/index.js';
 import { decodeObject } from './object-codec.js';
 
 /**
  * The SQLite search index: an FTS5 table over the text fields of every stored
- * version (`SEARCH_TEXT_FIELDS`), kept by triggers on `versions`, so that every
- * write path (creates, updates, deletes, expiry, archive batches, compaction,
- * retention) changes it in the transaction that changes the data.
+ * version (`SEARCH_TEXT_FIELDS`), kept by the write path and the purge
+ * (`search-index-writer.ts`) in the transaction that changes the data.
  *
  * Its rowid (a `docid`) orders versions by the event's last time: the second
  * of the last time times DOCID_SLOTS, plus a slot within that second. A search
@@ -36,7 +34,7 @@ export type SearchTokenizer = 'unicode61' | 'trigram';
 export const SEARCH_TOKENIZER: SearchTokenizer = 'unicode61';
 
 /** DOCID_SLOTS is how many versions one second of last time holds in the docid space: 2^20, so docids stay exact JS numbers until 2242. */
-const DOCID_SLOTS = 1_048_576;
+export const DOCID_SLOTS = 1_048_576;
 /** MAX_DOCID_SECOND is the last second the docid space holds. */
 const MAX_DOCID_SECOND = Math.floor(Number.MAX_SAFE_INTEGER / DOCID_SLOTS) - 1;
 
@@ -46,149 +44,8 @@ const MAX_DOCID_SECOND = Math.floor(Number.MAX_SAFE_INTEGER / DOCID_SLOTS) - 1;
  * all taken (a million versions whose events last happened in that one second)
  * gets docids past every other, out of order but still found.
  */
-function docidSecond(timeMs: number): number {
+export function docidSecond(timeMs: number): number {
   return Math.min(MAX_DOCID_SECOND, Math.max(0, Math.floor(timeMs / 1000)));
-}
-
-const COLUMNS = SEARCH_TEXT_FIELDS.join(', ');
-
-/** searchIndexSchema is the SQL that creates the index and its triggers (idempotent). */
-export function searchIndexSchema(tokenizer: SearchTokenizer): string {
-  const tokenize = tokenizer === 'trigram' ? 'trigram' : 'unicode61 remove_diacritics 0';
-  const words = SEARCH_TEXT_FIELDS.map((_, i) => `kevents_search_words(NEW.rv, NEW.object, ${i})`).join(', ');
-  return `
-CREATE TABLE IF NOT EXISTS search_docs (docid INTEGER PRIMARY KEY, rv INTEGER NOT NULL UNIQUE);
-CREATE VIRTUAL TABLE IF NOT EXISTS search_fts USING fts5(${COLUMNS}, content='', contentless_delete=1, tokenize='${tokenize}');
-CREATE TRIGGER IF NOT EXISTS search_add AFTER INSERT ON versions WHEN NEW.op <> 3 BEGIN
-  INSERT INTO search_docs (docid, rv)
-    SELECT CASE WHEN n.next < n.at + ${DOCID_SLOTS} THEN n.next END, NEW.rv
-    FROM (SELECT b.at, coalesce((SELECT max(docid) + 1 FROM search_docs WHERE docid >= b.at AND docid < b.at + ${DOCID_SLOTS}), b.at) AS next
-          FROM (SELECT kevents_search_second(NEW.rv, NEW.object) * ${DOCID_SLOTS} AS at) AS b) AS n;
-  INSERT INTO search_fts (rowid, ${COLUMNS}) VALUES (last_insert_rowid(), ${words});
-END;
-CREATE TRIGGER IF NOT EXISTS search_drop AFTER DELETE ON versions WHEN OLD.op <> 3 BEGIN
-  DELETE FROM search_fts WHERE rowid = (SELECT docid FROM search_docs WHERE rv = OLD.rv);
-  DELETE FROM search_docs WHERE rv = OLD.rv;
-END;
-`;
-}
-
-/** IndexedText is what the index holds of one version: each text field's words, and the second its docids start at. */
-interface IndexedText {
-  fields: string[];
-  second: number;
-}
-
-function indexedText(event: CoreEvent | undefined): IndexedText {
-  if (event === undefined) return { fields: SEARCH_TEXT_FIELDS.map(() => ''), second: 0 };
-  return { fields: SEARCH_TEXT_FIELDS.map((f) => searchWords(searchFieldValue(event, f)).join(' ')), second: docidSecond(searchTimeMs(event)) };
-}
-
-function decodeEvent(blob: Uint8Array): CoreEvent | undefined {
-  try {
-    return JSON.parse(decodeObject(blob)) as CoreEvent;
-  } catch {
-    return undefined;
-  }
-}
-
-/** SearchIndexWriter is the side of the index a writing connection holds. */
-export interface SearchIndexWriter {
-  /**
-   * remember hands the triggers the event of a version about to be inserted at
-   * `rv`, so that they need not decode the row the writer has just encoded. A
-   * version inserted without it is decoded: the index is kept either way.
-   */
-  remember(rv: number, event: CoreEvent): void;
-}
-
-/**
- * addSearchFunctions registers what the triggers call, on every connection that
- * writes `versions`. A trigger asks for each field of one row in turn: the
- * row's text is computed once, from the remembered event or else the stored object.
- */
-export function addSearchFunctions(db: Database.Database): SearchIndexWriter {
-  const pending = new Map<number, CoreEvent>();
-  let last: { rv: number; text: IndexedText } | undefined;
-  const textOf = (rv: unknown, blob: unknown): IndexedText => {
-    const n = Number(rv);
-    if (last?.rv !== n) {
-      const remembered = pending.get(n);
-      pending.delete(n);
-      last = { rv: n, text: indexedText(remembered ?? decodeEvent(blob as Buffer)) };
-    }
-    return last.text;
-  };
-  db.function('kevents_search_words', { deterministic: true }, (rv: unknown, blob: unknown, field: unknown) => textOf(rv, blob).fields[Number(field)] ?? '');
-  db.function('kevents_search_second', { deterministic: true }, (rv: unknown, blob: unknown) => textOf(rv, blob).second);
-  return {
-    remember(rv, event) {
-      // Only the next few rows are ever pending: a write that failed before its insert leaves at most its own.
-      if (pending.size > 1024) pending.clear();
-      pending.set(rv, event);
-    },
-  };
-}
-
-/** IndexProgress reports a migration's progress: versions indexed so far of the total. */
-export type IndexProgress = (done: number, total: number) => void;
-
-/**
- * buildSearchIndex indexes the versions already stored (a file written before
- * the index), in chunks, inside the caller's transaction: the triggers keep it
- * from then on. The schema must be applied and the functions added first.
- */
-export function buildSearchIndex(db: Database.Database, progress?: IndexProgress, chunk = 50_000): number {
-  const total = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM versions WHERE op <> 3').get()!.n;
-  const rows = db.prepare<[number, number], { rv: number; object: Buffer }>('SELECT rv, object FROM versions WHERE op <> 3 AND rv > ? ORDER BY rv LIMIT ?');
-  const nextSlot = db.prepare<[number, number], { docid: number | null }>('SELECT max(docid) + 1 AS docid FROM search_docs WHERE docid >= ? AND docid < ?');
-  const addDoc = db.prepare<[number | null, number]>('INSERT INTO search_docs (docid, rv) VALUES (?, ?)');
-  const addText = db.prepare(`INSERT INTO search_fts (rowid, ${COLUMNS}) VALUES (${SEARCH_TEXT_FIELDS.map(() => '?').join(', ')}, ?)`);
-  let after = 0;
-  let done = 0;
-  for (;;) {
-    const batch = rows.all(after, chunk);
-    if (batch.length === 0) break;
-    for (const { rv, object } of batch) {
-      const text = indexedText(decodeEvent(object));
-      const at = text.second * DOCID_SLOTS;
-      const next = nextSlot.get(at, at + DOCID_SLOTS)?.docid ?? at;
-      const docid = Number(addDoc.run(next < at + DOCID_SLOTS ? next : null, rv).lastInsertRowid);
-      addText.run(docid, ...text.fields);
-    }
-    done += batch.length;
-    after = batch[batch.length - 1]!.rv;
-    progress?.(done, total);
-  }
-  return done;
-}
-
-/** PROGRESS_EVERY is how many versions a migration indexes between two progress lines. */
-const PROGRESS_EVERY = 1_000_000;
-
-/**
- * openSearchIndex readies the index on a writer's connection: it registers the
- * triggers' functions and, on a file written before the index (an archive of
- * schema 5 or older), builds it in place in one transaction, logging its
- * progress every million versions and its time per million (the CLI's logger
- * writes to stderr).
- */
-export function openSearchIndex(db: Database.Database, logger: Pick<Logger, 'info'>): SearchIndexWriter {
-  const writer = addSearchFunctions(db);
-  if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'search_fts'").get() !== undefined) return writer;
-  const started = performance.now();
-  const seconds = (): number => Math.round(performance.now() - started) / 1000;
-  let reported = 0;
-  const total = db.transaction(() => {
-    db.exec(searchIndexSchema(SEARCH_TOKENIZER));
-    return buildSearchIndex(db, (done, all) => {
-      if (done - reported < PROGRESS_EVERY || done === all) return;
-      reported = done;
-      logger.info('indexing the archive for search', { versions: done, of: all, seconds: seconds() });
-    });
-  })();
-  if (total > 0) logger.info('the archive\'s search index is built', { versions: total, seconds: seconds(), secondsPerMillion: Math.round((seconds() * 1e6) / total) });
-  return writer;
 }
 
 /** ftsPhrase quotes words as one FTS5 phrase; words hold only letters, digits and marks, so nothing in them is FTS5 syntax. */

@@ -208,7 +208,7 @@ void describe('SqliteEventStore on disk', () => {
     await store.create(sampleEvent('default', 'b', { message: 'pulled image' }));
     await store.close();
     const db = new Database(path);
-    db.exec('DROP TRIGGER search_add; DROP TRIGGER search_drop; DROP TABLE search_fts; DROP TABLE search_docs');
+    db.exec('DROP TABLE search_fts; DROP TABLE search_docs');
     db.exec("UPDATE meta SET value = 5 WHERE name = 'schema'");
     db.close();
     const lines: string[] = [];
@@ -222,10 +222,46 @@ void describe('SqliteEventStore on disk', () => {
     assert.equal(lines.length, 1);
     assert.match(lines[0]!, /^the archive's search index is built \{"versions":3,"seconds":[\d.]+,"secondsPerMillion":\d+\}$/);
     await store.create(sampleEvent('default', 'c', { message: 'written after' }));
-    assert.deepEqual(await search('after'), ['written after'], 'the triggers keep it from then on');
+    assert.deepEqual(await search('after'), ['written after'], 'the write path keeps it from then on');
     await store.close();
     const check = new Database(path, { readonly: true });
     assert.equal(check.prepare<[], { value: number }>("SELECT value FROM meta WHERE name = 'schema'").get()?.value, SCHEMA_VERSION);
+    check.close();
+  });
+
+  void it('migrates a version 6 file: its index triggers go, its index is kept, and the write path keeps it from then on', async () => {
+    const path = join(dir, 'v6.db');
+    const clock = new FakeClock(Date.UTC(2025, 0, 1, 1));
+    let store = open(path, clock);
+    await store.create(sampleEvent('default', 'a', { message: 'volume certs not found' }));
+    await store.guaranteedUpdate('default', 'a', (e) => ({ ...e!, message: 'volume certs mounted' }));
+    await store.close();
+    const db = new Database(path);
+    // The triggers as schema 6 builds created them (they call functions only those builds register).
+    db.exec(`CREATE TRIGGER search_add AFTER INSERT ON versions WHEN NEW.op <> 3 BEGIN
+      INSERT INTO search_docs (docid, rv) VALUES (kevents_search_second(NEW.rv, NEW.object) * 1048576, NEW.rv);
+      INSERT INTO search_fts (rowid, message) VALUES (last_insert_rowid(), kevents_search_words(NEW.rv, NEW.object, 0));
+    END;
+    CREATE TRIGGER search_drop AFTER DELETE ON versions WHEN OLD.op <> 3 BEGIN
+      DELETE FROM search_fts WHERE rowid = (SELECT docid FROM search_docs WHERE rv = OLD.rv);
+      DELETE FROM search_docs WHERE rv = OLD.rv;
+    END;`);
+    db.exec("UPDATE meta SET value = 6 WHERE name = 'schema'");
+    db.close();
+    store = open(path, clock);
+    await store.ready();
+    const search = async (q: string): Promise<string[]> => (await store.search({ query: parseSearchQuery(q, { nowMs: clock.now() }), limit: 10 })).items.map((h) => h.event.message!);
+    assert.deepEqual(await search('certs'), ['volume certs mounted']);
+    await store.create(sampleEvent('default', 'b', { message: 'written after' }));
+    await store.guaranteedUpdate('default', 'a', (e) => ({ ...e!, message: 'volume certs renewed' }));
+    assert.deepEqual(await search('after'), ['written after']);
+    assert.deepEqual(await search('certs'), ['volume certs renewed']);
+    await store.close();
+    const check = new Database(path, { readonly: true });
+    assert.equal(check.prepare<[], { value: number }>("SELECT value FROM meta WHERE name = 'schema'").get()?.value, SCHEMA_VERSION);
+    assert.deepEqual(check.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger'").all(), []);
+    const count = (sql: string): number => (check.prepare(sql).get() as { n: number }).n;
+    assert.equal(count('SELECT count(*) AS n FROM search_docs'), count('SELECT count(*) AS n FROM versions WHERE op <> 3'), 'index and data in step');
     check.close();
   });
 

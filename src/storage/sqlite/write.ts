@@ -68,8 +68,8 @@ export class SqliteWrites {
         throw new StorageError('KeyExists', `${key} already exists`, { key, currentResourceVersion: c.rv });
       }
       const rv = ++c.rv;
-      c.searchIndex?.remember(rv, event);
       c.stmt.insert.run({ rv, key, op: Op.ADDED, object, prev_rv: null, expires_at: expiresAt, ...fields });
+      c.searchIndex?.add(rv, event);
       changes.push({ rv, type: 'ADDED', key, json });
       if (options.occurrence !== undefined) this.appendOccurrence(event, rv, occurrenceChange(undefined, event), options.occurrence);
       return rv;
@@ -126,8 +126,8 @@ export class SqliteWrites {
       const rv = ++c.rv;
       if (now !== undefined) c.stmt.supersede.run(rv, now.rv);
       const op = now === undefined ? Op.ADDED : Op.MODIFIED;
-      c.searchIndex?.remember(rv, next);
       c.stmt.insert.run({ rv, key, op, object, prev_rv: now?.rv ?? null, expires_at: expiresAt, ...fields });
+      c.searchIndex?.add(rv, next);
       const change: Change = { rv, type: CHANGE_TYPES[op], key, json };
       if (now !== undefined) {
         change.prevJson = decodeObject(now.object);
@@ -181,8 +181,8 @@ export class SqliteWrites {
         if (now !== undefined) c.stmt.supersede.run(rv, now.row.rv);
         const op = now === undefined ? Op.ADDED : Op.MODIFIED;
         const object = encodeObject(json);
-        c.searchIndex?.remember(rv, p.object);
         c.stmt.insert.run({ rv, key: p.key, op, object, prev_rv: now?.row.rv ?? null, expires_at: null, ...fieldsOf(p.object) });
+        c.searchIndex?.add(rv, p.object);
         found.set(p.key, { row: { rv, object, expires_at: null }, json });
         const change: Change = { rv, type: CHANGE_TYPES[op], key: p.key, json };
         if (now !== undefined) {

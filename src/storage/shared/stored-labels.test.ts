@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { storedLabels } from './stored-labels.js';
+import { storedInvolvedName, storedLabels } from './stored-labels.js';
 
 void describe('storedLabels', () => {
   const cases: [string, unknown][] = [
@@ -44,4 +44,27 @@ void describe('storedLabels', () => {
     assert.deepEqual(storedLabels('{"metadata":{"labels":{"a":"b"}},"x":[1,2}'.replace('[1,2}', '[1,2]}')), { a: 'b' });
     assert.throws(() => storedLabels('{"metadata":{"name":"a",labels:{}}}'), SyntaxError);
   });
+});
+
+void describe('storedInvolvedName', () => {
+  const cases: [string, unknown][] = [
+    ['no involved object', { kind: 'Event', metadata: { name: 'a' } }],
+    ['an involved object without a name', { involvedObject: { kind: 'Node' } }],
+    ['a null involved object', { involvedObject: null }],
+    [
+      'members before it that hold "name" in every form',
+      {
+        metadata: { name: 'wrong', labels: { name: 'no' } },
+        involvedObject: { kind: 'Pod', namespace: '"name":"x"', fieldPath: 'spec.containers{name}', name: 'web-0 "é"\\' },
+        related: { name: 'other' },
+      },
+    ],
+    ['a name written with an escape', JSON.parse('{"involvedObject":{"n\u0061me":"web-\u0031"}}')],
+  ];
+  for (const [name, value] of cases) {
+    it(`reads what JSON.parse does: ${name}`, () => {
+      const json = JSON.stringify(value);
+      assert.equal(storedInvolvedName(json), (JSON.parse(json) as { involvedObject?: { name?: string } | null }).involvedObject?.name);
+    });
+  }
 });

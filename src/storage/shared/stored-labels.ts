@@ -113,3 +113,21 @@ export function storedLabels(json: string): Record<string, string> | undefined {
     return (JSON.parse(json) as { metadata?: { labels?: Record<string, string> } }).metadata?.labels;
   }
 }
+
+/**
+ * storedInvolvedName is `involvedObject.name` of a stored event's JSON text, what
+ * `decodeEvent(json, rv).involvedObject.name` is, read as `storedLabels` reads the labels
+ * (undefined where it has none). Text that is not JSON.stringify's is parsed whole.
+ */
+export function storedInvolvedName(json: string): string | undefined {
+  try {
+    const involved = memberAt(json, 0, 'involvedObject');
+    if (involved < 0) return undefined;
+    const name = memberAt(json, involved, 'name');
+    if (name < 0) return undefined;
+    return JSON.parse(json.slice(name, valueEnd(json, name))) as string | undefined;
+  } catch (e) {
+    if (!(e instanceof NotJson)) throw e;
+    return (JSON.parse(json) as { involvedObject?: { name?: string } }).involvedObject?.name;
+  }
+}

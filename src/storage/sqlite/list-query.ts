@@ -53,6 +53,11 @@ export class ListQueries {
     return this.run(scope, start, limit, 'rv, key');
   }
 
+  /** pageLabels reads what `pageKeys` would with each row's `labels` column (`labelsColumn`), not its object. */
+  pageLabels(scope: ListScope, start: string, limit: number): (Omit<ListRow, 'object'> & { labels: string | null })[] {
+    return this.run(scope, start, limit, 'rv, key, labels') as (Omit<ListRow, 'object'> & { labels: string | null })[];
+  }
+
   /** object reads one version's encoded object by its revision. */
   object(rv: number): Buffer | undefined {
     this.objectStmt ??= this.db.prepare<[number], { object: Buffer }>('SELECT object FROM versions WHERE rv = ?');

@@ -6,7 +6,7 @@
 import type { CoreEvent } from '../../api/index.js';
 import type { IndexedField, ListOptions, ListedVersion, VersionList } from '../event-store.js';
 import { StorageError } from '../errors.js';
-import { DEFAULT_MAX_COUNT_REMAINING, RemainingCounts, decodeEvent, eventKey, listRevision, matchesFilter, namespaceRange, selectsAll, storedLabels } from '../shared/index.js';
+import { DEFAULT_MAX_COUNT_REMAINING, RemainingCounts, decodeEvent, eventKey, listRevision, matchesFilter, namespaceRange, selectsAll, storedInvolvedName, storedLabels } from '../shared/index.js';
 import type { SqliteConnection } from './connection.js';
 import type { ListRow, ListScope } from './list-query.js';
 import { decodeObject } from './object-codec.js';
@@ -31,16 +31,43 @@ function listedVersion(rv: number, object: () => Buffer, decoded?: CoreEvent): L
 }
 
 /**
- * decidedByColumns tells whether a filter is wholly decided by the key range, the row's field
- * columns (each holding its field's value itself, not a hash) and, when the filter has a label
- * selector, the labels alone: no other part of the event has to be read to select it.
+ * selectionBy tells how much of a row decides a filter: `columns` when the key range, the row's
+ * field columns (each holding its field's value itself, not a hash) and, when the filter has a
+ * label selector, its `labels` column decide it; `name` when those and the involved object's name,
+ * whose column holds its hash, decide it (the name is read from the object's text, nothing else of
+ * it); undefined when the event has to be decoded and matched.
  */
-function decidedByColumns(options: ListOptions): boolean {
-  if (options.predicateIsSelection !== true || options.activeIn !== undefined) return false;
+function selectionBy(options: ListOptions): 'columns' | 'name' | undefined {
+  if (options.predicateIsSelection !== true || options.activeIn !== undefined) return undefined;
+  let by: 'columns' | 'name' = 'columns';
   for (const [field, value] of Object.entries(options.fieldEquals ?? {}) as [IndexedField, string | undefined][]) {
-    if (value !== undefined && (FIELD_COLUMNS[field] === undefined || HASHED_FIELDS.has(field))) return false;
+    if (value === undefined) continue;
+    if (FIELD_COLUMNS[field] === undefined) return undefined;
+    if (HASHED_FIELDS.has(field)) {
+      if (field !== 'involvedObject.name') return undefined;
+      by = 'name';
+    }
   }
-  return true;
+  return by;
+}
+
+/** LabelRow is a row of `pageLabels`. */
+type LabelRow = { rv: number; key: string; labels: string | null };
+
+/**
+ * labelsMatcher is `match` over `labels` columns: each distinct column is parsed and matched
+ * once per list, as the events of one list share few sets of labels.
+ */
+function labelsMatcher(match: NonNullable<ListOptions['labelMatch']>): (labels: string | null) => boolean {
+  const seen = new Map<string | null, boolean>();
+  return (labels) => {
+    let kept = seen.get(labels);
+    if (kept === undefined) {
+      kept = match(labels === null ? undefined : (JSON.parse(labels) as Record<string, string>));
+      seen.set(labels, kept);
+    }
+    return kept;
+  };
 }
 
 /** SqliteLists answers a store's gets and lists over its connection. */
@@ -78,40 +105,54 @@ export class SqliteLists {
     const from = start;
     const items: ListedVersion[] = [];
     // Without a filter past the key range and the field columns every row is an item: it stays encoded until asked for.
-    const decided = decidedByColumns(options);
-    const all = selectsAll(options) || (decided && options.labelMatch === undefined);
-    // With a label selector past them, only the labels of each row are read; the items stay encoded too.
-    const labelMatch = decided ? options.labelMatch : undefined;
+    const by = selectionBy(options);
+    const all = selectsAll(options) || (by === 'columns' && options.labelMatch === undefined);
+    // With a label selector past them, only the labels column of each row is read; the items stay encoded too.
+    const labels = by === 'columns' && !all && options.labelMatch !== undefined ? labelsMatcher(options.labelMatch) : undefined;
+    // With the involved object's name, its name is read from each row's text, and its labels (if asked) from the text too.
+    const name = by === 'name' ? (options.fieldEquals?.['involvedObject.name'] ?? '') : undefined;
     const maxExamined = options.maxExamined !== undefined && options.maxExamined > 0 ? options.maxExamined : Infinity;
     // A filtered read examines maxExamined rows at most: rows past them would be read for nothing.
     let batch = Math.min(limit + 1, all ? Infinity : maxExamined, MAX_LIST_BATCH);
     let examined = 0;
     let more = false;
     for (;;) {
-      const rows = all ? c.lists.pageKeys(scope, start, batch) : c.lists.page(scope, start, batch);
-      const objects = all ? new PageObjects(rows.map((r) => r.rv), (rvs) => c.lists.objects(rvs)) : undefined;
-      for (const [i, row] of rows.entries()) {
-        if (items.length >= limit) {
+      const rows = all ? c.lists.pageKeys(scope, start, batch) : labels !== undefined ? c.lists.pageLabels(scope, start, batch) : c.lists.page(scope, start, batch);
+      // The objects of the rows kept, read together when asked for.
+      const kept: number[] = [];
+      for (const row of rows) {
+        if (items.length + kept.length >= limit) {
           more = true;
           break;
         }
         start = row.key;
-        if (objects !== undefined) {
-          items.push(this.unread(row.rv, () => objects.object(i)));
+        if (all) {
+          kept.push(row.rv);
           continue;
         }
-        const object = (row as ListRow).object;
-        if (labelMatch !== undefined) {
-          if (labelMatch(storedLabels(decodeObject(object)))) items.push(listedVersion(row.rv, () => object));
+        if (labels !== undefined) {
+          if (labels((row as LabelRow).labels)) kept.push(row.rv);
         } else {
-          const event = decodeEvent(decodeObject(object), row.rv);
-          if (matchesFilter(event, options)) items.push(listedVersion(row.rv, () => object, event));
+          const object = (row as ListRow).object;
+          const json = decodeObject(object);
+          if (name !== undefined) {
+            if ((storedInvolvedName(json) ?? '') === name && (options.labelMatch === undefined || options.labelMatch(storedLabels(json)))) {
+              items.push(listedVersion(row.rv, () => object));
+            }
+          } else {
+            const event = decodeEvent(json, row.rv);
+            if (matchesFilter(event, options)) items.push(listedVersion(row.rv, () => object, event));
+          }
         }
-        if (++examined >= maxExamined && items.length < limit) {
+        if (++examined >= maxExamined && items.length + kept.length < limit) {
           // Stopped early: the caller reads on from this key, in another turn of the loop.
           more = true;
           break;
         }
+      }
+      if (kept.length > 0) {
+        const objects = new PageObjects(kept, (rvs) => c.lists.objects(rvs));
+        kept.forEach((rv, i) => items.push(this.unread(rv, () => objects.object(i))));
       }
       if (more) break;
       if (items.length >= limit) {

@@ -2,10 +2,11 @@ import type Database from 'better-sqlite3';
 import type { IndexedField } from '../event-store.js';
 import { eventCluster, eventFirstMs, eventLastMs } from '../../api/index.js';
 import type { CoreEvent } from '../../api/index.js';
+import { storedLabels } from '../shared/index.js';
 import { decodeObject, encodeObject } from './object-codec.js';
 
 /** SCHEMA_VERSION is stored in `meta` so that a later layout can migrate files written by this one. */
-export const SCHEMA_VERSION = 7;
+export const SCHEMA_VERSION = 8;
 
 /** Op is how a row changed its key; the values are stored. */
 export const Op = { ADDED: 1, MODIFIED: 2, DELETED: 3 } as const;
@@ -71,6 +72,17 @@ export function spanSeconds(e: CoreEvent): { first_s: number | null; span_s: num
   return { first_s, span_s: Math.ceil(last / 1000) - first_s };
 }
 
+/**
+ * labelsColumn is the `labels` column of an event's version row: the JSON of its
+ * `metadata.labels` (what `storedLabels` reads from the object), null when it has
+ * none, as most events do (a null costs no bytes in the row).
+ */
+export function labelsColumn(labels: Readonly<Record<string, string>> | undefined): string | null {
+  if (labels === undefined || labels === null) return null;
+  for (const _ in labels) return JSON.stringify(labels);
+  return null;
+}
+
 /** CURRENT selects the live version of each key; queries repeat it word for word so the planner can use the `cur_*` partial indexes. */
 export const CURRENT = 'superseded_rv IS NULL AND op <> 3';
 /** HISTORY selects replaced versions (tombstones excepted), the rows of the `hist_*` partial indexes. */
@@ -107,6 +119,8 @@ const SPAN_INDEX_COLUMNS = ['reason', 'first_s', 'span_s'].join(', ');
  * size). The row holds no column the key already gives (namespace, name), and
  * the involved object's name as its hash; `first_s` and `span_s` are its span
  * (`spanSeconds`), for reads of a time window.
+ * `labels` is the JSON of the event's labels (`labelsColumn`), so that a list selected by
+ * labels reads them, not the object, of the rows it steps over.
  * `past_versions` keeps the object of a version compaction removes while an
  * occurrence still describes it (an occurrence's id is the revision of the
  * version it describes, see `ARCHIVE_SCHEMA`): the archive's history, outside
@@ -127,7 +141,8 @@ CREATE TABLE IF NOT EXISTS versions (
   type TEXT NOT NULL,
   first_s INTEGER,
   span_s INTEGER,
-  cluster TEXT
+  cluster TEXT,
+  labels TEXT
 );
 CREATE INDEX IF NOT EXISTS cur_key ON versions(key, ${KEY_INDEX_COLUMNS}) WHERE ${CURRENT};
 ${indexed.map((c) => `CREATE INDEX IF NOT EXISTS cur_${c} ON versions(${c}, key, ${SPAN_INDEX_COLUMNS}) WHERE ${CURRENT};`).join('\n')}
@@ -167,6 +182,7 @@ export function addMigrationFunctions(db: Database.Database): void {
   db.function('kevents_first_s', { deterministic: true }, (json: unknown) => spanOfJson(json, 'first_s'));
   db.function('kevents_span_s', { deterministic: true }, (json: unknown) => spanOfJson(json, 'span_s'));
   db.function('kevents_decode_object', { deterministic: true }, (object: unknown) => decodeObject(object as Buffer));
+  db.function('kevents_labels', { deterministic: true }, (json: unknown) => labelsColumn(storedLabels(String(json))));
   db.function('kevents_cluster', { deterministic: true }, (json: unknown) => {
     try {
       return eventCluster(JSON.parse(String(json)) as CoreEvent) || null;
@@ -192,11 +208,13 @@ export function addMigrationFunctions(db: Database.Database): void {
  * Version 7 keeps the same index from the write path instead
  * (`search-index-writer.ts`): the triggers go, and an older build must refuse
  * the file, as its writes would leave the index behind.
+ * Version 8 gains `labels` (`labelsColumn`), read from every row but tombstones:
+ * lists at a past revision select history rows by it too.
  */
 export function applySchema(db: Database.Database): void {
   const hasMeta = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get() !== undefined;
   const version = hasMeta ? db.prepare<[], { value: number }>("SELECT value FROM meta WHERE name = 'schema'").get()?.value : undefined;
-  if (version !== undefined && version !== 1 && version !== 2 && version !== 3 && version !== 4 && version !== 5 && version !== 6 && version !== SCHEMA_VERSION) {
+  if (version !== undefined && version !== 1 && version !== 2 && version !== 3 && version !== 4 && version !== 5 && version !== 6 && version !== 7 && version !== SCHEMA_VERSION) {
     throw new Error(`unsupported schema version ${version} (this build reads ${SCHEMA_VERSION})`);
   }
   db.transaction(() => {
@@ -216,6 +234,7 @@ export function applySchema(db: Database.Database): void {
     }
     // Version 4 had no cluster column: it is read from the label of current rows (retention asks for no other).
     if (version === 3 || version === 4) db.exec('ALTER TABLE versions ADD COLUMN cluster TEXT');
+    if (version !== undefined && !legacy && version < 8) db.exec('ALTER TABLE versions ADD COLUMN labels TEXT');
     db.exec(SCHEMA);
     if (legacy) {
       addMigrationFunctions(db);
@@ -231,6 +250,10 @@ export function applySchema(db: Database.Database): void {
     }
     // Version 6 kept the search index by triggers, whose functions this build does not register.
     if (version === 6) db.exec('DROP TRIGGER IF EXISTS search_add; DROP TRIGGER IF EXISTS search_drop');
+    if (version !== undefined && version < 8) {
+      addMigrationFunctions(db);
+      db.exec('UPDATE versions SET labels = kevents_labels(kevents_decode_object(object)) WHERE op <> 3');
+    }
     if (version !== SCHEMA_VERSION) {
       db.prepare("INSERT INTO meta(name, value) VALUES ('schema', ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value").run(SCHEMA_VERSION);
     }

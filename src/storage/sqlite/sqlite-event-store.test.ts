@@ -9,7 +9,7 @@ import type { CoreEvent } from '../../api/index.js';
 import { FakeClock, noopLogger } from '../../internal/index.js';
 import { isStorageError } from '../errors.js';
 import { parseSearchQuery } from '../search/index.js';
-import type { EventStore } from '../event-store.js';
+import type { EventStore, ListOptions } from '../event-store.js';
 import { CONFORMANCE_ENV_DEFAULTS, runArchiveStoreConformance, runEventStoreConformance, runSearchConformance, sampleEvent } from '../testing/index.js';
 import type { ConformanceSetup } from '../testing/index.js';
 import { SqliteEventStore } from './index.js';
@@ -154,6 +154,7 @@ void describe('SqliteEventStore on disk', () => {
     db.exec('ALTER TABLE versions DROP COLUMN first_s');
     db.exec('ALTER TABLE versions DROP COLUMN span_s');
     db.exec('ALTER TABLE versions DROP COLUMN cluster');
+    db.exec('ALTER TABLE versions DROP COLUMN labels');
     db.exec(`CREATE INDEX cur_involved_hash ON versions(involved_hash, key) WHERE ${CURRENT}`);
     db.exec("UPDATE meta SET value = 3 WHERE name = 'schema'");
     db.close();
@@ -185,6 +186,7 @@ void describe('SqliteEventStore on disk', () => {
     await store.close();
     const db = new Database(path);
     db.exec('ALTER TABLE versions DROP COLUMN cluster');
+    db.exec('ALTER TABLE versions DROP COLUMN labels');
     db.exec("UPDATE meta SET value = 4 WHERE name = 'schema'");
     db.close();
     store = open(path, clock);
@@ -209,6 +211,7 @@ void describe('SqliteEventStore on disk', () => {
     await store.close();
     const db = new Database(path);
     db.exec('DROP TABLE search_fts; DROP TABLE search_docs');
+    db.exec('ALTER TABLE versions DROP COLUMN labels');
     db.exec("UPDATE meta SET value = 5 WHERE name = 'schema'");
     db.close();
     const lines: string[] = [];
@@ -246,6 +249,7 @@ void describe('SqliteEventStore on disk', () => {
       DELETE FROM search_fts WHERE rowid = (SELECT docid FROM search_docs WHERE rv = OLD.rv);
       DELETE FROM search_docs WHERE rv = OLD.rv;
     END;`);
+    db.exec('ALTER TABLE versions DROP COLUMN labels');
     db.exec("UPDATE meta SET value = 6 WHERE name = 'schema'");
     db.close();
     store = open(path, clock);
@@ -262,6 +266,32 @@ void describe('SqliteEventStore on disk', () => {
     assert.deepEqual(check.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger'").all(), []);
     const count = (sql: string): number => (check.prepare(sql).get() as { n: number }).n;
     assert.equal(count('SELECT count(*) AS n FROM search_docs'), count('SELECT count(*) AS n FROM versions WHERE op <> 3'), 'index and data in step');
+    check.close();
+  });
+
+  void it('migrates a version 7 file: the labels of current and history rows read from their objects, which label selections then read', async () => {
+    const path = join(dir, 'v7.db');
+    const clock = new FakeClock(Date.UTC(2025, 0, 1, 1));
+    let store = open(path, clock);
+    const labelled = (name: string, tier: string | undefined): CoreEvent => sampleEvent('default', name, { metadata: { namespace: 'default', name, ...(tier !== undefined ? { labels: { tier } } : {}) } });
+    await store.create(labelled('a', 'frontend'));
+    await store.create(labelled('b', 'backend'));
+    await store.create(labelled('c', undefined));
+    const before = await store.currentResourceVersion();
+    await store.guaranteedUpdate('default', 'a', (e) => ({ ...e!, metadata: { ...e!.metadata, labels: { tier: 'backend' } } }));
+    await store.close();
+    const db = new Database(path);
+    db.exec('ALTER TABLE versions DROP COLUMN labels');
+    db.exec("UPDATE meta SET value = 7 WHERE name = 'schema'");
+    db.close();
+    store = open(path, clock);
+    const names = async (options: ListOptions): Promise<string[]> => (await store.list({ ...options, predicateIsSelection: true, labelMatch: (l) => l?.tier === 'backend', predicate: (e) => e.metadata.labels?.tier === 'backend' })).items.map((e) => e.metadata.name!);
+    assert.deepEqual(await names({}), ['a', 'b']);
+    assert.deepEqual(await names({ resourceVersion: before, match: 'Exact' }), ['b'], 'history rows are selected by their own labels');
+    await store.close();
+    const check = new Database(path, { readonly: true });
+    assert.deepEqual(check.prepare<[], { labels: string | null }>('SELECT labels FROM versions WHERE op <> 3 ORDER BY rv').all().map((r) => r.labels), ['{"tier":"frontend"}', '{"tier":"backend"}', null, '{"tier":"backend"}']);
+    assert.equal(check.prepare<[], { value: number }>("SELECT value FROM meta WHERE name = 'schema'").get()?.value, SCHEMA_VERSION);
     check.close();
   });
 

@@ -51,8 +51,8 @@ export function prepareStatements(db: Database.Database): Statements {
   return {
     current: db.prepare<[string], CurrentRow>(`SELECT rv, object, expires_at FROM versions INDEXED BY cur_key WHERE key = ? AND ${CURRENT}`),
     insert: db.prepare(
-      `INSERT INTO versions (rv, key, op, object, prev_rv, expires_at, involved_kind, involved_hash, reason, type, first_s, span_s, cluster)
-       VALUES (@rv, @key, @op, @object, @prev_rv, @expires_at, @involved_kind, @involved_hash, @reason, @type, @first_s, @span_s, @cluster)`,
+      `INSERT INTO versions (rv, key, op, object, prev_rv, expires_at, involved_kind, involved_hash, reason, type, first_s, span_s, cluster, labels)
+       VALUES (@rv, @key, @op, @object, @prev_rv, @expires_at, @involved_kind, @involved_hash, @reason, @type, @first_s, @span_s, @cluster, @labels)`,
     ),
     supersede: db.prepare<[number, number]>('UPDATE versions SET superseded_rv = ? WHERE rv = ?'),
     tombstone: db.prepare<[number, number]>(

@@ -13,7 +13,7 @@ import type { Change } from '../shared/index.js';
 import { CHANGE_TYPES } from './connection.js';
 import type { SqliteConnection } from './connection.js';
 import { decodeObject, encodeObject } from './object-codec.js';
-import { Op, nameHash, spanSeconds } from './schema.js';
+import { Op, labelsColumn, nameHash, spanSeconds } from './schema.js';
 import type { CurrentRow } from './statements.js';
 
 /** fieldsOf are the derived columns of an event's version row (see `FIELD_COLUMNS`). */
@@ -25,6 +25,7 @@ function fieldsOf(e: CoreEvent): Record<string, string | number | null> {
     type: fieldValue(e, 'type'),
     ...spanSeconds(e),
     cluster: eventCluster(e) || null,
+    labels: labelsColumn(e.metadata.labels),
   };
 }
 

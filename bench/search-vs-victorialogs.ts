@@ -24,24 +24,36 @@
  *
  * Run: npm run build && nice -n 5 node --import tsx bench/search-vs-victorialogs.ts
  *   BENCH_EVENTS (100,000; a list such as 1000000,3000000 measures each size as the archive grows),
- *   BENCH_RUNS (20), BENCH_SKIP_HTTP=1 (no `kevents serve` pass)
+ *   BENCH_RUNS (20), BENCH_SKIP_HTTP=1 (no `kevents serve` pass), BENCH_MEASURE (the sizes of
+ *   BENCH_EVENTS to measure; all by default), BENCH_FILL_ONLY=1 (write the kevents archives and stop).
+ *
+ * The kevents archive at each size is cached under the system temp folder (by the sizes, the schema
+ * and the generator's layout) as bench/timeline.ts caches its own, since writing it is the slow part:
+ * a later run pushes the same events to VictoriaLogs only, and prints the ingest rate the fill measured.
+ * BENCH_FRESH=1 rebuilds them.
  */
 import Database from 'better-sqlite3';
 import { execFileSync } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CoreEvent } from '../src/api/index.js';
 import { parseSearchQuery, searchFieldValue, searchTimeMs } from '../src/storage/index.js';
 import type { SearchField, SearchRequest } from '../src/storage/index.js';
 import { SqliteEventStore } from '../src/storage/sqlite/index.js';
+import { SCHEMA_VERSION } from '../src/storage/sqlite/schema.js';
 import { sinkPaths, startVictoriaLogs } from '../test/support/sink-servers.js';
-import { benchDir, startCli, stopCli } from './support/cli.js';
+import { startCli, stopCli } from './support/cli.js';
 import { ARCHIVE_END as END, ARCHIVE_SPAN_MS as SPAN_MS, archiveWrites, realisticArchive } from './support/realistic-events.js';
 
 /** SIZES are the archive sizes measured, in one run: the archive grows from one to the next. */
 const SIZES = (process.env.BENCH_EVENTS ?? '100000').split(',').map(Number).sort((a, b) => a - b);
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);
 const SKIP_HTTP = process.env.BENCH_SKIP_HTTP === '1';
+const MEASURE = process.env.BENCH_MEASURE === undefined ? SIZES : process.env.BENCH_MEASURE.split(',').map(Number);
+const FILL_ONLY = process.env.BENCH_FILL_ONLY === '1';
+/** LAYOUT names what a cached archive holds: change it when realistic-events or the fill changes (the schema is in the name too). */
+const LAYOUT = 'v1';
 /** BATCH is the events of one applyArchiveBatch (the mirror's batches are up to 1,000). */
 const BATCH = 1000;
 /** PUSH is the events of one push to VictoriaLogs. */
@@ -49,7 +61,10 @@ const PUSH = 10_000;
 const LIMIT = 100;
 const PUSH_PATH = '/insert/jsonline?_stream_fields=namespace&_msg_field=_msg&_time_field=_time';
 
-const dir = benchDir('search-vs-victorialogs');
+/** archivePath is the cached kevents archive of the first `size` events of a `total`-event run. */
+function archivePath(total: number, size: number): string {
+  return join(tmpdir(), `kevents-bench-search-vlogs-${LAYOUT}-s${SCHEMA_VERSION}-${total}-at-${size}.db`);
+}
 
 /** VL_FIELDS maps the query language's fields to the VictoriaLogs fields the bench pushes. */
 const VL_FIELDS: [SearchField, string][] = [
@@ -185,9 +200,9 @@ interface Sized {
 }
 
 /** measure takes the figures of the archive as it stands (`events` written), with the store closed, and reopens nothing. */
-async function measure(events: number, file: string, logs: { address: string; dir: string }, ingest: { keventsMs: number; vlMs: number }): Promise<Sized> {
+async function measure(events: number, file: string, logs: { address: string; dir: string }, ingest: { keventsMs: number; vlMs: number }, filledAt?: string): Promise<Sized> {
   console.log(`
-== ${events.toLocaleString('en')} events ==`);
+== ${events.toLocaleString('en')} events (load average ${load()}) ==`);
   const flushStarted = performance.now();
   await fetch(`${logs.address}/internal/force_flush`);
   ingest.vlMs += performance.now() - flushStarted;
@@ -203,7 +218,7 @@ async function measure(events: number, file: string, logs: { address: string; di
   const vlBytes = duBytes(logs.dir);
   const vlTotal = await vlCount(logs.address, '*');
   console.log(
-    `ingest (same run, generation excluded): kevents ${Math.round(events / (ingest.keventsMs / 1000)).toLocaleString('en')} events/s (${(ingest.keventsMs / 1000).toFixed(0)} s), ` +
+    `ingest (${filledAt === undefined ? 'same run' : `kevents when its archive was cached, load average ${filledAt}`}; generation excluded): kevents ${Math.round(events / (ingest.keventsMs / 1000)).toLocaleString('en')} events/s (${(ingest.keventsMs / 1000).toFixed(0)} s), ` +
       `VictoriaLogs ${Math.round(events / (ingest.vlMs / 1000)).toLocaleString('en')} events/s (${(ingest.vlMs / 1000).toFixed(0)} s); VictoriaLogs holds ${vlTotal.toLocaleString('en')}`,
   );
   console.log(
@@ -264,17 +279,33 @@ function printTable(title: string, rows: { k: Timed; v: Timed }[]): void {
   for (const [i, r] of rows.entries()) console.log(row(QUERIES[i]!, r.k, r.v));
 }
 
+/** Fill is what writing a cached archive measured: its time through applyArchiveBatch, and the load average then. */
+interface Fill {
+  keventsMs: number;
+  load: string;
+}
+
+const load = (): string => loadavg().map((l) => l.toFixed(1)).join(' ');
+
 async function main(): Promise<void> {
-  const paths = sinkPaths(['victorialogs']).victorialogs;
-  if (paths === undefined) throw new Error('scripts/sinks.mjs --only victorialogs could not set VictoriaLogs up');
-  const logs = await startVictoriaLogs(paths);
-  const file = join(dir, 'events.db');
   const total = SIZES[SIZES.length - 1]!;
+  const cached = process.env.BENCH_FRESH !== '1' && SIZES.every((n) => existsSync(archivePath(total, n)));
+  const fills = new Map<number, Fill>();
+  const paths = FILL_ONLY ? undefined : sinkPaths(['victorialogs']).victorialogs;
+  if (!FILL_ONLY && paths === undefined) throw new Error('scripts/sinks.mjs --only victorialogs could not set VictoriaLogs up');
+  const logs = paths === undefined ? undefined : await startVictoriaLogs(paths);
+  if (cached) for (const n of SIZES) fills.set(n, JSON.parse(readFileSync(`${archivePath(total, n)}.json`, 'utf8')) as Fill);
+  const last = Math.max(...(FILL_ONLY || !cached ? SIZES : MEASURE));
 
   // Ingest: the same batches to both, one after the other, each side's time summed; the figures at each size.
-  console.log(`writing ${SIZES.map((n) => n.toLocaleString('en')).join(', then ')} events to the kevents archive (applyArchiveBatch, ${BATCH} a batch) and to VictoriaLogs ${paths.version} (JSON lines, ${PUSH} a push) …`);
-  let store = new SqliteEventStore({ path: file });
-  await store.ready();
+  console.log(
+    `${cached ? 'the kevents archives are cached; writing' : `filling ${archivePath(total, total)} (applyArchiveBatch, ${BATCH} a batch)${FILL_ONLY ? '' : ' and'}`} ` +
+      `${FILL_ONLY ? '' : `${SIZES.filter((n) => n <= last).map((n) => n.toLocaleString('en')).join(', then ')} events to VictoriaLogs ${paths!.version} (JSON lines, ${PUSH} a push)`} …; load average ${load()}`,
+  );
+  const partial = `${archivePath(total, total)}.partial`;
+  for (const suffix of ['', '-wal', '-shm']) if (!cached) rmSync(partial + suffix, { force: true });
+  let store = cached ? undefined : new SqliteEventStore({ path: partial, cacheSizeMiB: 1024 });
+  await store?.ready();
   const ingest = { keventsMs: 0, vlMs: 0 };
   let lines: string[] = [];
   let written = 0;
@@ -282,32 +313,55 @@ async function main(): Promise<void> {
   const sized: Sized[] = [];
   const push = async (): Promise<void> => {
     const t = performance.now();
-    const res = await fetch(`${logs.address}${PUSH_PATH}`, { method: 'POST', headers: { 'Content-Type': 'application/stream+json' }, body: lines.join('\n') });
+    const res = await fetch(`${logs!.address}${PUSH_PATH}`, { method: 'POST', headers: { 'Content-Type': 'application/stream+json' }, body: lines.join('\n') });
     if (!res.ok) throw new Error(`VictoriaLogs push: ${res.status} ${await res.text()}`);
     ingest.vlMs += performance.now() - t;
     lines = [];
   };
   // The generator spreads the events over the week by the final total: a smaller size is the oldest part of the archive.
   for (const events of realisticArchive(total, BATCH)) {
-    const t = performance.now();
-    await store.applyArchiveBatch({ writes: archiveWrites(events), stamp: {} });
-    ingest.keventsMs += performance.now() - t;
-    for (const e of events) lines.push(logLine(e));
-    if (lines.length >= PUSH) await push();
+    if (store !== undefined) {
+      const t = performance.now();
+      await store.applyArchiveBatch({ writes: archiveWrites(events), stamp: {} });
+      ingest.keventsMs += performance.now() - t;
+    }
+    if (logs !== undefined) {
+      for (const e of events) lines.push(logLine(e));
+      if (lines.length >= PUSH) await push();
+    }
     written += events.length;
     if (written >= nextReport) {
-      console.log(`  ${written.toLocaleString('en')}: kevents ${(ingest.keventsMs / 1000).toFixed(0)} s, VictoriaLogs ${(ingest.vlMs / 1000).toFixed(0)} s`);
+      console.log(`  ${written.toLocaleString('en')}: kevents ${(ingest.keventsMs / 1000).toFixed(0)} s, VictoriaLogs ${(ingest.vlMs / 1000).toFixed(0)} s; load average ${load()}`);
       nextReport += 1_000_000;
     }
-    if (SIZES.includes(written)) {
-      if (lines.length > 0) await push();
+    if (!SIZES.includes(written)) continue;
+    const file = archivePath(total, written);
+    if (store !== undefined) {
       await store.close();
-      sized.push(await measure(written, file, logs, ingest));
-      store = new SqliteEventStore({ path: file });
+      const fill: Fill = { keventsMs: ingest.keventsMs, load: load() };
+      fills.set(written, fill);
+      // A copy of the archive at this size, checkpointed first so the one file holds it; the last size is the file itself.
+      const db = new Database(partial);
+      db.pragma('wal_checkpoint(TRUNCATE)');
+      db.close();
+      for (const suffix of ['-wal', '-shm']) rmSync(partial + suffix, { force: true });
+      if (written === total) renameSync(partial, file);
+      else copyFileSync(partial, file);
+      writeFileSync(`${file}.json`, JSON.stringify(fill));
+      console.log(`  cached ${file}`);
+    }
+    if (logs !== undefined && lines.length > 0) await push();
+    if (logs !== undefined && MEASURE.includes(written)) {
+      ingest.keventsMs = fills.get(written)!.keventsMs;
+      sized.push(await measure(written, file, logs, ingest, cached ? fills.get(written)!.load : undefined));
+    }
+    if (written >= last) break;
+    if (store !== undefined) {
+      store = new SqliteEventStore({ path: partial, cacheSizeMiB: 1024 });
       await store.ready();
     }
   }
-  await store.close();
+  if (logs === undefined) return;
   if (sized.length > 1) {
     const pick = SKIP_HTTP ? 'local' : 'http';
     console.log(`\ngrowth (${pick === 'http' ? 'over HTTP' : 'in process'}; p50 / p99 ms, kevents then VictoriaLogs):`);

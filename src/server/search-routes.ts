@@ -8,6 +8,7 @@ import { canSearch, isArchiveStore, occurrenceTimeMs } from '../storage/index.js
 import type { ArchiveStore, EventStore, SearchQuery } from '../storage/index.js';
 import { negotiateOutput, sendError, sendObject } from './http-io.js';
 import type { ServerMetrics } from './metrics.js';
+import { searchPage } from './search-page.js';
 import { encodeSearchContinue, parseSearchParams } from './search-query.js';
 import { toStatusError } from './storage-errors.js';
 
@@ -61,7 +62,7 @@ async function search(req: IncomingMessage, res: ServerResponse, namespace: stri
   const { request, nowMs } = parseSearchParams(requestTarget(req).params, namespace, deps.clock.now());
   let page;
   try {
-    page = await store.search(request);
+    page = await searchPage(store, request);
   } catch (e) {
     throw toStatusError(e, request.after !== undefined ? 'continue' : 'list');
   }

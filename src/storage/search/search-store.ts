@@ -43,6 +43,14 @@ export interface SearchRequest {
   resourceVersion?: number;
   /** histogram, when set, asks for the hits of the whole search (not only the page) per time bucket. */
   histogram?: SearchHistogramRequest;
+  /**
+   * maxExamined lets a page stop once it has examined about this many candidates
+   * (the events its index found, which the query then keeps or drops): the page
+   * ends short with `next` at a position past every candidate examined, so that a
+   * caller can yield between reads and bound a request's work. A backend may
+   * examine the rest of one instant's candidates past it, or ignore it.
+   */
+  maxExamined?: number;
 }
 
 /** SearchHit is one event a search found and the fields its terms matched. */

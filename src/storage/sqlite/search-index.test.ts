@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import type { CoreEvent } from '../../api/index.js';
 import { parseSearchQuery } from '../search/index.js';
-import type { SearchRequest } from '../search/index.js';
+import type { SearchCursor, SearchRequest } from '../search/index.js';
 import { encodeObject } from './object-codec.js';
 import { applySchema, nameHash } from './schema.js';
 import { SqliteSearch, matchExpression } from './search-index.js';
@@ -193,6 +193,27 @@ for (const tokenizer of ['unicode61', 'trigram'] as const) {
       assert.deepEqual(a.search('probe until:90m'), ['x']);
       assert.deepEqual(a.search('reason:unhealthy'), ['y']);
       assert.deepEqual(a.search('-reason:unhealthy'), ['z', 'x']);
+    });
+
+    void it('ends a page short once it has examined maxExamined candidates, at a position past all of them', () => {
+      const a = new Archive(tokenizer);
+      // type: has no column in the index: every version is a candidate, and few of them are hits.
+      for (let i = 0; i < 30; i++) a.put(ev(`e${String(i).padStart(2, '0')}`, 'words', NOW - i * 1000, i % 10 === 9 ? {} : { type: 'Normal' }));
+      const search = new SqliteSearch(a.db, tokenizer);
+      const request = { query: parseSearchQuery('type:warning', { nowMs: NOW }), limit: 10 };
+      assert.deepEqual(a.search('type:warning'), ['e09', 'e19', 'e29']);
+      const first = search.search({ ...request, maxExamined: 5 }, a.rv);
+      assert.deepEqual(first.items, [], 'the first five candidates hold no hit');
+      assert.deepEqual(first.next, { timeMs: NOW - 4000, key: 'shop/e04' });
+      const paged: string[] = [];
+      let after: SearchCursor | undefined = first.next;
+      for (let pages = 0; after !== undefined; pages++) {
+        assert.ok(pages < 10);
+        const page = search.search({ ...request, maxExamined: 5, after }, a.rv);
+        paged.push(...page.items.map((h) => h.event.metadata.name!));
+        after = page.next;
+      }
+      assert.deepEqual(paged, ['e09', 'e19', 'e29']);
     });
 
     void it('counts a histogram over every hit of the window', () => {

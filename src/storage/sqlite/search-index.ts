@@ -1,9 +1,11 @@
 import type Database from 'better-sqlite3';
 import type { CoreEvent } from '../../api/index.js';
-import { createSearchMatcher, searchTimeMs, searchWords } from '../search/index.js';
-import { compareSearchOrder, countInHistogram, histogramBuckets, searchCursorOf } from '../search/index.js';
+import { createSearchMatcher, searchWords } from '../search/index.js';
+import { compareSearchOrder, searchCursorOf } from '../search/index.js';
 import type { SearchCursor, SearchField, SearchPage, SearchQuery, SearchRequest } from '../search/index.js';
 import { decodeObject } from './object-codec.js';
+import { searchHistogram } from './search-histogram.js';
+import type { Candidate } from './search-histogram.js';
 
 /**
  * The SQLite search index: an FTS5 table over the text fields of every stored
@@ -86,40 +88,43 @@ export function matchExpression(query: SearchQuery, tokenizer: SearchTokenizer, 
   return expr;
 }
 
+/**
+ * fromCandidates is the FROM and WHERE of a search's candidates: the versions
+ * the index finds (by `@match`, or every one) between docids `@low` and `@high`,
+ * visible at revision `@at`, in the key range `@nsLow`..`@nsHigh`.
+ */
+export function fromCandidates(byMatch: boolean): string {
+  const visible = 'v.op <> 3 AND v.rv <= @at AND (v.superseded_rv IS NULL OR v.superseded_rv > @at) AND v.key >= @nsLow AND v.key < @nsHigh';
+  return byMatch
+    ? `FROM search_fts f JOIN search_docs d ON d.docid = f.rowid JOIN versions v ON v.rv = d.rv WHERE search_fts MATCH @match AND f.rowid < @high AND f.rowid >= @low AND ${visible}`
+    : `FROM search_docs d JOIN versions v ON v.rv = d.rv WHERE d.docid < @high AND d.docid >= @low AND ${visible}`;
+}
+
 /** SEARCH_CHUNK is how many index entries a search reads at a time. */
 const SEARCH_CHUNK = 256;
-
-interface Candidate {
-  docid: number;
-  rv: number;
-  key: string;
-  object: Buffer;
-}
 
 /**
  * SqliteSearch answers searches on one connection. A page walks the index newest
  * first from the request's position, reads the versions visible at the
  * revision (`rv <= at < superseded_rv`), decodes and checks each, and stops once
  * it holds the page and every hit of the last hit's second (within one second
- * the docids follow the writes, so the hits are ordered after reading).
+ * the docids follow the writes, so the hits are ordered after reading), or once
+ * it has examined `maxExamined` candidates and the rest of that second's: it
+ * then ends short, at the oldest candidate it examined, past which every
+ * candidate is in an older second.
  */
 export class SqliteSearch {
   private readonly byMatch: Database.Statement<Record<string, string | number>, Candidate>;
   private readonly byTime: Database.Statement<Record<string, string | number>, Candidate>;
 
   constructor(
-    db: Database.Database,
+    private readonly db: Database.Database,
     private readonly tokenizer: SearchTokenizer,
   ) {
-    const visible = 'v.op <> 3 AND v.rv <= @at AND (v.superseded_rv IS NULL OR v.superseded_rv > @at) AND v.key >= @nsLow AND v.key < @nsHigh';
     this.byMatch = db.prepare(
-      `SELECT f.rowid AS docid, v.rv AS rv, v.key AS key, v.object AS object FROM search_fts f JOIN search_docs d ON d.docid = f.rowid JOIN versions v ON v.rv = d.rv
-       WHERE search_fts MATCH @match AND f.rowid < @high AND f.rowid >= @low AND ${visible} ORDER BY f.rowid DESC LIMIT @limit`,
+      `SELECT f.rowid AS docid, v.rv AS rv, v.key AS key, v.object AS object ${fromCandidates(true)} ORDER BY f.rowid DESC LIMIT @limit`,
     );
-    this.byTime = db.prepare(
-      `SELECT d.docid AS docid, v.rv AS rv, v.key AS key, v.object AS object FROM search_docs d JOIN versions v ON v.rv = d.rv
-       WHERE d.docid < @high AND d.docid >= @low AND ${visible} ORDER BY d.docid DESC LIMIT @limit`,
-    );
+    this.byTime = db.prepare(`SELECT d.docid AS docid, v.rv AS rv, v.key AS key, v.object AS object ${fromCandidates(false)} ORDER BY d.docid DESC LIMIT @limit`);
   }
 
   /** search reads one page at revision `at` (the store's latest, or the request's snapshot, checked by the caller). */
@@ -133,27 +138,37 @@ export class SqliteSearch {
     const top = request.after !== undefined ? docidSecond(request.after.timeMs) + 1 : query.untilMs !== undefined ? docidSecond(query.untilMs - 1) + 1 : MAX_DOCID_SECOND + 1;
     const read = (high: number, limit: number): Candidate[] =>
       match === undefined ? this.byTime.all({ ...scope, high, low, limit }) : this.byMatch.all({ ...scope, match, high, low, limit });
+    const bound = request.maxExamined !== undefined && request.maxExamined > 0 ? request.maxExamined : Infinity;
 
     const hits: { event: CoreEvent; matched: SearchField[]; at: SearchCursor }[] = [];
     let high = top * DOCID_SLOTS;
     let cutSecond: number | undefined;
+    let examined = 0;
+    /** oldest is the last position, in search order, of the candidates examined past the request's. */
+    let oldest: SearchCursor | undefined;
+    let more = false;
     for (;;) {
       const rows = read(high, SEARCH_CHUNK);
       let stop = rows.length < SEARCH_CHUNK;
       for (const row of rows) {
         const rowSecond = Math.floor(row.docid / DOCID_SLOTS);
         if (cutSecond !== undefined && rowSecond < cutSecond) {
-          stop = true;
+          stop = more = true;
           break;
         }
         const event = JSON.parse(decodeObject(row.object)) as CoreEvent;
         event.metadata.resourceVersion = String(row.rv);
-        const matched = matcher.matches(event);
-        if (matched === undefined || (ns !== undefined && event.metadata.namespace !== ns)) continue;
         const pos = searchCursorOf(event);
+        // The previous page's second is read again: its candidates up to the position are not examined twice.
         if (request.after !== undefined && compareSearchOrder(pos, request.after) <= 0) continue;
-        hits.push({ event, matched, at: pos });
-        if (hits.length > request.limit && cutSecond === undefined) cutSecond = rowSecond;
+        examined++;
+        if (oldest === undefined || compareSearchOrder(pos, oldest) > 0) oldest = pos;
+        const matched = matcher.matches(event);
+        if (matched !== undefined && (ns === undefined || event.metadata.namespace === ns)) {
+          hits.push({ event, matched, at: pos });
+          if (hits.length > request.limit && cutSecond === undefined) cutSecond = rowSecond;
+        }
+        if (examined >= bound && cutSecond === undefined) cutSecond = rowSecond;
       }
       if (stop || rows.length === 0) break;
       high = rows[rows.length - 1]!.docid;
@@ -162,32 +177,11 @@ export class SqliteSearch {
     const items = hits.slice(0, request.limit);
     const page: SearchPage = { items: items.map(({ event, matched }) => ({ event, matched })), resourceVersion: at };
     if (hits.length > request.limit) page.next = items[items.length - 1]!.at;
-    if (request.histogram !== undefined) page.histogram = this.histogram(request, match, matcher, scope);
-    return page;
-  }
-
-  /** histogram counts every hit of the window: the whole search, not the page, so it reads (and checks) each candidate. */
-  private histogram(
-    request: SearchRequest,
-    match: string | undefined,
-    matcher: ReturnType<typeof createSearchMatcher>,
-    scope: { at: number; nsLow: string; nsHigh: string },
-  ): ReturnType<typeof histogramBuckets> {
-    const h = request.histogram!;
-    const buckets = histogramBuckets(h);
-    const low = docidSecond(h.sinceMs) * DOCID_SLOTS;
-    let high = (docidSecond(h.untilMs - 1) + 1) * DOCID_SLOTS;
-    for (;;) {
-      const rows = match === undefined ? this.byTime.all({ ...scope, high, low, limit: 4096 }) : this.byMatch.all({ ...scope, match, high, low, limit: 4096 });
-      for (const row of rows) {
-        const event = JSON.parse(decodeObject(row.object)) as CoreEvent;
-        if (matcher.matches(event) === undefined) continue;
-        if (request.namespace !== undefined && event.metadata.namespace !== request.namespace) continue;
-        countInHistogram(buckets, h, searchTimeMs(event));
-      }
-      if (rows.length < 4096) break;
-      high = rows[rows.length - 1]!.docid;
+    else if (more && oldest !== undefined) page.next = oldest;
+    if (request.histogram !== undefined) {
+      const textExact = this.tokenizer === 'unicode61';
+      page.histogram = searchHistogram(this.db, { request, match, matcher, scope, textExact, slots: DOCID_SLOTS, second: docidSecond, from: fromCandidates });
     }
-    return buckets;
+    return page;
   }
 }

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it as nodeIt } from 'node:test';
-import { CLUSTER_LABEL } from '../../api/index.js';
+import { CLUSTER_LABEL, formatMicroTime } from '../../api/index.js';
 import type { CoreEvent } from '../../api/index.js';
 import { FakeClock } from '../../internal/index.js';
 import { canSearch } from '../archive-store.js';
 import type { ArchiveStore } from '../archive-store.js';
 import { isStorageError } from '../errors.js';
-import { parseSearchQuery } from '../search/index.js';
+import { countInHistogram, histogramBuckets, parseSearchQuery, searchTimeMs } from '../search/index.js';
 import type { SearchCursor, SearchHit, SearchPage, SearchRequest } from '../search/index.js';
 import { CONFORMANCE_ENV_DEFAULTS } from './conformance.js';
 import type { ConformanceEnv, ConformanceSetup } from './conformance.js';
@@ -297,6 +297,50 @@ export function runSearchConformance(name: string, setup: ConformanceSetup): voi
         assert.deepEqual(names(await searchAll(store, 'rotated', now)).sort(), ['new', 'old']);
         for (let step = 0; step < 20; step++) if (!(await store.enforceRetention({ olderThanMs: t0 + 5_000 })).more) break;
         assert.deepEqual(names(await searchAll(store, 'rotated', now)), ['new']);
+      }),
+    );
+
+    it(
+      'pages the same hits in the same order when a page may end short at maxExamined',
+      withArchive(async (store, _env, now) => {
+        for (const [, q] of cases) {
+          const all = names(await searchAll(store, q, now));
+          const seen: string[] = [];
+          let after: SearchCursor | undefined;
+          let rv: number | undefined;
+          for (let pages = 0; ; pages++) {
+            assert.ok(pages < 20, `the pages of ${q} end`);
+            const page = await store.search(request(q, now, { limit: 2, maxExamined: 1, ...(after !== undefined ? { after, resourceVersion: rv! } : {}) }));
+            assert.ok(page.items.length <= 2);
+            rv ??= page.resourceVersion;
+            seen.push(...names(page.items));
+            if (page.next === undefined) break;
+            after = page.next;
+          }
+          assert.deepEqual(seen, all, q);
+        }
+      }),
+    );
+
+    it(
+      'counts exactly the hits of each query per bucket, with edges inside a second',
+      withArchive(async (store, _env, now) => {
+        // Two events a few hundred ms either side of a bucket's edge, in one second.
+        const edge = now - 3 * HOUR - 250;
+        for (const [name, ms] of [['x', edge - 150], ['y', edge + 150]] as const) {
+          const e = fixtureEvent({ ...FIXTURES[3]!, name, lastAgoMs: 0 }, now);
+          delete e.firstTimestamp;
+          delete e.lastTimestamp;
+          e.eventTime = formatMicroTime(ms)!;
+          await store.create(e);
+        }
+        const histogram = { sinceMs: now - 4 * HOUR - 250, untilMs: now + HOUR - 250, bucketMs: HOUR };
+        for (const q of [...cases.map(([, q]) => q), 'checkout -certs', 'reason:backoff', 'ns:sh*', '-type:warning', 'type:warning -reason:Failed*']) {
+          const want = histogramBuckets(histogram);
+          for (const hit of await searchAll(store, q, now)) countInHistogram(want, histogram, searchTimeMs(hit.event));
+          const page = await store.search(request(q, now, { limit: 1, histogram }));
+          assert.deepEqual(page.histogram, want, q);
+        }
       }),
     );
 

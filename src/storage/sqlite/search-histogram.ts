@@ -1,0 +1,128 @@
+import type Database from 'better-sqlite3';
+import type { CoreEvent } from '../../api/index.js';
+import { countInHistogram, histogramBuckets, searchTimeMs } from '../search/index.js';
+import type { FieldTerm, SearchBucket, SearchMatcher, SearchRequest } from '../search/index.js';
+import { decodeObject } from './object-codec.js';
+
+/** Candidate is one version the search index found: its docid, revision, key and stored object. */
+export interface Candidate {
+  docid: number;
+  rv: number;
+  key: string;
+  object: Buffer;
+}
+
+/** SearchScope is what every read of one search binds: the revision and the key range of its namespace. */
+export interface SearchScope {
+  at: number;
+  nsLow: string;
+  nsHigh: string;
+}
+
+/** HistogramInput is one search as the index reads it, for its histogram. */
+export interface HistogramInput {
+  request: SearchRequest;
+  /** match is the FTS5 expression of the query, undefined when the candidates are every version. */
+  match: string | undefined;
+  matcher: SearchMatcher;
+  scope: SearchScope;
+  /** textExact says the match finds exactly the versions whose text holds the query's words and phrases, and none other (unicode61). */
+  textExact: boolean;
+  /** slots is how many docids one second of last time holds: a docid divided by it is the second. */
+  slots: number;
+  /** second is the second a time's docids start at. */
+  second: (timeMs: number) => number;
+  /** from is the FROM and WHERE of the candidates (`fromCandidates`). */
+  from: (byMatch: boolean) => string;
+}
+
+/**
+ * MAX_HISTOGRAM_EXAMINED bounds the candidates a histogram decodes when SQL
+ * cannot decide its query alone (a `name:`, `node:` or `controller:` term, or
+ * a word outside ASCII): past it the histogram is a lower bound.
+ */
+export const MAX_HISTOGRAM_EXAMINED = 100_000;
+
+const ASCII_WORD = /^[a-z0-9]+$/;
+const ASCII = /^[\x20-\x7e]*$/;
+
+/** COLUMN_OF is the SQL value of each field a version row holds, as the query language reads it. */
+const COLUMN_OF: Partial<Record<FieldTerm['field'], string>> = {
+  reason: 'v.reason',
+  type: 'v.type',
+  kind: 'v.involved_kind',
+  ns: "substr(v.key, 1, instr(v.key, '/') - 1)",
+  cluster: "coalesce(v.cluster, '')",
+};
+
+/**
+ * columnConditions turns a query's field terms into SQL on the version row's
+ * columns, or undefined when one of them has no column (or a value outside
+ * printable ASCII, where SQLite's lower() and JavaScript's would differ).
+ */
+function columnConditions(terms: readonly FieldTerm[], params: Record<string, string | number>): string[] | undefined {
+  const where: string[] = [];
+  for (const [i, t] of terms.entries()) {
+    const column = COLUMN_OF[t.field];
+    if (column === undefined || !ASCII.test(t.value)) return undefined;
+    params[`f${i}`] = t.value;
+    const test = t.prefix ? `substr(lower(${column}), 1, ${t.value.length}) = @f${i}` : `lower(${column}) = @f${i}`;
+    where.push(t.negated ? `NOT (${test})` : test);
+  }
+  return where;
+}
+
+/**
+ * searchHistogram counts every hit of the window (the whole search, not the
+ * page) per bucket. Where SQL decides the query (its words and phrases in the
+ * FTS5 match, ASCII; its fields on the row's columns) it counts the hits of each
+ * second of last time from the docids, without decoding them, and decodes only
+ * the candidates of the seconds a bucket's edge cuts in two. Otherwise it
+ * decodes and checks each candidate, up to MAX_HISTOGRAM_EXAMINED.
+ */
+export function searchHistogram(db: Database.Database, input: HistogramInput): SearchBucket[] {
+  const { request, match, matcher, scope, slots } = input;
+  const h = request.histogram!;
+  const buckets = histogramBuckets(h);
+  const lo = Math.max(h.sinceMs, request.query.sinceMs ?? h.sinceMs);
+  const hi = Math.min(h.untilMs, request.query.untilMs ?? h.untilMs);
+  if (!(hi > lo)) return buckets;
+  const params: Record<string, string | number> = { ...scope, low: input.second(lo) * slots, high: (input.second(hi - 1) + 1) * slots };
+  if (match !== undefined) params.match = match;
+  const fields = request.query.terms.filter((t): t is FieldTerm => t.kind === 'field');
+  const text = request.query.terms.filter((t) => t.kind === 'text');
+  const columns = columnConditions(fields, params);
+  const exact = columns !== undefined && (text.length === 0 || (match !== undefined && input.textExact && text.every((t) => t.words.every((w) => ASCII_WORD.test(w)))));
+  const where = [input.from(match !== undefined), ...(exact ? columns : [])].join(' AND ');
+  const docid = match === undefined ? 'd.docid' : 'f.rowid';
+  const candidates = db.prepare<Record<string, string | number>, Candidate>(`SELECT ${docid} AS docid, v.rv AS rv, v.key AS key, v.object AS object ${where} ORDER BY ${docid} DESC LIMIT @limit`);
+  const count = (rows: Candidate[]): void => {
+    for (const row of rows) {
+      const event = JSON.parse(decodeObject(row.object)) as CoreEvent;
+      if (matcher.matches(event) !== undefined) countInHistogram(buckets, h, searchTimeMs(event));
+    }
+  };
+  if (!exact) {
+    let examined = 0;
+    for (let high = params.high as number; examined < MAX_HISTOGRAM_EXAMINED; ) {
+      const rows = candidates.all({ ...params, high, limit: 4096 });
+      count(rows);
+      examined += rows.length;
+      if (rows.length < 4096) break;
+      high = rows[rows.length - 1]!.docid;
+    }
+    return buckets;
+  }
+  // A second holding an edge (of the window or a bucket) has hits on both sides of it: those are decoded.
+  const cut = new Set<number>();
+  for (let edge = h.sinceMs; edge <= h.untilMs; edge += h.bucketMs) if (edge % 1000 !== 0) cut.add(Math.floor(edge / 1000));
+  for (const edge of [lo, hi, h.untilMs]) if (edge % 1000 !== 0) cut.add(Math.floor(edge / 1000));
+  const perSecond = db.prepare<Record<string, string | number>, { s: number; n: number }>(`SELECT ${docid} / ${slots} AS s, count(*) AS n ${where} GROUP BY s`);
+  for (const { s, n } of perSecond.iterate(params)) {
+    if (cut.has(s) || s * 1000 < lo || s * 1000 >= hi) continue;
+    const b = buckets[Math.floor((s * 1000 - h.sinceMs) / h.bucketMs)];
+    if (b !== undefined) b.hits += n;
+  }
+  for (const s of cut) if (s * 1000 + 999 >= lo && s * 1000 < hi) count(candidates.all({ ...params, low: s * slots, high: (s + 1) * slots, limit: -1 }));
+  return buckets;
+}

@@ -71,12 +71,18 @@ export class ListQueries {
     if (scope.anyOf !== undefined) conds.push(anyOfSql(scope.anyOf, { type: 'type', reason: 'reason', kind: 'involved_kind' }, values));
     const where = conds.join(' AND ');
     const cols = `SELECT rv, key, object FROM ${this.s}.versions`;
-    if (scope.at === undefined) return { text: `${cols} WHERE ${CURRENT} AND ${where} ORDER BY key LIMIT $2`, values };
+    // With anyOf, the current rows are chosen on cur_key alone, which holds the columns it tests (CUR_KEY_INCLUDES),
+    // and only the rows chosen are read from the table: most rows of a key-order scan are left out.
+    const current = (cond: string): string =>
+      scope.anyOf === undefined
+        ? `${cols} WHERE ${CURRENT}${cond} AND ${where} ORDER BY key LIMIT $2`
+        : `SELECT v.rv, v.key, v.object FROM (SELECT rv, key FROM ${this.s}.versions WHERE ${CURRENT}${cond} AND ${where} ORDER BY key LIMIT $2) k JOIN ${this.s}.versions v ON v.rv = k.rv ORDER BY k.key`;
+    if (scope.at === undefined) return { text: current(''), values };
     values.push(scope.at);
     const at = `$${values.length}`;
     return {
       text:
-        `(${cols} WHERE ${CURRENT} AND rv <= ${at} AND ${where} ORDER BY key LIMIT $2) UNION ALL ` +
+        `(${current(` AND rv <= ${at}`)}) UNION ALL ` +
         `(${cols} WHERE ${HISTORY} AND rv <= ${at} AND superseded_rv > ${at} AND ${where} ORDER BY key LIMIT $2) ORDER BY key LIMIT $2`,
       values,
     };

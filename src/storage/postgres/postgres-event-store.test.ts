@@ -11,6 +11,7 @@ import type { EventStore } from '../event-store.js';
 import type { ConformanceSetup } from '../testing/index.js';
 import { runArchiveStoreConformance, runEventStoreConformance, runSearchConformance, sampleEvent } from '../testing/index.js';
 import { PostgresEventStore } from './index.js';
+import { ListQueries } from './list-query.js';
 import type { PgPool } from './index.js';
 import { POSTGRES_URL, testSchemas } from '../../../test/support/postgres.js';
 
@@ -166,6 +167,50 @@ void describe('PostgresEventStore', () => {
     assert.equal(v!.value, '4');
     await store.create(sampleEvent('default', 'c', { message: 'written after' }));
     assert.deepEqual(await search('after'), ['written after'], 'the write path keeps it from then on');
+    await store.close();
+    await drop(schema);
+  });
+
+  void it('widens a cur_key that holds the key alone on open, in place: anyOf then chooses rows on the index alone', async () => {
+    const schema = fresh();
+    let store = new PostgresEventStore({ connectionString: POSTGRES_URL, schema });
+    for (let i = 0; i < 30; i++) {
+      await store.create(sampleEvent(`ns-${i % 3}`, `e-${i}`, i % 10 === 0 ? { type: 'Warning', reason: 'BackOff' } : i % 10 === 5 ? { involvedObject: { kind: 'ReplicaSet', namespace: `ns-${i % 3}`, name: `rs-${i}` } } : {}));
+    }
+    await store.close();
+    // What a database built before CUR_KEY_INCLUDES has.
+    await admin.query(`DROP INDEX ${schema}.cur_key; CREATE UNIQUE INDEX cur_key ON ${schema}.versions (key) WHERE superseded_rv IS NULL AND op <> 3`);
+    const lines: string[] = [];
+    const logger = { ...noopLogger, info: (msg: string) => lines.push(msg) };
+    store = new PostgresEventStore({ connectionString: POSTGRES_URL, schema, logger });
+    const listed = await store.list({ anyOf: { types: ['warning'], kinds: ['ReplicaSet'] }, limit: 4 });
+    assert.deepEqual(listed.items.map((e) => e.metadata.name), ['e-0', 'e-15', 'e-10', 'e-25']);
+    const rest = await store.list({ anyOf: { types: ['warning'], kinds: ['ReplicaSet'] }, startKey: listed.lastKey!, resourceVersion: listed.resourceVersion, match: 'Exact' });
+    assert.deepEqual(rest.items.map((e) => e.metadata.name), ['e-20', 'e-5'], 'the pages after the first read at their revision');
+    assert.deepEqual(lines.filter((l) => /current-key index/.test(l)).length, 1, lines.join('\n'));
+    const [index] = (await admin.query<{ keys: number; all: number }>(
+      `SELECT i.indnkeyatts AS keys, i.indnatts AS all FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = 'cur_key'`,
+      [schema],
+    )).rows;
+    assert.deepEqual({ keys: Number(index!.keys), all: Number(index!.all) }, { keys: 1, all: 5 });
+    await store.close();
+    // A second open finds it wide and builds nothing.
+    lines.length = 0;
+    store = new PostgresEventStore({ connectionString: POSTGRES_URL, schema, logger });
+    await store.ready();
+    assert.deepEqual(lines.filter((l) => /current-key index/.test(l)), []);
+    // Index only: the columns anyOf tests are on cur_key, so no row is read from the table to be tested.
+    const client = await admin.connect();
+    const q = new ListQueries(schema).rows({ at: undefined, high: undefined, fieldEquals: {}, anyOf: { types: ['warning'], reasons: ['FailedCreate'], kinds: ['ReplicaSet'] } }, '', 10);
+    const explain = async (): Promise<string> => {
+      // A table this small is cheaper to scan whole: the plan that the index allows is asked for.
+      await client.query('SET enable_seqscan = off; SET enable_bitmapscan = off');
+      const plan = (await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${q.text}`, q.values)).rows.map((r) => r['QUERY PLAN']).join('\n');
+      await client.query('RESET enable_seqscan; RESET enable_bitmapscan');
+      return plan;
+    };
+    assert.match(await explain(), /Index Only Scan using cur_key/);
+    client.release();
     await store.close();
     await drop(schema);
   });

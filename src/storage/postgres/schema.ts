@@ -43,6 +43,14 @@ export const FIELD_COLUMNS: Record<IndexedField, string> = {
  */
 export const CURRENT_INDEXED: readonly IndexedField[] = ['involvedObject.name', 'reason'];
 
+/**
+ * CUR_KEY_INCLUDES are the columns `cur_key` holds beside each current key: its revision, and the type, reason and
+ * involved kind a list's `anyOf` tests (what incidents and timelines read). A key-order read that keeps a few rows
+ * in a hundred tests them on the index alone and reads from the table only the rows it keeps (`ListQueries.rows`);
+ * on the key alone, every current row was read from the table to be tested.
+ */
+export const CUR_KEY_INCLUDES = ['rv', 'type', 'reason', 'involved_kind'] as const;
+
 /** HISTORY_INDEXED lists the fields with an index over superseded rows too; snapshot reads by other fields walk `hist_key`. */
 export const HISTORY_INDEXED: readonly IndexedField[] = ['involvedObject.name'];
 
@@ -98,7 +106,7 @@ CREATE TABLE IF NOT EXISTS ${s}.versions (
   cluster ${text} DEFAULT ''
 );
 ALTER TABLE ${s}.versions ADD COLUMN IF NOT EXISTS cluster ${text} DEFAULT '';
-CREATE UNIQUE INDEX IF NOT EXISTS cur_key ON ${s}.versions (key) WHERE ${CURRENT};
+CREATE UNIQUE INDEX IF NOT EXISTS cur_key ON ${s}.versions (key) INCLUDE (${CUR_KEY_INCLUDES.join(', ')}) WHERE ${CURRENT};
 ${cur.map((c) => `CREATE INDEX IF NOT EXISTS cur_${c} ON ${s}.versions (${c}, key) WHERE ${CURRENT};`).join('\n')}
 CREATE INDEX IF NOT EXISTS cur_expiry ON ${s}.versions (expires_at) WHERE ${CURRENT} AND expires_at IS NOT NULL;
 CREATE INDEX IF NOT EXISTS hist_key ON ${s}.versions (key, rv) WHERE ${HISTORY};
@@ -164,6 +172,25 @@ INSERT INTO ${s}.meta (name, value) SELECT 'bytes', coalesce(sum(char_length(obj
 }
 
 /**
+ * widenCurKey rebuilds, in place, a `cur_key` that holds the key alone (built before CUR_KEY_INCLUDES) as one
+ * holding them: the new index is built beside the old one, which is then dropped and the new one takes its name.
+ * It is decided from the index itself, not the schema version: an older build reads a database with either.
+ */
+async function widenCurKey(client: PgClient, s: string, logger: Pick<Logger, 'info'>): Promise<void> {
+  const { rows } = await client.query<{ keys: number; all: number }>(
+    `SELECT i.indnkeyatts AS keys, i.indnatts AS all FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = 'cur_key'`,
+    [s],
+  );
+  const index = rows[0];
+  if (index === undefined || Number(index.all) > Number(index.keys)) return;
+  logger.info('building the current-key index with type, reason and kind (once, in place)', { schema: s });
+  await client.query(`DROP INDEX IF EXISTS ${s}.cur_key_wide`);
+  await client.query(`CREATE UNIQUE INDEX cur_key_wide ON ${s}.versions (key) INCLUDE (${CUR_KEY_INCLUDES.join(', ')}) WHERE ${CURRENT}`);
+  await client.query(`DROP INDEX ${s}.cur_key`);
+  await client.query(`ALTER INDEX ${s}.cur_key_wide RENAME TO cur_key`);
+}
+
+/**
  * clusterBackfillSql fills in the `cluster` column of a database written before
  * it existed: from the label of current archived events, and from the body of
  * occurrences (the rows of local writes name none, and keep "").
@@ -225,6 +252,7 @@ export async function applySchema(client: PgClient, s: string, functions: string
   try {
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1), $2)', [s, LockId.SETUP]);
     await client.query(schemaSql(s));
+    await widenCurKey(client, s, logger);
     const { rows } = await client.query<{ value: string }>(`SELECT value FROM ${s}.meta WHERE name = 'schema'`);
     const found = rows[0] === undefined ? undefined : Number(rows[0].value);
     if (found !== undefined && found > SCHEMA_VERSION) throw new Error(`unsupported schema version ${found} in ${s} (this build reads ${SCHEMA_VERSION})`);

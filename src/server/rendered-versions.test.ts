@@ -109,3 +109,25 @@ test('RenderedVersions.prepare keeps what a list or Table will read, and counts 
     assert.equal(decoded, prepared);
   }
 });
+
+test('RenderedVersions lets the least recently used versions go past its bound, and keeps the others', () => {
+  const many = Array.from({ length: 40 }, (_, i) => ({ ...EVENTS[0]!, metadata: { ...EVENTS[0]!.metadata, name: `e-${i}`, resourceVersion: String(i + 1) } }));
+  const one = (i: number): ListedVersion[] => versions([many[i]!]);
+  // A bound that holds about ten items.
+  const probe = new RenderedVersions(1 << 20);
+  probe.list('v1', one(0), {});
+  const rendered = new RenderedVersions(Math.floor(probe.size * 10.5));
+  for (let i = 0; i < 10; i++) rendered.list('v1', one(i), {});
+  rendered.list('v1', one(0), {});
+  const missed = rendered.misses;
+  rendered.list('v1', one(10), {});
+  rendered.list('v1', one(0), {});
+  assert.equal(rendered.misses, missed + 1, 'the version used again stayed');
+  rendered.list('v1', one(1), {});
+  assert.equal(rendered.misses, missed + 2, 'the oldest one went');
+  for (let i = 11; i < 40; i++) rendered.list('v1', one(i), {});
+  assert.ok(rendered.size <= rendered.maxBytes);
+  const before = rendered.misses;
+  for (let i = 39; i >= 31; i--) rendered.list('v1', one(i), {});
+  assert.equal(rendered.misses, before, 'the nine newest are all kept');
+});

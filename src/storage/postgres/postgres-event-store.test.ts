@@ -14,6 +14,8 @@ import { PostgresEventStore } from './index.js';
 import { ListQueries } from './list-query.js';
 import type { PgPool } from './index.js';
 import { POSTGRES_URL, testSchemas } from '../../../test/support/postgres.js';
+import { fixture, loadPostgresFixture } from '../../../test/support/schema-fixtures.js';
+import { SCHEMA_VERSION } from './schema.js';
 
 const { admin, fresh, drop } = testSchemas('kevents_test');
 const schemas = new WeakMap<EventStore, string>();
@@ -34,6 +36,13 @@ const setup: ConformanceSetup = {
     const store = new PostgresEventStore({ connectionString: POSTGRES_URL, schema, poolSize: 4, ...env.options });
     schemas.set(store, schema);
     return Promise.resolve(store);
+  },
+  openPrevious: async (env, logger, which) => {
+    const schema = fresh();
+    await loadPostgresFixture(admin, fixture('postgres', SCHEMA_VERSION, which), schema);
+    const store = new PostgresEventStore({ connectionString: POSTGRES_URL, schema, poolSize: 4, ...env.options, logger });
+    schemas.set(store, schema);
+    return store;
   },
 };
 runEventStoreConformance('postgres', setup);

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
@@ -15,6 +15,7 @@ import type { ConformanceSetup } from '../testing/index.js';
 import { SqliteEventStore } from './index.js';
 import { decodeObject } from './object-codec.js';
 import { CURRENT, SCHEMA_VERSION, nameHash, spanSeconds } from './schema.js';
+import { fixture } from '../../../test/support/schema-fixtures.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kevents-sqlite-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -38,6 +39,13 @@ function fileStores(prefix: string): ConformanceSetup {
     reopen: (closed, env) => {
       const path = paths.get(closed)!;
       const store = new SqliteEventStore({ path, ...env.options });
+      paths.set(store, path);
+      return Promise.resolve(store);
+    },
+    openPrevious: (env, logger, which) => {
+      const path = join(dir, `${prefix}-${n++}.db`);
+      copyFileSync(fixture('sqlite', SCHEMA_VERSION, which), path);
+      const store = new SqliteEventStore({ path, ...env.options, logger });
       paths.set(store, path);
       return Promise.resolve(store);
     },

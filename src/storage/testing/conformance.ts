@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it as nodeIt } from 'node:test';
 import type { CoreEvent } from '../../api/index.js';
 import { FakeClock } from '../../internal/index.js';
+import type { Logger } from '../../internal/index.js';
 import type { EventStore, EventWatch, IndexedField, StoreWatchEvent } from '../event-store.js';
 import { isStorageError } from '../errors.js';
 import type { StorageErrorCode } from '../errors.js';
@@ -22,6 +23,13 @@ export interface ConformanceSetup {
   destroy(store: EventStore): Promise<void>;
   /** reopen opens the data of a closed store again; only persistent backends have it. */
   reopen?(closed: EventStore, env: ConformanceEnv): Promise<EventStore>;
+  /**
+   * openPrevious opens, with the current store and `logger`, a copy of an archive
+   * (`writeSearchArchive`'s events, kept as a fixture) that an earlier schema
+   * version wrote: the one before the current (`previous`), or the last one
+   * before the search index (`unindexed`). Only backends with a schema to migrate have it.
+   */
+  openPrevious?(env: ConformanceEnv, logger: Logger, which: 'previous' | 'unindexed'): Promise<EventStore>;
 }
 
 /** CONFORMANCE_ENV_DEFAULTS are the windows the suite's cases are written against. */

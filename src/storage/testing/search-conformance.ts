@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { describe, it as nodeIt } from 'node:test';
 import { CLUSTER_LABEL, formatMicroTime } from '../../api/index.js';
 import type { CoreEvent } from '../../api/index.js';
-import { FakeClock } from '../../internal/index.js';
+import { FakeClock, noopLogger } from '../../internal/index.js';
 import { canSearch } from '../archive-store.js';
 import type { ArchiveStore } from '../archive-store.js';
+import type { EventStore } from '../event-store.js';
 import { isStorageError } from '../errors.js';
 import { countInHistogram, histogramBuckets, parseSearchQuery, searchTimeMs } from '../search/index.js';
 import type { SearchCursor, SearchHit, SearchPage, SearchRequest } from '../search/index.js';
@@ -92,6 +93,27 @@ function fixtureEvent(f: Fixture, nowMs: number): CoreEvent {
   return e;
 }
 
+/** PREVIOUS_TEXT is what `e` said at revision 1 of `writeSearchArchive`'s archive, before it was updated to its fixture. */
+const PREVIOUS_TEXT = 'Scaled down replica set web-old to 0';
+
+/**
+ * writeSearchArchive writes the suite's archive as a store of any schema
+ * version writes it, with `now` the suite's reference time (a FakeClock's
+ * start): `e` first with other text (revision 1, then superseded), every
+ * fixture, then an event created and deleted. The schema fixtures
+ * (test/support/schema-fixtures.ts) are this archive as each version stored it.
+ */
+export async function writeSearchArchive(store: EventStore, now: number): Promise<void> {
+  const e = FIXTURES.find((f) => f.name === 'e')!;
+  await store.create(fixtureEvent({ ...e, message: PREVIOUS_TEXT, lastAgoMs: HOUR }, now));
+  for (const f of FIXTURES) {
+    if (f === e) await store.guaranteedUpdate(f.ns, f.name, () => fixtureEvent(f, now));
+    else await store.create(fixtureEvent(f, now));
+  }
+  await store.create(fixtureEvent({ ...FIXTURES[0]!, ns: 'ops', name: 'gone', message: 'deleted words' }, now));
+  await store.delete('ops', 'gone');
+}
+
 function names(hits: SearchHit[]): string[] {
   return hits.map((h) => h.event.metadata.name!);
 }
@@ -168,6 +190,33 @@ export function runSearchConformance(name: string, setup: ConformanceSetup): voi
     ];
     for (const [what, q, want] of cases) {
       it(`finds ${what}: ${q}`, withArchive(async (store, _env, now) => assert.deepEqual(names(await searchAll(store, q, now)), want)));
+    }
+
+    if (setup.openPrevious !== undefined) {
+      const migrated = async (which: 'previous' | 'unindexed'): Promise<void> => {
+        const clock = new FakeClock();
+        const env: ConformanceEnv = { clock, options: { clock, ...CONFORMANCE_ENV_DEFAULTS } };
+        const lines: string[] = [];
+        const logger = { ...noopLogger, info: (msg: string, fields?: Record<string, unknown>) => lines.push(`${msg} ${JSON.stringify(fields ?? {})}`) };
+        const store = (await setup.openPrevious!(env, logger, which)) as Searchable;
+        try {
+          await store.ready();
+          assert.ok(canSearch(store), `${name} answers the archive's search`);
+          const now = clock.now();
+          for (const [what, q, want] of cases) assert.deepEqual(names(await searchAll(store, q, now)), want, `${what}: ${q}`);
+          assert.deepEqual(names(await searchAll(store, '"web-old"', now, { resourceVersion: 1 })), ['e'], 'the history is indexed too');
+          assert.deepEqual(names(await searchAll(store, '"web-old"', now)), []);
+          assert.deepEqual(names(await searchAll(store, 'deleted', now)), [], 'a deleted event is no hit');
+          // The build of the index says how far it is and what it took (the CLI's logger writes to stderr).
+          if (which === 'unindexed') assert.ok(lines.some((l) => /search index/.test(l)), `the index's build is logged: ${JSON.stringify(lines)}`);
+          await store.create(fixtureEvent({ ...FIXTURES[0]!, name: 'after', message: 'written after the migration' }, now));
+          assert.deepEqual(names(await searchAll(store, 'migration', now)), ['after'], 'the index is kept from then on');
+        } finally {
+          await setup.destroy(store);
+        }
+      };
+      it('finds every event of an archive the previous schema version wrote, with its history', () => migrated('previous'));
+      it('finds every event of an archive written before the search index, indexed when first opened, its progress logged', () => migrated('unindexed'));
     }
 
     it(

@@ -16,7 +16,9 @@
  *
  * Run: node --import tsx bench/search-postgres.ts   (BENCH_EVENTS=1000000 for a larger archive;
  * KEVENTS_BENCH_POSTGRES=postgres://user@host:port/db, default the test database on 127.0.0.1:55432;
- * pg_trgm must be available to CREATE EXTENSION)
+ * pg_trgm must be available to CREATE EXTENSION). BENCH_PHASES=queries measures only the queries, through
+ * the store and the tsvector candidate query (no archive without the index, no migration, no trigram);
+ * BENCH_KEEP=1 keeps the indexed archive (schema kevents_bench_search_<events>) and a later run with it reuses it.
  */
 import pg from 'pg';
 import { parseSearchQuery, searchFieldValue, searchWords } from '../src/storage/index.js';
@@ -32,7 +34,9 @@ const URL = process.env.KEVENTS_BENCH_POSTGRES ?? 'postgres://postgres@127.0.0.1
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 200_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);
 const INSERTS = Number(process.env.BENCH_INSERTS ?? 20_000);
-const A = `kevents_bench_search_a_${process.pid}`;
+const PHASES = new Set((process.env.BENCH_PHASES ?? 'ingest,migration,trigram,writes,queries').split(','));
+const KEEP = process.env.BENCH_KEEP === '1';
+const A = KEEP ? `kevents_bench_search_${EVENTS}` : `kevents_bench_search_a_${process.pid}`;
 const B = `kevents_bench_search_b_${process.pid}`;
 
 const admin = new pg.Pool({ connectionString: URL, max: 2 });
@@ -189,7 +193,8 @@ function candidateSql(schema: string, query: Query, kind: 'tsvector' | 'trigram'
   return { text: `SELECT rv, object FROM ${schema}.versions WHERE ${where.join(' AND ')} ORDER BY last_ms DESC, key LIMIT ${(request.limit ?? 100) + 1}`, values };
 }
 
-async function main(): Promise<void> {
+/** measureIndexes writes the archive with and without the search indexes, and measures sizes, the migration, trigram's index and the write costs. */
+async function measureIndexes(): Promise<void> {
   await admin.query('CREATE EXTENSION IF NOT EXISTS pg_trgm');
   console.log(`writing ${EVENTS.toLocaleString('en')} events through applyArchiveBatch, without the search indexes and with them …`);
   const plainSeconds = await writeArchive(B, false);
@@ -283,6 +288,29 @@ async function main(): Promise<void> {
   await admin.query(`CREATE INDEX search_words ON ${B}.versions USING gin (search) WHERE op <> 3`);
   await admin.query(`ANALYZE ${B}.versions`);
 
+}
+
+/** archiveRows is how many versions a kept archive holds (0: none). */
+async function archiveRows(schema: string): Promise<number> {
+  const { rows } = await admin.query<{ t: string | null }>('SELECT to_regclass($1) AS t', [`${schema}.versions`]);
+  if (rows[0]?.t == null) return 0;
+  const { rows: n } = await admin.query<{ n: string }>(`SELECT count(*) AS n FROM ${schema}.versions`);
+  return Number(n[0]!.n);
+}
+
+async function main(): Promise<void> {
+  const full = PHASES.has('ingest');
+  if (full) await measureIndexes();
+  else if ((await archiveRows(A)) < EVENTS) {
+    await admin.query(`DROP SCHEMA IF EXISTS ${A} CASCADE`);
+    console.log(`writing ${EVENTS.toLocaleString('en')} events through applyArchiveBatch …`);
+    const seconds = await writeArchive(A, true);
+    console.log(`ingest: ${Math.round(EVENTS / seconds).toLocaleString('en')} events/s`);
+    await admin.query(`VACUUM ANALYZE ${A}.versions`);
+  } else console.log(`reusing the archive of ${A}`);
+  // The candidate queries run on B (both word indexes) after the full run, on A when only the queries are measured.
+  const sqlSchema = full ? B : A;
+  const kinds = full ? (['tsvector', 'trigram'] as const) : (['tsvector'] as const);
   const store = new PostgresEventStore({ connectionString: URL, schema: A, poolSize: 4 });
   await store.ready();
   console.log(`\nqueries (${RUNS} runs each, newest 100 unless said): the store's answer; the candidate query alone, tsvector and trigram`);
@@ -295,14 +323,14 @@ async function main(): Promise<void> {
       return page.items.length;
     });
     const sql: Record<string, { p50: number; p99: number; n: number }> = {};
-    for (const kind of ['tsvector', 'trigram'] as const) {
-      const q = candidateSql(B, query, kind);
+    for (const kind of kinds) {
+      const q = candidateSql(sqlSchema, query, kind);
       sql[kind] = await measure(async () => (await admin.query(q.text, q.values)).rows.length);
     }
     const f = (x: { p50: number; p99: number }): string => `${x.p50.toFixed(1).padStart(7)} /${x.p99.toFixed(1).padStart(7)} ms`;
     console.log(
       `${query.name.padEnd(30)} store ${f(whole)}  hits ${String(whole.n).padStart(3)}${query.histogram === true ? ` (histogram ${counted})` : ''}   ` +
-        `SQL tsvector ${f(sql.tsvector!)} (${sql.tsvector!.n})  trigram ${f(sql.trigram!)} (${sql.trigram!.n})`,
+        `SQL tsvector ${f(sql.tsvector!)} (${sql.tsvector!.n})${sql.trigram !== undefined ? `  trigram ${f(sql.trigram)} (${sql.trigram.n})` : ''}`,
     );
   }
   await store.close();
@@ -311,7 +339,7 @@ async function main(): Promise<void> {
 try {
   await main();
 } finally {
-  await admin.query(`DROP SCHEMA IF EXISTS ${A} CASCADE`).catch(() => undefined);
+  if (!KEEP) await admin.query(`DROP SCHEMA IF EXISTS ${A} CASCADE`).catch(() => undefined);
   await admin.query(`DROP SCHEMA IF EXISTS ${B} CASCADE`).catch(() => undefined);
   await admin.end();
 }

@@ -4,9 +4,10 @@ import type { CoreEvent } from '../../api/index.js';
 import { FakeClock } from '../../internal/index.js';
 import { MemoryEventStore } from '../memory/index.js';
 import { parseSearchQuery } from '../search/index.js';
-import type { SearchPage, SearchRequest } from '../search/index.js';
+import type { SearchCursor, SearchPage, SearchRequest } from '../search/index.js';
 import { PostgresEventStore } from './index.js';
-import { compileQuery, searchColumns } from './search.js';
+import { PostgresSearch, compileQuery, newestFirst, searchColumns } from './search.js';
+import type { PgPool } from './options.js';
 import { POSTGRES_URL, testSchemas } from '../../../test/support/postgres.js';
 
 const { admin, fresh, drop } = testSchemas('kevents_search');
@@ -70,22 +71,32 @@ function summary(page: SearchPage): unknown {
   return { hits: page.items.map((h) => `${h.event.metadata.name}:${h.matched.join(',')}`), histogram: page.histogram?.map((b) => b.hits) };
 }
 
-void describe('PostgreSQL search index', () => {
+/**
+ * archives writes the same events into a PostgreSQL store on a fresh schema and
+ * into a memory store, before the enclosing suite's cases (`parallel` creates
+ * at a time in PostgreSQL), and drops the schema after them.
+ */
+function archives(events: (now: number) => CoreEvent[], parallel = 1): { clock: FakeClock; schema: string; store: () => PostgresEventStore; memory: MemoryEventStore } {
   const clock = new FakeClock();
   const schema = fresh();
-  let store: PostgresEventStore;
+  let store: PostgresEventStore | undefined;
   const memory = new MemoryEventStore({ clock });
   before(async () => {
-    store = new PostgresEventStore({ connectionString: POSTGRES_URL, schema, clock });
-    for (const e of edges(clock.now())) {
-      await store.create(e);
-      await memory.create(e);
-    }
+    const s = new PostgresEventStore({ connectionString: POSTGRES_URL, schema, clock });
+    store = s;
+    const all = events(clock.now());
+    for (let i = 0; i < all.length; i += parallel) await Promise.all(all.slice(i, i + parallel).map((e) => s.create(e)));
+    for (const e of all) await memory.create(e);
   });
   after(async () => {
-    await store.close();
+    await store?.close();
     await drop(schema);
   });
+  return { clock, schema, store: () => store!, memory };
+}
+
+void describe('PostgreSQL search index', () => {
+  const { clock, schema, store, memory } = archives(edges);
 
   void it('holds no words of a text too large to index exactly, and marks it', () => {
     const [long, repeat, longword, , , , plain] = edges(clock.now()).map(searchColumns);
@@ -103,7 +114,7 @@ void describe('PostgreSQL search index', () => {
   for (const q of QUERIES) {
     void it(`answers as the scan does: ${q.length > 40 ? `${q.slice(0, 40)}…` : q}`, async () => {
       const now = clock.now();
-      assert.deepEqual(summary(await store.search(request(q, now))), summary(await memory.search(request(q, now))));
+      assert.deepEqual(summary(await store().search(request(q, now))), summary(await memory.search(request(q, now))));
     });
   }
 
@@ -116,6 +127,59 @@ void describe('PostgreSQL search index', () => {
       assert.match(rows.map((r) => r['QUERY PLAN']).join('\n'), /search_words|search_time/);
     } finally {
       client.release();
+    }
+  });
+});
+
+void describe('a phrase of common words, read newest first', () => {
+  const stats = { shares: new Map([['back', 0.05], ['off', 0.05], ['container', 0.4], ['has', 0.0001], ['reason=backoff', 0.05]]), rows: 1_000_000 };
+  const cases: [string, boolean][] = [
+    ['"back off container"', true],
+    ['back-off', true],
+    ['"back off" reason:BackOff', true],
+    ['"back off" container -x509', true],
+    ['"back off" x509', false],
+    ['"back has"', false],
+    ['back container', false],
+    ['"back off" name:web-*', false],
+    ['-"back off"', false],
+  ];
+  for (const [q, want] of cases) {
+    void it(`${want ? 'reads' : 'does not read'} ${q} newest first`, () => assert.equal(newestFirst(parseSearchQuery(q, { nowMs: 0 }), stats, { commonRows: 2_000 }), want));
+  }
+
+  // Every event holds the phrase's words; one in 25 holds the phrase. Two events share each second.
+  const phrases = (now: number): CoreEvent[] =>
+    Array.from({ length: 1_200 }, (_, i): CoreEvent => {
+      const at = new Date(now - Math.floor(i / 2) * 1000).toISOString();
+      const message = i % 25 === 7 ? `Back-off restarting failed container app-${i}` : `container failed, back off before restarting app-${i}`;
+      return { metadata: { namespace: `ns-${i % 3}`, name: `e${i}` }, involvedObject: { kind: 'Pod', namespace: `ns-${i % 3}`, name: `pod-${i}` }, reason: 'BackOff', type: 'Warning', message, count: 1, lastTimestamp: at };
+    });
+  const { clock, schema, memory } = archives(phrases, 100);
+
+  void it('finds what the scan finds, page by page, through short scans newest first and the word index after them', async () => {
+    await admin.query(`ANALYZE ${schema}.versions`);
+    const { rows } = await admin.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM (SELECT unnest(most_common_elems::text::text[]) AS e FROM pg_stats WHERE schemaname = $1 AND tablename = 'versions' AND attname = 'search') t WHERE e IN ('back', 'off', 'restarting', 'failed', 'container')`,
+      [schema],
+    );
+    assert.equal(rows[0]!.n, 5, 'the statistics hold every word as common: the scans go first');
+    const search = new PostgresSearch(schema, () => Promise.resolve(), { commonRows: 100, scans: [64, 128], statsMs: 0 });
+    const pool = admin as unknown as PgPool;
+    const paged = async (read: (r: SearchRequest) => Promise<SearchPage>, q: string, limit: number, namespace?: string): Promise<string[]> => {
+      const names: string[] = [];
+      let after: SearchCursor | undefined;
+      for (;;) {
+        const page = await read({ query: parseSearchQuery(q, { nowMs: clock.now() }), limit, ...(after !== undefined ? { after } : {}), ...(namespace !== undefined ? { namespace } : {}) });
+        names.push(...page.items.map((h) => h.event.metadata.name!));
+        if (page.next === undefined) return names;
+        after = page.next;
+      }
+    };
+    for (const [q, limit, namespace] of [['"back-off restarting failed container"', 7], ['"back-off restarting failed container"', 1], ['back-off restarting', 100], ['"failed container" -app-432', 10, 'ns-1']] as const) {
+      const want = await paged((r) => memory.search(r), q, limit, namespace);
+      assert.ok(want.length > 0, q);
+      assert.deepEqual(await paged((r) => search.search(pool, r), q, limit, namespace), want, `${q} by ${limit}`);
     }
   });
 });

@@ -130,6 +130,8 @@ describe(`web UI search over an SQLite archive of ${EVENTS.toLocaleString('en')}
     assert.equal(await page.getByRole('alert').count(), 0, 'the error goes with the query');
     assert.match((await rowTexts(page, 'search-list', '.c-message'))[0]!, new RegExp(`^${XSS_MESSAGE.replace(/[()]/g, '\\$&')} MountVolume`));
     assert.equal(await page.locator('#app img').count(), 0, 'no element was parsed out of the message');
+    const marks = await page.locator('#search-list [role=option]').first().locator('.c-message mark.hit').allTextContents();
+    assert.ok(marks.includes('onerror') && marks.includes('checkout-db'), `the query's words are marked in the message, as text: ${JSON.stringify(marks)}`);
     await page.evaluate('new Promise((r) => setTimeout(r, 200))');
     noErrors(seen);
     await page.close();

@@ -41,7 +41,6 @@ import type { CoreEvent } from '../src/api/index.js';
 import { parseSearchQuery, searchFieldValue, searchTimeMs } from '../src/storage/index.js';
 import type { SearchField, SearchRequest } from '../src/storage/index.js';
 import { SqliteEventStore } from '../src/storage/sqlite/index.js';
-import { SCHEMA_VERSION } from '../src/storage/sqlite/schema.js';
 import { sinkPaths, startVictoriaLogs } from '../test/support/sink-servers.js';
 import { startCli, stopCli } from './support/cli.js';
 import { ARCHIVE_END as END, ARCHIVE_SPAN_MS as SPAN_MS, archiveWrites, realisticArchive } from './support/realistic-events.js';
@@ -52,7 +51,7 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 20);
 const SKIP_HTTP = process.env.BENCH_SKIP_HTTP === '1';
 const MEASURE = process.env.BENCH_MEASURE === undefined ? SIZES : process.env.BENCH_MEASURE.split(',').map(Number);
 const FILL_ONLY = process.env.BENCH_FILL_ONLY === '1';
-/** LAYOUT names what a cached archive holds: change it when realistic-events or the fill changes (the schema is in the name too). */
+/** LAYOUT names what a cached archive holds: change it when realistic-events or the fill changes (a file of an older schema is migrated when first opened). */
 const LAYOUT = 'v1';
 /** BATCH is the events of one applyArchiveBatch (the mirror's batches are up to 1,000). */
 const BATCH = 1000;
@@ -63,7 +62,7 @@ const PUSH_PATH = '/insert/jsonline?_stream_fields=namespace&_msg_field=_msg&_ti
 
 /** archivePath is the cached kevents archive of the first `size` events of a `total`-event run. */
 function archivePath(total: number, size: number): string {
-  return join(tmpdir(), `kevents-bench-search-vlogs-${LAYOUT}-s${SCHEMA_VERSION}-${total}-at-${size}.db`);
+  return join(tmpdir(), `kevents-bench-search-vlogs-${LAYOUT}-${total}-at-${size}.db`);
 }
 
 /** VL_FIELDS maps the query language's fields to the VictoriaLogs fields the bench pushes. */
@@ -289,12 +288,14 @@ const load = (): string => loadavg().map((l) => l.toFixed(1)).join(' ');
 
 async function main(): Promise<void> {
   const total = SIZES[SIZES.length - 1]!;
-  const cached = process.env.BENCH_FRESH !== '1' && SIZES.every((n) => existsSync(archivePath(total, n)));
+  // A run that measures the smaller sizes only needs only their archives.
+  const needed = FILL_ONLY ? SIZES : SIZES.filter((n) => n <= Math.max(...MEASURE));
+  const cached = process.env.BENCH_FRESH !== '1' && needed.every((n) => existsSync(archivePath(total, n)));
   const fills = new Map<number, Fill>();
   const paths = FILL_ONLY ? undefined : sinkPaths(['victorialogs']).victorialogs;
   if (!FILL_ONLY && paths === undefined) throw new Error('scripts/sinks.mjs --only victorialogs could not set VictoriaLogs up');
   const logs = paths === undefined ? undefined : await startVictoriaLogs(paths);
-  if (cached) for (const n of SIZES) fills.set(n, JSON.parse(readFileSync(`${archivePath(total, n)}.json`, 'utf8')) as Fill);
+  if (cached) for (const n of needed) fills.set(n, JSON.parse(readFileSync(`${archivePath(total, n)}.json`, 'utf8')) as Fill);
   const last = Math.max(...(FILL_ONLY || !cached ? SIZES : MEASURE));
 
   // Ingest: the same batches to both, one after the other, each side's time summed; the figures at each size.
@@ -352,6 +353,10 @@ async function main(): Promise<void> {
     }
     if (logs !== undefined && lines.length > 0) await push();
     if (logs !== undefined && MEASURE.includes(written)) {
+      // An archive cached by an older build is migrated to this one's schema before it is measured.
+      const migrate = new SqliteEventStore({ path: file });
+      await migrate.ready();
+      await migrate.close();
       ingest.keventsMs = fills.get(written)!.keventsMs;
       sized.push(await measure(written, file, logs, ingest, cached ? fills.get(written)!.load : undefined));
     }

@@ -3,6 +3,7 @@ import type { CoreEvent } from '../../api/index.js';
 import { countInHistogram, histogramBuckets, searchTimeMs } from '../search/index.js';
 import type { FieldTerm, SearchBucket, SearchMatcher, SearchRequest } from '../search/index.js';
 import { decodeObject } from './object-codec.js';
+import { columnConditions } from './search-columns.js';
 
 /** Candidate is one version the search index found: its docid, revision, key and stored object. */
 export interface Candidate {
@@ -44,33 +45,6 @@ export interface HistogramInput {
 export const MAX_HISTOGRAM_EXAMINED = 100_000;
 
 const ASCII_WORD = /^[a-z0-9]+$/;
-const ASCII = /^[\x20-\x7e]*$/;
-
-/** COLUMN_OF is the SQL value of each field a version row holds, as the query language reads it. */
-const COLUMN_OF: Partial<Record<FieldTerm['field'], string>> = {
-  reason: 'v.reason',
-  type: 'v.type',
-  kind: 'v.involved_kind',
-  ns: "substr(v.key, 1, instr(v.key, '/') - 1)",
-  cluster: "coalesce(v.cluster, '')",
-};
-
-/**
- * columnConditions turns a query's field terms into SQL on the version row's
- * columns, or undefined when one of them has no column (or a value outside
- * printable ASCII, where SQLite's lower() and JavaScript's would differ).
- */
-function columnConditions(terms: readonly FieldTerm[], params: Record<string, string | number>): string[] | undefined {
-  const where: string[] = [];
-  for (const [i, t] of terms.entries()) {
-    const column = COLUMN_OF[t.field];
-    if (column === undefined || !ASCII.test(t.value)) return undefined;
-    params[`f${i}`] = t.value;
-    const test = t.prefix ? `substr(lower(${column}), 1, ${t.value.length}) = @f${i}` : `lower(${column}) = @f${i}`;
-    where.push(t.negated ? `NOT (${test})` : test);
-  }
-  return where;
-}
 
 /**
  * searchHistogram counts every hit of the window (the whole search, not the

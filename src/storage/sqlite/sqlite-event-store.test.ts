@@ -303,6 +303,27 @@ void describe('SqliteEventStore on disk', () => {
     check.close();
   });
 
+  void it('answers the objects of a listed page as listed, whether or not events were written between the list and the reads of its objects', async () => {
+    const store = open(join(dir, 'range.db'), new FakeClock());
+    for (const name of ['a', 'b', 'c', 'd', 'e', 'f']) await store.create(sampleEvent('default', name, { type: name === 'd' ? 'Warning' : 'Normal' }));
+    const listed = async (options: ListOptions): Promise<string[]> => {
+      const page = await store.listVersions({ namespace: 'default', limit: 4, ...options });
+      return page.items.map((v) => `${v.object().metadata.name}:${v.object().message}:${v.resourceVersion}`);
+    };
+    const still = await listed({});
+    assert.deepEqual(still, ['a:event a:1', 'b:event b:2', 'c:event c:3', 'd:event d:4']);
+    // Written between the list and the reads of its objects: a key inserted among the page's, one changed, one deleted.
+    const page = await store.listVersions({ namespace: 'default', limit: 4 });
+    const normal = await store.listVersions({ namespace: 'default', limit: 2, fieldEquals: { type: 'Normal' }, predicateIsSelection: true, predicate: (e) => e.type === 'Normal' });
+    await store.create(sampleEvent('default', 'bb'));
+    await store.guaranteedUpdate('default', 'b', (e) => ({ ...e!, message: 'changed' }));
+    await store.delete('default', 'c');
+    assert.deepEqual(page.items.map((v) => `${v.object().metadata.name}:${v.object().message}:${v.resourceVersion}`), still);
+    assert.deepEqual(normal.items.map((v) => v.object().metadata.name), ['a', 'b']);
+    assert.deepEqual(await listed({}), ['a:event a:1', 'b:changed:8', 'bb:event bb:7', 'd:event d:4']);
+    await store.close();
+  });
+
   void it('reads by involved object and regarding name through their hashes, and returns only the name asked for when two names share one', async () => {
     // Two names with the same nameHash.
     const [a, b] = ['pod-250176', 'pod-1254140'];

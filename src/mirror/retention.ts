@@ -26,12 +26,19 @@ export interface Retention {
 /** DEFAULT_RETENTION_INTERVAL_MS: retention is a background chore; a minute of lateness is nothing against days of retention. */
 export const DEFAULT_RETENTION_INTERVAL_MS = 60_000;
 /**
- * SIZE_INTERVAL_MS is how often a size cap is checked: what the store gains in
- * that time is how far it may pass its cap. A check is a few reads of the
- * store's size (pragmas in SQLite, a counter row in PostgreSQL) and cuts only
- * when over the cap.
+ * SIZE_INTERVAL_MS is how often a size cap is enforced at least. An enforcement
+ * is a few reads of the store's size (pragmas in SQLite, a counter row in
+ * PostgreSQL) and cuts only when over the cap.
  */
 export const SIZE_INTERVAL_MS = 5_000;
+/**
+ * SIZE_CHECK_MS is how often, between two runs, a size cap reads the store's
+ * size alone (`archiveBytes`, no write), so that a run starts as soon as the
+ * store has passed its cap: what the store gains until then is how far it may
+ * pass it. With the search index, what a busy source writes in a whole
+ * SIZE_INTERVAL_MS took more than twice its messages' bytes (docs/reliability.md).
+ */
+export const SIZE_CHECK_MS = 1_000;
 /** LOG_INTERVAL_MS: a store held at its cap is cut every few seconds; what was removed is logged once a minute at most. */
 const LOG_INTERVAL_MS = 60_000;
 /** MAX_STEPS_PER_RUN bounds one run, so a first run over a large backlog shares the store with writers. */
@@ -56,10 +63,12 @@ export function startRetention(store: ArchiveStore, options: RetentionOptions): 
   let running: Promise<{ events: number; occurrences: number }> | undefined;
   const unlogged = { events: 0, occurrences: 0 };
   let lastLog = -Infinity;
+  let lastRun = -Infinity;
 
   const runOnce = async (): Promise<{ events: number; occurrences: number }> => {
     const total = { events: 0, occurrences: 0 };
     if (!active) return total;
+    lastRun = clock.now();
     for (let step = 0; step < MAX_STEPS_PER_RUN && !stopped; step++) {
       const now = clock.now();
       const r = await store.enforceRetention({
@@ -81,16 +90,28 @@ export function startRetention(store: ArchiveStore, options: RetentionOptions): 
     }
     return total;
   };
+  /** due says whether a run is due: its interval has passed, or (between runs) the store has passed its size cap. */
+  const due = async (): Promise<boolean> => clock.now() - lastRun >= interval || (capped && (await store.archiveBytes()) > options.maxBytes!);
+  const next = (): void => {
+    if (!stopped) timer = clock.setTimeout(tick, capped ? Math.min(interval, SIZE_CHECK_MS) : interval, { unref: true });
+  };
   const tick = (): void => {
     if (stopped) return;
-    running = runOnce()
-      .catch((e: unknown) => {
-        logger.warn('retention failed; retrying at the next interval', { error: e instanceof Error ? e.message : String(e) });
-        return { events: 0, occurrences: 0 };
-      })
-      .finally(() => {
-        running = undefined;
-        if (!stopped) timer = clock.setTimeout(tick, interval, { unref: true });
+    // A size that cannot be read is left to the run, which says why it fails.
+    void due()
+      .catch(() => true)
+      .then((yes) => {
+        if (stopped) return;
+        if (!yes) return next();
+        running = runOnce()
+          .catch((e: unknown) => {
+            logger.warn('retention failed; retrying at the next interval', { error: e instanceof Error ? e.message : String(e) });
+            return { events: 0, occurrences: 0 };
+          })
+          .finally(() => {
+            running = undefined;
+            next();
+          });
       });
   };
   if (active) timer = clock.setTimeout(tick, 0, { unref: true });

@@ -62,3 +62,37 @@ void test('repeated use of the newest key keeps the order right through deletes 
   c.set('x', 1);
   assert.deepEqual([...c.keys()], ['x']);
 });
+
+void test('many touches and evictions keep the order a plain recency list gives', () => {
+  const evicted: number[] = [];
+  const c = new LruCache<number, number>({ maxEntries: 50, onEvict: (k) => evicted.push(k) });
+  let model: number[] = [];
+  const expectedEvicted: number[] = [];
+  let seed = 7;
+  const next = (): number => (seed = (seed * 1103515245 + 12345) % 2147483648) % 120;
+  for (let i = 0; i < 5000; i++) {
+    const k = next();
+    const op = i % 3;
+    if (op === 0) {
+      const v = c.get(k);
+      assert.equal(v === undefined, !model.includes(k));
+      if (v !== undefined) model = [...model.filter((m) => m !== k), k];
+    } else if (op === 1) {
+      c.set(k, i);
+      model = [...model.filter((m) => m !== k), k];
+      while (model.length > 50) expectedEvicted.push(model.shift()!);
+    } else {
+      assert.equal(c.delete(k), model.includes(k));
+      model = model.filter((m) => m !== k);
+    }
+  }
+  assert.deepEqual([...c.keys()], model);
+  assert.deepEqual(evicted, expectedEvicted);
+});
+
+void test('an entry may be deleted while the entries are walked', () => {
+  const c = new LruCache<string, number>({ maxEntries: 5 });
+  for (const k of ['a', 'b', 'c', 'd']) c.set(k, 1);
+  for (const [k] of c.entries()) if (k !== 'c') c.delete(k);
+  assert.deepEqual([...c.keys()], ['c']);
+});

@@ -1,5 +1,6 @@
 import { asciiLower } from '../any-of.js';
-import type { AnyOf, IndexedField } from '../event-store.js';
+import type { ActiveWindow, AnyOf, IndexedField } from '../event-store.js';
+import { NO_TIME_MS } from '../search/index.js';
 import { CURRENT, CURRENT_INDEXED, FIELD_COLUMNS, HISTORY } from './schema.js';
 
 /** ListScope is what one list query selects, apart from where it starts. */
@@ -11,6 +12,8 @@ export interface ListScope {
   fieldEquals: Partial<Record<IndexedField, string>> | undefined;
   /** anyOf is tested on the type, reason and kind columns, so the rows it leaves out are never sent nor decoded. */
   anyOf?: AnyOf | undefined;
+  /** activeIn's start bounds, with anyOf, the rows read by their last time (`last_ms`); the window is checked exactly on the decoded rows. */
+  activeIn?: ActiveWindow | undefined;
 }
 
 /** ListRow is one row of a page query: the store's revision and compaction point at the statement's snapshot, and one version row (absent on an empty page). */
@@ -68,7 +71,10 @@ export class ListQueries {
         conds.push(`${FIELD_COLUMNS[field]} = $${values.length}`);
       }
     }
-    if (scope.anyOf !== undefined) conds.push(anyOfSql(scope.anyOf, { type: 'type', reason: 'reason', kind: 'involved_kind' }, values));
+    if (scope.anyOf !== undefined) {
+      conds.push(anyOfSql(scope.anyOf, { type: 'type', reason: 'reason', kind: 'involved_kind' }, values));
+      if (scope.activeIn?.sinceMs !== undefined) conds.push(lastAfterSql(scope.activeIn, scope.activeIn.sinceMs, values));
+    }
     const where = conds.join(' AND ');
     const cols = `SELECT rv, key, object FROM ${this.s}.versions`;
     // With anyOf, the current rows are chosen on cur_key alone, which holds the columns it tests (CUR_KEY_INCLUDES),
@@ -108,6 +114,21 @@ export class ListQueries {
 function rank(field: IndexedField): number {
   const i = CURRENT_INDEXED.indexOf(field);
   return i < 0 ? CURRENT_INDEXED.length : i;
+}
+
+/**
+ * lastAfterSql keeps the rows that may have happened at or after `sinceMs` in an ActiveWindow: a last time at or
+ * after it, none (NO_TIME_MS, or a row the search columns were never filled for), or a reason kept whenever it
+ * happened. All its columns are in cur_key.
+ */
+function lastAfterSql(w: ActiveWindow, sinceMs: number, values: unknown[]): string {
+  values.push(sinceMs, NO_TIME_MS);
+  const terms = [`last_ms IS NULL`, `last_ms >= $${values.length - 1}`, `last_ms = $${values.length}`];
+  if (w.alwaysReasons !== undefined && w.alwaysReasons.length > 0) {
+    values.push([...w.alwaysReasons]);
+    terms.push(`reason COLLATE "C" = ANY($${values.length}::text[])`);
+  }
+  return `(${terms.join(' OR ')})`;
 }
 
 /**

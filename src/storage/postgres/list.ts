@@ -38,7 +38,7 @@ export class PostgresLists {
     const from = start;
     const exact = options.match === 'Exact' && options.resourceVersion !== undefined && options.resourceVersion > 0;
     // The first page read fixes the revision; further reads (a filter dropped rows) read a snapshot at it.
-    let scope: ListScope = { at: exact ? options.resourceVersion : undefined, high, fieldEquals: options.fieldEquals, anyOf: options.anyOf };
+    let scope: ListScope = { at: exact ? options.resourceVersion : undefined, high, fieldEquals: options.fieldEquals, anyOf: options.anyOf, activeIn: options.activeIn };
     let at: number | undefined;
     let batch = Math.min(limit + 1, MAX_LIST_BATCH);
     const items: CoreEvent[] = [];

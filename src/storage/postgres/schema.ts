@@ -44,12 +44,13 @@ export const FIELD_COLUMNS: Record<IndexedField, string> = {
 export const CURRENT_INDEXED: readonly IndexedField[] = ['involvedObject.name', 'reason'];
 
 /**
- * CUR_KEY_INCLUDES are the columns `cur_key` holds beside each current key: its revision, and the type, reason and
- * involved kind a list's `anyOf` tests (what incidents and timelines read). A key-order read that keeps a few rows
- * in a hundred tests them on the index alone and reads from the table only the rows it keeps (`ListQueries.rows`);
- * on the key alone, every current row was read from the table to be tested.
+ * CUR_KEY_INCLUDES are the columns `cur_key` holds beside each current key: its revision, the type, reason and
+ * involved kind a list's `anyOf` tests, and the last time (the search's `last_ms`) that bounds its `activeIn` window
+ * from below (what incidents and timelines read). A key-order read that keeps a few rows in a hundred tests them on
+ * the index alone and reads from the table only the rows it keeps (`ListQueries.rows`); on the key alone, every
+ * current row was read from the table to be tested.
  */
-export const CUR_KEY_INCLUDES = ['rv', 'type', 'reason', 'involved_kind'] as const;
+export const CUR_KEY_INCLUDES = ['rv', 'type', 'reason', 'involved_kind', 'last_ms'] as const;
 
 /** HISTORY_INDEXED lists the fields with an index over superseded rows too; snapshot reads by other fields walk `hist_key`. */
 export const HISTORY_INDEXED: readonly IndexedField[] = ['involvedObject.name'];
@@ -106,7 +107,7 @@ CREATE TABLE IF NOT EXISTS ${s}.versions (
   cluster ${text} DEFAULT ''
 );
 ALTER TABLE ${s}.versions ADD COLUMN IF NOT EXISTS cluster ${text} DEFAULT '';
-CREATE UNIQUE INDEX IF NOT EXISTS cur_key ON ${s}.versions (key) INCLUDE (${CUR_KEY_INCLUDES.join(', ')}) WHERE ${CURRENT};
+CREATE UNIQUE INDEX IF NOT EXISTS cur_key ON ${s}.versions (key) WHERE ${CURRENT};
 ${cur.map((c) => `CREATE INDEX IF NOT EXISTS cur_${c} ON ${s}.versions (${c}, key) WHERE ${CURRENT};`).join('\n')}
 CREATE INDEX IF NOT EXISTS cur_expiry ON ${s}.versions (expires_at) WHERE ${CURRENT} AND expires_at IS NOT NULL;
 CREATE INDEX IF NOT EXISTS hist_key ON ${s}.versions (key, rv) WHERE ${HISTORY};
@@ -172,18 +173,22 @@ INSERT INTO ${s}.meta (name, value) SELECT 'bytes', coalesce(sum(char_length(obj
 }
 
 /**
- * widenCurKey rebuilds, in place, a `cur_key` that holds the key alone (built before CUR_KEY_INCLUDES) as one
- * holding them: the new index is built beside the old one, which is then dropped and the new one takes its name.
- * It is decided from the index itself, not the schema version: an older build reads a database with either.
+ * widenCurKey makes `cur_key` hold CUR_KEY_INCLUDES beside the key, after the search columns exist and are filled
+ * (`last_ms` is one): a new schema's key-only index is replaced at once, and one built by an earlier release (the
+ * key alone, or fewer columns) is rebuilt in place, beside the old one, which is then dropped and the new one takes
+ * its name. It is decided from the index itself, not the schema version: an older build reads a database with either.
  */
 async function widenCurKey(client: PgClient, s: string, logger: Pick<Logger, 'info'>): Promise<void> {
-  const { rows } = await client.query<{ keys: number; all: number }>(
-    `SELECT i.indnkeyatts AS keys, i.indnatts AS all FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = 'cur_key'`,
+  const { rows } = await client.query<{ columns: string[] }>(
+    `SELECT array(SELECT a.attname::text FROM unnest(i.indkey) WITH ORDINALITY k(attnum, n) JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum ORDER BY k.n) AS columns
+     FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = 'cur_key'`,
     [s],
   );
-  const index = rows[0];
-  if (index === undefined || Number(index.all) > Number(index.keys)) return;
-  logger.info('building the current-key index with type, reason and kind (once, in place)', { schema: s });
+  const want = ['key', ...CUR_KEY_INCLUDES];
+  const have = rows[0]?.columns ?? [];
+  if (have.join(',') === want.join(',')) return;
+  const { rows: filled } = await client.query(`SELECT 1 FROM ${s}.versions LIMIT 1`);
+  if (filled.length > 0) logger.info('building the current-key index with the columns lists test (once, in place)', { schema: s, columns: want.join(', ') });
   await client.query(`DROP INDEX IF EXISTS ${s}.cur_key_wide`);
   await client.query(`CREATE UNIQUE INDEX cur_key_wide ON ${s}.versions (key) INCLUDE (${CUR_KEY_INCLUDES.join(', ')}) WHERE ${CURRENT}`);
   await client.query(`DROP INDEX ${s}.cur_key`);
@@ -252,7 +257,6 @@ export async function applySchema(client: PgClient, s: string, functions: string
   try {
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1), $2)', [s, LockId.SETUP]);
     await client.query(schemaSql(s));
-    await widenCurKey(client, s, logger);
     const { rows } = await client.query<{ value: string }>(`SELECT value FROM ${s}.meta WHERE name = 'schema'`);
     const found = rows[0] === undefined ? undefined : Number(rows[0].value);
     if (found !== undefined && found > SCHEMA_VERSION) throw new Error(`unsupported schema version ${found} in ${s} (this build reads ${SCHEMA_VERSION})`);
@@ -261,6 +265,7 @@ export async function applySchema(client: PgClient, s: string, functions: string
     await client.query(exportSql(s));
     await client.query(searchColumnsSql(s));
     if (found !== undefined && found < 4) await fillSearchColumns(client, s, logger);
+    await widenCurKey(client, s, logger);
     await client.query(searchIndexSql(s));
     await client.query(functions);
     await client.query(`INSERT INTO ${s}.meta (name, value) VALUES ('schema', $1) ON CONFLICT (name) DO UPDATE SET value = excluded.value`, [SCHEMA_VERSION]);

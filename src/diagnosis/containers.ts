@@ -167,6 +167,7 @@ export const CONTAINER_KINDS: readonly FailureKind[] = [
     ],
   },
   {
+    // pkg/kubelet/prober/prober.go: `Unhealthy` `Readiness probe failed: %s` / `Readiness probe errored: %v`.
     id: 'probe-readiness',
     role: 'cause',
     subject: 'object',

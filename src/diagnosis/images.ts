@@ -112,7 +112,8 @@ export const IMAGE_KINDS: readonly FailureKind[] = [
     steps: (f) => pullSteps(f).slice(0, 1),
   },
   {
-    // The back-off and the kubelet's `Error: ErrImagePull` say a pull failed, not why: the `Failed to pull` before them does.
+    // image_manager.go `Back-off pulling image %q` (Normal) and kuberuntime_container.go's `Error: %v` (ErrImagePull,
+    // ImagePullBackOff) say a pull failed, not why: the `Failed to pull` before them does.
     id: 'image-pull-backoff',
     role: 'symptom',
     subject: 'object',

@@ -125,6 +125,11 @@ export function SearchView({ route, navigate, now }: SearchViewProps) {
     // Ask for the next page while a screenful or two remains, so scrolling seldom waits.
     if (top + view * 2 >= state.hits.length * rowHeight) loadMore();
   };
+  // A page the server ended short (it examines a bounded number of candidates a request) may not fill the list,
+  // and a list that does not scroll asks for nothing: the next page is asked for at once, as a scroll to the top would.
+  useEffect(() => {
+    if (state.phase === 'done' && state.next !== undefined) onScrollTop(0);
+  }, [state.phase, state.next]);
 
   const total = state.histogram?.total;
   // The box's words and phrases, marked in each hit's message as text nodes (never HTML: the message is a stranger's).

@@ -151,7 +151,7 @@ export class SqliteConnection {
       // Checkpoints run in the Checkpointer's thread; this connection only checkpoints if that one falls far behind.
       db.pragma(`wal_autocheckpoint = ${SAFETY_CHECKPOINT_PAGES}`);
       db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);
-      applySchema(db);
+      applySchema(db, this.o.logger);
       this.searchIndex = openSearchIndex(db, this.o.logger);
       this.archive = new ArchiveTables(db);
       this.stmt = prepareStatements(db);

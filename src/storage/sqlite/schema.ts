@@ -3,6 +3,9 @@ import type { IndexedField } from '../event-store.js';
 import { eventCluster, eventFirstMs, eventLastMs } from '../../api/index.js';
 import type { CoreEvent } from '../../api/index.js';
 import { storedLabels } from '../shared/index.js';
+import type { Logger } from '../../internal/index.js';
+import { migrationLog } from './migration-progress.js';
+import type { MigrationProgress } from './migration-progress.js';
 import { decodeObject, encodeObject } from './object-codec.js';
 
 /** SCHEMA_VERSION is stored in `meta` so that a later layout can migrate files written by this one. */
@@ -209,9 +212,10 @@ export function addMigrationFunctions(db: Database.Database): void {
  * (`search-index-writer.ts`): the triggers go, and an older build must refuse
  * the file, as its writes would leave the index behind.
  * Version 8 gains `labels` (`labelsColumn`), read from every row but tombstones:
- * lists at a past revision select history rows by it too.
+ * lists at a past revision select history rows by it too; `fillLabels` logs its
+ * progress on `logger`, as the search index's build does.
  */
-export function applySchema(db: Database.Database): void {
+export function applySchema(db: Database.Database, logger?: Pick<Logger, 'info'>): void {
   const hasMeta = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get() !== undefined;
   const version = hasMeta ? db.prepare<[], { value: number }>("SELECT value FROM meta WHERE name = 'schema'").get()?.value : undefined;
   if (version !== undefined && version !== 1 && version !== 2 && version !== 3 && version !== 4 && version !== 5 && version !== 6 && version !== 7 && version !== SCHEMA_VERSION) {
@@ -252,10 +256,35 @@ export function applySchema(db: Database.Database): void {
     if (version === 6) db.exec('DROP TRIGGER IF EXISTS search_add; DROP TRIGGER IF EXISTS search_drop');
     if (version !== undefined && version < 8) {
       addMigrationFunctions(db);
-      db.exec('UPDATE versions SET labels = kevents_labels(kevents_decode_object(object)) WHERE op <> 3');
+      const log = logger === undefined ? undefined : migrationLog(logger, { progress: 'reading the labels of stored events', finished: 'the labels of stored events are read' });
+      const total = fillLabels(db, log?.progress);
+      log?.finished(total);
     }
     if (version !== SCHEMA_VERSION) {
       db.prepare("INSERT INTO meta(name, value) VALUES ('schema', ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value").run(SCHEMA_VERSION);
     }
   })();
+}
+
+/**
+ * fillLabels fills in the `labels` column of every version but tombstones from
+ * its object (schema 8's migration), in chunks of revisions, inside the
+ * caller's transaction, telling `progress` after each chunk. It returns the
+ * number of versions read.
+ */
+export function fillLabels(db: Database.Database, progress?: MigrationProgress, chunk = 50_000): number {
+  const total = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM versions WHERE op <> 3').get()!.n;
+  const last = db.prepare<[number, number], { rv: number }>('SELECT rv FROM versions WHERE op <> 3 AND rv > ? ORDER BY rv LIMIT 1 OFFSET ?');
+  const fill = db.prepare<[number, number]>('UPDATE versions SET labels = kevents_labels(kevents_decode_object(object)) WHERE op <> 3 AND rv > ? AND rv <= ?');
+  let after = 0;
+  let done = 0;
+  while (done < total) {
+    // The last chunk may hold fewer rows than `chunk`: it runs to the end.
+    const upto = last.get(after, chunk - 1)?.rv ?? Number.MAX_SAFE_INTEGER;
+    done += fill.run(after, upto).changes;
+    after = upto;
+    progress?.(done, total);
+    if (upto === Number.MAX_SAFE_INTEGER) break;
+  }
+  return done;
 }

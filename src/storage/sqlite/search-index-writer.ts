@@ -2,6 +2,8 @@ import type Database from 'better-sqlite3';
 import type { CoreEvent } from '../../api/index.js';
 import type { Logger } from '../../internal/index.js';
 import { SEARCH_TEXT_FIELDS, searchFieldValue, searchTimeMs, searchWords } from '../search/index.js';
+import { migrationLog } from './migration-progress.js';
+import type { MigrationProgress } from './migration-progress.js';
 import { decodeObject } from './object-codec.js';
 import { DOCID_SLOTS, SEARCH_TOKENIZER, docidSecond } from './search-index.js';
 import type { SearchTokenizer } from './search-index.js';
@@ -110,7 +112,7 @@ export function createSearchIndexWriter(db: Database.Database): SearchIndexWrite
 }
 
 /** IndexProgress reports a migration's progress: versions indexed so far of the total. */
-export type IndexProgress = (done: number, total: number) => void;
+export type IndexProgress = MigrationProgress;
 
 /**
  * buildSearchIndex indexes the versions already stored (a file written before
@@ -135,28 +137,19 @@ export function buildSearchIndex(db: Database.Database, progress?: IndexProgress
   return done;
 }
 
-/** PROGRESS_EVERY is how many versions a migration indexes between two progress lines. */
-const PROGRESS_EVERY = 1_000_000;
-
 /**
  * openSearchIndex readies the index on a writer's connection and returns its
  * writer. On a file written before the index (an archive of schema 5 or older)
  * it builds it in place in one transaction, logging its progress every million
- * versions and its time per million (the CLI's logger writes to stderr).
+ * versions and its time per million (`migrationLog`).
  */
 export function openSearchIndex(db: Database.Database, logger: Pick<Logger, 'info'>): SearchIndexWriter {
   if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'search_fts'").get() !== undefined) return createSearchIndexWriter(db);
-  const started = performance.now();
-  const seconds = (): number => Math.round(performance.now() - started) / 1000;
-  let reported = 0;
+  const log = migrationLog(logger, { progress: 'indexing the archive for search', finished: 'the archive\'s search index is built' });
   const total = db.transaction(() => {
     db.exec(searchIndexSchema(SEARCH_TOKENIZER));
-    return buildSearchIndex(db, (done, all) => {
-      if (done - reported < PROGRESS_EVERY || done === all) return;
-      reported = done;
-      logger.info('indexing the archive for search', { versions: done, of: all, seconds: seconds() });
-    });
+    return buildSearchIndex(db, log.progress);
   })();
-  if (total > 0) logger.info('the archive\'s search index is built', { versions: total, seconds: seconds(), secondsPerMillion: Math.round((seconds() * 1e6) / total) });
+  log.finished(total);
   return createSearchIndexWriter(db);
 }

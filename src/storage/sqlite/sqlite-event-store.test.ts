@@ -14,7 +14,7 @@ import { CONFORMANCE_ENV_DEFAULTS, runArchiveStoreConformance, runEventStoreConf
 import type { ConformanceSetup } from '../testing/index.js';
 import { SqliteEventStore } from './index.js';
 import { decodeObject } from './object-codec.js';
-import { CURRENT, SCHEMA_VERSION, nameHash, spanSeconds } from './schema.js';
+import { CURRENT, SCHEMA_VERSION, addMigrationFunctions, fillLabels, nameHash, spanSeconds } from './schema.js';
 import { fixture } from '../../../test/support/schema-fixtures.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kevents-sqlite-'));
@@ -230,8 +230,9 @@ void describe('SqliteEventStore on disk', () => {
       (await store.search({ query: parseSearchQuery(q, { nowMs: clock.now() }), limit: 10, ...(resourceVersion !== undefined ? { resourceVersion } : {}) })).items.map((h) => h.event.message!);
     assert.deepEqual(await search('certs'), ['volume certs mounted']);
     assert.deepEqual(await search('"not found"', before), ['volume certs not found'], 'the history is indexed too');
-    assert.equal(lines.length, 1);
-    assert.match(lines[0]!, /^the archive's search index is built \{"versions":3,"seconds":[\d.]+,"secondsPerMillion":\d+\}$/);
+    assert.equal(lines.length, 2);
+    assert.match(lines[0]!, /^the labels of stored events are read \{"versions":3,"seconds":[\d.]+,"secondsPerMillion":\d+\}$/);
+    assert.match(lines[1]!, /^the archive's search index is built \{"versions":3,"seconds":[\d.]+,"secondsPerMillion":\d+\}$/);
     await store.create(sampleEvent('default', 'c', { message: 'written after' }));
     assert.deepEqual(await search('after'), ['written after'], 'the write path keeps it from then on');
     await store.close();
@@ -277,7 +278,7 @@ void describe('SqliteEventStore on disk', () => {
     check.close();
   });
 
-  void it('migrates a version 7 file: the labels of current and history rows read from their objects, which label selections then read', async () => {
+  void it('migrates a version 7 file: the labels of current and history rows read from their objects, which label selections then read, and logs it', async () => {
     const path = join(dir, 'v7.db');
     const clock = new FakeClock(Date.UTC(2025, 0, 1, 1));
     let store = open(path, clock);
@@ -292,7 +293,12 @@ void describe('SqliteEventStore on disk', () => {
     db.exec('ALTER TABLE versions DROP COLUMN labels');
     db.exec("UPDATE meta SET value = 7 WHERE name = 'schema'");
     db.close();
-    store = open(path, clock);
+    const lines: string[] = [];
+    const logger = { ...noopLogger, info: (msg: string, fields?: Record<string, unknown>) => lines.push(`${msg} ${JSON.stringify(fields)}`) };
+    store = new SqliteEventStore({ path, clock, logger });
+    await store.ready();
+    assert.equal(lines.length, 1);
+    assert.match(lines[0]!, /^the labels of stored events are read \{"versions":4,"seconds":[\d.]+,"secondsPerMillion":\d+\}$/);
     const names = async (options: ListOptions): Promise<string[]> => (await store.list({ ...options, predicateIsSelection: true, labelMatch: (l) => l?.tier === 'backend', predicate: (e) => e.metadata.labels?.tier === 'backend' })).items.map((e) => e.metadata.name!);
     assert.deepEqual(await names({}), ['a', 'b']);
     assert.deepEqual(await names({ resourceVersion: before, match: 'Exact' }), ['b'], 'history rows are selected by their own labels');
@@ -301,6 +307,23 @@ void describe('SqliteEventStore on disk', () => {
     assert.deepEqual(check.prepare<[], { labels: string | null }>('SELECT labels FROM versions WHERE op <> 3 ORDER BY rv').all().map((r) => r.labels), ['{"tier":"frontend"}', '{"tier":"backend"}', null, '{"tier":"backend"}']);
     assert.equal(check.prepare<[], { value: number }>("SELECT value FROM meta WHERE name = 'schema'").get()?.value, SCHEMA_VERSION);
     check.close();
+  });
+
+  void it('fills in the labels of a version 7 file chunk by chunk, telling its progress after each, tombstones left out', async () => {
+    const path = join(dir, 'v7-chunks.db');
+    const clock = new FakeClock(Date.UTC(2025, 0, 1, 1));
+    const store = open(path, clock);
+    for (const name of ['a', 'b', 'c', 'd', 'e']) await store.create(sampleEvent('default', name, { metadata: { namespace: 'default', name, labels: { name } } }));
+    await store.delete('default', 'c');
+    await store.close();
+    const db = new Database(path);
+    db.exec('UPDATE versions SET labels = NULL');
+    addMigrationFunctions(db);
+    const progress: string[] = [];
+    assert.equal(db.transaction(() => fillLabels(db, (done, total) => progress.push(`${done}/${total}`), 2))(), 5);
+    assert.deepEqual(progress, ['2/5', '4/5', '5/5']);
+    assert.deepEqual(db.prepare<[], { labels: string | null }>('SELECT labels FROM versions WHERE op <> 3 ORDER BY rv').all().map((r) => r.labels), ['a', 'b', 'c', 'd', 'e'].map((n) => `{"name":"${n}"}`));
+    db.close();
   });
 
   void it('answers the objects of a listed page as listed, whether or not events were written between the list and the reads of its objects', async () => {

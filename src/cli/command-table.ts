@@ -94,7 +94,7 @@ function registerReadCommands(program: Command, io: CliIO): void {
       .option('--watch-only', 'watch for changes without listing first')
       .option('--field-selector <selector>', 'e.g. involvedObject.name=web-1,type=Warning')
       .option('-l, --selector <selector>', 'label selector')
-      .option('--cluster <name>', 'only events archived from this cluster (repeat for several; a CLUSTER column shows when the answer spans several)', collect, [])
+      .option('--cluster <name>', 'only events archived from this cluster (repeat for several; a CLUSTER column shows when the answer spans several)', collect)
       .option('-o, --output <format>', 'wide, json, yaml or name')
       .option('--no-headers', 'print no header row')
       .option('--chunk-size <n>', 'list in pages of this size (0: one page)', '500'),
@@ -111,8 +111,8 @@ function registerReadCommands(program: Command, io: CliIO): void {
       .option('-n, --namespace <ns>', 'namespace (default: the context\'s, else default)')
       .option('-A, --all-namespaces', 'list events of every namespace')
       .option('--for <type/name>', 'only events about this object, e.g. pod/web-1')
-      .option('--types <types>', 'only events of these types: Normal, Warning (repeat or separate with commas)', collect, [])
-      .option('--cluster <name>', 'only events archived from this cluster (repeat for several; a CLUSTER column shows when the answer spans several)', collect, [])
+      .option('--types <types>', 'only events of these types: Normal, Warning (repeat or separate with commas)', collect)
+      .option('--cluster <name>', 'only events archived from this cluster (repeat for several; a CLUSTER column shows when the answer spans several)', collect)
       .option('-w, --watch', 'watch for new events after listing')
       .option('-o, --output <format>', 'json, yaml or name')
       .option('--no-headers', 'print no header row')
@@ -133,8 +133,8 @@ function registerReadCommands(program: Command, io: CliIO): void {
       .option('--since <duration>', 'only the last duration, e.g. 2h or 30m')
       .option('--since-time <time>', 'only from this RFC 3339 time')
       .option('--until <time>', 'only before this RFC 3339 time')
-      .option('--types <types>', 'only these types: Normal, Warning (repeat or separate with commas)', collect, [])
-      .option('--cluster <name>', 'only what was archived from this cluster (repeat for several)', collect, [])
+      .option('--types <types>', 'only these types: Normal, Warning (repeat or separate with commas)', collect)
+      .option('--cluster <name>', 'only what was archived from this cluster (repeat for several)', collect)
       .option('--no-archive', 'read events only: spread repeats from their counts even where the archive keeps occurrences')
       .option('--expand', 'the table: one row per occurrence, rather than one per run of an event\'s repeats (x14 over 28m)')
       .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'markdown', 'csv', 'json']).default('table')),
@@ -153,7 +153,7 @@ function registerReadCommands(program: Command, io: CliIO): void {
       .option('--since <duration>', 'only the last duration, e.g. 24h or 30m')
       .option('--since-time <time>', 'only from this RFC 3339 time')
       .option('--until <time>', 'only before this RFC 3339 time')
-      .option('--cluster <name>', 'only what was archived from this cluster (repeat for several)', collect, [])
+      .option('--cluster <name>', 'only what was archived from this cluster (repeat for several)', collect)
       .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json', 'markdown']).default('table')),
     io,
   ).action(async (flags: Record<string, unknown>) => {
@@ -171,7 +171,7 @@ function registerReadCommands(program: Command, io: CliIO): void {
       .option('--since <duration>', 'only events that last happened in the last duration, e.g. 7d or 2h')
       .option('--since-time <time>', 'only events that last happened from this RFC 3339 time')
       .option('--until <time>', 'only events that last happened before this RFC 3339 time')
-      .option('--cluster <name>', 'only events archived from this cluster', collect, [])
+      .option('--cluster <name>', 'only events archived from this cluster', collect)
       .option('--limit <n>', 'print at most this many hits, newest first (0: all)', '100')
       .option('--chunk-size <n>', 'read in pages of this size', '500')
       .option('--no-headers', 'print no header row')

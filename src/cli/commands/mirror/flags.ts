@@ -18,7 +18,7 @@ export function addMirrorFlags(c: Command): Command {
     .option('--in-cluster', "read the source from the pod's service account (the default in a pod when no other source is given)")
     .requiredOption('--to <spec>', 'the archive: sqlite:PATH, postgres://USER@HOST:PORT/DB or memory:')
     .option('--cluster <name>', "the source cluster's name, bound to its kube-system UID in the archive (default: the kubeconfig context's name; required in a pod)")
-    .option('--retention <duration>', 'drop archived events and occurrences older than this, e.g. 30d; NAME=DURATION for one cluster (repeatable: --retention 30d --retention prod=90d)', collect, [])
+    .option('--retention <duration>', 'drop archived events and occurrences older than this, e.g. 30d; NAME=DURATION for one cluster (repeatable: --retention 30d --retention prod=90d)', collect)
     .option('--max-size <size>', 'drop the oldest archived data while the archive is larger than this, e.g. 10GB')
     .option('--cache-size <MiB>', "SQLite page cache of the archive, in MiB (a mirror mostly appends, so a small cache keeps memory low)", String(MIRROR_CACHE_MIB))
     .option('--listen <host:port>', 'address of /metrics and /readyz', '127.0.0.1:9464')

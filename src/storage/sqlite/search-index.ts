@@ -56,7 +56,11 @@ function ftsPhrase(words: readonly string[]): string {
   return `"${words.join(' ')}"`;
 }
 
-/** MIN_PREFIX is the shortest last word of a prefix term the index expands: a shorter one (`ns:team-1*`) stands for most of the index's numbers or words. */
+/**
+ * MIN_PREFIX is the shortest last word of a prefix term the index expands: a
+ * shorter one (`reason:f*`) stands for much of the index's words, which FTS5
+ * merges into one list before the first hit, at a cost growing with the archive.
+ */
 const MIN_PREFIX = 3;
 
 /**
@@ -69,7 +73,18 @@ const MIN_PREFIX = 3;
  */
 function betterByColumn(t: FieldTerm, words: readonly string[]): boolean {
   if (!decidedByColumns(t)) return false;
-  return t.field === 'ns' || (t.prefix && words[words.length - 1]!.length < MIN_PREFIX);
+  return t.field === 'ns' || (cutShort(t) && words[words.length - 1]!.length < MIN_PREFIX);
+}
+
+const ENDS_IN_WORD = /[\p{L}\p{N}\p{M}]$/u;
+
+/**
+ * cutShort tells that a prefix term's last word may go on in the values it
+ * matches (`reason:Fail*`), so that the index must expand it; a prefix that
+ * ends between words (`name:checkout-db-*`) matches values holding its words whole.
+ */
+function cutShort(t: FieldTerm): boolean {
+  return t.prefix && ENDS_IN_WORD.test(t.value);
 }
 
 /**
@@ -97,8 +112,9 @@ export function matchExpression(query: SearchQuery, tokenizer: SearchTokenizer, 
     if (t.negated || t.field === 'type' || t.field === 'cluster') continue;
     const words = searchWords(t.value);
     if (!usable(words) || betterByColumn(t, words)) continue;
-    // A prefix's last word may be cut short: as a phrase prefix (unicode61), or a substring (trigram).
-    positive.push(`${t.field} : ${ftsPhrase(words)}${t.prefix && tokenizer === 'unicode61' ? ' *' : ''}`);
+    // A prefix's last word may be cut short: as a phrase prefix (unicode61), or a substring (trigram). One that ends
+    // between words (`checkout-db-*`) has whole words: a phrase, which FTS5 reads newest first without expanding it.
+    positive.push(`${t.field} : ${ftsPhrase(words)}${cutShort(t) && tokenizer === 'unicode61' ? ' *' : ''}`);
   }
   if (namespace !== undefined && usable(searchWords(namespace))) positive.push(`ns : ${ftsPhrase(searchWords(namespace))}`);
   if (positive.length === 0) return undefined;

@@ -4,6 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import Database from 'better-sqlite3';
+import { noopLogger } from '../../internal/index.js';
+import type { ArchiveWrite } from '../archive-store.js';
+import { sampleEvent } from '../testing/conformance.js';
 import { SqliteEventStore } from './sqlite-event-store.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kevents-archive-tables-'));
@@ -44,4 +47,41 @@ void test('a file written before the count columns gains them, filled from its r
   } finally {
     await store.close();
   }
+});
+
+void test('a file written before occ_regarding_ns gains it on open, says so, and one namespace\'s occurrences of a name are read through it', async () => {
+  const path = join(dir, 'before-regarding-ns.db');
+  let store = new SqliteEventStore({ path });
+  await store.ready();
+  // The same object name in two namespaces, as web-1 or db-0 are in a real cluster.
+  const write = (namespace: string, name: string): ArchiveWrite => {
+    const object = sampleEvent(namespace, name, { involvedObject: { kind: 'Pod', namespace, name: 'web-1' } });
+    return { namespace, name, decide: () => ({ action: 'write', object, occurrence: { countBefore: 0, countAfter: 1 } }) };
+  };
+  await store.applyArchiveBatch({ writes: [write('a', 'e1'), write('b', 'e2'), write('b', 'e3')], stamp: {} });
+  await store.close();
+  const db = new Database(path);
+  db.exec('DROP INDEX occ_regarding_ns');
+  db.close();
+
+  const lines: string[] = [];
+  store = new SqliteEventStore({ path, logger: { ...noopLogger, info: (msg: string, fields?: Record<string, unknown>) => lines.push(`${msg} ${JSON.stringify(fields)}`) } });
+  await store.ready();
+  try {
+    assert.deepEqual(lines.slice(0, 1), ['indexing the occurrences by object and namespace {"occurrences":3}']);
+    assert.match(lines[1] ?? '', /^the occurrences are indexed by object and namespace \{"occurrences":3,"seconds":[\d.]+\}$/);
+    const names = async (namespace?: string): Promise<string[]> =>
+      (await store.listOccurrences({ ...(namespace !== undefined ? { namespace } : {}), fieldEquals: { 'regarding.name': 'web-1' } })).items.map((o) => o.event.name).sort();
+    assert.deepEqual(await names('b'), ['e2', 'e3']);
+    assert.deepEqual(await names('a'), ['e1']);
+    assert.deepEqual(await names(), ['e1', 'e2', 'e3'], 'without a namespace, every namespace\'s');
+  } finally {
+    await store.close();
+  }
+  const check = new Database(path, { readonly: true });
+  const plan = check
+    .prepare("EXPLAIN QUERY PLAN SELECT id FROM occurrences INDEXED BY occ_regarding_ns WHERE regarding_hash = 1 AND namespace = 'b' AND (observed_us, id) > (0, 0) ORDER BY observed_us, id")
+    .all() as { detail: string }[];
+  check.close();
+  assert.match(plan.map((p) => p.detail).join('\n'), /occ_regarding_ns \(regarding_hash=\? AND namespace=\? AND observed_us>\?\)/, 'a seek, with no sort');
 });

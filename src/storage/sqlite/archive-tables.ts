@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import type { Logger } from '../../internal/index.js';
 import { ARCHIVE_API, eventLastSeen, formatMicroTime, occurrenceOf } from '../../api/index.js';
 import type { CoreEvent, Occurrence } from '../../api/index.js';
 import { occurrenceTimeMs } from '../archive-store.js';
@@ -63,6 +64,7 @@ CREATE TABLE IF NOT EXISTS occurrences (
 );
 CREATE INDEX IF NOT EXISTS occ_time ON occurrences(observed_us, id);
 CREATE INDEX IF NOT EXISTS occ_regarding ON occurrences(regarding_hash, observed_us, id);
+CREATE INDEX IF NOT EXISTS occ_regarding_ns ON occurrences(regarding_hash, namespace, observed_us, id);
 CREATE TABLE IF NOT EXISTS source_checkpoints (source TEXT PRIMARY KEY, resource_version TEXT NOT NULL, updated_at INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS write_marks (at INTEGER PRIMARY KEY, rv INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS occurrence_lag (hour INTEGER PRIMARY KEY, min_us INTEGER NOT NULL, max_us INTEGER NOT NULL);
@@ -101,9 +103,16 @@ export class ArchiveTables {
   private lastObserved: { time: string; canonical: boolean } | undefined;
   private readonly stmt;
 
-  constructor(private readonly db: Database.Database) {
+  constructor(
+    private readonly db: Database.Database,
+    logger?: Pick<Logger, 'info'>,
+  ) {
     migrateOccurrences(db);
+    const building = logger !== undefined ? occurrencesToIndex(db) : 0;
+    const started = performance.now();
+    if (building > 0) logger?.info('indexing the occurrences by object and namespace', { occurrences: building });
     db.exec(ARCHIVE_SCHEMA);
+    if (building > 0) logger?.info('the occurrences are indexed by object and namespace', { occurrences: building, seconds: Math.round(performance.now() - started) / 1000 });
     if (!db.prepare<[], { name: string }>('PRAGMA table_info(occurrences)').all().some((c) => c.name === 'cluster_uid')) {
       db.exec('ALTER TABLE occurrences ADD COLUMN cluster_uid TEXT');
     }
@@ -320,8 +329,10 @@ export class ArchiveTables {
     let index = 'occ_time';
     const regarding = q.fieldEquals?.['regarding.name'];
     if (regarding !== undefined) {
-      index = 'occ_regarding';
-      // The hash narrows the rows; each decoded row is checked for the name itself.
+      // The hash narrows the rows; each decoded row is checked for the name itself. Names repeat across
+      // namespaces (web-1, db-0), so a namespaced read seeks (hash, namespace) rather than testing the
+      // namespace of every row of the hash in the table: 100 search hits' occurrences in 1 ms, not 110.
+      index = q.namespace !== undefined ? 'occ_regarding_ns' : 'occ_regarding';
       conds.unshift('regarding_hash = @regarding');
       params.regarding = nameHash(regarding);
     }
@@ -351,6 +362,13 @@ export class ArchiveTables {
       WHERE ${conds.join(' AND ')} ORDER BY o.observed_us, o.id LIMIT @batch`;
     return { sql, params };
   }
+}
+
+/** occurrencesToIndex counts the occurrences of a file written before `occ_regarding_ns`, which opening it builds (0 when there is none to build). */
+function occurrencesToIndex(db: Database.Database): number {
+  const has = (type: string, name: string): boolean => db.prepare('SELECT 1 FROM sqlite_master WHERE type = ? AND name = ?').get(type, name) !== undefined;
+  if (!has('table', 'occurrences') || has('index', 'occ_regarding_ns')) return 0;
+  return (db.prepare('SELECT count(*) AS n FROM occurrences').get() as { n: number }).n;
 }
 
 /** decodeOccurrence rebuilds an occurrence from its row and the version it describes (or, for rows of earlier layouts, its body). */

@@ -153,7 +153,7 @@ export class SqliteConnection {
       db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);
       applySchema(db, this.o.logger);
       this.searchIndex = openSearchIndex(db, this.o.logger);
-      this.archive = new ArchiveTables(db);
+      this.archive = new ArchiveTables(db, this.o.logger);
       this.stmt = prepareStatements(db);
       this.listDb = openListConnection(options.path);
       this.lists = new ListQueries(this.listDb ?? db);

@@ -96,3 +96,27 @@ void test('an entry may be deleted while the entries are walked', () => {
   for (const [k] of c.entries()) if (k !== 'c') c.delete(k);
   assert.deepEqual([...c.keys()], ['c']);
 });
+
+void test('maxWeight bounds the sum of weigh: the oldest go first, a re-set entry is weighed again, a value heavier than the bound is not kept', () => {
+  const evicted: string[] = [];
+  const c = new LruCache<string, string>({ maxEntries: Infinity, maxWeight: 10, weigh: (v) => v.length, onEvict: (k) => evicted.push(k) });
+  c.set('a', 'xxxx');
+  c.set('b', 'xxxx');
+  assert.equal(c.weight, 8);
+  c.get('a');
+  c.set('c', 'xxx');
+  assert.deepEqual([...c.keys()], ['a', 'c'], 'b, the least recently used, went first');
+  assert.equal(c.weight, 7);
+  c.set('a', 'x');
+  assert.equal(c.weight, 4, 'a re-set entry counts its new weight');
+  c.set('c', 'x'.repeat(10));
+  assert.deepEqual([...c.keys()], ['c'], 'growing an entry evicts the others');
+  assert.equal(c.weight, 10);
+  c.set('d', 'x'.repeat(11));
+  assert.deepEqual([...c.keys()], [], 'too heavy to keep: it evicts all, itself last');
+  assert.equal(c.weight, 0);
+  assert.deepEqual(evicted, ['b', 'a', 'c', 'd']);
+  c.set('e', 'xx');
+  c.clear();
+  assert.equal(c.weight, 0);
+});

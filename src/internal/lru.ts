@@ -2,6 +2,10 @@
 export interface LruCacheOptions<K, V> {
   /** maxEntries bounds the cache; the least recently used entry goes first. */
   maxEntries: number;
+  /** maxWeight bounds the sum of the entries' `weigh` too (a cache bounded by bytes); none when absent. */
+  maxWeight?: number;
+  /** weigh is an entry's share of `maxWeight`; with no `maxWeight` it is not called. */
+  weigh?: (value: V) => number;
   /** onEvict is told about entries pushed out by the bound (not about `delete`). */
   onEvict?: (key: K, value: V) => void;
 }
@@ -10,6 +14,7 @@ export interface LruCacheOptions<K, V> {
 interface LruNode<K, V> {
   key: K;
   value: V;
+  weight: number;
   older: LruNode<K, V> | undefined;
   newer: LruNode<K, V> | undefined;
 }
@@ -29,6 +34,9 @@ export class LruCache<K, V> {
   private readonly map = new Map<K, LruNode<K, V>>();
   readonly maxEntries: number;
   private readonly onEvict: ((key: K, value: V) => void) | undefined;
+  private readonly maxWeight: number;
+  private readonly weigh: ((value: V) => number) | undefined;
+  private totalWeight = 0;
   private oldest: LruNode<K, V> | undefined;
   private newest: LruNode<K, V> | undefined;
 
@@ -36,10 +44,17 @@ export class LruCache<K, V> {
     if (!(options.maxEntries >= 1)) throw new RangeError(`LruCache: maxEntries must be at least 1, got ${options.maxEntries}`);
     this.maxEntries = options.maxEntries;
     this.onEvict = options.onEvict;
+    this.maxWeight = options.maxWeight ?? Infinity;
+    this.weigh = options.maxWeight !== undefined ? options.weigh : undefined;
   }
 
   get size(): number {
     return this.map.size;
+  }
+
+  /** weight is the sum of the entries' `weigh` (0 without a `maxWeight`). */
+  get weight(): number {
+    return this.totalWeight;
   }
 
   /** get returns the value and marks it most recently used. */
@@ -59,23 +74,26 @@ export class LruCache<K, V> {
     return this.map.has(key);
   }
 
-  /** set stores the value as most recently used, evicting the oldest entry when over the bound. */
+  /** set stores the value as most recently used, evicting the oldest entries while over a bound (a value heavier than `maxWeight` is not kept). */
   set(key: K, value: V): void {
+    const weight = this.weigh?.(value) ?? 0;
     const existing = this.map.get(key);
     if (existing !== undefined) {
+      this.totalWeight += weight - existing.weight;
       existing.value = value;
+      existing.weight = weight;
       this.touch(existing);
-      return;
+    } else {
+      const node: LruNode<K, V> = { key, value, weight, older: this.newest, newer: undefined };
+      if (this.newest === undefined) this.oldest = node;
+      else this.newest.newer = node;
+      this.newest = node;
+      this.map.set(key, node);
+      this.totalWeight += weight;
     }
-    const node: LruNode<K, V> = { key, value, older: this.newest, newer: undefined };
-    if (this.newest === undefined) this.oldest = node;
-    else this.newest.newer = node;
-    this.newest = node;
-    this.map.set(key, node);
-    while (this.map.size > this.maxEntries) {
-      const gone = this.oldest!;
-      this.unlink(gone);
-      this.map.delete(gone.key);
+    while ((this.map.size > this.maxEntries || this.totalWeight > this.maxWeight) && this.oldest !== undefined) {
+      const gone = this.oldest;
+      this.remove(gone);
       this.onEvict?.(gone.key, gone.value);
     }
   }
@@ -83,8 +101,7 @@ export class LruCache<K, V> {
   delete(key: K): boolean {
     const node = this.map.get(key);
     if (node === undefined) return false;
-    this.unlink(node);
-    this.map.delete(key);
+    this.remove(node);
     return true;
   }
 
@@ -92,6 +109,7 @@ export class LruCache<K, V> {
     this.map.clear();
     this.oldest = undefined;
     this.newest = undefined;
+    this.totalWeight = 0;
   }
 
   /** entries lists the entries from least to most recently used. */
@@ -123,6 +141,12 @@ export class LruCache<K, V> {
     if (this.newest === undefined) this.oldest = node;
     else this.newest.newer = node;
     this.newest = node;
+  }
+
+  private remove(node: LruNode<K, V>): void {
+    this.unlink(node);
+    this.map.delete(node.key);
+    this.totalWeight -= node.weight;
   }
 
   private unlink(node: LruNode<K, V>): void {

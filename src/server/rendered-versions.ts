@@ -1,5 +1,6 @@
 import { CORE_API, eventClockFreeCells, eventSeenTimes, eventTable, translateMsSince } from '../api/index.js';
 import type { CoreEvent, EventApi, IncludeObject, ListMeta } from '../api/index.js';
+import { LruCache } from '../internal/index.js';
 import type { ListedVersion } from '../storage/index.js';
 import { listItemJson, listShell } from './views.js';
 
@@ -26,13 +27,10 @@ interface TableRowParts {
   metadata: string;
 }
 
-/** Entry is a kept rendering, in the list of entries from least to most recently used. */
+/** Entry is a kept rendering and the bytes it counts against the bound. */
 interface Entry {
-  key: number;
   value: Buffer | TableRowParts;
   size: number;
-  older: Entry | undefined;
-  newer: Entry | undefined;
 }
 
 /** Slots of one version: its list item in each API, and its Table row. */
@@ -52,21 +50,15 @@ const COMMA = Buffer.from(',');
  * nothing.
  */
 export class RenderedVersions {
-  private readonly entries = new Map<number, Entry>();
-  /**
-   * oldest and newest are the ends of the recency list. The order is kept in the entries
-   * themselves: finding a Map's first entry steps over every slot deleted before it (V8
-   * compacts a Map only when it grows), so an eviction by iterating a Map that keeps 40,000
-   * renderings costs some 90 µs, and a listing larger than the cache evicts one per row.
-   */
-  private oldest: Entry | undefined;
-  private newest: Entry | undefined;
-  private bytes = 0;
+  /** entries evict in constant time (LruCache's recency list): a listing larger than the cache evicts one per row. */
+  private readonly entries: LruCache<number, Entry>;
 
   /** misses counts the versions rendered because they were not kept: a page that had any was read cold. */
   misses = 0;
 
-  constructor(readonly maxBytes: number) {}
+  constructor(readonly maxBytes: number) {
+    this.entries = new LruCache({ maxEntries: Infinity, maxWeight: maxBytes, weigh: (e) => e.size });
+  }
 
   /** prepare keeps rendered what `table` (with `includeObject`) or `list` in `api` would read of `items`, answering nothing. */
   prepare(api: EventApi, items: readonly ListedVersion[], as: RenderAs): void {
@@ -78,7 +70,7 @@ export class RenderedVersions {
 
   /** size is the bytes held, overhead included. */
   get size(): number {
-    return this.bytes;
+    return this.entries.weight;
   }
 
   /** list is the JSON of an EventList of `items`, as `listFor` renders it. */
@@ -141,53 +133,12 @@ export class RenderedVersions {
   }
 
   private get(key: number): Buffer | TableRowParts | undefined {
-    const entry = this.entries.get(key);
-    if (entry === undefined) return undefined;
-    if (entry !== this.newest) {
-      this.unlink(entry);
-      this.append(entry);
-    }
-    return entry.value;
+    return this.entries.get(key)?.value;
   }
 
   private set(key: number, value: Buffer | TableRowParts, bytes: number): void {
     const size = bytes + ENTRY_OVERHEAD;
-    if (size > this.maxBytes) return;
-    const kept = this.entries.get(key);
-    if (kept !== undefined) {
-      this.unlink(kept);
-      this.entries.delete(key);
-      this.bytes -= kept.size;
-    }
-    const entry: Entry = { key, value, size, older: undefined, newer: undefined };
-    this.entries.set(key, entry);
-    this.append(entry);
-    this.bytes += size;
-    while (this.bytes > this.maxBytes && this.oldest !== undefined) {
-      const gone = this.oldest;
-      this.unlink(gone);
-      this.entries.delete(gone.key);
-      this.bytes -= gone.size;
-    }
-  }
-
-  /** append makes `entry` the most recently used. */
-  private append(entry: Entry): void {
-    entry.older = this.newest;
-    entry.newer = undefined;
-    if (this.newest !== undefined) this.newest.newer = entry;
-    else this.oldest = entry;
-    this.newest = entry;
-  }
-
-  /** unlink takes `entry` out of the recency list. */
-  private unlink(entry: Entry): void {
-    if (entry.older !== undefined) entry.older.newer = entry.newer;
-    else this.oldest = entry.newer;
-    if (entry.newer !== undefined) entry.newer.older = entry.older;
-    else this.newest = entry.older;
-    entry.older = undefined;
-    entry.newer = undefined;
+    if (size <= this.maxBytes) this.entries.set(key, { value, size });
   }
 }
 

@@ -12,7 +12,7 @@ import { incidentMatcher, incidentTimeline, rootObjectKey } from '../src/ui/app/
 import { estimateSpan } from '../src/ui/app/format.js';
 import type { Incident } from '../src/api/index.js';
 import { histogramBuckets, serverQuery } from '../src/ui/app/search-query.js';
-import { markParts, markTerms } from '../src/ui/app/search-marks.js';
+import { markParts } from '../src/ui/app/search-marks.js';
 import { parseSearchQuery, searchTextMarks } from '../src/storage/search/index.js';
 import { spliceSorted } from '../src/ui/app/splice-sorted.js';
 import { FIRST_PAGE_URL } from '../src/ui/app/event-cache.js';
@@ -363,16 +363,21 @@ describe('search view marks', () => {
     ['cert', message],
     ['', message],
   ];
+  /** served is what the search route sends as a hit's messageMarks for the query. */
+  const served = (q: string, text: string): [number, number][] =>
+    q === '' ? [] : searchTextMarks(text, parseSearchQuery(q, { nowMs: T0 })).map((m): [number, number] => [m.start, m.end]);
   for (const [q, want] of cases) {
     it(`marks what the CLI marks: ${q || '(no query)'}`, () => {
-      const parts = markParts(message, markTerms(q));
+      const parts = markParts(message, served(q, message));
       assert.equal(parts.map((p) => p.text).join(''), message, 'the parts are the whole message');
       assert.equal(bracketed(parts), want);
       assert.equal(bracketed(parts), cliMarks(q, message));
     });
   }
-  it('marks nothing of a query the server would refuse', () => {
-    assert.deepEqual(markParts(message, markTerms('certs "unclosed')), [{ text: message, marked: false }]);
+  it('keeps the served spans on their words when the list trims the message', () => {
+    const padded = `  \n${message} \t`;
+    assert.equal(bracketed(markParts(padded, served('certs "back off"', padded))), cliMarks('certs "back off"', message));
+    assert.deepEqual(markParts('  ', []), [{ text: '', marked: false }]);
   });
 });
 

@@ -9,6 +9,11 @@ export interface SearchResultItem {
   occurrences: Occurrence[];
   /** matched names the fields the query's terms matched (`message`, `reason`, `type`, `kind`, `name`, `ns`, `controller`, `node`, `cluster`). */
   matched: string[];
+  /**
+   * messageMarks are the spans of `event.message` the query's words and phrases matched, as [start, end) UTF-16
+   * indexes, sorted and apart: what a client marks, so that it need not parse the query language itself.
+   */
+  messageMarks: [number, number][];
 }
 
 /** SearchHistogramBucket is the hits of a whole search whose event last happened in [time, time + bucket). */

@@ -4,7 +4,7 @@ import { requestTarget } from '../auth/index.js';
 import { ARCHIVE_API, ARCHIVE_GROUP, formatMicroTime, newMethodNotAllowed, newStatusError } from '../api/index.js';
 import type { CoreEvent, Occurrence, SearchResult, SearchResultItem } from '../api/index.js';
 import type { Clock, Logger } from '../internal/index.js';
-import { canSearch, isArchiveStore, occurrenceTimeMs } from '../storage/index.js';
+import { canSearch, isArchiveStore, occurrenceTimeMs, searchTextMarks } from '../storage/index.js';
 import type { ArchiveStore, EventStore, SearchQuery } from '../storage/index.js';
 import { negotiateOutput, sendError, sendObject } from './http-io.js';
 import type { ServerMetrics } from './metrics.js';
@@ -67,7 +67,14 @@ async function search(req: IncomingMessage, res: ServerResponse, namespace: stri
     throw toStatusError(e, request.after !== undefined ? 'continue' : 'list');
   }
   const items = await Promise.all(
-    page.items.map(async (hit): Promise<SearchResultItem> => ({ event: hit.event, occurrences: await occurrencesOf(store, hit.event, request.query), matched: hit.matched })),
+    page.items.map(
+      async (hit): Promise<SearchResultItem> => ({
+        event: hit.event,
+        occurrences: await occurrencesOf(store, hit.event, request.query),
+        matched: hit.matched,
+        messageMarks: searchTextMarks(hit.event.message ?? '', request.query).map((s): [number, number] => [s.start, s.end]),
+      }),
+    ),
   );
   const body: SearchResult = { kind: 'SearchResult', apiVersion: ARCHIVE_API, metadata: { resourceVersion: String(page.resourceVersion) }, items };
   if (page.next !== undefined) body.metadata.continue = encodeSearchContinue({ resourceVersion: page.resourceVersion, nowMs, after: page.next });

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { BarChart } from './bar-chart.js';
 import { bucketLabel, bucketSizeFor } from './buckets.js';
 import type { StackedBuckets } from './buckets.js';
@@ -10,7 +10,8 @@ import { toRow } from './model.js';
 import type { EventRow } from './model.js';
 import { WINDOWS } from './route.js';
 import { histogramBuckets, serverQuery } from './search-query.js';
-import { markParts, markTerms } from './search-marks.js';
+import { markParts } from './search-marks.js';
+import type { MarkedPart } from './search-marks.js';
 import type { Route } from './route.js';
 import type { Navigate } from './use-route.js';
 import { VirtualList } from './virtual-list.js';
@@ -28,10 +29,11 @@ export const SEARCH_PAGE = 50;
 // Typing asks the server once it pauses this long, not on every key.
 const DEBOUNCE_MS = 300;
 
-/** SearchHit is one hit as the list draws it, with the fields the query matched. */
+/** SearchHit is one hit as the list draws it, with the fields the query matched and its message in marked parts. */
 interface SearchHit {
   row: EventRow;
   matched: string[];
+  message: MarkedPart[];
 }
 
 interface SearchState {
@@ -88,7 +90,7 @@ export function SearchView({ route, navigate, now }: SearchViewProps) {
         setState({
           ...base,
           phase: 'done',
-          hits: [...base.hits, ...page.items.map((i) => ({ row: toRow(i.event), matched: i.matched }))],
+          hits: [...base.hits, ...page.items.map((i) => ({ row: toRow(i.event), matched: i.matched, message: markParts(i.event.message ?? '', i.messageMarks) }))],
           next: page.metadata.continue || undefined,
           histogram: first && page.histogram !== undefined ? histogramBuckets(page.histogram, bucketMs) : base.histogram,
           message: '',
@@ -132,9 +134,8 @@ export function SearchView({ route, navigate, now }: SearchViewProps) {
   }, [state.phase, state.next]);
 
   const total = state.histogram?.total;
-  // The box's words and phrases, marked in each hit's message as text nodes (never HTML: the message is a stranger's).
-  const terms = useMemo(() => markTerms(filters.q), [filters.q]);
-  const renderRow = ({ row: r, matched }: SearchHit) => (
+  // The query's words and phrases, marked in each hit's message as text nodes (never HTML: the message is a stranger's).
+  const renderRow = ({ row: r, matched, message }: SearchHit) => (
     <div class={`event ${r.type === 'Warning' ? 'warning' : ''}`} title={matched.length > 0 ? `matched: ${matched.join(', ')}` : undefined}>
       <span class="c-age" title={Number.isNaN(r.last) ? '' : new Date(r.last).toISOString()}>{age(r.last, now)}</span>
       <span class="c-type"><span class="badge">{r.type}</span></span>
@@ -142,7 +143,7 @@ export function SearchView({ route, navigate, now }: SearchViewProps) {
       <span class="c-object">{r.kind.toLowerCase()}/{r.objectName}</span>
       <span class="c-ns">{r.cluster !== '' ? <span class="cluster-tag" title="cluster">{r.cluster}</span> : null}{r.namespace}</span>
       <span class="c-count" title={`${r.count} times`}>{r.count > 1 ? `×${compact(r.count)}` : ''}</span>
-      <span class="c-message">{markParts(r.message, terms).map((p) => (p.marked ? <mark class="hit">{p.text}</mark> : p.text))}</span>
+      <span class="c-message">{message.map((p) => (p.marked ? <mark class="hit">{p.text}</mark> : p.text))}</span>
     </div>
   );
 

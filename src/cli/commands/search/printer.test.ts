@@ -25,6 +25,7 @@ function hit(name: string, message: string, agoMs: number, extra: Partial<CoreEv
     },
     occurrences: [],
     matched,
+    messageMarks: [],
   };
 }
 

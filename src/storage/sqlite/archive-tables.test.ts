@@ -6,7 +6,7 @@ import { after, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { noopLogger } from '../../internal/index.js';
 import type { ArchiveWrite } from '../archive-store.js';
-import { sampleEvent } from '../testing/conformance.js';
+import { sampleEvent } from '../testing/index.js';
 import { SqliteEventStore } from './sqlite-event-store.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kevents-archive-tables-'));

@@ -341,16 +341,18 @@ void describe('mirror retries of a failing archive', () => {
     const mirror = createMirror({ source, sourceId: 's', store: failing, clock, logger });
     void mirror.run();
     const delays = (): number[] => logger.entries.filter((e) => e.msg === 'mirror: retrying after a failure').map((e) => Number(e.fields.retryInMs));
-    // Two minutes of refusals: the wait grows from half a second and stops at 5 s.
+    // Two minutes of refusals: the wait grows from half a second and stops at 5 s. Each step moves the clock past the
+    // longest wait (5 s and its 20% jitter), so the retry pending falls due whatever the jitter drew.
+    const longestWait = 6_000;
     for (let i = 0; i < 20; i++) {
       await until(`retry ${i + 1}`, () => Promise.resolve(delays().length > i));
-      await clock.advance(5_000);
+      await clock.advance(longestWait);
     }
     assert.ok(Math.max(...delays()) <= 5_000 * 1.2, delays().join(', '));
     assert.ok(delays().filter((d) => d >= 4_000).length >= 10, delays().join(', '));
     assert.match(mirror.readiness().message, /^writes to the archive fail \(for \d+s; the checkpoint stays where it is\): postgres: connect ECONNREFUSED/);
     down = false;
-    await clock.advance(5_000);
+    await clock.advance(longestWait);
     await until('the list is archived', async () => (await archive.getCheckpoint('s'))?.resourceVersion === '10');
     assert.equal((await archived(archive)).length, 1);
     await mirror.stop();

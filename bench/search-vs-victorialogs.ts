@@ -304,10 +304,21 @@ async function main(): Promise<void> {
       `${FILL_ONLY ? '' : `${SIZES.filter((n) => n <= last).map((n) => n.toLocaleString('en')).join(', then ')} events to VictoriaLogs ${paths!.version} (JSON lines, ${PUSH} a push)`} …; load average ${load()}`,
   );
   const partial = `${archivePath(total, total)}.partial`;
+  const ingest0 = { keventsMs: 0, vlMs: 0 };
   for (const suffix of ['', '-wal', '-shm']) if (!cached) rmSync(partial + suffix, { force: true });
+  // A fill goes on from the largest smaller size cached by an earlier fill of the same total (the generator is
+  // deterministic): its copy becomes the partial file, and the events it holds are generated again but not written.
+  const resumeAt = cached ? 0 : Math.max(0, ...SIZES.filter((n) => n < total && existsSync(archivePath(total, n)) && existsSync(`${archivePath(total, n)}.json`)));
+  if (resumeAt > 0) {
+    copyFileSync(archivePath(total, resumeAt), partial);
+    const fill = JSON.parse(readFileSync(`${archivePath(total, resumeAt)}.json`, 'utf8')) as Fill;
+    fills.set(resumeAt, fill);
+    ingest0.keventsMs = fill.keventsMs;
+    console.log(`  going on from ${archivePath(total, resumeAt)} (${resumeAt.toLocaleString('en')} events)`);
+  }
   let store = cached ? undefined : new SqliteEventStore({ path: partial, cacheSizeMiB: 1024 });
   await store?.ready();
-  const ingest = { keventsMs: 0, vlMs: 0 };
+  const ingest = ingest0;
   let lines: string[] = [];
   let written = 0;
   let nextReport = 1_000_000;
@@ -321,7 +332,7 @@ async function main(): Promise<void> {
   };
   // The generator spreads the events over the week by the final total: a smaller size is the oldest part of the archive.
   for (const events of realisticArchive(total, BATCH)) {
-    if (store !== undefined) {
+    if (store !== undefined && written >= resumeAt) {
       const t = performance.now();
       await store.applyArchiveBatch({ writes: archiveWrites(events), stamp: {} });
       ingest.keventsMs += performance.now() - t;
@@ -337,7 +348,7 @@ async function main(): Promise<void> {
     }
     if (!SIZES.includes(written)) continue;
     const file = archivePath(total, written);
-    if (store !== undefined) {
+    if (store !== undefined && written > resumeAt) {
       await store.close();
       const fill: Fill = { keventsMs: ingest.keventsMs, load: load() };
       fills.set(written, fill);
@@ -361,7 +372,7 @@ async function main(): Promise<void> {
       sized.push(await measure(written, file, logs, ingest, cached ? fills.get(written)!.load : undefined));
     }
     if (written >= last) break;
-    if (store !== undefined) {
+    if (store !== undefined && written > resumeAt) {
       store = new SqliteEventStore({ path: partial, cacheSizeMiB: 1024 });
       await store.ready();
     }

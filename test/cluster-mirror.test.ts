@@ -169,10 +169,17 @@ void describe('kevents in the cluster', { timeout: 600_000 }, () => {
     mirrors.push(m);
     assert.match(m.output(), new RegExp(`kevents mirror: ${cp.url.replace(/[.]/g, '\\.')} -> `));
     await until('the mirror is ready', async () => (await fetch(`${m.metricsUrl}/readyz`)).status === 200);
-    await until('the events are archived', async () => {
-      const text = await (await fetch(`${m.metricsUrl}/metrics`)).text();
-      return /^kevents_mirror_events_written_total (\d+)/m.exec(text)?.[1] === '5';
-    });
+    let metrics = '';
+    try {
+      await until('the events are archived', async () => {
+        metrics = await (await fetch(`${m.metricsUrl}/metrics`)).text();
+        return /^kevents_mirror_events_written_total (\d+)/m.exec(metrics)?.[1] === '5';
+      });
+    } catch (err) {
+      // What the mirror said and counted, so that a failure here can be read without running it again.
+      const counted = metrics.split('\n').filter((l) => l.startsWith('kevents_mirror_')).join('\n');
+      throw new Error(`${(err as Error).message}\n--- the mirror's metrics:\n${counted}\n--- its output:\n${m.output()}`);
+    }
     await kill(m, 'SIGTERM');
     assert.equal(m.child.exitCode, 0, m.output());
     assert.doesNotMatch(m.output(), /forbidden/i);

@@ -1,12 +1,15 @@
 /**
  * Search against VictoriaLogs: the same generated events (bench/support/realistic-events.ts,
- * upstream's message formats) written in one run to a kevents SQLite archive through the
- * store's bulk path (`applyArchiveBatch`, as the mirror writes) and pushed to a real
+ * upstream's message formats) written in one run to a kevents archive (SQLite, or PostgreSQL
+ * with BENCH_BACKEND=postgres) through the store's bulk path (`applyArchiveBatch`, as the
+ * mirror writes) and pushed to a real
  * VictoriaLogs (scripts/sinks.mjs) through its JSON lines API (`_msg` the message, `_time`
  * the event's last time, the fields reason, type, namespace, kind, name, node, controller,
  * cluster as the query language reads them; the namespace is its stream). Then:
  *   - ingest time of each, and bytes on disk per event (VictoriaLogs' data folder after a
- *     flush; the kevents file after a checkpoint, and the search index's share of its pages);
+ *     flush; the kevents file after a checkpoint, and the search index's share of its pages;
+ *     on PostgreSQL, every relation of the archive's schema after a VACUUM ANALYZE, and the
+ *     search columns' and indexes' share);
  *   - 20 queries (rare and common words, phrases, fields, wildcards, time windows, negations,
  *     newest 100 of a common word in a namespace), each translated to LogsQL with the same
  *     meaning and the same limit, each run BENCH_RUNS times, interleaved with its LogsQL twin:
@@ -25,11 +28,14 @@
  * Run: npm run build && nice -n 5 node --import tsx bench/search-vs-victorialogs.ts
  *   BENCH_EVENTS (100,000; a list such as 1000000,3000000 measures each size as the archive grows),
  *   BENCH_RUNS (20), BENCH_SKIP_HTTP=1 (no `kevents serve` pass), BENCH_MEASURE (the sizes of
- *   BENCH_EVENTS to measure; all by default), BENCH_FILL_ONLY=1 (write the kevents archives and stop).
+ *   BENCH_EVENTS to measure; all by default), BENCH_FILL_ONLY=1 (write the kevents archives and stop),
+ *   BENCH_BACKEND (sqlite; postgres writes the archive to KEVENTS_BENCH_POSTGRES, by default the test
+ *   database on 127.0.0.1:55432, in the schema kevents_bench_vlogs_<layout>_<total>).
  *
  * The kevents archive at each size is cached under the system temp folder (by the sizes, the schema
  * and the generator's layout) as bench/timeline.ts caches its own, since writing it is the slow part:
  * a later run pushes the same events to VictoriaLogs only, and prints the ingest rate the fill measured.
+ * A PostgreSQL archive is kept in its schema, which holds one size at a time (bench/support/postgres-archive.ts).
  * BENCH_FRESH=1 rebuilds them.
  */
 import Database from 'better-sqlite3';
@@ -43,6 +49,8 @@ import type { SearchField, SearchRequest } from '../src/storage/index.js';
 import { SqliteEventStore } from '../src/storage/sqlite/index.js';
 import { sinkPaths, startVictoriaLogs } from '../test/support/sink-servers.js';
 import { startCli, stopCli } from './support/cli.js';
+import { postgresArchive } from './support/postgres-archive.js';
+import type { BenchArchive, Fill } from './support/postgres-archive.js';
 import { ARCHIVE_END as END, ARCHIVE_SPAN_MS as SPAN_MS, archiveWrites, realisticArchive } from './support/realistic-events.js';
 
 /** SIZES are the archive sizes measured, in one run: the archive grows from one to the next. */
@@ -51,6 +59,8 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 20);
 const SKIP_HTTP = process.env.BENCH_SKIP_HTTP === '1';
 const MEASURE = process.env.BENCH_MEASURE === undefined ? SIZES : process.env.BENCH_MEASURE.split(',').map(Number);
 const FILL_ONLY = process.env.BENCH_FILL_ONLY === '1';
+const BACKEND = process.env.BENCH_BACKEND ?? 'sqlite';
+const POSTGRES = process.env.KEVENTS_BENCH_POSTGRES ?? 'postgres://postgres@127.0.0.1:55432/test';
 /** LAYOUT names what a cached archive holds: change it when realistic-events or the fill changes (a file of an older schema is migrated when first opened). */
 const LAYOUT = 'v1';
 /** BATCH is the events of one applyArchiveBatch (the mirror's batches are up to 1,000). */
@@ -198,20 +208,14 @@ interface Sized {
   local: { k: Timed; v: Timed }[];
 }
 
-/** measure takes the figures of the archive as it stands (`events` written), with the store closed, and reopens nothing. */
-async function measure(events: number, file: string, logs: { address: string; dir: string }, ingest: { keventsMs: number; vlMs: number }, filledAt?: string): Promise<Sized> {
+/** measure takes the figures of the archive as it stands (`events` written), with its writer closed. */
+async function measure(events: number, archive: BenchArchive, logs: { address: string; dir: string }, ingest: { keventsMs: number; vlMs: number }, filledAt?: string): Promise<Sized> {
   console.log(`
 == ${events.toLocaleString('en')} events (load average ${load()}) ==`);
   const flushStarted = performance.now();
   await fetch(`${logs.address}/internal/force_flush`);
   ingest.vlMs += performance.now() - flushStarted;
-  const db = new Database(file);
-  db.pragma('wal_checkpoint(TRUNCATE)');
-  const pages = db.prepare<[], { name: string; bytes: number }>('SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name').all();
-  db.close();
-  const fileBytes = statSync(file).size;
-  const indexBytes = pages.filter((p) => p.name.startsWith('search_') || p.name.startsWith('sqlite_autoindex_search_')).reduce((n, p) => n + p.bytes, 0);
-  const freeBytes = fileBytes - pages.reduce((n, p) => n + p.bytes, 0);
+  const disk = await archive.onDisk(events);
   // VictoriaLogs merges parts in the background: its size settles a few seconds after the flush.
   await new Promise((r) => setTimeout(r, 5000));
   const vlBytes = duBytes(logs.dir);
@@ -220,15 +224,10 @@ async function measure(events: number, file: string, logs: { address: string; di
     `ingest (${filledAt === undefined ? 'same run' : `kevents when its archive was cached, load average ${filledAt}`}; generation excluded): kevents ${Math.round(events / (ingest.keventsMs / 1000)).toLocaleString('en')} events/s (${(ingest.keventsMs / 1000).toFixed(0)} s), ` +
       `VictoriaLogs ${Math.round(events / (ingest.vlMs / 1000)).toLocaleString('en')} events/s (${(ingest.vlMs / 1000).toFixed(0)} s); VictoriaLogs holds ${vlTotal.toLocaleString('en')}`,
   );
-  console.log(
-    `on disk: kevents ${(fileBytes / 1e6).toFixed(1)} MB = ${Math.round(fileBytes / events)} bytes/event (search index ${(indexBytes / 1e6).toFixed(1)} MB = ${Math.round(indexBytes / events)} bytes/event, ` +
-      `+${((indexBytes / (fileBytes - indexBytes - freeBytes)) * 100).toFixed(0)}% on the rest; free pages ${(freeBytes / 1e6).toFixed(1)} MB); ` +
-      `VictoriaLogs ${(vlBytes / 1e6).toFixed(1)} MB = ${Math.round(vlBytes / events)} bytes/event; kevents ÷ VictoriaLogs ${(fileBytes / vlBytes).toFixed(1)}×`,
-  );
+  console.log(`on disk: ${disk.text}; VictoriaLogs ${(vlBytes / 1e6).toFixed(1)} MB = ${Math.round(vlBytes / events)} bytes/event; kevents ÷ VictoriaLogs ${(disk.bytes / vlBytes).toFixed(1)}×`);
 
   // The sanity check and the in-process pass, on one store.
-  const reader = new SqliteEventStore({ path: file });
-  await reader.ready();
+  const reader = await archive.reader(events);
   console.log('\nhits (newest 100: kevents, VictoriaLogs, the same events; in all: VictoriaLogs, kevents when ≤ 1,000):');
   for (const query of QUERIES) {
     const [page, vl, total] = await Promise.all([reader.search(searchRequest(query)), vlQuery(logs.address, query.logsql, LIMIT), vlCount(logs.address, query.logsql)]);
@@ -253,7 +252,7 @@ async function measure(events: number, file: string, logs: { address: string; di
   printTable(`kevents ArchiveStore.search in process against VictoriaLogs over HTTP, newest ${LIMIT}, ${RUNS} runs each (p50 / p99 ms):`, local);
   if (SKIP_HTTP) return { events, http: [], local };
 
-  const serve = await startCli(['serve', '--listen', '127.0.0.1:0', '--storage', `sqlite:${file}`, '--event-ttl', '0', '--log-level', 'error'], /listening on (\S+)/);
+  const serve = await startCli(['serve', '--listen', '127.0.0.1:0', '--storage', archive.storage(events), '--event-ttl', '0', '--log-level', 'error'], /listening on (\S+)/);
   const http: Sized['http'] = [];
   try {
     for (const query of QUERIES) {
@@ -278,47 +277,100 @@ function printTable(title: string, rows: { k: Timed; v: Timed }[]): void {
   for (const [i, r] of rows.entries()) console.log(row(QUERIES[i]!, r.k, r.v));
 }
 
-/** Fill is what writing a cached archive measured: its time through applyArchiveBatch, and the load average then. */
-interface Fill {
-  keventsMs: number;
-  load: string;
-}
-
 const load = (): string => loadavg().map((l) => l.toFixed(1)).join(' ');
+
+/** sqliteArchive is the BenchArchive of SQLite files cached under the temp folder, one a size: a copy of the file being filled as it passes the size. */
+function sqliteArchive(total: number): BenchArchive {
+  const partial = `${archivePath(total, total)}.partial`;
+  const kept = (size: number): Fill | undefined => {
+    const file = archivePath(total, size);
+    return existsSync(file) && existsSync(`${file}.json`) ? (JSON.parse(readFileSync(`${file}.json`, 'utf8')) as Fill) : undefined;
+  };
+  const open = async (path: string, cacheSizeMiB?: number): Promise<SqliteEventStore> => {
+    const store = new SqliteEventStore({ path, ...(cacheSizeMiB !== undefined ? { cacheSizeMiB } : {}) });
+    await store.ready();
+    return store;
+  };
+  return {
+    name: (size) => archivePath(total, size),
+    cachedFill: (size) => Promise.resolve(process.env.BENCH_FRESH === '1' ? undefined : kept(size)),
+    // A fill goes on from the largest smaller size cached by an earlier fill of the same total (the generator is
+    // deterministic): its copy becomes the partial file, and the events it holds are generated again but not written.
+    resumeFrom(sizes) {
+      for (const suffix of ['', '-wal', '-shm']) rmSync(partial + suffix, { force: true });
+      const size = Math.max(0, ...sizes.filter((n) => n < total && kept(n) !== undefined));
+      if (size === 0) return Promise.resolve({ size });
+      copyFileSync(archivePath(total, size), partial);
+      return Promise.resolve({ size, fill: kept(size)! });
+    },
+    writer: () => open(partial, 1024),
+    save(size, fill) {
+      // A copy of the archive at this size, checkpointed first so the one file holds it; the last size is the file itself.
+      const file = archivePath(total, size);
+      const db = new Database(partial);
+      db.pragma('wal_checkpoint(TRUNCATE)');
+      db.close();
+      for (const suffix of ['-wal', '-shm']) rmSync(partial + suffix, { force: true });
+      if (size === total) renameSync(partial, file);
+      else copyFileSync(partial, file);
+      writeFileSync(`${file}.json`, JSON.stringify(fill));
+      console.log(`  cached ${file}`);
+      return Promise.resolve();
+    },
+    reader: (size) => open(archivePath(total, size)),
+    storage: (size) => `sqlite:${archivePath(total, size)}`,
+    onDisk(events) {
+      const file = archivePath(total, events);
+      const db = new Database(file);
+      db.pragma('wal_checkpoint(TRUNCATE)');
+      const pages = db.prepare<[], { name: string; bytes: number }>('SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name').all();
+      db.close();
+      const fileBytes = statSync(file).size;
+      const indexBytes = pages.filter((p) => p.name.startsWith('search_') || p.name.startsWith('sqlite_autoindex_search_')).reduce((n, p) => n + p.bytes, 0);
+      const freeBytes = fileBytes - pages.reduce((n, p) => n + p.bytes, 0);
+      return Promise.resolve({
+        bytes: fileBytes,
+        text:
+          `kevents ${(fileBytes / 1e6).toFixed(1)} MB = ${Math.round(fileBytes / events)} bytes/event (search index ${(indexBytes / 1e6).toFixed(1)} MB = ${Math.round(indexBytes / events)} bytes/event, ` +
+          `+${((indexBytes / (fileBytes - indexBytes - freeBytes)) * 100).toFixed(0)}% on the rest; free pages ${(freeBytes / 1e6).toFixed(1)} MB)`,
+      });
+    },
+    end: () => Promise.resolve(),
+  };
+}
 
 async function main(): Promise<void> {
   const total = SIZES[SIZES.length - 1]!;
+  const archive =
+    BACKEND === 'postgres' ? postgresArchive({ url: POSTGRES, layout: LAYOUT, total, fresh: process.env.BENCH_FRESH === '1' }) : sqliteArchive(total);
+  if (BACKEND !== 'postgres' && BACKEND !== 'sqlite') throw new Error(`BENCH_BACKEND is sqlite or postgres, not ${BACKEND}`);
   // A run that measures the smaller sizes only needs only their archives.
   const needed = FILL_ONLY ? SIZES : SIZES.filter((n) => n <= Math.max(...MEASURE));
-  const cached = process.env.BENCH_FRESH !== '1' && needed.every((n) => existsSync(archivePath(total, n)));
   const fills = new Map<number, Fill>();
+  for (const n of needed) {
+    const fill = await archive.cachedFill(n);
+    if (fill !== undefined) fills.set(n, fill);
+  }
+  const cached = needed.every((n) => fills.has(n));
   const paths = FILL_ONLY ? undefined : sinkPaths(['victorialogs']).victorialogs;
   if (!FILL_ONLY && paths === undefined) throw new Error('scripts/sinks.mjs --only victorialogs could not set VictoriaLogs up');
   const logs = paths === undefined ? undefined : await startVictoriaLogs(paths);
-  if (cached) for (const n of needed) fills.set(n, JSON.parse(readFileSync(`${archivePath(total, n)}.json`, 'utf8')) as Fill);
   const last = Math.max(...(FILL_ONLY || !cached ? SIZES : MEASURE));
 
   // Ingest: the same batches to both, one after the other, each side's time summed; the figures at each size.
   console.log(
-    `${cached ? 'the kevents archives are cached; writing' : `filling ${archivePath(total, total)} (applyArchiveBatch, ${BATCH} a batch)${FILL_ONLY ? '' : ' and'}`} ` +
+    `${cached ? 'the kevents archives are cached; writing' : `filling ${archive.name(total)} (applyArchiveBatch, ${BATCH} a batch)${FILL_ONLY ? '' : ' and'}`} ` +
       `${FILL_ONLY ? '' : `${SIZES.filter((n) => n <= last).map((n) => n.toLocaleString('en')).join(', then ')} events to VictoriaLogs ${paths!.version} (JSON lines, ${PUSH} a push)`} …; load average ${load()}`,
   );
-  const partial = `${archivePath(total, total)}.partial`;
-  const ingest0 = { keventsMs: 0, vlMs: 0 };
-  for (const suffix of ['', '-wal', '-shm']) if (!cached) rmSync(partial + suffix, { force: true });
-  // A fill goes on from the largest smaller size cached by an earlier fill of the same total (the generator is
-  // deterministic): its copy becomes the partial file, and the events it holds are generated again but not written.
-  const resumeAt = cached ? 0 : Math.max(0, ...SIZES.filter((n) => n < total && existsSync(archivePath(total, n)) && existsSync(`${archivePath(total, n)}.json`)));
-  if (resumeAt > 0) {
-    copyFileSync(archivePath(total, resumeAt), partial);
-    const fill = JSON.parse(readFileSync(`${archivePath(total, resumeAt)}.json`, 'utf8')) as Fill;
-    fills.set(resumeAt, fill);
-    ingest0.keventsMs = fill.keventsMs;
-    console.log(`  going on from ${archivePath(total, resumeAt)} (${resumeAt.toLocaleString('en')} events)`);
+  const ingest = { keventsMs: 0, vlMs: 0 };
+  const resume = cached ? { size: 0 } : await archive.resumeFrom(SIZES);
+  const resumeAt = resume.size;
+  if (resume.fill !== undefined) {
+    fills.set(resumeAt, resume.fill);
+    ingest.keventsMs = resume.fill.keventsMs;
+    console.log(`  going on from ${archive.name(resumeAt)}`);
   }
-  let store = cached ? undefined : new SqliteEventStore({ path: partial, cacheSizeMiB: 1024 });
-  await store?.ready();
-  const ingest = ingest0;
+  let store = cached ? undefined : await archive.writer();
   let lines: string[] = [];
   let written = 0;
   let nextReport = 1_000_000;
@@ -347,36 +399,23 @@ async function main(): Promise<void> {
       nextReport += 1_000_000;
     }
     if (!SIZES.includes(written)) continue;
-    const file = archivePath(total, written);
     if (store !== undefined && written > resumeAt) {
       await store.close();
       const fill: Fill = { keventsMs: ingest.keventsMs, load: load() };
       fills.set(written, fill);
-      // A copy of the archive at this size, checkpointed first so the one file holds it; the last size is the file itself.
-      const db = new Database(partial);
-      db.pragma('wal_checkpoint(TRUNCATE)');
-      db.close();
-      for (const suffix of ['-wal', '-shm']) rmSync(partial + suffix, { force: true });
-      if (written === total) renameSync(partial, file);
-      else copyFileSync(partial, file);
-      writeFileSync(`${file}.json`, JSON.stringify(fill));
-      console.log(`  cached ${file}`);
+      await archive.save(written, fill);
     }
     if (logs !== undefined && lines.length > 0) await push();
     if (logs !== undefined && MEASURE.includes(written)) {
       // An archive cached by an older build is migrated to this one's schema before it is measured.
-      const migrate = new SqliteEventStore({ path: file });
-      await migrate.ready();
-      await migrate.close();
+      await (await archive.reader(written)).close();
       ingest.keventsMs = fills.get(written)!.keventsMs;
-      sized.push(await measure(written, file, logs, ingest, cached ? fills.get(written)!.load : undefined));
+      sized.push(await measure(written, archive, logs, ingest, cached ? fills.get(written)!.load : undefined));
     }
     if (written >= last) break;
-    if (store !== undefined && written > resumeAt) {
-      store = new SqliteEventStore({ path: partial, cacheSizeMiB: 1024 });
-      await store.ready();
-    }
+    if (store !== undefined && written > resumeAt) store = await archive.writer();
   }
+  await archive.end();
   if (logs === undefined) return;
   if (sized.length > 1) {
     const pick = SKIP_HTTP ? 'local' : 'http';

@@ -20,6 +20,8 @@ import { compileFilter } from './registry.js';
 import type { EventRegistry, WriteContext } from './registry.js';
 import { ReadAhead } from './read-ahead.js';
 import { DEFAULT_RENDER_CACHE_MIB, RenderedVersions } from './rendered-versions.js';
+import { warmRendered } from './render-warm.js';
+import type { WarmResult } from './render-warm.js';
 import type { RenderAs } from './rendered-versions.js';
 import { resourceOf, toStatusError } from './storage-errors.js';
 import { requestTarget } from '../auth/index.js';
@@ -61,6 +63,17 @@ export class EventsHandler {
 
   constructor(private readonly o: EventsHandlerOptions) {
     this.rendered = new RenderedVersions(o.renderCacheBytes ?? DEFAULT_RENDER_CACHE_MIB * 1024 * 1024);
+  }
+
+  /**
+   * warm renders the store's current Table rows into the render cache for at most `maxMs` (see
+   * `warmRendered`), counted as rendered at startup; undefined when nothing was warmed.
+   */
+  async warm(maxMs: number): Promise<WarmResult | undefined> {
+    const before = this.rendered.misses;
+    const result = await warmRendered(this.o.store, this.rendered, { maxMs });
+    if (result !== undefined) this.o.metrics.listRendered.inc({ by: 'startup' }, this.rendered.misses - before);
+    return result;
   }
 
   /** collection serves `/…/events` and `/…/namespaces/<ns>/events` (and their /watch/ forms). */

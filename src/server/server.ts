@@ -24,6 +24,7 @@ import type { HostPolicy } from './request-guard.js';
 import { createServerMetrics } from './metrics.js';
 import type { ServerMetrics } from './metrics.js';
 import { EventRegistry } from './registry.js';
+import { DEFAULT_RENDER_CACHE_WARM_MS } from './render-warm.js';
 import { registerIncidentRoutes } from './incident-routes.js';
 import type { IncidentReader } from './incident-routes.js';
 import { registerSearchRoutes } from './search-routes.js';
@@ -56,6 +57,11 @@ export interface ServerOptions {
   tls?: TlsPair;
   /** renderCacheBytes bounds the wire bytes of listed versions kept for later lists (default DEFAULT_RENDER_CACHE_MIB MiB; 0 keeps none). */
   renderCacheBytes?: number;
+  /**
+   * renderCacheWarmMs bounds the time `listen` spends rendering the store's current Table rows into the
+   * render cache before it listens (default DEFAULT_RENDER_CACHE_WARM_MS; 0 warms nothing).
+   */
+  renderCacheWarmMs?: number;
   /** limits bound the headers, the time to send a request and the open connections (see `ConnectionLimits`). */
   limits?: ConnectionLimits;
   /** metricsText answers /metrics in place of this server's own registry (a worker answers for every process of `serve --workers`). */
@@ -134,6 +140,17 @@ export function createEventsServer(options: ServerOptions): KeventsServer {
     renderCacheBytes: options.renderCacheBytes,
     privileged: (req) => gate?.privileged?.(req) ?? false,
   });
+
+  /** warm fills the render cache before the server listens, as kube-apiserver fills its watch caches before it serves. */
+  const warm = async (): Promise<void> => {
+    try {
+      const w = await events.warm(options.renderCacheWarmMs ?? DEFAULT_RENDER_CACHE_WARM_MS);
+      if (w !== undefined && w.rows > 0) logger.info('render cache warmed', { rows: w.rows, bytes: w.bytes, ms: Math.round(w.ms), stoppedBy: w.stoppedBy });
+    } catch (e) {
+      // A cache that could not be warmed is filled by the lists themselves: not a reason not to serve.
+      logger.warn('render cache not warmed', { error: e instanceof Error ? e.message : String(e) });
+    }
+  };
 
   const router: Router<HTTPVersion.V1> = FindMyWay({
     ignoreTrailingSlash: true,
@@ -281,6 +298,7 @@ export function createEventsServer(options: ServerOptions): KeventsServer {
     async listen(host, port) {
       hosts.listenHost = host;
       await options.store.ready();
+      await warm();
       await new Promise<void>((resolve, reject) => {
         httpServer.once('error', reject);
         httpServer.listen(port, host, () => {

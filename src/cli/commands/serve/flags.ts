@@ -33,6 +33,7 @@ export function addServeFlags(c: Command): Command {
     .option('--read-timeout <duration>', 'answer 408 to a request whose body has not arrived in this time (a watch, once asked for, is not cut)', '1m')
     .option('--max-connections <n>', 'close connections beyond this many open at once', '4096')
     .option('--render-cache-size <size>', 'memory for the wire bytes of listed event versions, which later lists reuse (0 keeps none)', '64MiB')
+    .option('--render-cache-warm <duration>', "before listening, render the stored events' Table rows into the render cache for at most this long, up to its size (0 warms nothing)", '5s')
     .option(
       '--workers <n>',
       'processes that answer requests over one SQLite file (auto: one per core); this process then keeps the file and its writes (docs/serve.md: Several processes)',

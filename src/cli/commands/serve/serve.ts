@@ -1,7 +1,7 @@
 // kevents serve: flags (flags.ts) → options (serveOptions) → run; the banner is banner.ts's.
 import { realClock, createConsoleLogger } from '../../../internal/index.js';
 import type { LogLevel } from '../../../internal/index.js';
-import { createEventsServer, createServerMetrics, DEFAULT_RENDER_CACHE_MIB } from '../../../server/index.js';
+import { createEventsServer, createServerMetrics, DEFAULT_RENDER_CACHE_MIB, DEFAULT_RENDER_CACHE_WARM_MS } from '../../../server/index.js';
 import type { ConnectionLimits, KeventsServer, ReadinessCheck, ServerOptions, TlsPair } from '../../../server/index.js';
 import type { CoreEvent, Occurrence } from '../../../api/index.js';
 import { DEFAULT_HISTORY_WINDOW_SECONDS } from '../../../storage/index.js';
@@ -48,6 +48,8 @@ export interface ServeFlags extends ServeAuthFlags {
   maxConnections: string;
   /** renderCacheSize bounds the rendered versions lists are spliced from (a size, e.g. 64MiB). */
   renderCacheSize?: string;
+  /** renderCacheWarm bounds the time spent filling the render cache before listening (a duration; 0 warms nothing). */
+  renderCacheWarm?: string;
   /** historyWindow overrides how long watch history is kept (hidden: for tests that need a 410). */
   historyWindow?: string;
   /** workers is how many processes serve the API over one SQLite file (a number, or auto for the cores); 1 serves from this process. */
@@ -81,6 +83,7 @@ export interface ServeOptions {
   ttlMs: number;
   limits: ConnectionLimits;
   renderCacheBytes: number;
+  renderCacheWarmMs: number;
   level: LogLevel;
 }
 
@@ -110,16 +113,17 @@ export function serveOptions(flags: ServeFlags): ServeOptions {
   const ttlMs = parseDurationFlag('--event-ttl', flags.eventTtl);
   const limits = parseLimits(flags);
   const renderCacheBytes = parseSize(flags.renderCacheSize ?? `${DEFAULT_RENDER_CACHE_MIB}MiB`);
+  const renderCacheWarmMs = renderCacheWarm(flags);
   const level = flags.logLevel as LogLevel;
   if (!['error', 'warn', 'info', 'debug'].includes(level)) throw new UsageError('--log-level must be error, warn, info or debug');
-  return { host, port, spec, workers, writerThread, ttlMs, limits, renderCacheBytes, level };
+  return { host, port, spec, workers, writerThread, ttlMs, limits, renderCacheBytes, renderCacheWarmMs, level };
 }
 
 /** runServe starts the events API server and runs until SIGINT or SIGTERM. */
 export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
   const asWorker = workerFlags<ServeFlags>();
   if (asWorker !== undefined) return runServeWorker(asWorker, io);
-  const { host, port, spec, workers, writerThread, ttlMs, limits, renderCacheBytes, level } = serveOptions(flags);
+  const { host, port, spec, workers, writerThread, ttlMs, limits, renderCacheBytes, renderCacheWarmMs, level } = serveOptions(flags);
   const logger = createConsoleLogger({ level, stream: io.stderr });
   const security = await prepareServeSecurity(flags, host, logger);
   // Watches must be able to resume for at least as long as an event lives.
@@ -165,7 +169,7 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
       const address = await pool.start(store as SqliteEventStore, failing);
       server = { address, ui: pool.ui, registry: () => metrics.registry(), setTls: () => {}, close: () => pool.stop() };
     } else {
-      const http = eventsServer(store, security, { limits, renderCacheBytes, ttlMs, logger, readinessChecks, allowedHosts: flags.allowedHost ?? [] });
+      const http = eventsServer(store, security, { limits, renderCacheBytes, renderCacheWarmMs, ttlMs, logger, readinessChecks, allowedHosts: flags.allowedHost ?? [] });
       const address = await http.listen(host, port);
       server = { address, ui: http.ui, registry: () => http.metrics.registry(), setTls: (pair) => http.setTls(pair), close: () => http.close() };
     }
@@ -249,7 +253,7 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
 function eventsServer(
   store: EventStore,
   security: Pick<Awaited<ReturnType<typeof prepareServeSecurity>>, 'gate' | 'tls'>,
-  o: Pick<ServerOptions, 'limits' | 'renderCacheBytes' | 'logger' | 'readinessChecks' | 'metricsText' | 'allowedHosts'> & { ttlMs: number },
+  o: Pick<ServerOptions, 'limits' | 'renderCacheBytes' | 'renderCacheWarmMs' | 'logger' | 'readinessChecks' | 'metricsText' | 'allowedHosts'> & { ttlMs: number },
 ): KeventsServer {
   const { ttlMs, ...options } = o;
   return createEventsServer({
@@ -311,6 +315,7 @@ async function runServeWorker(flags: ServeFlags, io: CliIO): Promise<void> {
     http = eventsServer(follower, security, {
       limits: perWorker(parseLimits(flags), workers),
       renderCacheBytes,
+      renderCacheWarmMs: renderCacheWarm(flags),
       ttlMs,
       logger,
       readinessChecks,
@@ -337,6 +342,11 @@ async function runServeWorker(flags: ServeFlags, io: CliIO): Promise<void> {
   await http.close();
   await store.close();
   process.exit(0);
+}
+
+/** renderCacheWarm reads --render-cache-warm in milliseconds. */
+function renderCacheWarm(flags: Pick<ServeFlags, 'renderCacheWarm'>): number {
+  return parseDurationFlag('--render-cache-warm', flags.renderCacheWarm ?? `${DEFAULT_RENDER_CACHE_WARM_MS}ms`);
 }
 
 /** parseLimits reads the flags that bound what one client may hold of the server. */

@@ -5,7 +5,7 @@ import { ARCHIVE_API, ARCHIVE_GROUP, formatMicroTime, newMethodNotAllowed, newSt
 import type { CoreEvent, Occurrence, SearchResult, SearchResultItem } from '../api/index.js';
 import type { Clock, Logger } from '../internal/index.js';
 import { canSearch, isArchiveStore, occurrenceTimeMs, searchTextMarks } from '../storage/index.js';
-import type { ArchiveStore, EventStore, SearchQuery } from '../storage/index.js';
+import type { ArchiveStore, EventRef, EventStore, SearchQuery } from '../storage/index.js';
 import { negotiateOutput, sendError, sendObject } from './http-io.js';
 import type { ServerMetrics } from './metrics.js';
 import { searchPage } from './search-page.js';
@@ -66,15 +66,14 @@ async function search(req: IncomingMessage, res: ServerResponse, namespace: stri
   } catch (e) {
     throw toStatusError(e, request.after !== undefined ? 'continue' : 'list');
   }
-  const items = await Promise.all(
-    page.items.map(
-      async (hit): Promise<SearchResultItem> => ({
-        event: hit.event,
-        occurrences: await occurrencesOf(store, hit.event, request.query),
-        matched: hit.matched,
-        messageMarks: searchTextMarks(hit.event.message ?? '', request.query).map((s): [number, number] => [s.start, s.end]),
-      }),
-    ),
+  const occurrences = await occurrencesOf(store, page.items.map((hit) => hit.event), request.query);
+  const items = page.items.map(
+    (hit, i): SearchResultItem => ({
+      event: hit.event,
+      occurrences: occurrences[i]!,
+      matched: hit.matched,
+      messageMarks: searchTextMarks(hit.event.message ?? '', request.query).map((s): [number, number] => [s.start, s.end]),
+    }),
   );
   const body: SearchResult = { kind: 'SearchResult', apiVersion: ARCHIVE_API, metadata: { resourceVersion: String(page.resourceVersion) }, items };
   if (page.next !== undefined) body.metadata.continue = encodeSearchContinue({ resourceVersion: page.resourceVersion, nowMs, after: page.next });
@@ -82,29 +81,27 @@ async function search(req: IncomingMessage, res: ServerResponse, namespace: stri
   sendObject(res, 200, body, format);
 }
 
-/** occurrencesOf reads the occurrences of one event (by namespace, name and uid) whose change happened in the query's window. */
-async function occurrencesOf(store: ArchiveStore, event: CoreEvent, query: SearchQuery): Promise<Occurrence[]> {
-  const { namespace, name, uid } = event.metadata;
-  if (namespace === undefined || name === undefined) return [];
-  const regarding = event.involvedObject.name;
+/** occurrencesOf reads the occurrences of each event (by namespace, name and uid) whose change happened in the query's window, in one store call. */
+async function occurrencesOf(store: ArchiveStore, events: readonly CoreEvent[], query: SearchQuery): Promise<Occurrence[][]> {
   const inWindow = (o: Occurrence): boolean => {
     if (query.sinceMs === undefined && query.untilMs === undefined) return true;
     const t = occurrenceTimeMs(o);
     return t !== undefined && (query.sinceMs === undefined || t >= query.sinceMs) && (query.untilMs === undefined || t < query.untilMs);
   };
-  const page = await store.listOccurrences({
-    namespace,
-    fieldEquals: {
-      'metadata.namespace': namespace,
-      'event.name': name,
-      ...(uid !== undefined && uid !== '' ? { 'event.uid': uid } : {}),
-      // An event's involvedObject never changes (upstream refuses the update), so its
-      // occurrences all name it: a backend reads them through its index of the object
-      // (SQLite's occ_regarding) instead of scanning every occurrence for each hit.
-      ...(regarding !== undefined && regarding !== '' ? { 'regarding.name': regarding } : {}),
-    },
-    predicate: inWindow,
-    limit: MAX_OCCURRENCES_PER_HIT,
+  const refs: EventRef[] = [];
+  const at: number[] = [];
+  events.forEach((event, i) => {
+    const { namespace, name, uid } = event.metadata;
+    if (namespace === undefined || name === undefined) return;
+    const ref: EventRef = { namespace, name };
+    if (uid !== undefined) ref.uid = uid;
+    if (event.involvedObject.name !== undefined) ref.regardingName = event.involvedObject.name;
+    refs.push(ref);
+    at.push(i);
   });
-  return page.items;
+  const out: Occurrence[][] = events.map(() => []);
+  if (refs.length === 0) return out;
+  const read = await store.listEventOccurrences({ events: refs, predicate: inWindow, limit: MAX_OCCURRENCES_PER_HIT });
+  read.forEach((items, j) => (out[at[j]!] = items));
+  return out;
 }

@@ -86,6 +86,50 @@ export interface OccurrenceQuery {
   limit?: number;
 }
 
+/** EventRef names one event whose occurrences are read: its namespace and name, and its uid and the name of the object it regards where it has them. */
+export interface EventRef {
+  namespace: string;
+  name: string;
+  uid?: string;
+  regardingName?: string;
+}
+
+/**
+ * EventOccurrencesQuery asks for the occurrences of several events at once (a
+ * search page's hits): for each event, what `listOccurrences` answers for
+ * `eventOccurrenceQuery(event, query)`.
+ */
+export interface EventOccurrencesQuery {
+  events: readonly EventRef[];
+  /** predicate keeps some of each event's occurrences (a search's window). */
+  predicate?: (o: Occurrence) => boolean;
+  /** limit caps each event's occurrences, the first in (observed time, id) order; 0 or undefined means no limit. */
+  limit?: number;
+}
+
+/**
+ * eventOccurrenceQuery is the OccurrenceQuery of one event of an
+ * EventOccurrencesQuery: the occurrences of that namespace and event name, of
+ * its uid when it has one, and of the object it regards when it names one (an
+ * event's involvedObject never changes, upstream refuses the update, so every
+ * occurrence of it names the object, and a backend reads them through its index
+ * of objects instead of every occurrence).
+ */
+export function eventOccurrenceQuery(event: EventRef, query: Omit<EventOccurrencesQuery, 'events'>): OccurrenceQuery {
+  const q: OccurrenceQuery = {
+    namespace: event.namespace,
+    fieldEquals: {
+      'metadata.namespace': event.namespace,
+      'event.name': event.name,
+      ...(event.uid !== undefined && event.uid !== '' ? { 'event.uid': event.uid } : {}),
+      ...(event.regardingName !== undefined && event.regardingName !== '' ? { 'regarding.name': event.regardingName } : {}),
+    },
+  };
+  if (query.predicate !== undefined) q.predicate = query.predicate;
+  if (query.limit !== undefined) q.limit = query.limit;
+  return q;
+}
+
 /** OccurrencePage is one page of occurrences. */
 export interface OccurrencePage {
   items: Occurrence[];
@@ -222,6 +266,13 @@ export interface ArchiveStore extends EventStore {
   /** listOccurrences reads a page of occurrences. */
   listOccurrences(query: OccurrenceQuery): Promise<OccurrencePage>;
   /**
+   * listEventOccurrences reads the occurrences of several events in one call
+   * (one statement where the backend can): one list per event, in the order
+   * asked, each the items `listOccurrences(eventOccurrenceQuery(event, query))`
+   * answers. A search page's hits read theirs so, not one query each.
+   */
+  listEventOccurrences(query: EventOccurrencesQuery): Promise<Occurrence[][]>;
+  /**
    * enforceRetention removes one bounded step of expired data: occurrences by
    * observed time, events whose last archived write is older than the cutoff
    * (through the delete path, so watchers see DELETED). Indexed deletes only.
@@ -276,6 +327,7 @@ export function isArchiveStore(store: EventStore): store is ArchiveStore {
     typeof s.getCheckpoint === 'function' &&
     typeof s.bindCluster === 'function' &&
     typeof s.listOccurrences === 'function' &&
+    typeof s.listEventOccurrences === 'function' &&
     typeof s.enforceRetention === 'function' &&
     typeof s.archiveBytes === 'function'
   );

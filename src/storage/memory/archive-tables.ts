@@ -8,6 +8,7 @@ import type { CoreEvent, Occurrence, OccurrenceStamp } from '../../api/index.js'
 import type {
   ClusterBinding,
   ClusterIdentity,
+  EventOccurrencesQuery,
   ObservedRange,
   OccurrenceCursor,
   OccurrencePage,
@@ -16,8 +17,8 @@ import type {
   ReasonCountQuery,
   SourceCheckpoint,
 } from '../archive-store.js';
-import { occurrenceRepeats, occurrenceTimeMs } from '../archive-store.js';
-import { compareCursor, matchesOccurrence, microsOf } from '../shared/index.js';
+import { eventOccurrenceQuery, occurrenceRepeats, occurrenceTimeMs } from '../archive-store.js';
+import { compareCursor, eventKey, matchesOccurrence, microsOf } from '../shared/index.js';
 import type { ResolvedCommonOptions } from '../shared/index.js';
 
 /** StoredOccurrence is one kept occurrence, with its position and its size for the size cap. */
@@ -72,6 +73,24 @@ export class MemoryArchive {
       last = s.at;
     }
     return { items };
+  }
+
+  /** listEventOccurrences answers each event's query (`eventOccurrenceQuery`) in one walk of the occurrences. */
+  listEventOccurrences(query: EventOccurrencesQuery): Occurrence[][] {
+    const limit = query.limit !== undefined && query.limit > 0 ? query.limit : Infinity;
+    const out: Occurrence[][] = query.events.map(() => []);
+    const byEvent = new Map<string, { index: number; q: OccurrenceQuery }[]>();
+    query.events.forEach((e, index) => {
+      const key = eventKey(e.namespace, e.name);
+      byEvent.set(key, [...(byEvent.get(key) ?? []), { index, q: eventOccurrenceQuery(e, query) }]);
+    });
+    for (const s of this.occurrences) {
+      const wanted = byEvent.get(eventKey(s.occurrence.metadata.namespace ?? '', s.occurrence.event.name));
+      for (const { index, q } of wanted ?? []) {
+        if (out[index]!.length < limit && matchesOccurrence(s.occurrence, s.at, q)) out[index]!.push(structuredClone(s.occurrence));
+      }
+    }
+    return out;
   }
 
   observedRange(window: { sinceMs: number; untilMs: number }): ObservedRange | null {

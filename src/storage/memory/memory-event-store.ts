@@ -1,10 +1,11 @@
-import type { CoreEvent } from '../../api/index.js';
+import type { CoreEvent, Occurrence } from '../../api/index.js';
 import type {
   ArchiveBatch,
   ArchiveBatchResult,
   ArchiveStore,
   ClusterBinding,
   ClusterIdentity,
+  EventOccurrencesQuery,
   ObservedRange,
   OccurrencePage,
   OccurrenceQuery,
@@ -116,6 +117,10 @@ export class MemoryEventStore implements ArchiveStore {
 
   listOccurrences(query: OccurrenceQuery): Promise<OccurrencePage> {
     return this.v.run(() => this.archive.listOccurrences(query));
+  }
+
+  listEventOccurrences(query: EventOccurrencesQuery): Promise<Occurrence[][]> {
+    return this.v.run(() => this.archive.listEventOccurrences(query));
   }
 
   enforceRetention(policy: RetentionPolicy): Promise<RetentionResult> {

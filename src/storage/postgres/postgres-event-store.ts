@@ -1,10 +1,11 @@
-import type { CoreEvent } from '../../api/index.js';
+import type { CoreEvent, Occurrence } from '../../api/index.js';
 import type {
   ArchiveBatch,
   ArchiveBatchResult,
   ArchiveStore,
   ClusterBinding,
   ClusterIdentity,
+  EventOccurrencesQuery,
   ObservedRange,
   OccurrencePage,
   OccurrenceQuery,
@@ -26,7 +27,7 @@ import type {
   WriteOptions,
 } from '../event-store.js';
 import type { SearchPage, SearchRequest } from '../search/index.js';
-import { readOccurrencePage } from '../shared/index.js';
+import { readEventOccurrences, readOccurrencePage, regardsNamedObject } from '../shared/index.js';
 import { cursorOf, decodeOccurrence } from './archive-tables.js';
 import type { StoredOccurrence } from './archive-tables.js';
 import { PostgresConnection } from './connection.js';
@@ -123,6 +124,16 @@ export class PostgresEventStore implements ArchiveStore {
     return readOccurrencePage(q, MAX_OCCURRENCE_BATCH, async (after, batch) =>
       (await this.c.query<StoredOccurrence>(pool, this.c.archive.page(q, after, batch))).map((row) => ({ occurrence: decodeOccurrence(row), at: cursorOf(row) })),
     );
+  }
+
+  async listEventOccurrences(query: EventOccurrencesQuery): Promise<Occurrence[][]> {
+    const { pool } = await this.c.open();
+    return readEventOccurrences(query, MAX_OCCURRENCE_BATCH, {
+      batchable: regardsNamedObject,
+      readFirst: async (events, batch) =>
+        (await this.c.query<StoredOccurrence & { i: number }>(pool, this.c.archive.firstOfEvents(events, batch))).map((row) => ({ index: row.i, occurrence: decodeOccurrence(row), at: cursorOf(row) })),
+      list: (q) => this.listOccurrences(q),
+    });
   }
 
   async countByReason(q: ReasonCountQuery): Promise<ReasonCount[]> {

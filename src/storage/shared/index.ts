@@ -9,3 +9,4 @@ export * from './archive.js';
 export * from './watch-queue.js';
 export * from './remaining-counts.js';
 export * from './stored-labels.js';
+export * from './event-occurrences.js';

@@ -3,8 +3,9 @@ import type { Logger } from '../../internal/index.js';
 import { ARCHIVE_API, eventLastSeen, formatMicroTime, occurrenceOf } from '../../api/index.js';
 import type { CoreEvent, Occurrence } from '../../api/index.js';
 import { occurrenceTimeMs } from '../archive-store.js';
-import type { ClusterBinding, ClusterIdentity, ObservedRange, OccurrencePage, OccurrenceQuery, ReasonCount, ReasonCountQuery, RetentionRule, SourceCheckpoint } from '../archive-store.js';
-import { decodeEvent, eventKey, readOccurrencePage } from '../shared/index.js';
+import type { ClusterBinding, ClusterIdentity, EventOccurrencesQuery, ObservedRange, OccurrencePage, OccurrenceQuery, ReasonCount, ReasonCountQuery, RetentionRule, SourceCheckpoint } from '../archive-store.js';
+import { decodeEvent, eventKey, readEventOccurrences, readOccurrencePage, regardsNamedObject } from '../shared/index.js';
+import { FIRST_OF_EVENTS, firstOfEventsParam } from './event-occurrences.js';
 import { anyOfSql } from './list-query.js';
 import type { Params } from './list-query.js';
 import { decodeObject } from './object-codec.js';
@@ -321,6 +322,20 @@ export class ArchiveTables {
         stmt.all({ ...params, t: pos.observedMicros, id: pos.id, batch }).map((row) => ({ occurrence: decodeOccurrence(row), at: { observedMicros: row.observed_us, id: row.id } })),
       ),
     );
+  }
+
+  /** listEventOccurrences reads the first occurrences of a page's events in one statement (`FIRST_OF_EVENTS`), completing the rare event it did not exhaust with `list`. */
+  listEventOccurrences(q: EventOccurrencesQuery): Promise<Occurrence[][]> {
+    return readEventOccurrences(q, MAX_OCCURRENCE_BATCH, {
+      batchable: regardsNamedObject,
+      readFirst: (events, batch) =>
+        Promise.resolve(
+          this.statement<OccurrenceRow & { i: number }>(FIRST_OF_EVENTS)
+            .all({ events: firstOfEventsParam(events), batch })
+            .map((row) => ({ index: row.i, occurrence: decodeOccurrence(row), at: { observedMicros: row.observed_us, id: row.id } })),
+        ),
+      list: (query) => this.list(query),
+    });
   }
 
   private build(q: OccurrenceQuery): { sql: string; params: Params } {

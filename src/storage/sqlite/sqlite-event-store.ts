@@ -1,10 +1,11 @@
-import type { CoreEvent } from '../../api/index.js';
+import type { CoreEvent, Occurrence } from '../../api/index.js';
 import type {
   ArchiveBatch,
   ArchiveBatchResult,
   ArchiveStore,
   ClusterBinding,
   ClusterIdentity,
+  EventOccurrencesQuery,
   ObservedRange,
   OccurrencePage,
   OccurrenceQuery,
@@ -138,6 +139,15 @@ export class SqliteEventStore implements ArchiveStore {
     try {
       this.c.checkOpen();
       return await this.c.archive.list(query);
+    } catch (e) {
+      throw storageFailure(e);
+    }
+  }
+
+  async listEventOccurrences(query: EventOccurrencesQuery): Promise<Occurrence[][]> {
+    try {
+      this.c.checkOpen();
+      return await this.c.archive.listEventOccurrences(query);
     } catch (e) {
       throw storageFailure(e);
     }

@@ -3,8 +3,8 @@ import { describe, it as nodeIt } from 'node:test';
 import { CLUSTER_LABEL, formatMicroTime } from '../../api/index.js';
 import type { CoreEvent, Occurrence } from '../../api/index.js';
 import { FakeClock } from '../../internal/index.js';
-import { canCountByReason, isArchiveStore, occurrenceTimeMs } from '../archive-store.js';
-import type { ArchiveStore, ArchiveWrite, OccurrenceQuery, ReasonCount } from '../archive-store.js';
+import { canCountByReason, eventOccurrenceQuery, isArchiveStore, occurrenceTimeMs } from '../archive-store.js';
+import type { ArchiveStore, ArchiveWrite, EventOccurrencesQuery, EventRef, OccurrenceQuery, ReasonCount } from '../archive-store.js';
 import type { EventStore, StoreWatchEvent } from '../event-store.js';
 import { CONFORMANCE_ENV_DEFAULTS, sampleEvent } from './conformance.js';
 import type { ConformanceEnv, ConformanceSetup } from './conformance.js';
@@ -231,6 +231,69 @@ export function runArchiveStoreConformance(name: string, setup: ConformanceSetup
           assert.deepEqual(names(await allOccurrences(store, { limit })), names(await allOccurrences(store)), `limit ${limit}`);
           assert.deepEqual(names(await allOccurrences(store, { ...window, limit, namespace: 'even' })), ['e4', 'e6'], `window, limit ${limit}`);
         }
+      }),
+    );
+
+    it(
+      'reads several events\' occurrences at once as listOccurrences reads each (listEventOccurrences)',
+      withStore(async (store, env) => {
+        const t0 = env.clock.now();
+        const web0 = (ns: string): CoreEvent['involvedObject'] => ({ kind: 'Pod', namespace: ns, name: 'web-0' });
+        const writes: [CoreEvent, number][] = [];
+        // The same object's name in two namespaces, two events about one object, an event recreated under its name
+        // with a new uid, and one that names no object: what the backends' one read must tell apart.
+        for (let c = 1; c <= 5; c++) writes.push([sampleEvent('a', 'web', { count: c, involvedObject: web0('a') }), c]);
+        for (let c = 1; c <= 3; c++) writes.push([sampleEvent('b', 'web', { count: c, involvedObject: web0('b') }), 10 + c]);
+        for (let c = 1; c <= 2; c++) writes.push([sampleEvent('a', 'db', { count: c, involvedObject: web0('a') }), 20 + c]);
+        writes.push([sampleEvent('a', 'again', { count: 1 }), 30]);
+        writes.push([sampleEvent('a', 'again', { count: 2, metadata: { namespace: 'a', name: 'again', uid: 'uid-new' } }), 31]);
+        writes.push([sampleEvent('a', 'again', { count: 3, metadata: { namespace: 'a', name: 'again', uid: 'uid-new' } }), 32]);
+        for (let c = 1; c <= 2; c++) writes.push([sampleEvent('b', 'loose', { count: c, involvedObject: { kind: 'Node', name: '' } }), 40 + c]);
+        // Interleaved in time, so each event's occurrences are not the rows next to each other.
+        writes.sort((x, y) => (x[1] % 10) - (y[1] % 10) || x[1] - y[1]);
+        for (const [i, [e]] of writes.entries()) await store.applyArchiveBatch({ writes: [upsert(e)], stamp: { observedTime: formatMicroTime(t0 + i * 1000)! } });
+        const events: EventRef[] = [
+          { namespace: 'a', name: 'web', uid: 'uid-a-web', regardingName: 'web-0' },
+          { namespace: 'b', name: 'web', uid: 'uid-b-web', regardingName: 'web-0' },
+          { namespace: 'a', name: 'db', regardingName: 'web-0' },
+          { namespace: 'a', name: 'again', uid: 'uid-new', regardingName: 'pod-again' },
+          { namespace: 'a', name: 'again', uid: 'uid-a-again', regardingName: 'pod-again' },
+          { namespace: 'b', name: 'loose', uid: 'uid-b-loose' },
+          { namespace: 'a', name: 'web', uid: 'uid-a-web', regardingName: 'web-0' },
+          { namespace: 'a', name: 'absent', regardingName: 'web-0' },
+          { namespace: 'c', name: 'web', regardingName: 'web-0' },
+        ];
+        const queries: [string, Omit<EventOccurrencesQuery, 'events'>][] = [
+          ['no limit', {}],
+          ['limit 1', { limit: 1 }],
+          ['limit 2', { limit: 2 }],
+          // The first read of a backend takes each event's first three rows here, all of them refused for web in a:
+          // the rest is read after them.
+          ['limit 2, the later repeats', { limit: 2, predicate: (o) => o.countAfter >= 4 || o.event.name !== 'web' }],
+        ];
+        for (const [what, q] of queries) {
+          const got = await store.listEventOccurrences({ events, ...q });
+          const each = await Promise.all(events.map(async (e) => (await store.listOccurrences(eventOccurrenceQuery(e, q))).items));
+          assert.deepEqual(got, each, what);
+        }
+        const all = await store.listEventOccurrences({ events });
+        assert.deepEqual(
+          all.map((os) => os.map(summary).join(', ')),
+          [
+            'a/web 0->1, a/web 1->2, a/web 2->3, a/web 3->4, a/web 4->5',
+            'b/web 0->1, b/web 1->2, b/web 2->3',
+            'a/db 0->1, a/db 1->2',
+            'a/again 1->2, a/again 2->3',
+            'a/again 0->1',
+            'b/loose 0->1, b/loose 1->2',
+            'a/web 0->1, a/web 1->2, a/web 2->3, a/web 3->4, a/web 4->5',
+            '',
+            '',
+          ],
+        );
+        const later = await store.listEventOccurrences({ events: events.slice(0, 1), limit: 2, predicate: (o) => o.countAfter >= 4 });
+        assert.deepEqual(later.map((os) => os.map(summary)), [['a/web 3->4', 'a/web 4->5']]);
+        assert.deepEqual(await store.listEventOccurrences({ events: [] }), []);
       }),
     );
 

@@ -232,6 +232,42 @@ for (const tokenizer of ['unicode61', 'trigram'] as const) {
       assert.deepEqual(paged, ['e09', 'e19', 'e29']);
     });
 
+    void it('reads pages and windows far below the head as a walk from the head would', () => {
+      const a = new Archive(tokenizer);
+      // Words of every frequency over ten hours, several events a second, and versions superseded by later ones.
+      const words = ['common', 'often', 'sometimes', 'seldom'];
+      let seed = 7;
+      const random = (): number => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+      const expected = new Map<string, { ms: number; text: string }>();
+      for (let i = 0; i < 1500; i++) {
+        const name = `e${String(Math.floor(random() * 1200)).padStart(4, '0')}`;
+        const ms = NOW - Math.floor(random() * 10 * 3_600_000);
+        const text = words.filter((_, w) => random() < [0.9, 0.3, 0.05, 0.005][w]!).join(' ') || 'nothing';
+        a.put(ev(name, text, ms));
+        expected.set(name, { ms, text });
+      }
+      const search = new SqliteSearch(a.db, tokenizer);
+      for (const [q, sinceH, untilH] of [['common', 9, 8], ['seldom', 10, 0], ['often -sometimes', 6, 2], ['sometimes', 10, 9.5], ['common', 10, 0]] as const) {
+        const sinceMs = NOW - sinceH * 3_600_000;
+        const untilMs = NOW - untilH * 3_600_000;
+        const [word, not] = q.split(' -');
+        const want = [...expected]
+          .filter(([, e]) => e.ms >= sinceMs && e.ms < untilMs && e.text.split(' ').includes(word!) && (not === undefined || !e.text.split(' ').includes(not)))
+          .sort(([ak, ae], [bk, be]) => be.ms - ae.ms || (ak < bk ? -1 : 1))
+          .map(([name]) => name);
+        const query = parseSearchQuery(`${q} since:${new Date(sinceMs).toISOString()} until:${new Date(untilMs).toISOString()}`, { nowMs: NOW });
+        const paged: string[] = [];
+        let after: SearchCursor | undefined;
+        for (let pages = 0; pages === 0 || after !== undefined; pages++) {
+          assert.ok(pages < 200, q);
+          const page = search.search({ query, limit: 7, ...(after !== undefined ? { after } : {}) }, a.rv);
+          paged.push(...page.items.map((h) => h.event.metadata.name!));
+          after = page.next;
+        }
+        assert.deepEqual(paged, want, q);
+      }
+    });
+
     void it('counts a histogram over every hit of the window', () => {
       const a = new Archive(tokenizer);
       for (let i = 0; i < 10; i++) a.put(ev(`e${i}`, i % 2 === 0 ? 'even words' : 'odd words', NOW - i * 60_000 - 1));

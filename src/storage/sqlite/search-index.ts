@@ -142,6 +142,17 @@ const MAX_FILTERED_STATEMENTS = 64;
 const SEARCH_CHUNK = 256;
 
 /**
+ * DEEP_SAMPLE is the share of events, one in DEEP_SAMPLE, below which a word is
+ * left to the index when a read starts below its head: the newest
+ * (limit + 1) × DEEP_SAMPLE versions there are examined by time first, up to
+ * MAX_DEEP_SAMPLE.
+ */
+const DEEP_SAMPLE = 3;
+/** ONE_WORD is a match expression of one word (`matchExpression`'s phrase of it). */
+const ONE_WORD = /^"[\p{L}\p{N}\p{M}]+"$/u;
+const MAX_DEEP_SAMPLE = 1024;
+
+/**
  * SqliteSearch answers searches on one connection. A page walks the index newest
  * first from the request's position, reads the versions visible at the
  * revision (`rv <= at < superseded_rv`), decodes and checks each, and stops once
@@ -154,11 +165,30 @@ const SEARCH_CHUNK = 256;
 export class SqliteSearch {
   private readonly byMatch: Database.Statement<Record<string, string | number>, Candidate>;
   private readonly byTime: Database.Statement<Record<string, string | number>, Candidate>;
+  private readonly head: Database.Statement<[], { docid: number | null }>;
+  private readonly newestMatches: Database.Statement<[string, number], { docid: number }>;
+  private readonly versionsBetween: Database.Statement<[number, number, number], { n: number }>;
+
+  /**
+   * common tells that a match of one word is in at least one version of DEEP_SAMPLE near the head: its newest
+   * `n` entries (cheap to read, at the head) span at most n × DEEP_SAMPLE versions. A longer expression is
+   * left to the index, whose walk from the head to find them may cost what the deep read would.
+   */
+  private common(match: string, n: number): boolean {
+    if (!ONE_WORD.test(match)) return false;
+    const newest = this.newestMatches.all(match, n);
+    if (newest.length < n) return false;
+    const most = n * DEEP_SAMPLE;
+    return this.versionsBetween.get(newest[n - 1]!.docid, newest[0]!.docid, most + 1)!.n <= most;
+  }
 
   constructor(
     private readonly db: Database.Database,
     private readonly tokenizer: SearchTokenizer,
   ) {
+    this.head = db.prepare('SELECT max(docid) AS docid FROM search_docs');
+    this.newestMatches = db.prepare('SELECT rowid AS docid FROM search_fts WHERE search_fts MATCH ? ORDER BY rowid DESC LIMIT ?');
+    this.versionsBetween = db.prepare('SELECT count(*) AS n FROM (SELECT 1 FROM search_docs WHERE docid >= ? AND docid <= ? LIMIT ?)');
     this.byMatch = db.prepare(
       `SELECT f.rowid AS docid, v.rv AS rv, v.key AS key, v.object AS object ${fromCandidates(true)} ORDER BY f.rowid DESC LIMIT @limit`,
     );
@@ -191,8 +221,20 @@ export class SqliteSearch {
     const top = request.after !== undefined ? docidSecond(request.after.timeMs) + 1 : query.untilMs !== undefined ? docidSecond(query.untilMs - 1) + 1 : MAX_DOCID_SECOND + 1;
     const params: Record<string, string | number> = { ...scope, low };
     if (match !== undefined) params.match = match;
-    const candidates = this.candidates(match !== undefined, columnFilter(query.terms.filter((t): t is FieldTerm => t.kind === 'field'), params));
-    const read = (high: number, limit: number): Candidate[] => candidates.all({ ...params, high, limit });
+    const filter = columnFilter(query.terms.filter((t): t is FieldTerm => t.kind === 'field'), params);
+    const candidates = this.candidates(match !== undefined, filter);
+    // Below the index's head (a continued page, a window in the past), FTS5 walks every entry of the query's words
+    // newer than the read's start before the first it returns: a common word costs what lies above, growing with the
+    // archive. The newest versions there by time are examined first instead, as many as a page of a word in one
+    // event of DEEP_SAMPLE needs; a page they fill never reaches the index, and one they do not goes on below them.
+    let sample = match !== undefined && top * DOCID_SLOTS <= (this.head.get()?.docid ?? 0) && this.common(match, request.limit + 1) ? this.candidates(false, filter) : undefined;
+    const read = (high: number, limit: number): Candidate[] => {
+      if (sample === undefined) return candidates.all({ ...params, high, limit });
+      const rows = sample.all({ ...params, high, limit: Math.min(MAX_DEEP_SAMPLE, (request.limit + 1) * DEEP_SAMPLE) });
+      sample = undefined;
+      // Every version of the sampled span was examined: a sample shorter than asked is the whole window.
+      return rows;
+    };
     const bound = request.maxExamined !== undefined && request.maxExamined > 0 ? request.maxExamined : Infinity;
 
     const hits: { event: CoreEvent; matched: SearchField[]; at: SearchCursor }[] = [];
@@ -206,8 +248,9 @@ export class SqliteSearch {
     // index entries it walks, and a larger read walks on past the hits the page needs.
     let chunk = Math.min(SEARCH_CHUNK, request.limit + 1);
     for (;;) {
+      const sampled = sample !== undefined;
       const rows = read(high, chunk);
-      let stop = rows.length < chunk;
+      let stop = sampled ? rows.length < Math.min(MAX_DEEP_SAMPLE, (request.limit + 1) * DEEP_SAMPLE) : rows.length < chunk;
       chunk = SEARCH_CHUNK;
       for (const row of rows) {
         const rowSecond = Math.floor(row.docid / DOCID_SLOTS);

@@ -145,6 +145,9 @@ void describe('deploy/', () => {
         assert.deepEqual(c.securityContext.capabilities, { drop: ['ALL'] }, c.name);
         assert.equal(c.readinessProbe.httpGet.path, '/readyz', c.name);
         assert.equal(c.livenessProbe.httpGet.path, '/livez', c.name);
+        // A migration on first open runs before the process answers: the liveness probe waits for it, up to an hour.
+        assert.deepEqual(c.startupProbe.httpGet, c.livenessProbe.httpGet, c.name);
+        assert.ok(c.startupProbe.periodSeconds * c.startupProbe.failureThreshold >= 3600, c.name);
         assert.ok(c.resources.requests.cpu !== undefined && c.resources.requests.memory !== undefined, c.name);
       }
       const names = pod.containers.map((c) => c.name);

@@ -93,7 +93,7 @@ async function occurrencesOf(store: ArchiveStore, events: readonly CoreEvent[], 
   events.forEach((event, i) => {
     const { namespace, name, uid } = event.metadata;
     if (namespace === undefined || name === undefined) return;
-    const ref: EventRef = { namespace, name };
+    const ref: EventRef = { namespace, name, read: event };
     if (uid !== undefined) ref.uid = uid;
     if (event.involvedObject.name !== undefined) ref.regardingName = event.involvedObject.name;
     refs.push(ref);

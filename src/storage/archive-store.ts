@@ -92,6 +92,12 @@ export interface EventRef {
   name: string;
   uid?: string;
   regardingName?: string;
+  /**
+   * read is the event as the caller read it, with its resourceVersion (a search hit): a
+   * backend that rebuilds an occurrence from the version it describes may take this one
+   * for the occurrence of that version rather than decode it again. It is not changed.
+   */
+  read?: CoreEvent;
 }
 
 /**

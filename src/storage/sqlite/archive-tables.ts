@@ -5,7 +5,7 @@ import type { CoreEvent, Occurrence } from '../../api/index.js';
 import { occurrenceTimeMs } from '../archive-store.js';
 import type { ClusterBinding, ClusterIdentity, EventOccurrencesQuery, ObservedRange, OccurrencePage, OccurrenceQuery, ReasonCount, ReasonCountQuery, RetentionRule, SourceCheckpoint } from '../archive-store.js';
 import { decodeEvent, eventKey, readEventOccurrences, readOccurrencePage, regardsNamedObject } from '../shared/index.js';
-import { FIRST_OF_EVENTS, firstOfEventsParam } from './event-occurrences.js';
+import { LOWEST_IS_BODY, firstOfEvents, firstOfEventsParam } from './event-occurrences.js';
 import { anyOfSql } from './list-query.js';
 import type { Params } from './list-query.js';
 import { decodeObject } from './object-codec.js';
@@ -102,6 +102,8 @@ export class ArchiveTables {
   private lags = new Map<number, { min: number; max: number }>();
   private readonly pages = new Map<string, Database.Statement<Params, OccurrenceRow>>();
   private lastObserved: { time: string; canonical: boolean } | undefined;
+  /** bodies is false once no occurrence stored whole is left (`bodiesLeft`). */
+  private bodies = true;
   private readonly stmt;
 
   constructor(
@@ -324,16 +326,29 @@ export class ArchiveTables {
     );
   }
 
-  /** listEventOccurrences reads the first occurrences of a page's events in one statement (`FIRST_OF_EVENTS`), completing the rare event it did not exhaust with `list`. */
+  /** bodiesLeft tells whether occurrences stored whole may be left (`LOWEST_IS_BODY`); once none is, none comes back. */
+  private bodiesLeft(): boolean {
+    if (this.bodies) this.bodies = this.statement<{ body: number }>(LOWEST_IS_BODY).get({}) !== undefined;
+    return this.bodies;
+  }
+
+  /** listEventOccurrences reads the first occurrences of a page's events in one statement (`firstOfEvents`), completing the rare event it did not exhaust with `list`. */
   listEventOccurrences(q: EventOccurrencesQuery): Promise<Occurrence[][]> {
     return readEventOccurrences(q, MAX_OCCURRENCE_BATCH, {
       batchable: regardsNamedObject,
-      readFirst: (events, batch) =>
-        Promise.resolve(
-          this.statement<OccurrenceRow & { i: number }>(FIRST_OF_EVENTS)
+      readFirst: (events, batch) => {
+        const read = new Map(events.map(({ index, event }) => [index, event.read]));
+        // The occurrence of the version a caller read is rebuilt from the event it read, not decoded a second time.
+        const decoded = (row: OccurrenceRow & { i: number }): CoreEvent | undefined => {
+          const event = read.get(row.i);
+          return event?.metadata.resourceVersion === String(row.id) ? event : undefined;
+        };
+        return Promise.resolve(
+          this.statement<OccurrenceRow & { i: number }>(firstOfEvents(this.bodiesLeft()))
             .all({ events: firstOfEventsParam(events), batch })
-            .map((row) => ({ index: row.i, occurrence: decodeOccurrence(row), at: { observedMicros: row.observed_us, id: row.id } })),
-        ),
+            .map((row) => ({ index: row.i, occurrence: decodeOccurrence(row, decoded(row)), at: { observedMicros: row.observed_us, id: row.id } })),
+        );
+      },
       list: (query) => this.list(query),
     });
   }

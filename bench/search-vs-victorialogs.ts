@@ -30,7 +30,9 @@
  *   BENCH_RUNS (20), BENCH_SKIP_HTTP=1 (no `kevents serve` pass), BENCH_MEASURE (the sizes of
  *   BENCH_EVENTS to measure; all by default), BENCH_FILL_ONLY=1 (write the kevents archives and stop),
  *   BENCH_BACKEND (sqlite; postgres writes the archive to KEVENTS_BENCH_POSTGRES, by default the test
- *   database on 127.0.0.1:55432, in the schema kevents_bench_vlogs_<layout>_<total>).
+ *   database on 127.0.0.1:55432, in the schema kevents_bench_vlogs_<layout>_<total>), BENCH_BASELINE_CLI (another
+ *   build's dist/bin/kevents.js, e.g. main's: the HTTP pass serves the same archive with it too, its requests
+ *   interleaved with the others').
  *
  * The kevents archive at each size is cached under the system temp folder (by the sizes, the schema
  * and the generator's layout) as bench/timeline.ts caches its own, since writing it is the slow part:
@@ -59,6 +61,8 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 20);
 const SKIP_HTTP = process.env.BENCH_SKIP_HTTP === '1';
 const MEASURE = process.env.BENCH_MEASURE === undefined ? SIZES : process.env.BENCH_MEASURE.split(',').map(Number);
 const FILL_ONLY = process.env.BENCH_FILL_ONLY === '1';
+/** BASELINE_CLI is another build's `dist/bin/kevents.js`, served over the same archive and timed in the HTTP pass beside this one's. */
+const BASELINE_CLI = process.env.BENCH_BASELINE_CLI;
 const BACKEND = process.env.BENCH_BACKEND ?? 'sqlite';
 const POSTGRES = process.env.KEVENTS_BENCH_POSTGRES ?? 'postgres://postgres@127.0.0.1:55432/test';
 /** LAYOUT names what a cached archive holds: change it when realistic-events or the fill changes (a file of an older schema is migrated when first opened). */
@@ -139,13 +143,18 @@ function pct(xs: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
 }
 
-/** vlQuery runs a LogsQL query over HTTP and returns its JSON lines. */
-async function vlQuery(base: string, query: string, limit?: number): Promise<Record<string, string>[]> {
+/** vlText runs a LogsQL query over HTTP and returns its answer's text: what the HTTP pass times, as it times kevents' answer read as text. */
+async function vlText(base: string, query: string, limit?: number): Promise<string> {
   const body = new URLSearchParams({ query, ...(limit !== undefined ? { limit: String(limit) } : {}) });
   const res = await fetch(`${base}/select/logsql/query`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: body.toString() });
   const text = await res.text();
   if (!res.ok) throw new Error(`VictoriaLogs ${res.status} for ${query}: ${text}`);
-  return text
+  return text;
+}
+
+/** vlQuery runs a LogsQL query over HTTP and returns its JSON lines. */
+async function vlQuery(base: string, query: string, limit?: number): Promise<Record<string, string>[]> {
+  return (await vlText(base, query, limit))
     .split('\n')
     .filter((l) => l !== '')
     .map((l) => JSON.parse(l) as Record<string, string>);
@@ -204,7 +213,8 @@ function duBytes(path: string): number {
 /** Sized is what one archive size measured: its per-query rows over HTTP and in process, for the growth table. */
 interface Sized {
   events: number;
-  http: { k: Timed; v: Timed }[];
+  /** http holds, with BENCH_BASELINE_CLI, the baseline build's times too (`b`). */
+  http: { k: Timed; v: Timed; b?: Timed }[];
   local: { k: Timed; v: Timed }[];
 }
 
@@ -252,29 +262,38 @@ async function measure(events: number, archive: BenchArchive, logs: { address: s
   printTable(`kevents ArchiveStore.search in process against VictoriaLogs over HTTP, newest ${LIMIT}, ${RUNS} runs each (p50 / p99 ms):`, local);
   if (SKIP_HTTP) return { events, http: [], local };
 
-  const serve = await startCli(['serve', '--listen', '127.0.0.1:0', '--storage', archive.storage(events), '--event-ttl', '0', '--log-level', 'error'], /listening on (\S+)/);
+  // Both sides' answers are read as text and not parsed: the time is the server's and the transfer's.
+  const serveArgs = ['serve', '--listen', '127.0.0.1:0', '--storage', archive.storage(events), '--event-ttl', '0', '--log-level', 'error'];
+  const serve = await startCli(serveArgs, /listening on (\S+)/);
+  const baseline = BASELINE_CLI === undefined ? undefined : await startCli(serveArgs, /listening on (\S+)/, [], BASELINE_CLI);
   const http: Sized['http'] = [];
   try {
     for (const query of QUERIES) {
-      const url = searchUrl(serve.url, query);
-      const get = async (): Promise<void> => {
+      const get = (url: string) => async (): Promise<void> => {
         const res = await fetch(url);
         const text = await res.text();
         if (!res.ok) throw new Error(`kevents search ${res.status}: ${text}`);
       };
-      const [k, v] = await timeInterleaved([get, () => vlQuery(logs.address, query.logsql, LIMIT)]);
-      http.push({ k: k!, v: v! });
+      const sides = [get(searchUrl(serve.url, query)), () => vlText(logs.address, query.logsql, LIMIT)];
+      if (baseline !== undefined) sides.push(get(searchUrl(baseline.url, query)));
+      const [k, v, b] = await timeInterleaved(sides);
+      http.push({ k: k!, v: v!, ...(b !== undefined ? { b } : {}) });
     }
   } finally {
     await stopCli(serve.child);
+    if (baseline !== undefined) await stopCli(baseline.child);
   }
-  printTable(`over HTTP on both sides: kevents serve's search route (hits with their occurrences) against VictoriaLogs, newest ${LIMIT}, ${RUNS} runs each (p50 / p99 ms):`, http);
+  printTable(`over HTTP on both sides: kevents serve's search route (hits with their occurrences) against VictoriaLogs, newest ${LIMIT}, ${RUNS} runs each (p50 / p99 ms; load average ${load()}):`, http);
   return { events, http, local };
 }
 
-function printTable(title: string, rows: { k: Timed; v: Timed }[]): void {
-  console.log(`\n${title}\n| query | kevents | VictoriaLogs | kevents ÷ VictoriaLogs |\n|---|---|---|---|`);
-  for (const [i, r] of rows.entries()) console.log(row(QUERIES[i]!, r.k, r.v));
+function printTable(title: string, rows: { k: Timed; v: Timed; b?: Timed }[]): void {
+  const base = rows.some((r) => r.b !== undefined);
+  console.log(`\n${title}\n| query | kevents | VictoriaLogs | kevents ÷ VictoriaLogs |${base ? ' baseline build | its ÷ VictoriaLogs |' : ''}\n|---|---|---|---|${base ? '---|---|' : ''}`);
+  for (const [i, r] of rows.entries()) {
+    const b = r.b === undefined ? '' : ` ${ms(pct(r.b.times, 50))} / ${ms(pct(r.b.times, 99))} | ${ratio(pct(r.b.times, 50), pct(r.v.times, 50))} / ${ratio(pct(r.b.times, 99), pct(r.v.times, 99))} |`;
+    console.log(row(QUERIES[i]!, r.k, r.v) + b);
+  }
 }
 
 const load = (): string => loadavg().map((l) => l.toFixed(1)).join(' ');

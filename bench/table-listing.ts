@@ -2,7 +2,9 @@
  * bench/table-listing.ts times `kubectl get events -A` as kubectl asks it (Table, pages of 500, one
  * keep-alive connection) against `kevents serve --storage sqlite:…` over plain HTTP, on a store of
  * BENCH_EVENTS listed events written before the server starts (see SPREAD below):
- *   first: the first listing of a fresh server (its Table code not compiled yet, no row rendered);
+ *   first: the first listing of a fresh server (its Table code not compiled yet; its rows those the
+ *          server rendered before it listened, `--render-cache-warm`: add `--render-cache-warm 0` to
+ *          BENCH_SERVE_FLAGS for a server that renders every row on the first listing);
  *   cold:  later listings with a render cache too small to keep a listing (every row read from storage);
  *   warm:  later listings with the default render cache (rows spliced from it).
  * Fresh servers alternate between the two caches (BENCH_SERVERS of them); each gives one first

@@ -18,7 +18,10 @@ export interface Server extends HttpsTarget {
   pids: () => number[];
   /** prepare makes the namespaces the load writes into (kube-apiserver refuses events in a namespace that does not exist). */
   prepare: (namespaces: string[]) => Promise<void>;
-  /** restart stops the server and starts it again over the same data (its caches empty, its code not compiled); `url` and `pids` may change. */
+  /**
+   * restart stops the server and starts it again over the same data (its code not compiled; its caches empty,
+   * but for what it fills before it is ready); `url` and `pids` may change.
+   */
   restart: () => Promise<void>;
   stop: () => Promise<void>;
 }

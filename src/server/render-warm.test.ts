@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CORE_API } from '../api/index.js';
 import type { CoreEvent } from '../api/index.js';
-import type { EventStore, ListedVersion, ListOptions, VersionList } from '../storage/index.js';
+import type { EventStore, ListedVersion, VersionList } from '../storage/index.js';
 import { warmRendered } from './render-warm.js';
 import { RenderedVersions } from './rendered-versions.js';
 
@@ -23,35 +23,37 @@ function event(i: number): CoreEvent {
   };
 }
 
-/** KeyedStore is a store's `listVersions` over fixed events, in key order, counting the objects it decodes. */
-class KeyedStore implements Pick<EventStore, 'listVersions'> {
+/** KeyedStore is a store's `listVersions` and `newestVersions` over fixed events, counting the objects it decodes. */
+class KeyedStore implements Pick<EventStore, 'listVersions' | 'newestVersions'> {
   decoded = 0;
   pages = 0;
-  private readonly keyed: [string, CoreEvent][];
 
-  constructor(events: CoreEvent[]) {
-    this.keyed = events.map((e): [string, CoreEvent] => [`${e.metadata.namespace}/${e.metadata.name}`, e]).sort(([a], [b]) => (a < b ? -1 : 1));
+  constructor(private readonly events: CoreEvent[]) {}
+
+  listVersions(): Promise<VersionList> {
+    throw new Error('the warm reads newestVersions');
   }
 
-  listVersions(options: ListOptions): Promise<VersionList> {
+  newestVersions(options: { limit: number; before?: number }): Promise<ListedVersion[]> {
     this.pages++;
-    const after = this.keyed.filter(([k]) => options.startKey === undefined || k > options.startKey);
-    const page = after.slice(0, options.limit);
-    const items: ListedVersion[] = page.map(([, e]) => ({
-      resourceVersion: Number(e.metadata.resourceVersion),
-      object: () => {
-        this.decoded++;
-        return structuredClone(e);
-      },
-    }));
-    const out: VersionList = { items, resourceVersion: this.keyed.length };
-    if (after.length > page.length) out.lastKey = page[page.length - 1]![0];
-    return Promise.resolve(out);
+    const page = this.newest()
+      .filter((v) => options.before === undefined || v.resourceVersion < options.before)
+      .slice(0, options.limit)
+      .map((v) => ({
+        resourceVersion: v.resourceVersion,
+        object: () => {
+          this.decoded++;
+          return v.object();
+        },
+      }));
+    return Promise.resolve(page);
   }
 
-  /** all is every event as listed, in key order. */
-  all(): ListedVersion[] {
-    return this.keyed.map(([, e]) => ({ resourceVersion: Number(e.metadata.resourceVersion), object: () => structuredClone(e) }));
+  /** newest is every event, newest first. */
+  newest(): ListedVersion[] {
+    return this.events
+      .map((e) => ({ resourceVersion: Number(e.metadata.resourceVersion), object: () => structuredClone(e) }))
+      .sort((a, b) => b.resourceVersion - a.resourceVersion);
   }
 }
 
@@ -68,13 +70,13 @@ test('a warm renders every current Table row, page by page, and a listing then r
   assert.equal(store.decoded, 600);
   assert.ok(store.pages > 1, 'read in pages');
   const misses = rendered.misses;
-  const warm = table(rendered, store.all());
+  const warm = table(rendered, store.newest());
   assert.equal(rendered.misses, misses, 'every row was kept');
   // The rows are the ones rendered from the events themselves.
-  assert.deepEqual(warm, table(new RenderedVersions(0), store.all()));
+  assert.deepEqual(warm, table(new RenderedVersions(0), store.newest()));
 });
 
-test('a warm stops before the cache would evict a row it rendered', async () => {
+test('a warm larger than the cache keeps the newest rows, and stops before it would evict one it rendered', async () => {
   const store = new KeyedStore(Array.from({ length: 3000 }, (_, i) => event(i)));
   const rendered = new RenderedVersions(512 * 1024);
   const warmed = await warmRendered(store, rendered, { maxMs: 60_000 });
@@ -82,8 +84,10 @@ test('a warm stops before the cache would evict a row it rendered', async () => 
   assert.ok(warmed.rows > 0 && warmed.rows < 3000, `${warmed.rows} rows`);
   assert.ok(rendered.size <= rendered.maxBytes);
   const misses = rendered.misses;
-  table(rendered, store.all().slice(0, warmed.rows));
-  assert.equal(rendered.misses, misses, 'no row the warm rendered was evicted');
+  table(rendered, store.newest().slice(0, warmed.rows));
+  assert.equal(rendered.misses, misses, 'the newest rows are kept, none the warm rendered was evicted');
+  table(rendered, store.newest().slice(warmed.rows, warmed.rows + 1));
+  assert.equal(rendered.misses, misses + 1, 'older rows were not rendered');
 });
 
 test('a warm stops at its time bound', async () => {
@@ -102,6 +106,7 @@ test('nothing is warmed without time, without a cache, or from a store whose ver
   assert.equal(await warmRendered(store, new RenderedVersions(1024 * 1024), { maxMs: 0 }), undefined);
   assert.equal(await warmRendered(store, new RenderedVersions(0), { maxMs: 1000 }), undefined);
   assert.equal(await warmRendered({}, new RenderedVersions(1024 * 1024), { maxMs: 1000 }), undefined);
+  assert.equal(await warmRendered({ newestVersions: (o) => store.newestVersions(o) }, new RenderedVersions(1024 * 1024), { maxMs: 1000 }), undefined);
   assert.equal(store.pages, 0);
 });
 

@@ -5,7 +5,7 @@ import type { RenderedVersions } from './rendered-versions.js';
 
 /**
  * DEFAULT_RENDER_CACHE_WARM_MS bounds the time a server spends filling its render cache before it
- * listens (`--render-cache-warm`): the default budget of 64 MiB (some 55,000 Table rows) takes 1-2 s
+ * listens (`--render-cache-warm`): the default budget of 64 MiB (some 75,000 Table rows) takes 1-3 s
  * on one core, longer when the cores are shared.
  */
 export const DEFAULT_RENDER_CACHE_WARM_MS = 5000;
@@ -25,26 +25,27 @@ export interface WarmResult {
 
 /**
  * warmRendered renders the Table rows of the store's current events into
- * `rendered`, in key order (the order `kubectl get events -A` reads them), until
- * they are all rendered, the cache would evict one of them, or `maxMs` has
- * passed. kube-apiserver fills its watch caches from etcd before it serves;
- * this is the same idea for the rows kubectl asks for: a listing after a
- * restart then reads them as a later listing does, rather than decoding and
- * rendering every row from storage. Undefined when there is nothing to warm:
- * no time allowed, no cache, or a store whose resourceVersions may name more
- * than one version (no `listVersions`), whose renderings are not kept.
+ * `rendered`, newest first, until they are all rendered, the cache would evict
+ * one of them, or `maxMs` has passed. kube-apiserver fills its watch caches from
+ * etcd before it serves; this is the same idea for the rows kubectl asks for: a
+ * listing after a restart then reads them as a later listing does, rather than
+ * decoding and rendering every row from storage, and in an archive larger than
+ * the cache the rows kept are the newest, which most lists show. Undefined when
+ * there is nothing to warm: no time allowed, no cache, or a store that offers no
+ * `newestVersions` (nor `listVersions`: its resourceVersions may name more than
+ * one version, and its renderings are not kept).
  */
 export async function warmRendered(
-  store: Pick<EventStore, 'listVersions'>,
+  store: Pick<EventStore, 'listVersions' | 'newestVersions'>,
   rendered: RenderedVersions,
   options: { maxMs: number; now?: () => number },
 ): Promise<WarmResult | undefined> {
   const { maxMs, now = () => performance.now() } = options;
-  if (store.listVersions === undefined || rendered.maxBytes === 0 || maxMs <= 0) return undefined;
+  if (store.listVersions === undefined || store.newestVersions === undefined || rendered.maxBytes === 0 || maxMs <= 0) return undefined;
   const started = now();
   let rows = 0;
   let perRow = 0;
-  let startKey: string | undefined;
+  let before: number | undefined;
   let stoppedBy: WarmResult['stoppedBy'] = 'end';
   for (;;) {
     // The next page stops short of the budget: past it, the cache would evict rows the warm itself rendered.
@@ -56,13 +57,13 @@ export async function warmRendered(
       stoppedBy = 'time';
       break;
     }
-    const page = await store.listVersions({ limit: WARM_PAGE, ...(startKey !== undefined ? { startKey } : {}) });
-    const before = rendered.size;
-    rendered.prepare(CORE_API, page.items, { table: true, includeObject: 'Metadata' });
-    rows += page.items.length;
-    if (page.items.length > 0) perRow = Math.max(perRow, (rendered.size - before) / page.items.length);
-    if (page.lastKey === undefined) break;
-    startKey = page.lastKey;
+    const items = await store.newestVersions({ limit: WARM_PAGE, ...(before !== undefined ? { before } : {}) });
+    const size = rendered.size;
+    rendered.prepare(CORE_API, items, { table: true, includeObject: 'Metadata' });
+    rows += items.length;
+    if (items.length > 0) perRow = Math.max(perRow, (rendered.size - size) / items.length);
+    if (items.length < WARM_PAGE) break;
+    before = items[items.length - 1]!.resourceVersion;
     await yieldLoop();
   }
   return { rows, bytes: rendered.size, ms: now() - started, stoppedBy };

@@ -233,6 +233,12 @@ export interface EventStore {
    */
   listVersions?(options: ListOptions): Promise<VersionList>;
   /**
+   * newestVersions, where a backend offers `listVersions`, reads the current version of up to
+   * `limit` objects, newest first, each older than `before` (a resourceVersion) when given,
+   * in whatever order reads them fastest: what a cache of renderings warms first.
+   */
+  newestVersions?(options: { limit: number; before?: number }): Promise<ListedVersion[]>;
+  /**
    * guaranteedUpdate reads, applies `tryUpdate` and writes, retrying on conflicts.
    * A result equal to the current object (property order aside) writes nothing:
    * no new revision, no TTL renewal. Renaming the object is InvalidObject.

@@ -39,6 +39,7 @@ export class ListQueries {
   private readonly cache = new Map<string, Database.Statement<Params, ListRow>>();
   private readonly countCache = new Map<string, Database.Statement<Params, { n: number }>>();
   private objectStmt: Database.Statement<[number], { object: Buffer }> | undefined;
+  private newestStmt: Database.Statement<[number, number], { rv: number; object: Buffer }> | undefined;
   private readonly objectsStmts = new Map<number, Database.Statement<number[], { rv: number; object: Buffer }>>();
 
   constructor(private readonly db: Database.Database) {}
@@ -56,6 +57,14 @@ export class ListQueries {
   /** pageLabels reads what `pageKeys` would with each row's `labels` column (`labelsColumn`), not its object. */
   pageLabels(scope: ListScope, start: string, limit: number): (Omit<ListRow, 'object'> & { labels: string | null })[] {
     return this.run(scope, start, limit, 'rv, key, labels') as (Omit<ListRow, 'object'> & { labels: string | null })[];
+  }
+
+  /** newest reads the current versions below revision `before`, newest first, down the table itself (its rows are in revision order). */
+  newest(before: number, limit: number): { rv: number; object: Buffer }[] {
+    this.newestStmt ??= this.db.prepare<[number, number], { rv: number; object: Buffer }>(
+      `SELECT rv, object FROM versions NOT INDEXED WHERE ${CURRENT} AND rv < ? ORDER BY rv DESC LIMIT ?`,
+    );
+    return this.newestStmt.all(before, limit);
   }
 
   /** object reads one version's encoded object by its revision. */

@@ -95,6 +95,13 @@ export class SqliteLists {
     return this.c.read(() => followerRead(this.c, () => this.listAt(options)));
   }
 
+  /** newestVersions reads current versions newest first, in revision order down the table (no index to step through). */
+  newestVersions(options: { limit: number; before?: number }): Promise<ListedVersion[]> {
+    return this.c.read(() =>
+      followerRead(this.c, () => this.c.lists.newest(options.before ?? Number.MAX_SAFE_INTEGER, options.limit).map((r) => listedVersion(r.rv, () => r.object))),
+    );
+  }
+
   private listAt(options: ListOptions): VersionList {
     const c = this.c;
     const at = listRevision(options, c.rv, c.compacted);

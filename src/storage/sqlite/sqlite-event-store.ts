@@ -17,6 +17,7 @@ import type {
 } from '../archive-store.js';
 import type {
   EventWatch,
+  ListedVersion,
   ListOptions,
   ListResult,
   Preconditions,
@@ -99,6 +100,10 @@ export class SqliteEventStore implements ArchiveStore {
 
   listVersions(options: ListOptions): Promise<VersionList> {
     return this.lists.listVersions(options);
+  }
+
+  newestVersions(options: { limit: number; before?: number }): Promise<ListedVersion[]> {
+    return this.lists.newestVersions(options);
   }
 
   guaranteedUpdate(namespace: string, name: string, tryUpdate: TryUpdate, options: UpdateOptions = {}): Promise<UpdateResult> {

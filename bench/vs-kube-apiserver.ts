@@ -120,6 +120,8 @@ interface Walks {
   times: number[];
   rows: number;
   cpuMs: number;
+  /** restartMs is how long each restart took until the server was ready (cold walks alone). */
+  restartMs: number[];
 }
 
 /** SHAPES_NS holds the events the list shapes read: SHAPE_EVENTS of them, with more than a page of each selection. */
@@ -391,10 +393,15 @@ async function deleteAll(agent: ReturnType<typeof agentFor>, s: Server, ns: stri
  */
 async function walk(s: Server, rounds: number, cold: boolean): Promise<Walks> {
   const times: number[] = [];
+  const restartMs: number[] = [];
   let rows = 0;
   let cpu = 0;
   for (let round = 0; round < rounds; round++) {
-    if (cold) await s.restart();
+    if (cold) {
+      const r0 = performance.now();
+      await s.restart();
+      restartMs.push(performance.now() - r0);
+    }
     const agent = agentFor(s, 1);
     const c0 = cpuSeconds(s.pids());
     const t0 = performance.now();
@@ -403,7 +410,7 @@ async function walk(s: Server, rounds: number, cold: boolean): Promise<Walks> {
     cpu += cpuSeconds(s.pids()) - c0;
     agent.destroy();
   }
-  return { times, rows, cpuMs: (cpu * 1000) / rounds };
+  return { times, rows, cpuMs: (cpu * 1000) / rounds, restartMs };
 }
 
 /**
@@ -510,6 +517,7 @@ function report(all: Map<string, Figures>): void {
     add(`${label} p50`, (x) => pct(sorted(x), 50), 0, 'ms');
     add(`  ${label} p99`, (x) => pct(sorted(x), 99), 0, 'ms');
     add(`  server CPU per listing`, (x) => w(x)?.cpuMs ?? NaN, 0, 'ms');
+    if ((w(a!)?.restartMs.length ?? 0) > 0) add(`  restart until ready, p50`, (x) => pct([...(w(x)?.restartMs ?? [])].sort((p, q) => p - q), 50), 0, 'ms');
   };
   if (a !== undefined) {
     walkRows(`get events -A (Table, ${TABLE_EVENTS}) after a restart, ${COLD_ROUNDS} restarts,`, (x) => x.cold);

@@ -9,7 +9,7 @@ import type { MigrationProgress } from './migration-progress.js';
 import { decodeObject, encodeObject } from './object-codec.js';
 
 /** SCHEMA_VERSION is stored in `meta` so that a later layout can migrate files written by this one. */
-export const SCHEMA_VERSION = 8;
+export const SCHEMA_VERSION = 9;
 
 /** Op is how a row changed its key; the values are stored. */
 export const Op = { ADDED: 1, MODIFIED: 2, DELETED: 3 } as const;
@@ -214,11 +214,14 @@ export function addMigrationFunctions(db: Database.Database): void {
  * Version 8 gains `labels` (`labelsColumn`), read from every row but tombstones:
  * lists at a past revision select history rows by it too; `fillLabels` logs its
  * progress on `logger`, as the search index's build does.
+ * Version 9 has the same tables; its search index holds keyword values whole
+ * (`valueToken` in `search-index.ts`), which `openSearchIndex` writes after
+ * this: an older build must refuse the file, as its writes would leave them out.
  */
 export function applySchema(db: Database.Database, logger?: Pick<Logger, 'info'>): void {
   const hasMeta = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get() !== undefined;
   const version = hasMeta ? db.prepare<[], { value: number }>("SELECT value FROM meta WHERE name = 'schema'").get()?.value : undefined;
-  if (version !== undefined && version !== 1 && version !== 2 && version !== 3 && version !== 4 && version !== 5 && version !== 6 && version !== 7 && version !== SCHEMA_VERSION) {
+  if (version !== undefined && version !== 1 && version !== 2 && version !== 3 && version !== 4 && version !== 5 && version !== 6 && version !== 7 && version !== 8 && version !== SCHEMA_VERSION) {
     throw new Error(`unsupported schema version ${version} (this build reads ${SCHEMA_VERSION})`);
   }
   db.transaction(() => {

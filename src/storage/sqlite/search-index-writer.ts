@@ -2,10 +2,11 @@ import type Database from 'better-sqlite3';
 import type { CoreEvent } from '../../api/index.js';
 import type { Logger } from '../../internal/index.js';
 import { SEARCH_TEXT_FIELDS, searchFieldValue, searchTimeMs, searchWords } from '../search/index.js';
+import type { SearchTextField } from '../search/index.js';
 import { migrationLog } from './migration-progress.js';
 import type { MigrationProgress } from './migration-progress.js';
 import { decodeObject } from './object-codec.js';
-import { DOCID_SLOTS, SEARCH_TOKENIZER, docidSecond } from './search-index.js';
+import { DOCID_SLOTS, KEYED_FIELDS, SEARCH_TOKENIZER, VALUE_TOKENS_META, docidSecond, indexHoldsValueTokens, valueToken } from './search-index.js';
 import type { SearchTokenizer } from './search-index.js';
 
 /**
@@ -28,13 +29,17 @@ const COLUMNS = SEARCH_TEXT_FIELDS.join(', ');
  * searchIndexSchema is the SQL that creates the index's tables (idempotent):
  * the FTS5 table of each version's words (contentless: the words are the
  * versions', so it keeps only its index), and `search_docs`, which maps a docid
- * (the FTS5 rowid, in search order: see `search-index.ts`) to its version.
+ * (the FTS5 rowid, in search order: see `search-index.ts`) to its version. It
+ * marks the index as one with value tokens (`indexHoldsValueTokens`), which is
+ * what this writer writes: it runs on a file with no index, or whose index was
+ * just dropped to be rebuilt.
  */
 export function searchIndexSchema(tokenizer: SearchTokenizer): string {
   const tokenize = tokenizer === 'trigram' ? 'trigram' : 'unicode61 remove_diacritics 0';
   return `
 CREATE TABLE IF NOT EXISTS search_docs (docid INTEGER PRIMARY KEY, rv INTEGER NOT NULL UNIQUE);
 CREATE VIRTUAL TABLE IF NOT EXISTS search_fts USING fts5(${COLUMNS}, content='', contentless_delete=1, tokenize='${tokenize}');
+INSERT INTO meta (name, value) VALUES ('${VALUE_TOKENS_META}', 1) ON CONFLICT (name) DO UPDATE SET value = excluded.value;
 `;
 }
 
@@ -44,10 +49,17 @@ interface IndexedText {
   second: number;
 }
 
+/** columnText is what the index holds of one field: its words, then the value's token when the field is keyed (`valueToken`). */
+function columnText(event: CoreEvent, f: SearchTextField): string {
+  const words = searchWords(searchFieldValue(event, f));
+  const token = KEYED_FIELDS.has(f) ? valueToken(words) : undefined;
+  return token === undefined ? words.join(' ') : `${words.join(' ')} ${token}`;
+}
+
 /** indexedText is the entry of an event (of an undecodable version: no words, placed last). */
 function indexedText(event: CoreEvent | undefined): IndexedText {
   if (event === undefined) return { fields: SEARCH_TEXT_FIELDS.map(() => ''), second: 0 };
-  return { fields: SEARCH_TEXT_FIELDS.map((f) => searchWords(searchFieldValue(event, f)).join(' ')), second: docidSecond(searchTimeMs(event)) };
+  return { fields: SEARCH_TEXT_FIELDS.map((f) => columnText(event, f)), second: docidSecond(searchTimeMs(event)) };
 }
 
 function decodeEvent(blob: Uint8Array): CoreEvent | undefined {
@@ -56,6 +68,11 @@ function decodeEvent(blob: Uint8Array): CoreEvent | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** prepareAddText prepares the insert of one version's entry in the FTS5 table: its docid, then its fields' text. */
+function prepareAddText(db: Database.Database): Database.Statement<unknown[]> {
+  return db.prepare(`INSERT INTO search_fts (rowid, ${COLUMNS}) VALUES (?, ${SEARCH_TEXT_FIELDS.map(() => '?').join(', ')})`);
 }
 
 /** SearchIndexWriter keeps the index on a writing connection, in step with its writes of `versions`. */
@@ -74,7 +91,7 @@ export interface SearchIndexWriter {
 export function createSearchIndexWriter(db: Database.Database): SearchIndexWriter {
   const nextSlot = db.prepare<[number, number], { docid: number | null }>('SELECT max(docid) + 1 AS docid FROM search_docs WHERE docid >= ? AND docid < ?');
   const addDoc = db.prepare<[number | null, number]>('INSERT INTO search_docs (docid, rv) VALUES (?, ?)');
-  const addText = db.prepare(`INSERT INTO search_fts (rowid, ${COLUMNS}) VALUES (?, ${SEARCH_TEXT_FIELDS.map(() => '?').join(', ')})`);
+  const addText = prepareAddText(db);
   const docOf = db.prepare<[number], { docid: number }>('SELECT docid FROM search_docs WHERE rv = ?');
   const dropDoc = db.prepare<[number]>('DELETE FROM search_docs WHERE docid = ?');
   const dropText = db.prepare<[number]>('DELETE FROM search_fts WHERE rowid = ?');
@@ -138,13 +155,56 @@ export function buildSearchIndex(db: Database.Database, progress?: IndexProgress
 }
 
 /**
+ * rebuildSearchText writes the FTS5 table of an index anew from the versions
+ * `search_docs` maps (schema 9's migration: the value tokens), inside the
+ * caller's transaction, in chunks of docids in ascending order, so that FTS5
+ * appends to each word's entries; the docids and the tokenizer stay. It drops the old table
+ * first rather than deleting its entries one by one: a contentless table
+ * keeps a deleted entry until its segment is merged, so an index rewritten
+ * row by row would hold every entry twice. It returns the versions indexed.
+ */
+export function rebuildSearchText(db: Database.Database, progress?: IndexProgress, chunk = 50_000): number {
+  const total = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM search_docs').get()!.n;
+  // The table is written again with the tokenizer it had.
+  const table = db.prepare<[], { sql: string }>("SELECT sql FROM sqlite_master WHERE name = 'search_fts'").get();
+  const tokenizer: SearchTokenizer = table === undefined ? SEARCH_TOKENIZER : /tokenize='trigram'/.test(table.sql) ? 'trigram' : 'unicode61';
+  db.exec('DROP TABLE IF EXISTS search_fts');
+  db.exec(searchIndexSchema(tokenizer));
+  const addText = prepareAddText(db);
+  const rows = db.prepare<[number, number], { docid: number; object: Buffer }>(
+    'SELECT d.docid AS docid, v.object AS object FROM search_docs d JOIN versions v ON v.rv = d.rv WHERE d.docid > ? ORDER BY d.docid LIMIT ?',
+  );
+  let after = -1;
+  let done = 0;
+  for (;;) {
+    const batch = rows.all(after, chunk);
+    if (batch.length === 0) break;
+    for (const { docid, object } of batch) addText.run(docid, ...indexedText(decodeEvent(object)).fields);
+    done += batch.length;
+    after = batch[batch.length - 1]!.docid;
+    progress?.(done, total);
+  }
+  return done;
+}
+
+/**
  * openSearchIndex readies the index on a writer's connection and returns its
  * writer. On a file written before the index (an archive of schema 5 or older)
- * it builds it in place in one transaction, logging its progress every million
- * versions and its time per million (`migrationLog`).
+ * it builds it in place in one transaction; on one whose index has no value
+ * tokens (schema 8 or older) it rebuilds the FTS5 table (`rebuildSearchText`)
+ * in one transaction, queries reading the phrases of the values' words until it
+ * commits. Either logs its progress every million versions and its time per
+ * million (`migrationLog`).
  */
 export function openSearchIndex(db: Database.Database, logger: Pick<Logger, 'info'>): SearchIndexWriter {
-  if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'search_fts'").get() !== undefined) return createSearchIndexWriter(db);
+  if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'search_fts'").get() !== undefined) {
+    if (!indexHoldsValueTokens(db)) {
+      const log = migrationLog(logger, { progress: 'adding keyword values to the search index', finished: 'the search index holds keyword values whole' });
+      const total = db.transaction(() => rebuildSearchText(db, log.progress))();
+      log.finished(total);
+    }
+    return createSearchIndexWriter(db);
+  }
   const log = migrationLog(logger, { progress: 'indexing the archive for search', finished: 'the archive\'s search index is built' });
   const total = db.transaction(() => {
     db.exec(searchIndexSchema(SEARCH_TOKENIZER));

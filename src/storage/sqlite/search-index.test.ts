@@ -6,9 +6,9 @@ import { parseSearchQuery } from '../search/index.js';
 import type { SearchCursor, SearchRequest } from '../search/index.js';
 import { encodeObject } from './object-codec.js';
 import { applySchema, nameHash } from './schema.js';
-import { SqliteSearch, matchExpression } from './search-index.js';
+import { SqliteSearch, VALUE_TOKENS_META, indexHoldsValueTokens, matchExpression, valueToken } from './search-index.js';
 import type { SearchTokenizer } from './search-index.js';
-import { buildSearchIndex, createSearchIndexWriter, searchIndexSchema } from './search-index-writer.js';
+import { buildSearchIndex, createSearchIndexWriter, rebuildSearchText, searchIndexSchema } from './search-index-writer.js';
 import type { SearchIndexWriter } from './search-index-writer.js';
 
 const NOW = Date.UTC(2025, 5, 1, 12);
@@ -101,6 +101,35 @@ void describe('matchExpression', () => {
   }
   void it('narrows by the namespace of the request', () => {
     assert.equal(matchExpression(parseSearchQuery('certs', { nowMs: NOW }), 'unicode61', 'kube-system'), '"certs" AND ns : "kube system"');
+  });
+
+  // With value tokens: a keyed field compared whole reads its value's one token; a wildcard, a one-word value, another field, as before.
+  const keyed: [string, string | undefined][] = [
+    ['node:ip-10-0-3-17.ec2.internal', 'node : "\u{e000}ip100317ec2internal"'],
+    ['controller:Default-Scheduler certs', 'controller : "\u{e000}defaultscheduler" AND "certs"'],
+    ['ns:team-7', 'ns : "\u{e000}team7"'],
+    ['ns:ops', undefined],
+    ['ns:team-1* probe', '"probe"'],
+    ['node:ip-10-* probe', 'node : "ip 10" AND "probe"'],
+    ['controller:kubelet', 'controller : "kubelet"'],
+    ['name:checkout-db-0 -node:ip-10-0-3-17.ec2.internal', 'name : "checkout db 0"'],
+  ];
+  for (const tokenizer of ['unicode61', 'trigram'] as const) {
+    for (const [q, want] of keyed) {
+      void it(`${tokenizer}, value tokens: ${JSON.stringify(q)}`, () => assert.equal(matchExpression(parseSearchQuery(q, { nowMs: NOW }), tokenizer, undefined, true), want));
+    }
+  }
+  void it('narrows by the value token of the request\'s namespace', () => {
+    assert.equal(matchExpression(parseSearchQuery('certs', { nowMs: NOW }), 'unicode61', 'kube-system', true), '"certs" AND ns : "\u{e000}kubesystem"');
+    assert.equal(matchExpression(parseSearchQuery('certs', { nowMs: NOW }), 'unicode61', 'ops', true), '"certs" AND ns : "ops"');
+  });
+});
+
+void describe('valueToken', () => {
+  void it('stands for a value of several words, and leaves a one-word value to its word', () => {
+    assert.equal(valueToken(['ip', '10', '0']), '\u{e000}ip100');
+    assert.equal(valueToken(['kubelet']), undefined);
+    assert.equal(valueToken([]), undefined);
   });
 });
 
@@ -266,6 +295,53 @@ for (const tokenizer of ['unicode61', 'trigram'] as const) {
         }
         assert.deepEqual(paged, want, q);
       }
+    });
+
+    void it('finds a keyword value whole by its token, and never a word or a phrase by one', () => {
+      const a = new Archive(tokenizer);
+      assert.ok(indexHoldsValueTokens(a.db));
+      const at = (name: string, i: number, host: string, component: string, message = 'node status'): void => {
+        a.put(ev(name, message, NOW - i * 1000, { source: { component, host } }));
+      };
+      // Values whose words others share, one whose words joined are another's, one with another separator.
+      at('a', 1, 'ip-10-0-3-17.ec2.internal', 'node-controller');
+      at('b', 2, 'ip-10-0-3-1.ec2.internal', 'controller-node');
+      at('c', 3, 'ip-10-0-31-7.ec2.internal', 'node-controller', 'ip100317ec2internal seen');
+      at('d', 4, 'ip-10-0-3-17.EC2.internal', 'kubelet');
+      at('e', 5, 'ip.10.0.3.17.ec2.internal', 'node');
+      assert.deepEqual(a.search('node:ip-10-0-3-17.ec2.internal'), ['a', 'd']);
+      assert.deepEqual(a.search('node:ip-10-0-31-7.ec2.internal'), ['c']);
+      assert.deepEqual(a.search('controller:node-controller'), ['a', 'c']);
+      assert.deepEqual(a.search('controller:node'), ['e']);
+      assert.deepEqual(a.search('node:ip-10-0-3-1*'), ['a', 'b', 'd'], 'a prefix reads the words');
+      assert.deepEqual(a.search('ip100317ec2internal'), ['c'], 'a word is only ever a word');
+      assert.deepEqual(a.search('"internal ip100317ec2internal"'), []);
+      if (tokenizer === 'unicode61') assert.deepEqual(a.search('status -ip100317ec2internal'), ['a', 'b', 'd', 'e'], 'an exclusion never takes a value for a word');
+      assert.deepEqual(a.search('node status', { namespace: 'shop' }), ['a', 'b', 'd', 'e']);
+    });
+
+    void it('answers by the phrases of the values\' words on an index written before value tokens, and by their tokens once rebuilt', () => {
+      const a = new Archive(tokenizer);
+      const hosts = ['ip-10-0-3-17.ec2.internal', 'ip-10-0-3-1.ec2.internal', 'ip-10-0-3-17.ec2.internal'];
+      for (const [i, host] of hosts.entries()) a.put(ev(`e${i}`, 'words', NOW - i * 1000, { source: { component: 'node-controller', host } }));
+      a.put(ev('gone', 'words', NOW - 9000, { source: { component: 'node-controller', host: hosts[0] } }));
+      a.drop(a.rv);
+      // The index as schema 8 wrote it: each field's words only, and no mark in meta.
+      a.db.exec(`DELETE FROM search_fts; DELETE FROM meta WHERE name = '${VALUE_TOKENS_META}'`);
+      const rows = a.db.prepare<[], { docid: number; rv: number }>('SELECT docid, rv FROM search_docs').all();
+      for (const { docid, rv } of rows) a.db.prepare('INSERT INTO search_fts (rowid, message, node, controller) VALUES (?, ?, ?, ?)').run(docid, 'words', hosts[rv - 1]!.split(/[-.]/).join(' '), 'node controller');
+      assert.ok(!indexHoldsValueTokens(a.db));
+      const queries = ['node:ip-10-0-3-17.ec2.internal', 'controller:node-controller node:ip-10-0-3-1.ec2.internal', 'node:ip-10-0-3-1*', 'words'];
+      const want = [['e0', 'e2'], ['e1'], ['e0', 'e1', 'e2'], ['e0', 'e1', 'e2']];
+      assert.deepEqual(queries.map((q) => a.search(q)), want, 'before');
+      const progress: string[] = [];
+      assert.equal(a.db.transaction(() => rebuildSearchText(a.db, (done, total) => progress.push(`${done}/${total}`), 2))(), 3);
+      assert.deepEqual(progress, ['2/3', '3/3']);
+      assert.ok(indexHoldsValueTokens(a.db));
+      assert.deepEqual(queries.map((q) => a.search(q)), want, 'rebuilt');
+      a.db.exec("CREATE VIRTUAL TABLE temp.search_words USING fts5vocab(main, 'search_fts', 'row')");
+      const terms = a.db.prepare<[], { term: string }>('SELECT term FROM temp.search_words').all().map((r) => r.term);
+      if (tokenizer === 'unicode61') assert.ok(terms.includes('\u{e000}ip100317ec2internal') && terms.includes('\u{e000}nodecontroller'), JSON.stringify(terms));
     });
 
     void it('counts a histogram over every hit of the window', () => {

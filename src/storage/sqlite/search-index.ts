@@ -21,8 +21,11 @@ import { columnFilter, decidedByColumns } from './search-columns.js';
  * docid to the version (`rv`) it indexes.
  *
  * What is indexed is each field's words (`searchWords`) joined by spaces, so the
- * index splits text as the query language does; what the index returns is a
- * superset that `createSearchMatcher` then checks on the decoded event.
+ * index splits text as the query language does, and after them, in a keyword
+ * field of KEYED_FIELDS whose value has several words, one token for the whole
+ * value (`valueToken`), which `field:value` reads instead of the phrase of its
+ * words; what the index returns is a superset that `createSearchMatcher` then
+ * checks on the decoded event.
  */
 
 /** SearchTokenizer is an FTS5 tokenizer the index can use. */
@@ -49,6 +52,37 @@ const MAX_DOCID_SECOND = Math.floor(Number.MAX_SAFE_INTEGER / DOCID_SLOTS) - 1;
  */
 export function docidSecond(timeMs: number): number {
   return Math.min(MAX_DOCID_SECOND, Math.max(0, Math.floor(timeMs / 1000)));
+}
+
+/**
+ * KEYED_FIELDS are the keyword fields whose column also holds each value of
+ * several words as one token (`valueToken`). Their values are made of words
+ * common to much of the archive (`ip 10 0 3 17 ec2 internal`, `team 7`,
+ * `deployment controller`), so the phrase of a value's words reads those
+ * words' entries over the whole walk: 74 ms of FTS5 for one node at 1,000,000
+ * events, where its token reads its own (docs/benchmarks.md). The involved
+ * object's name is left out: its values are as many as the objects, each a
+ * word of the index's vocabulary, and its words (`checkout db 0`) are rarer.
+ */
+export const KEYED_FIELDS: ReadonlySet<SearchField> = new Set<SearchField>(['ns', 'controller', 'node']);
+
+/**
+ * VALUE_MARK starts a value token: a private-use character, which unicode61
+ * (categories L*, N*, Co) keeps inside a token and `searchWords` never makes a
+ * word of, so no word of a text or query is a value token, and a phrase or an
+ * excluded word can never take one for a word.
+ */
+const VALUE_MARK = '\u{e000}';
+
+/**
+ * valueToken is the token that stands for a keyword value of several words
+ * (its words, lowercased, joined after VALUE_MARK), or undefined for a value of
+ * one word or none, whose word already is its token. Two values may share one
+ * (`a-bc`, `ab-c`): the index then returns both, and the check of each
+ * candidate keeps the one asked for.
+ */
+export function valueToken(words: readonly string[]): string | undefined {
+  return words.length > 1 ? VALUE_MARK + words.join('') : undefined;
 }
 
 /** ftsPhrase quotes words as one FTS5 phrase; words hold only letters, digits and marks, so nothing in them is FTS5 syntax. */
@@ -97,9 +131,11 @@ function cutShort(t: FieldTerm): boolean {
  * more: a shorter word cannot narrow, and an exclusion would leave out more
  * than it should, so both are left to the check of each event. A field term
  * the version row's columns decide (`columnFilter`) stays out where the index
- * would cost more than the columns: see betterByColumn.
+ * would cost more than the columns: see betterByColumn. With `keyed` (the
+ * index holds value tokens, `indexHoldsValueTokens`), a field of KEYED_FIELDS
+ * compared whole (no wildcard) goes in as its value token.
  */
-export function matchExpression(query: SearchQuery, tokenizer: SearchTokenizer, namespace?: string): string | undefined {
+export function matchExpression(query: SearchQuery, tokenizer: SearchTokenizer, namespace?: string, keyed = false): string | undefined {
   const positive: string[] = [];
   const negative: string[] = [];
   const usable = (words: readonly string[]): boolean => words.length > 0 && (tokenizer !== 'trigram' || words.join(' ').length >= 3);
@@ -111,12 +147,22 @@ export function matchExpression(query: SearchQuery, tokenizer: SearchTokenizer, 
     }
     if (t.negated || t.field === 'type' || t.field === 'cluster') continue;
     const words = searchWords(t.value);
+    const token = keyed && !t.prefix && KEYED_FIELDS.has(t.field) ? valueToken(words) : undefined;
+    if (token !== undefined) {
+      positive.push(`${t.field} : ${ftsPhrase([token])}`);
+      continue;
+    }
     if (!usable(words) || betterByColumn(t, words)) continue;
     // A prefix's last word may be cut short: as a phrase prefix (unicode61), or a substring (trigram). One that ends
     // between words (`checkout-db-*`) has whole words: a phrase, which FTS5 reads newest first without expanding it.
     positive.push(`${t.field} : ${ftsPhrase(words)}${cutShort(t) && tokenizer === 'unicode61' ? ' *' : ''}`);
   }
-  if (namespace !== undefined && usable(searchWords(namespace))) positive.push(`ns : ${ftsPhrase(searchWords(namespace))}`);
+  if (namespace !== undefined) {
+    const words = searchWords(namespace);
+    const token = keyed ? valueToken(words) : undefined;
+    if (token !== undefined) positive.push(`ns : ${ftsPhrase([token])}`);
+    else if (usable(words)) positive.push(`ns : ${ftsPhrase(words)}`);
+  }
   if (positive.length === 0) return undefined;
   let expr = positive.join(' AND ');
   if (tokenizer === 'unicode61') for (const n of negative) expr = `(${expr}) NOT ${n}`;
@@ -133,6 +179,19 @@ export function fromCandidates(byMatch: boolean): string {
   return byMatch
     ? `FROM search_fts f JOIN search_docs d ON d.docid = f.rowid JOIN versions v ON v.rv = d.rv WHERE search_fts MATCH @match AND f.rowid < @high AND f.rowid >= @low AND ${visible}`
     : `FROM search_docs d JOIN versions v ON v.rv = d.rv WHERE d.docid < @high AND d.docid >= @low AND ${visible}`;
+}
+
+/** VALUE_TOKENS_META is the `meta` row that says the index holds value tokens: set by the build that writes them. */
+export const VALUE_TOKENS_META = 'search_value_tokens';
+
+/**
+ * indexHoldsValueTokens tells whether a file's search index holds the value
+ * tokens of KEYED_FIELDS: an index written before them (schema 8) answers by
+ * the phrases of the values' words until `openSearchIndex` rebuilds it.
+ */
+export function indexHoldsValueTokens(db: Database.Database): boolean {
+  if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get() === undefined) return false;
+  return db.prepare<[string], { value: number }>('SELECT value FROM meta WHERE name = ?').get(VALUE_TOKENS_META)?.value === 1;
 }
 
 /** MAX_FILTERED_STATEMENTS bounds the prepared statements of filtered reads a connection keeps. */
@@ -182,6 +241,9 @@ export class SqliteSearch {
     return this.versionsBetween.get(newest[n - 1]!.docid, newest[0]!.docid, most + 1)!.n <= most;
   }
 
+  /** keyed says the index holds value tokens (`indexHoldsValueTokens`), read when the connection opens: the writer rebuilds an older index before. */
+  private readonly keyed: boolean;
+
   constructor(
     private readonly db: Database.Database,
     private readonly tokenizer: SearchTokenizer,
@@ -189,6 +251,7 @@ export class SqliteSearch {
     this.head = db.prepare('SELECT max(docid) AS docid FROM search_docs');
     this.newestMatches = db.prepare('SELECT rowid AS docid FROM search_fts WHERE search_fts MATCH ? ORDER BY rowid DESC LIMIT ?');
     this.versionsBetween = db.prepare('SELECT count(*) AS n FROM (SELECT 1 FROM search_docs WHERE docid >= ? AND docid <= ? LIMIT ?)');
+    this.keyed = indexHoldsValueTokens(db);
     this.byMatch = db.prepare(
       `SELECT f.rowid AS docid, v.rv AS rv, v.key AS key, v.object AS object ${fromCandidates(true)} ORDER BY f.rowid DESC LIMIT @limit`,
     );
@@ -214,7 +277,7 @@ export class SqliteSearch {
   search(request: SearchRequest, at: number): SearchPage {
     const { query } = request;
     const matcher = createSearchMatcher(query);
-    const match = matchExpression(query, this.tokenizer, request.namespace);
+    const match = matchExpression(query, this.tokenizer, request.namespace, this.keyed);
     const ns = request.namespace;
     const scope = { at, nsLow: ns === undefined ? '' : `${ns}/`, nsHigh: ns === undefined ? '\u{10ffff}' : `${ns}0` };
     const low = query.sinceMs === undefined ? 0 : docidSecond(query.sinceMs) * DOCID_SLOTS;

@@ -16,7 +16,7 @@ import type { ConformanceSetup } from '../testing/index.js';
 import { SqliteEventStore } from './index.js';
 import { decodeObject } from './object-codec.js';
 import { CURRENT, SCHEMA_VERSION, addMigrationFunctions, fillLabels, nameHash, spanSeconds } from './schema.js';
-import { fixture } from '../../../test/support/schema-fixtures.js';
+import { FIXTURES_DIR, fixture } from '../../../test/support/schema-fixtures.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kevents-sqlite-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -312,6 +312,38 @@ void describe('SqliteEventStore on disk', () => {
     const check = new Database(path, { readonly: true });
     assert.deepEqual(check.prepare<[], { labels: string | null }>('SELECT labels FROM versions WHERE op <> 3 ORDER BY rv').all().map((r) => r.labels), ['{"tier":"frontend"}', '{"tier":"backend"}', null, '{"tier":"backend"}']);
     assert.equal(check.prepare<[], { value: number }>("SELECT value FROM meta WHERE name = 'schema'").get()?.value, SCHEMA_VERSION);
+    check.close();
+  });
+
+  void it('migrates a version 8 file: its search index written again with keyword values whole, and logs it', async () => {
+    const path = join(dir, 'v8.db');
+    copyFileSync(join(FIXTURES_DIR, 'sqlite-v8.db'), path);
+    const keyed = (db: Database.Database): number | undefined => db.prepare<[], { value: number }>("SELECT value FROM meta WHERE name = 'search_value_tokens'").get()?.value;
+    const old = new Database(path, { readonly: true });
+    assert.equal(keyed(old), undefined, 'the fixture is an index without value tokens');
+    old.close();
+    const lines: string[] = [];
+    const logger = { ...noopLogger, info: (msg: string, fields?: Record<string, unknown>) => lines.push(`${msg} ${JSON.stringify(fields)}`) };
+    const clock = new FakeClock();
+    let store = new SqliteEventStore({ path, clock, logger });
+    await store.ready();
+    assert.equal(lines.length, 1, JSON.stringify(lines));
+    assert.match(lines[0]!, /^the search index holds keyword values whole \{"versions":9,"seconds":[\d.]+,"secondsPerMillion":\d+\}$/);
+    const search = async (q: string): Promise<string[]> => (await store.search({ query: parseSearchQuery(q, { nowMs: clock.now() }), limit: 10 })).items.map((h) => h.event.metadata.name!);
+    assert.deepEqual(await search('node:worker-3'), ['f', 'a']);
+    assert.deepEqual(await search('controller:default-scheduler'), ['b']);
+    await store.create(sampleEvent('default', 'z', { source: { component: 'default-scheduler', host: 'worker-3' } }));
+    assert.deepEqual(await search('controller:default-scheduler node:worker-3'), ['z'], 'the write path keeps them from then on');
+    await store.close();
+    store = new SqliteEventStore({ path, clock, logger });
+    await store.ready();
+    await store.close();
+    assert.equal(lines.length, 1, 'once');
+    const check = new Database(path, { readonly: true });
+    assert.equal(check.prepare<[], { value: number }>("SELECT value FROM meta WHERE name = 'schema'").get()?.value, SCHEMA_VERSION);
+    assert.equal(keyed(check), 1);
+    const count = (sql: string): number => (check.prepare(sql).get() as { n: number }).n;
+    assert.equal(count('SELECT count(*) AS n FROM search_docs'), count('SELECT count(*) AS n FROM versions WHERE op <> 3'), 'index and data in step');
     check.close();
   });
 

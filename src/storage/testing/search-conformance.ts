@@ -220,6 +220,38 @@ export function runSearchConformance(name: string, setup: ConformanceSetup): voi
     }
 
     it(
+      'finds a keyword value whole when its words are common to other values',
+      withArchive(async (store, _env, now) => {
+        // Values that share the fixtures' words (worker, 3, node, controller), or whose words joined are another's.
+        const extra: [string, string, string, string, number][] = [
+          ['k1', 'team-7', 'worker-3-b', 'node-controller-2', 10],
+          ['k2', 'team-71', 'worker-3', 'node-controller', 20],
+          ['k3', 'team7-1', 'worker-34', 'controller-node', 30],
+          ['k4', 'team-7', 'worker.3', 'node-controller', 40],
+        ];
+        for (const [name, ns, host, component, ago] of extra) {
+          await store.create(fixtureEvent({ ...FIXTURES[0]!, ns, name, lastAgoMs: ago * MINUTE, message: 'node status', source: { component, host } }, now));
+        }
+        const want: [string, string[]][] = [
+          ['node:worker-3', ['f', 'k2', 'a']],
+          ['node:WORKER-3-b', ['k1']],
+          ['node:worker-34', ['k3']],
+          ['node:worker.3', ['k4']],
+          ['controller:node-controller', ['k2', 'k4', 'c']],
+          ['controller:controller-node', ['k3']],
+          ['ns:team-7', ['k1', 'k4']],
+          ['ns:team-71', ['k2']],
+          ['ns:team7-1 node:worker-34', ['k3']],
+          ['node:worker-3* status', ['k1', 'k2', 'k3']],
+          ['worker34', []],
+          ['status -worker34', ['k1', 'k2', 'k3', 'k4', 'c']],
+        ];
+        for (const [q, hits] of want) assert.deepEqual(names(await searchAll(store, q, now)), hits, q);
+        assert.deepEqual(names(await searchAll(store, 'status', now, { namespace: 'team-7' })), ['k1', 'k4']);
+      }),
+    );
+
+    it(
       'bounds the window by RFC 3339 times',
       withArchive(async (store, _env, now) => {
         const at = (ms: number): string => new Date(ms).toISOString();

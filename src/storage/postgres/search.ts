@@ -181,8 +181,12 @@ export async function fillSearchColumns(client: Pick<PgClient, 'query'>, s: stri
   return done;
 }
 
-/** SEARCH_CHUNK is how many candidates the first read of a page asks for; later reads double it up to MAX_SEARCH_CHUNK. */
-const SEARCH_CHUNK = 128;
+/**
+ * The first read of a page asks for the page and one more candidate (the
+ * candidates are hits but for the rare rows `compileQuery` cannot answer
+ * exactly): a read through the time b-tree that tests the tsquery on each row
+ * scans in proportion to what it asks for. Later reads double it up to MAX_SEARCH_CHUNK.
+ */
 const MAX_SEARCH_CHUNK = 4096;
 /**
  * MAX_EXAMINED bounds the candidates one request decodes and checks: a page
@@ -200,15 +204,18 @@ interface CandidateRow {
 }
 
 /**
- * NewestFirstOptions tune the read of a phrase of common words. A GIN holds no
- * word positions, so `a <-> b` rechecks every row that holds all its words in
- * the heap (44,152 rows, 175 ms, for "back-off restarting failed container" at
- * 1,000,000 events), and the planner, which multiplies the words' frequencies
- * as if they were unrelated, expects a few hundred and takes that path. Such a
- * query reads the newest rows of the time b-tree first, checking the tsquery on
- * each, in chunks of growing size up to a budget, then the word index from
- * where that scan stopped: the same rows in the same order, without the recheck
- * of every row when the phrase is common.
+ * NewestFirstOptions tune the read of a phrase of common words, and of several
+ * common terms. A GIN holds no word positions, so `a <-> b` rechecks every row
+ * that holds all its words in the heap (44,152 rows, 175 ms, for "back-off
+ * restarting failed container" at 1,000,000 events), and the planner, which
+ * multiplies the words' frequencies as if they were unrelated, expects a few
+ * hundred and takes that path. Terms that go together (`kind:Deployment scaled`:
+ * every Scaled event is a Deployment's) mislead it the same way: it expected 843
+ * rows there, and read and sorted 29,181 from the heap (277 ms). Such a query
+ * reads the newest rows of the time b-tree first, checking the tsquery on each,
+ * in scans of a bounded size that stop at the page's last hit, then the word
+ * index from where they stopped: the same rows in the same order, without reading every row the
+ * index holds when the hits are common.
  */
 export interface NewestFirstOptions {
   /** commonRows is how many rows each word of a phrase (and every other term) must be held by, by the table's statistics, for the scan to go first. */
@@ -223,8 +230,10 @@ export interface NewestFirstOptions {
  * NEWEST_FIRST: a phrase whose every word 2,000 rows or more hold costs more to
  * recheck than the newest 7,168 rows cost to scan (3 ms for 4,096 warm rows at
  * 1,000,000 events): 101 hits are in those rows when 1.4% of them hold the phrase.
+ * One scan, which stops at the page's last hit, so a common phrase reads only
+ * the rows down to it.
  */
-export const NEWEST_FIRST: NewestFirstOptions = { commonRows: 2_000, scans: [1_024, 2_048, 4_096], statsMs: 60_000 };
+export const NEWEST_FIRST: NewestFirstOptions = { commonRows: 2_000, scans: [7_168], statsMs: 60_000 };
 
 /** WordStats are the table's statistics of the vector: each common lexeme's share of the rows, and the rows. */
 interface WordStats {
@@ -250,10 +259,20 @@ export function termRows(query: SearchQuery, stats: Pick<WordStats, 'shares' | '
   return out;
 }
 
-/** newestFirst tells whether a query is a phrase of common words: one text term of several words, and every term held by `commonRows` rows or more. */
-export function newestFirst(query: SearchQuery, stats: Pick<WordStats, 'shares' | 'rows'>, o: Pick<NewestFirstOptions, 'commonRows'>): boolean {
-  if (!query.terms.some((t) => t.kind === 'text' && !t.negated && t.words.length > 1)) return false;
-  return termRows(query, stats).every((n) => n >= o.commonRows);
+/**
+ * newestFirst tells whether a query is read newest first: a phrase of common
+ * words (a text term of several words, every term held by `commonRows` rows or
+ * more), or several terms each common enough that, were they to go together,
+ * the scans would find the page (`limit` and one more) among their rows. Terms
+ * that do not go together cost the scans' rows before the word index answers:
+ * a few ms, where the index alone would read every row of their commonest
+ * combination. One term is left to the planner, whose estimate of one word is right.
+ */
+export function newestFirst(query: SearchQuery, stats: Pick<WordStats, 'shares' | 'rows'>, o: Pick<NewestFirstOptions, 'commonRows' | 'scans'>, limit: number): boolean {
+  const rows = termRows(query, stats);
+  if (query.terms.some((t) => t.kind === 'text' && !t.negated && t.words.length > 1)) return rows.every((n) => n >= o.commonRows);
+  const fill = (stats.rows * (limit + 1)) / o.scans.reduce((a, b) => a + b, 0);
+  return rows.length > 1 && rows.every((n) => n >= Math.max(o.commonRows, fill));
 }
 
 /** Conditions is the WHERE of a search's reads and their parameters, built once per request. */
@@ -328,10 +347,10 @@ export class PostgresSearch {
 
     const hits: { event: CoreEvent; matched: SearchField[]; at: SearchCursor }[] = [];
     let after = request.after;
-    let chunk = SEARCH_CHUNK;
+    let chunk = Math.min(request.limit + 1, MAX_SEARCH_CHUNK);
     let examined = 0;
     let stopped: SearchCursor | undefined;
-    const scans = compiled.tsquery !== undefined && (await this.isNewestFirst(client, query)) ? [...this.order.scans] : [];
+    const scans = compiled.tsquery !== undefined && (await this.isNewestFirst(client, query, request.limit)) ? [...this.order.scans] : [];
     const plain = scans.length > 0 ? this.conditions(at, request.namespace, undefined) : base;
     for (;;) {
       const want = Math.min(chunk, MAX_EXAMINED - examined);
@@ -355,7 +374,8 @@ export class PostgresSearch {
         stopped = after;
         break;
       }
-      chunk = Math.min(chunk * 2, MAX_SEARCH_CHUNK);
+      // While every candidate is a hit, the next read asks for what the page lacks; once the check refuses some, for twice as many.
+      chunk = examined === hits.length ? Math.min(request.limit + 1 - hits.length, MAX_SEARCH_CHUNK) : Math.min(chunk * 2, MAX_SEARCH_CHUNK);
     }
     hits.sort((a, b) => compareSearchOrder(a.at, b.at));
     const items = hits.slice(0, request.limit);
@@ -394,10 +414,11 @@ export class PostgresSearch {
 
   /**
    * scanNewest reads the next `limit` candidates after a position as `candidates`
-   * does, through the time b-tree: it scans at most `scan` rows newest first and
-   * tests the tsquery on each. When it scanned `scan` rows and found fewer than
-   * `limit`, `stoppedAt` is the last row it scanned: the candidates up to there
-   * are all read, and the next read starts after it.
+   * does, through the time b-tree: it scans at most `scan` rows newest first,
+   * tests the tsquery on each, and stops at the `limit`th that holds it. When it
+   * scanned `scan` rows and found fewer than `limit`, `stoppedAt` is the last row
+   * it scanned (read by the second branch, which runs only then): the candidates
+   * up to there are all read, and the next read starts after it.
    */
   private async scanNewest(
     client: PgClient,
@@ -409,26 +430,25 @@ export class PostgresSearch {
     scan: number,
   ): Promise<{ rows: CandidateRow[]; stoppedAt?: SearchCursor }> {
     const { where, param, values } = positioned(plain, window, after);
-    const { rows } = await client.query<CandidateRow & { last: boolean; scanned: string }>(
-      `WITH scanned AS MATERIALIZED (
-         SELECT rv, key, last_ms, search @@ ${param(tsquery)}::tsquery AS hit FROM ${this.s}.versions WHERE ${where.join(' AND ')} ORDER BY last_ms DESC, key LIMIT ${param(scan)})
-       SELECT * FROM (
-         SELECT v.rv, v.key, v.object, v.last_ms, false AS last, 0 AS scanned
-           FROM (SELECT rv FROM scanned WHERE hit ORDER BY last_ms DESC, key LIMIT ${param(limit)}) h JOIN ${this.s}.versions v ON v.rv = h.rv
-         UNION ALL
-         (SELECT NULL, key, NULL, last_ms, true, (SELECT count(*) FROM scanned) FROM scanned ORDER BY last_ms, key DESC LIMIT 1)
-       ) r ORDER BY last, last_ms DESC, key`,
+    const [n, want] = [param(scan), param(limit)];
+    const newest = `FROM ${this.s}.versions WHERE ${where.join(' AND ')} ORDER BY last_ms DESC, key`;
+    const { rows } = await client.query<CandidateRow & { hit: boolean }>(
+      `(SELECT rv, key, object, last_ms, true AS hit FROM (SELECT rv, key, object, last_ms, search ${newest} LIMIT ${n}) s WHERE search @@ ${param(tsquery)}::tsquery LIMIT ${want})
+       UNION ALL
+       (SELECT rv, key, NULL, last_ms, false ${newest} OFFSET ${param(scan - 1)} LIMIT 1)
+       LIMIT ${want}`,
       values,
     );
-    const last = rows[rows.length - 1];
-    const found = rows.filter((r) => !r.last);
-    if (last?.last !== true || Number(last.scanned) < scan || found.length >= limit) return { rows: found };
+    const found = rows.filter((r) => r.hit).sort((a, b) => compareSearchOrder({ timeMs: Number(a.last_ms), key: a.key }, { timeMs: Number(b.last_ms), key: b.key }));
+    const last = rows.find((r) => !r.hit);
+    if (last === undefined || found.length >= limit) return { rows: found };
     return { rows: found, stoppedAt: { timeMs: Number(last.last_ms), key: last.key } };
   }
 
-  /** isNewestFirst reads the vector's statistics (kept statsMs) and tells whether the query is a phrase of common words (`newestFirst`). */
-  private async isNewestFirst(client: PgClient, query: SearchQuery): Promise<boolean> {
-    if (!query.terms.some((t) => t.kind === 'text' && !t.negated && t.words.length > 1)) return false;
+  /** isNewestFirst reads the vector's statistics (kept statsMs) and tells whether the query is read newest first (`newestFirst`). */
+  private async isNewestFirst(client: PgClient, query: SearchQuery, limit: number): Promise<boolean> {
+    const phrase = query.terms.some((t) => t.kind === 'text' && !t.negated && t.words.length > 1);
+    if (!phrase && query.terms.filter((t) => !t.negated).length < 2) return false;
     const now = Date.now();
     if (this.stats === undefined || now - this.stats.readAt >= this.order.statsMs) {
       const { rows } = await client.query<{ elems: string[] | null; freqs: number[] | null; rows: number | null }>(
@@ -442,7 +462,7 @@ export class PostgresSearch {
       (r?.elems ?? []).forEach((e, i) => shares.set(e, r?.freqs?.[i] ?? 0));
       this.stats = { readAt: now, shares, rows: Math.max(0, r?.rows ?? 0) };
     }
-    return newestFirst(query, this.stats, this.order);
+    return newestFirst(query, this.stats, this.order, limit);
   }
 
   /**

@@ -138,19 +138,26 @@ export class LagBounds {
 export class ArchiveQueries {
   constructor(private readonly s: string) {}
 
-  /** page selects up to `batch` occurrence rows after a position, in (observed_us, id) order, on the primary key or `occ_regarding`. */
+  /**
+   * page selects up to `batch` occurrence rows after a position, in (observed_us, id) order, on the primary key,
+   * `occ_regarding` or, for a regarding name in one namespace, `occ_regarding_ns`.
+   */
   page(q: OccurrenceQuery, after: OccurrenceCursor, batch: number): Query {
     const values: unknown[] = [after.observedMicros, after.id, batch];
     const conds: string[] = [];
     const regarding = q.fieldEquals?.['regarding.name'];
-    if (regarding !== undefined) {
-      values.push(regarding);
+    const byNamespace = regarding !== undefined && q.namespace !== undefined;
+    if (byNamespace) {
+      values.push(regarding, q.namespace);
       // The whole index key in one row comparison, so the scan starts at the position.
+      conds.push(`regarding_name = $4`, `namespace = $5`, `(regarding_name, namespace, observed_us, id) > ($4, $5, $1, $2)`);
+    } else if (regarding !== undefined) {
+      values.push(regarding);
       conds.push(`regarding_name = $4`, `(regarding_name, observed_us, id) > ($4, $1, $2)`);
     } else {
       conds.push('(observed_us, id) > ($1, $2)');
     }
-    if (q.namespace !== undefined) {
+    if (q.namespace !== undefined && !byNamespace) {
       values.push(q.namespace);
       conds.push(`namespace = $${values.length}`);
     }
@@ -160,7 +167,7 @@ export class ArchiveQueries {
     }
     // The type and reason are the row's own columns: the occurrences an AnyOf leaves out are never sent nor decoded.
     if (q.anyOf !== undefined) conds.push(anyOfSql(q.anyOf, { type: 'type', reason: 'reason' }, values));
-    const order = regarding !== undefined ? 'regarding_name, observed_us, id' : 'observed_us, id';
+    const order = byNamespace ? 'regarding_name, namespace, observed_us, id' : regarding !== undefined ? 'regarding_name, observed_us, id' : 'observed_us, id';
     return {
       text: `SELECT id, observed_us, namespace, event_name, body FROM ${this.s}.occurrences WHERE ${conds.join(' AND ')} ORDER BY ${order} LIMIT $3`,
       values,

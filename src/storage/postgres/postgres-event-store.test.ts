@@ -6,11 +6,12 @@ import type { CoreEvent } from '../../api/index.js';
 import { FakeClock, noopLogger } from '../../internal/index.js';
 import { parseSearchQuery } from '../search/index.js';
 import { isStorageError } from '../errors.js';
-import type { ArchiveWrite } from '../archive-store.js';
+import type { ArchiveWrite, OccurrenceCursor } from '../archive-store.js';
 import type { EventStore } from '../event-store.js';
 import type { ConformanceSetup } from '../testing/index.js';
 import { runArchiveStoreConformance, runEventStoreConformance, runSearchConformance, sampleEvent } from '../testing/index.js';
 import { PostgresEventStore } from './index.js';
+import { ArchiveQueries } from './archive-tables.js';
 import { ListQueries } from './list-query.js';
 import { matchesFilter } from '../shared/index.js';
 import type { PgPool } from './index.js';
@@ -181,6 +182,60 @@ void describe('PostgresEventStore', () => {
     assert.deepEqual(await search('after'), ['written after'], 'the write path keeps it from then on');
     await store.close();
     await drop(schema);
+  });
+
+  void it('gains occ_regarding_ns on open when an older build wrote the schema, says so, and reads one namespace\'s occurrences of a name through it', async () => {
+    const schema = fresh();
+    let store = new PostgresEventStore({ connectionString: POSTGRES_URL, schema });
+    // The same object name in two namespaces, as web-1 or db-0 are in a real cluster.
+    const write = (namespace: string, name: string): ArchiveWrite => {
+      const object = sampleEvent(namespace, name, { involvedObject: { kind: 'Pod', namespace, name: 'web-1' } });
+      return { namespace, name, decide: () => ({ action: 'write', object, occurrence: { countBefore: 0, countAfter: 1 } }) };
+    };
+    await store.applyArchiveBatch({ writes: [write('a', 'e1'), write('b', 'e2'), write('b', 'e3'), write('c', 'e4')], stamp: {} });
+    await store.close();
+    await admin.query(`DROP INDEX ${schema}.occ_regarding_ns`);
+    const lines: string[] = [];
+    const logger = { ...noopLogger, info: (msg: string, fields?: Record<string, unknown>) => lines.push(`${msg} ${JSON.stringify(fields)}`) };
+    store = new PostgresEventStore({ connectionString: POSTGRES_URL, schema, logger });
+    try {
+      await store.ready();
+      assert.deepEqual(lines.slice(0, 1), ['indexing the occurrences by object and namespace {"occurrences":4}']);
+      assert.match(lines[1] ?? '', /^the occurrences are indexed by object and namespace \{"occurrences":4,"seconds":[\d.]+\}$/);
+      const names = async (namespace?: string, limit?: number): Promise<string[]> => {
+        const out: string[] = [];
+        let after: OccurrenceCursor | undefined;
+        for (;;) {
+          const page = await store.listOccurrences({
+            ...(namespace !== undefined ? { namespace } : {}),
+            fieldEquals: { 'regarding.name': 'web-1' },
+            ...(limit !== undefined ? { limit } : {}),
+            ...(after !== undefined ? { after } : {}),
+          });
+          out.push(...page.items.map((o) => o.event.name));
+          if (page.next === undefined) return out;
+          after = page.next;
+        }
+      };
+      assert.deepEqual(await names('b'), ['e2', 'e3']);
+      assert.deepEqual(await names('b', 1), ['e2', 'e3'], 'page by page');
+      assert.deepEqual(await names('a'), ['e1']);
+      assert.deepEqual(await names(), ['e1', 'e2', 'e3', 'e4'], 'without a namespace, every namespace\'s');
+      const client = await admin.connect();
+      try {
+        await client.query('SET enable_seqscan = off');
+        const q = new ArchiveQueries(schema).page({ namespace: 'b', fieldEquals: { 'regarding.name': 'web-1' } }, { observedMicros: 0, id: 0 }, 10);
+        const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${q.text}`, q.values);
+        const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
+        assert.match(plan, /Index Scan using occ_regarding_ns/, plan);
+        assert.doesNotMatch(plan, /Sort/, `a seek, with no sort: ${plan}`);
+      } finally {
+        client.release();
+      }
+    } finally {
+      await store.close();
+      await drop(schema);
+    }
   });
 
   void it('widens a cur_key that holds the key alone on open, in place: anyOf then chooses rows on the index alone', async () => {

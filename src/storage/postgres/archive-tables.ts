@@ -176,16 +176,16 @@ export class ArchiveQueries {
 
   /**
    * firstOfEvents selects the first `batch` occurrence rows of each event (`i`
-   * its index in the query) in one statement: for each, a scan of `occ_regarding`
-   * from the object it regards, keeping the rows of its namespace and name, which
-   * the row's columns say as its decoding does.
+   * its index in the query) in one statement: for each, a scan of `occ_regarding_ns`
+   * from the object it regards in its namespace, keeping the rows of its name,
+   * which the row's columns say as its decoding does.
    */
   firstOfEvents(events: readonly { index: number; event: EventRef }[], batch: number): Query {
     return {
       text:
         `SELECT k.i, o.id, o.observed_us, o.namespace, o.event_name, o.body FROM unnest($1::int[], $2::text[], $3::text[], $4::text[]) AS k(i, regarding, namespace, name) ` +
         `CROSS JOIN LATERAL (SELECT id, observed_us, namespace, event_name, body FROM ${this.s}.occurrences ` +
-        `WHERE regarding_name = k.regarding AND namespace = k.namespace AND event_name = k.name ORDER BY regarding_name, observed_us, id LIMIT $5) o`,
+        `WHERE regarding_name = k.regarding AND namespace = k.namespace AND event_name = k.name ORDER BY regarding_name, namespace, observed_us, id LIMIT $5) o`,
       values: [events.map((e) => e.index), events.map((e) => e.event.regardingName ?? ''), events.map((e) => e.event.namespace), events.map((e) => e.event.name), batch],
     };
   }

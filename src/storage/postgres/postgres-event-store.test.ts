@@ -224,11 +224,19 @@ void describe('PostgresEventStore', () => {
       const client = await admin.connect();
       try {
         await client.query('SET enable_seqscan = off');
-        const q = new ArchiveQueries(schema).page({ namespace: 'b', fieldEquals: { 'regarding.name': 'web-1' } }, { observedMicros: 0, id: 0 }, 10);
-        const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${q.text}`, q.values);
-        const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
-        assert.match(plan, /Index Scan using occ_regarding_ns/, plan);
-        assert.doesNotMatch(plan, /Sort/, `a seek, with no sort: ${plan}`);
+        const queries = new ArchiveQueries(schema);
+        // One event's occurrences, and a search page's hits' occurrences in one statement.
+        for (const q of [
+          queries.page({ namespace: 'b', fieldEquals: { 'regarding.name': 'web-1' } }, { observedMicros: 0, id: 0 }, 10),
+          queries.firstOfEvents([{ index: 0, event: { namespace: 'b', name: 'e2', regardingName: 'web-1' } }], 10),
+        ]) {
+          const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${q.text}`, q.values);
+          const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
+          assert.match(plan, /Index Scan using occ_regarding_ns/, plan);
+          assert.doesNotMatch(plan, /Sort/, `a seek, with no sort: ${plan}`);
+        }
+        const [hits] = await store.listEventOccurrences({ events: [{ namespace: 'b', name: 'e3', regardingName: 'web-1' }] });
+        assert.deepEqual(hits?.map((o) => o.event.name), ['e3']);
       } finally {
         client.release();
       }

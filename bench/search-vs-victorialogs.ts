@@ -223,7 +223,10 @@ async function measure(events: number, archive: BenchArchive, logs: { address: s
   console.log(`
 == ${events.toLocaleString('en')} events (load average ${load()}) ==`);
   const flushStarted = performance.now();
-  await fetch(`${logs.address}/internal/force_flush`);
+  // Opening the archive first may have migrated it for minutes, past VictoriaLogs' idle keep-alive (a minute): the
+  // pooled connection may be closed under this first request, which is then sent again on a new one.
+  const flush = (): Promise<Response> => fetch(`${logs.address}/internal/force_flush`);
+  await flush().catch(flush);
   ingest.vlMs += performance.now() - flushStarted;
   const disk = await archive.onDisk(events);
   // VictoriaLogs merges parts in the background: its size settles a few seconds after the flush.

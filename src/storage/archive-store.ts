@@ -95,7 +95,8 @@ export interface EventRef {
   /**
    * read is the event as the caller read it, with its resourceVersion (a search hit): a
    * backend that rebuilds an occurrence from the version it describes may take this one
-   * for the occurrence of that version rather than decode it again. It is not changed.
+   * for the occurrence of that version rather than decode it again. It is not changed, and
+   * the occurrences share none of its objects.
    */
   read?: CoreEvent;
 }

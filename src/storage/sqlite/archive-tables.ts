@@ -338,10 +338,15 @@ export class ArchiveTables {
       batchable: regardsNamedObject,
       readFirst: (events, batch) => {
         const read = new Map(events.map(({ index, event }) => [index, event.read]));
-        // The occurrence of the version a caller read is rebuilt from the event it read, not decoded a second time.
+        // The occurrence of the version a caller read is rebuilt from the event it read, not decoded a second time. It
+        // takes the objects it holds from the event (regarding, related), so it gets copies: an answer that holds both
+        // shares nothing (a YAML encoder would write a shared object as an alias).
         const decoded = (row: OccurrenceRow & { i: number }): CoreEvent | undefined => {
           const event = read.get(row.i);
-          return event?.metadata.resourceVersion === String(row.id) ? event : undefined;
+          if (event?.metadata.resourceVersion !== String(row.id)) return undefined;
+          const copy: CoreEvent = { ...event, involvedObject: { ...event.involvedObject } };
+          if (event.related !== undefined && event.related !== null) copy.related = { ...event.related };
+          return copy;
         };
         return Promise.resolve(
           this.statement<OccurrenceRow & { i: number }>(firstOfEvents(this.bodiesLeft()))

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { startServer } from './support/server-process.js';
 import type { ServerProcess } from './support/server-process.js';
 import { checkCollectionDelete } from './support/collection-delete.js';
-import { legacyEvent, newApiEvent, request } from './support/http.js';
+import { createBackOffs, legacyEvent, newApiEvent, request } from './support/http.js';
 import { until } from './support/wait.js';
 
 const CORE = '/api/v1/namespaces/default/events';
@@ -304,14 +304,7 @@ describe('kevents serve on SQLite', () => {
     let second: any;
     try {
       const names = Array.from({ length: 1100 }, (_, i) => `ra-${String(i).padStart(4, '0')}`);
-      for (let i = 0; i < names.length; i += 25) {
-        await Promise.all(
-          names.slice(i, i + 25).map(async (name) => {
-            const r = await request(srv.url, 'POST', CORE, legacyEvent({ name, object: `web-${name}`, reason: 'BackOff', message: `m ${name}`, firstAgo: 60, lastAgo: 1 }));
-            assert.equal(r.status, 201, r.text);
-          }),
-        );
-      }
+      await createBackOffs(srv.url, CORE, names);
       // Page 1 of a Table listing is read from storage; page 2 is rendered before it is asked for.
       first = await request(srv.url, 'GET', `${CORE}?limit=500`, undefined, TABLE);
       assert.equal(first.json.rows.length, 500);

@@ -117,3 +117,18 @@ export function newApiEvent(o: {
   if (o.series !== undefined) ev.series = { count: o.series.count, lastObservedTime: microSecondsAgo(o.series.lastAgo) };
   return ev;
 }
+
+/**
+ * createBackOffs creates one BackOff event (`legacyEvent`) per name in `path`, 25 at a time, each
+ * about `web-<name>`, and fails on any answer but 201.
+ */
+export async function createBackOffs(url: string, path: string, names: readonly string[]): Promise<void> {
+  for (let i = 0; i < names.length; i += 25) {
+    await Promise.all(
+      names.slice(i, i + 25).map(async (name) => {
+        const r = await request(url, 'POST', path, legacyEvent({ name, object: `web-${name}`, reason: 'BackOff', message: `m ${name}`, firstAgo: 60, lastAgo: 1 }));
+        if (r.status !== 201) throw new Error(`create ${name}: ${r.status} ${r.text}`);
+      }),
+    );
+  }
+}

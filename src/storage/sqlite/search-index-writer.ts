@@ -49,17 +49,42 @@ interface IndexedText {
   second: number;
 }
 
-/** columnText is what the index holds of one field: its words, then the value's token when the field is keyed (`valueToken`). */
-function columnText(event: CoreEvent, f: SearchTextField): string {
-  const words = searchWords(searchFieldValue(event, f));
-  const token = KEYED_FIELDS.has(f) ? valueToken(words) : undefined;
+/** ASCII is text of ASCII characters only. */
+const ASCII = /^[\x00-\x7f]*$/;
+
+/**
+ * columnText is what the index holds of one field: its words, then the value's
+ * token when the field is keyed (`valueToken`). With `asIs` (the unicode61
+ * tokenizer) a value of ASCII characters goes in as it is: unicode61 splits it
+ * at every character but a letter or digit and folds its case, which gives
+ * `searchWords`' words, so FTS5 finds them once instead of twice. Neither holds
+ * beyond ASCII (unicode61 splits at marks, which are part of a word here), nor
+ * with trigram, which indexes the separators too.
+ */
+function columnText(event: CoreEvent, f: SearchTextField, asIs: boolean): string {
+  const value = searchFieldValue(event, f);
+  const keyed = KEYED_FIELDS.has(f);
+  if (asIs && ASCII.test(value)) {
+    if (!keyed) return value;
+    const token = valueToken(searchWords(value));
+    return token === undefined ? value : `${value} ${token}`;
+  }
+  const words = searchWords(value);
+  const token = keyed ? valueToken(words) : undefined;
   return token === undefined ? words.join(' ') : `${words.join(' ')} ${token}`;
 }
 
-/** indexedText is the entry of an event (of an undecodable version: no words, placed last). */
-function indexedText(event: CoreEvent | undefined): IndexedText {
+/** indexedText is the entry of an event (of an undecodable version: no words, placed last) in an index of `tokenizer`. */
+function indexedText(event: CoreEvent | undefined, tokenizer: SearchTokenizer): IndexedText {
   if (event === undefined) return { fields: SEARCH_TEXT_FIELDS.map(() => ''), second: 0 };
-  return { fields: SEARCH_TEXT_FIELDS.map((f) => columnText(event, f)), second: docidSecond(searchTimeMs(event)) };
+  const asIs = tokenizer === 'unicode61';
+  return { fields: SEARCH_TEXT_FIELDS.map((f) => columnText(event, f, asIs)), second: docidSecond(searchTimeMs(event)) };
+}
+
+/** indexTokenizer is the tokenizer of the file's FTS5 table (SEARCH_TOKENIZER when it has none yet). */
+function indexTokenizer(db: Database.Database): SearchTokenizer {
+  const table = db.prepare<[], { sql: string }>("SELECT sql FROM sqlite_master WHERE name = 'search_fts'").get();
+  return table === undefined ? SEARCH_TOKENIZER : /tokenize='trigram'/.test(table.sql) ? 'trigram' : 'unicode61';
 }
 
 function decodeEvent(blob: Uint8Array): CoreEvent | undefined {
@@ -90,15 +115,17 @@ export interface SearchIndexWriter {
 /** createSearchIndexWriter prepares the index's statements on a connection whose file has the index's tables. */
 export function createSearchIndexWriter(db: Database.Database): SearchIndexWriter {
   const nextSlot = db.prepare<[number, number], { docid: number | null }>('SELECT max(docid) + 1 AS docid FROM search_docs WHERE docid >= ? AND docid < ?');
+  const lastDoc = db.prepare<[], { docid: number | null }>('SELECT max(docid) AS docid FROM search_docs');
   const addDoc = db.prepare<[number | null, number]>('INSERT INTO search_docs (docid, rv) VALUES (?, ?)');
   const addText = prepareAddText(db);
   const docOf = db.prepare<[number], { docid: number }>('SELECT docid FROM search_docs WHERE rv = ?');
   const dropDoc = db.prepare<[number]>('DELETE FROM search_docs WHERE docid = ?');
   const dropText = db.prepare<[number]>('DELETE FROM search_fts WHERE rowid = ?');
+  const tokenizer = indexTokenizer(db);
   const queued = new Map<number, IndexedText>();
   return {
     add(rv, event) {
-      queued.set(rv, indexedText(event));
+      queued.set(rv, indexedText(event, tokenizer));
     },
     drop(rv) {
       if (queued.delete(rv)) return;
@@ -109,15 +136,19 @@ export function createSearchIndexWriter(db: Database.Database): SearchIndexWrite
     },
     write() {
       if (queued.size === 0) return;
-      // The next free docid of each second written: looked up once, then counted here.
+      // The next free docid of each second written: looked up once, then counted here. No docid is at or past
+      // `above`, so a second starting there has every slot free without a look-up: the usual case, as an archive
+      // mostly receives events newer than those it holds, often each of its own second.
       const next = new Map<number, number>();
+      let above = (lastDoc.get()?.docid ?? -1) + 1;
       for (const [rv, text] of queued) {
         const at = text.second * DOCID_SLOTS;
-        const slot = next.get(at) ?? nextSlot.get(at, at + DOCID_SLOTS)?.docid ?? at;
+        const slot = next.get(at) ?? (at >= above ? at : (nextSlot.get(at, at + DOCID_SLOTS)?.docid ?? at));
         // A second whose slots are all taken gets a docid past every other (see `docidSecond`).
         const free = slot < at + DOCID_SLOTS;
         const docid = Number(addDoc.run(free ? slot : null, rv).lastInsertRowid);
         if (free) next.set(at, slot + 1);
+        if (docid >= above) above = docid + 1;
         addText.run(docid, ...text.fields);
       }
       queued.clear();
@@ -166,8 +197,7 @@ export function buildSearchIndex(db: Database.Database, progress?: IndexProgress
 export function rebuildSearchText(db: Database.Database, progress?: IndexProgress, chunk = 50_000): number {
   const total = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM search_docs').get()!.n;
   // The table is written again with the tokenizer it had.
-  const table = db.prepare<[], { sql: string }>("SELECT sql FROM sqlite_master WHERE name = 'search_fts'").get();
-  const tokenizer: SearchTokenizer = table === undefined ? SEARCH_TOKENIZER : /tokenize='trigram'/.test(table.sql) ? 'trigram' : 'unicode61';
+  const tokenizer = indexTokenizer(db);
   db.exec('DROP TABLE IF EXISTS search_fts');
   db.exec(searchIndexSchema(tokenizer));
   const addText = prepareAddText(db);
@@ -179,7 +209,7 @@ export function rebuildSearchText(db: Database.Database, progress?: IndexProgres
   for (;;) {
     const batch = rows.all(after, chunk);
     if (batch.length === 0) break;
-    for (const { docid, object } of batch) addText.run(docid, ...indexedText(decodeEvent(object)).fields);
+    for (const { docid, object } of batch) addText.run(docid, ...indexedText(decodeEvent(object), tokenizer).fields);
     done += batch.length;
     after = batch[batch.length - 1]!.docid;
     progress?.(done, total);

@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import type { CoreEvent } from '../../api/index.js';
-import { parseSearchQuery } from '../search/index.js';
+import { SEARCH_TEXT_FIELDS, parseSearchQuery, searchFieldValue, searchWords } from '../search/index.js';
 import type { SearchCursor, SearchRequest } from '../search/index.js';
 import { encodeObject } from './object-codec.js';
 import { applySchema, nameHash } from './schema.js';
-import { SqliteSearch, VALUE_TOKENS_META, indexHoldsValueTokens, matchExpression, valueToken } from './search-index.js';
+import { DOCID_SLOTS, KEYED_FIELDS, SqliteSearch, VALUE_TOKENS_META, indexHoldsValueTokens, matchExpression, valueToken } from './search-index.js';
 import type { SearchTokenizer } from './search-index.js';
 import { buildSearchIndex, createSearchIndexWriter, rebuildSearchText, searchIndexSchema } from './search-index-writer.js';
 import type { SearchIndexWriter } from './search-index-writer.js';
@@ -146,6 +146,23 @@ for (const tokenizer of ['unicode61', 'trigram'] as const) {
       a.put(ev('other', 'nothing to see', second));
       assert.deepEqual(a.search('certs'), ['late-in-second', 'a-early', 'b-early', 'older']);
       assert.deepEqual(a.search('cert'), [], 'whole words only, whatever the tokenizer');
+    });
+
+    void it('places a version past every docid, or in a second that has some, or before them, each in its own slot', () => {
+      const a = new Archive(tokenizer);
+      const second = NOW - 60_000;
+      a.put(ev('mid', 'same words', second + 500));
+      // One transaction: a newer second than any (twice), the second of an earlier one, an older second, a second newer still.
+      a.put(ev('new-a', 'same words', second + 10_000), true);
+      a.put(ev('new-b', 'same words', second + 10_900), true);
+      a.put(ev('mid-early', 'same words', second + 100), true);
+      a.put(ev('old', 'same words', second - 10_000), true);
+      a.put(ev('newest', 'same words', second + 20_000));
+      a.put(ev('mid-late', 'same words', second + 999));
+      const docids = a.db.prepare<[], { docid: number }>('SELECT docid FROM search_docs ORDER BY rv').all().map((r) => r.docid);
+      const slot = (ms: number, n: number): number => Math.floor(ms / 1000) * DOCID_SLOTS + n;
+      assert.deepEqual(docids, [slot(second, 0), slot(second + 10_000, 0), slot(second + 10_000, 1), slot(second, 1), slot(second - 10_000, 0), slot(second + 20_000, 0), slot(second, 2)]);
+      assert.deepEqual(a.search('same'), ['newest', 'new-b', 'new-a', 'mid-late', 'mid', 'mid-early', 'old']);
     });
 
     void it('pages through a tie of one second without loss or repeat', () => {
@@ -318,6 +335,31 @@ for (const tokenizer of ['unicode61', 'trigram'] as const) {
       assert.deepEqual(a.search('"internal ip100317ec2internal"'), []);
       if (tokenizer === 'unicode61') assert.deepEqual(a.search('status -ip100317ec2internal'), ['a', 'b', 'd', 'e'], 'an exclusion never takes a value for a word');
       assert.deepEqual(a.search('node status', { namespace: 'shop' }), ['a', 'b', 'd', 'e']);
+    });
+
+    void it('indexes the words searchWords finds, a value of ASCII characters as it is and any other as its words', () => {
+      const a = new Archive(tokenizer);
+      const ascii = ev('ascii', 'Failed to pull image "Registry.EXAMPLE.io/app_v2:1.0": x509: certificate has expired (tls\thandshake)', NOW - 1000, {
+        reason: 'FailedPull',
+        source: { component: 'kubelet', host: 'ip-10-0-3-17.EC2.internal' },
+      });
+      // Beyond ASCII unicode61 would split at a combining mark, which searchWords keeps in its word.
+      const other = ev('other', 'cafe\u0301 Ärger über x\u2013y', NOW - 2000, { reason: 'Ünhealthy', source: { component: 'node-controller', host: 'nœud-1' } });
+      a.put(ascii);
+      a.put(other);
+      assert.deepEqual(a.search('"app v2 1 0" x509'), ['ascii']);
+      assert.deepEqual(a.search('registry.example.io -tls'), []);
+      assert.deepEqual(a.search('node:ip-10-0-3-17.ec2.internal reason:failedpull'), ['ascii']);
+      assert.deepEqual(a.search('ärger "über x"'), ['other']);
+      assert.deepEqual(a.search('node:nœud-1 controller:node-controller reason:ünhealthy'), ['other']);
+      if (tokenizer !== 'unicode61') return;
+      a.db.exec("CREATE VIRTUAL TABLE temp.search_terms USING fts5vocab(main, 'search_fts', 'instance')");
+      const terms = a.db.prepare<[string], { term: string }>('SELECT term FROM temp.search_terms WHERE doc = (SELECT max(docid) FROM search_docs WHERE rv = 1) AND col = ? ORDER BY offset');
+      for (const f of SEARCH_TEXT_FIELDS) {
+        const words = searchWords(searchFieldValue(ascii, f));
+        const token = KEYED_FIELDS.has(f) ? valueToken(words) : undefined;
+        assert.deepEqual(terms.all(f).map((r) => r.term), token === undefined ? words : [...words, token], f);
+      }
     });
 
     void it('answers by the phrases of the values\' words on an index written before value tokens, and by their tokens once rebuilt', () => {

@@ -20,9 +20,10 @@ import { columnFilter, decidedByColumns } from './search-columns.js';
  * and orders them exactly (by millisecond, then key). `search_docs` maps a
  * docid to the version (`rv`) it indexes.
  *
- * What is indexed is each field's words (`searchWords`) joined by spaces, so the
- * index splits text as the query language does, and after them, in a keyword
- * field of KEYED_FIELDS whose value has several words, one token for the whole
+ * What is indexed is each field's words (`searchWords`) joined by spaces (for
+ * unicode61, a value of ASCII characters as it is, which it splits into the same
+ * words), so the index splits text as the query language does, and after them,
+ * in a keyword field of KEYED_FIELDS whose value has several words, one token for the whole
  * value (`valueToken`), which `field:value` reads instead of the phrase of its
  * words; what the index returns is a superset that `createSearchMatcher` then
  * checks on the decoded event.

@@ -176,7 +176,7 @@ export function matchExpression(query: SearchQuery, tokenizer: SearchTokenizer, 
  * visible at revision `@at`, in the key range `@nsLow`..`@nsHigh`.
  */
 export function fromCandidates(byMatch: boolean): string {
-  const visible = 'v.op <> 3 AND v.rv <= @at AND (v.superseded_rv IS NULL OR v.superseded_rv > @at) AND v.key >= @nsLow AND v.key < @nsHigh';
+  const visible = VISIBLE;
   return byMatch
     ? `FROM search_fts f JOIN search_docs d ON d.docid = f.rowid JOIN versions v ON v.rv = d.rv WHERE search_fts MATCH @match AND f.rowid < @high AND f.rowid >= @low AND ${visible}`
     : `FROM search_docs d JOIN versions v ON v.rv = d.rv WHERE d.docid < @high AND d.docid >= @low AND ${visible}`;
@@ -194,6 +194,16 @@ export function indexHoldsValueTokens(db: Database.Database): boolean {
   if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get() === undefined) return false;
   return db.prepare<[string], { value: number }>('SELECT value FROM meta WHERE name = ?').get(VALUE_TOKENS_META)?.value === 1;
 }
+
+/** VISIBLE is what a candidate version must be: not a tombstone, visible at revision `@at`, in the key range `@nsLow`..`@nsHigh`. */
+const VISIBLE = 'v.op <> 3 AND v.rv <= @at AND (v.superseded_rv IS NULL OR v.superseded_rv > @at) AND v.key >= @nsLow AND v.key < @nsHigh';
+
+/**
+ * MAX_WINDOW_MATCHES is the most index entries a window in the past is read
+ * for in ascending order (see `SqliteSearch.search`): beyond it, the window's
+ * newest are read from its end down.
+ */
+const MAX_WINDOW_MATCHES = 4096;
 
 /** MAX_FILTERED_STATEMENTS bounds the prepared statements of filtered reads a connection keeps. */
 const MAX_FILTERED_STATEMENTS = 64;
@@ -226,6 +236,16 @@ export class SqliteSearch {
   private readonly byMatch: Database.Statement<Record<string, string | number>, Candidate>;
   private readonly byTime: Database.Statement<Record<string, string | number>, Candidate>;
   private readonly head: Database.Statement<[], { docid: number | null }>;
+  private readonly windowMatches: Database.Statement<[string, number, number, number], { docid: number }>;
+
+  /** byDocids is the statement of the visible versions of a JSON array of docids (`@ids`), newest first. */
+  private byDocids(filter: string[]): Database.Statement<Record<string, string | number>, Candidate> {
+    const where = [VISIBLE, ...filter].join(' AND ');
+    return this.prepared(
+      `SELECT d.docid AS docid, v.rv AS rv, v.key AS key, v.object AS object FROM json_each(@ids) j CROSS JOIN search_docs d ON d.docid = j.value JOIN versions v ON v.rv = d.rv WHERE ${where} ORDER BY d.docid DESC`,
+    );
+  }
+
   private readonly newestMatches: Database.Statement<[string, number], { docid: number }>;
   private readonly versionsBetween: Database.Statement<[number, number, number], { n: number }>;
 
@@ -250,6 +270,7 @@ export class SqliteSearch {
     private readonly tokenizer: SearchTokenizer,
   ) {
     this.head = db.prepare('SELECT max(docid) AS docid FROM search_docs');
+    this.windowMatches = db.prepare('SELECT rowid AS docid FROM search_fts WHERE search_fts MATCH ? AND rowid >= ? AND rowid < ? ORDER BY rowid ASC LIMIT ?');
     this.newestMatches = db.prepare('SELECT rowid AS docid FROM search_fts WHERE search_fts MATCH ? ORDER BY rowid DESC LIMIT ?');
     this.versionsBetween = db.prepare('SELECT count(*) AS n FROM (SELECT 1 FROM search_docs WHERE docid >= ? AND docid <= ? LIMIT ?)');
     this.keyed = indexHoldsValueTokens(db);
@@ -265,7 +286,11 @@ export class SqliteSearch {
   private candidates(byMatch: boolean, filter: string[]): Database.Statement<Record<string, string | number>, Candidate> {
     if (filter.length === 0) return byMatch ? this.byMatch : this.byTime;
     const docid = byMatch ? 'f.rowid' : 'd.docid';
-    const sql = `SELECT ${docid} AS docid, v.rv AS rv, v.key AS key, v.object AS object ${fromCandidates(byMatch)} AND ${filter.join(' AND ')} ORDER BY ${docid} DESC LIMIT @limit`;
+    return this.prepared(`SELECT ${docid} AS docid, v.rv AS rv, v.key AS key, v.object AS object ${fromCandidates(byMatch)} AND ${filter.join(' AND ')} ORDER BY ${docid} DESC LIMIT @limit`);
+  }
+
+  /** prepared is a statement of candidates prepared once per SQL text (a few shapes of query). */
+  private prepared(sql: string): Database.Statement<Record<string, string | number>, Candidate> {
     let statement = this.filtered.get(sql);
     if (statement === undefined) {
       if (this.filtered.size >= MAX_FILTERED_STATEMENTS) this.filtered.clear();
@@ -292,7 +317,20 @@ export class SqliteSearch {
     // archive. The newest versions there by time are examined first instead, as many as a page of a word in one
     // event of DEEP_SAMPLE needs; a page they fill never reaches the index, and one they do not goes on below them.
     let sample = match !== undefined && top * DOCID_SLOTS <= (this.head.get()?.docid ?? 0) && this.common(match, request.limit + 1) ? this.candidates(false, filter) : undefined;
+    // A window in the past (`since:`) whose entries are few: FTS5 seeks to its start in ascending order and reads
+    // them all there, where a read from its end down would walk every entry of the words newer than the window.
+    let windowed =
+      sample === undefined && match !== undefined && query.sinceMs !== undefined && top * DOCID_SLOTS <= (this.head.get()?.docid ?? 0)
+        ? this.windowMatches.all(match, low, top * DOCID_SLOTS, MAX_WINDOW_MATCHES + 1)
+        : undefined;
+    if (windowed !== undefined && windowed.length > MAX_WINDOW_MATCHES) windowed = undefined;
     const read = (high: number, limit: number): Candidate[] => {
+      if (windowed !== undefined) {
+        // Every entry of the window below `high`, newest first: the whole of what the index holds there.
+        const ids = windowed.filter((r) => r.docid < high).map((r) => r.docid);
+        windowed = undefined;
+        return this.byDocids(filter).all({ ...params, ids: JSON.stringify(ids) });
+      }
       if (sample === undefined) return candidates.all({ ...params, high, limit });
       const rows = sample.all({ ...params, high, limit: Math.min(MAX_DEEP_SAMPLE, (request.limit + 1) * DEEP_SAMPLE) });
       sample = undefined;
@@ -313,8 +351,9 @@ export class SqliteSearch {
     let chunk = Math.min(SEARCH_CHUNK, request.limit + 1);
     for (;;) {
       const sampled = sample !== undefined;
+      const whole = windowed !== undefined;
       const rows = read(high, chunk);
-      let stop = sampled ? rows.length < Math.min(MAX_DEEP_SAMPLE, (request.limit + 1) * DEEP_SAMPLE) : rows.length < chunk;
+      let stop = whole || (sampled ? rows.length < Math.min(MAX_DEEP_SAMPLE, (request.limit + 1) * DEEP_SAMPLE) : rows.length < chunk);
       chunk = SEARCH_CHUNK;
       for (const row of rows) {
         const rowSecond = Math.floor(row.docid / DOCID_SLOTS);

@@ -17,6 +17,16 @@ const HOUR_MS = 3_600_000;
 /** items are the rows of the Incidents view. */
 const items = (page: Page): Locator => page.locator('#incident-list > li');
 
+/**
+ * clock is a time as the page's one clock format shows it, computed in the browser (its locale and zone): the
+ * wall-clock time, with the date before it when that is not the browser's today (a run across midnight).
+ */
+function clock(page: Page, time: string): Promise<string> {
+  return page.evaluate<string>(
+    `(() => { const d = new Date(${JSON.stringify(time)}); const t = d.toLocaleTimeString(undefined, { hour12: false }); return new Date().toDateString() === d.toDateString() ? t : d.toLocaleDateString() + ' ' + t; })()`,
+  );
+}
+
 /** rowOf is the view's row of a seeded incident: its kind and its root's namespace tell it apart. */
 function rowOf(page: Page, want: Pick<LabIncident, 'kind' | 'namespace'>): Locator {
   return page.locator(`#incident-list > li[data-kind="${want.kind}"]`).filter({ has: page.locator('.inc-ns', { hasText: want.namespace }) });
@@ -79,13 +89,14 @@ describe('web UI Incidents view over the lab\'s failures, in headless Chromium',
       assert.equal(await time.getAttribute('datetime'), incident.start.time);
       const shown = (await time.textContent()) ?? '';
       if (incident.start.estimated) {
-        assert.match(shown, /^~\d\d:\d\d:\d\d$/, want.kind);
+        assert.match(shown, /^~(\S+ )?\d\d:\d\d:\d\d$/, want.kind);
+        assert.equal(shown, `~${await clock(page, incident.start.time)}`, want.kind);
         const bound = incident.start.latest!;
         assert.equal(incident.start.earliest, null, 'the seed\'s estimate has no lower bound');
-        const latest = await page.evaluate<string>(`new Date(${JSON.stringify(bound)}).toLocaleTimeString(undefined, { hour12: false })`);
-        assert.equal(await row.locator('.inc-bounds').textContent(), `estimated: before ${latest}`);
+        assert.equal(await row.locator('.inc-bounds').textContent(), `estimated: before ${await clock(page, bound)}`);
       } else {
-        assert.match(shown, /^\d\d:\d\d:\d\d$/, want.kind);
+        assert.match(shown, /^(\S+ )?\d\d:\d\d:\d\d$/, want.kind);
+        assert.equal(shown, await clock(page, incident.start.time), want.kind);
         assert.equal(await row.locator('.inc-bounds').count(), 0);
       }
       // Next steps as the server quoted them, each with its Copy button.

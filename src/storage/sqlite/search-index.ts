@@ -170,16 +170,18 @@ export function matchExpression(query: SearchQuery, tokenizer: SearchTokenizer, 
   return expr;
 }
 
+/** VISIBLE is what a candidate version must be: not a tombstone, visible at revision `@at`, in the key range `@nsLow`..`@nsHigh`. */
+const VISIBLE = 'v.op <> 3 AND v.rv <= @at AND (v.superseded_rv IS NULL OR v.superseded_rv > @at) AND v.key >= @nsLow AND v.key < @nsHigh';
+
 /**
  * fromCandidates is the FROM and WHERE of a search's candidates: the versions
  * the index finds (by `@match`, or every one) between docids `@low` and `@high`,
  * visible at revision `@at`, in the key range `@nsLow`..`@nsHigh`.
  */
 export function fromCandidates(byMatch: boolean): string {
-  const visible = VISIBLE;
   return byMatch
-    ? `FROM search_fts f JOIN search_docs d ON d.docid = f.rowid JOIN versions v ON v.rv = d.rv WHERE search_fts MATCH @match AND f.rowid < @high AND f.rowid >= @low AND ${visible}`
-    : `FROM search_docs d JOIN versions v ON v.rv = d.rv WHERE d.docid < @high AND d.docid >= @low AND ${visible}`;
+    ? `FROM search_fts f JOIN search_docs d ON d.docid = f.rowid JOIN versions v ON v.rv = d.rv WHERE search_fts MATCH @match AND f.rowid < @high AND f.rowid >= @low AND ${VISIBLE}`
+    : `FROM search_docs d JOIN versions v ON v.rv = d.rv WHERE d.docid < @high AND d.docid >= @low AND ${VISIBLE}`;
 }
 
 /** VALUE_TOKENS_META is the `meta` row that says the index holds value tokens: set by the build that writes them. */
@@ -194,9 +196,6 @@ export function indexHoldsValueTokens(db: Database.Database): boolean {
   if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get() === undefined) return false;
   return db.prepare<[string], { value: number }>('SELECT value FROM meta WHERE name = ?').get(VALUE_TOKENS_META)?.value === 1;
 }
-
-/** VISIBLE is what a candidate version must be: not a tombstone, visible at revision `@at`, in the key range `@nsLow`..`@nsHigh`. */
-const VISIBLE = 'v.op <> 3 AND v.rv <= @at AND (v.superseded_rv IS NULL OR v.superseded_rv > @at) AND v.key >= @nsLow AND v.key < @nsHigh';
 
 /**
  * MAX_WINDOW_MATCHES is the most index entries a window in the past is read
@@ -237,15 +236,6 @@ export class SqliteSearch {
   private readonly byTime: Database.Statement<Record<string, string | number>, Candidate>;
   private readonly head: Database.Statement<[], { docid: number | null }>;
   private readonly windowMatches: Database.Statement<[string, number, number, number], { docid: number }>;
-
-  /** byDocids is the statement of the visible versions of a JSON array of docids (`@ids`), newest first. */
-  private byDocids(filter: string[]): Database.Statement<Record<string, string | number>, Candidate> {
-    const where = [VISIBLE, ...filter].join(' AND ');
-    return this.prepared(
-      `SELECT d.docid AS docid, v.rv AS rv, v.key AS key, v.object AS object FROM json_each(@ids) j CROSS JOIN search_docs d ON d.docid = j.value JOIN versions v ON v.rv = d.rv WHERE ${where} ORDER BY d.docid DESC`,
-    );
-  }
-
   private readonly newestMatches: Database.Statement<[string, number], { docid: number }>;
   private readonly versionsBetween: Database.Statement<[number, number, number], { n: number }>;
 
@@ -289,6 +279,42 @@ export class SqliteSearch {
     return this.prepared(`SELECT ${docid} AS docid, v.rv AS rv, v.key AS key, v.object AS object ${fromCandidates(byMatch)} AND ${filter.join(' AND ')} ORDER BY ${docid} DESC LIMIT @limit`);
   }
 
+  /** byDocids is the statement of the visible versions of a JSON array of docids (`@ids`), newest first. */
+  private byDocids(filter: string[]): Database.Statement<Record<string, string | number>, Candidate> {
+    const where = [VISIBLE, ...filter].join(' AND ');
+    return this.prepared(
+      `SELECT d.docid AS docid, v.rv AS rv, v.key AS key, v.object AS object FROM json_each(@ids) j CROSS JOIN search_docs d ON d.docid = j.value JOIN versions v ON v.rv = d.rv WHERE ${where} ORDER BY d.docid DESC`,
+    );
+  }
+
+  /**
+   * deepFirst is the first read of a search that starts below the index's head (a continued page, a window in
+   * the past), where FTS5 would walk every entry of the query's words newer than `high` before the first it
+   * returns: a common word's cost grew with the archive above. A one-word match common near the head is looked
+   * for among the newest versions below `high` by time (as many as a page of a word in one event of DEEP_SAMPLE
+   * needs; a page they fill never reaches the index, and one they do not goes on below them); a window (`since:`)
+   * holding at most MAX_WINDOW_MATCHES entries is read in ascending order from its start, where FTS5 seeks, and
+   * those entries are every candidate left. Undefined when neither applies: the index is read from `high` down.
+   */
+  private deepFirst(
+    match: string,
+    filter: string[],
+    params: Record<string, string | number>,
+    window: { low: number; high: number; since: boolean },
+    limit: number,
+  ): { rows: Candidate[]; last: boolean } | undefined {
+    if (this.common(match, limit + 1)) {
+      const n = Math.min(MAX_DEEP_SAMPLE, (limit + 1) * DEEP_SAMPLE);
+      const rows = this.candidates(false, filter).all({ ...params, high: window.high, limit: n });
+      // Every version of the sampled span is a candidate: a sample shorter than asked is all there is.
+      return { rows, last: rows.length < n };
+    }
+    if (!window.since) return undefined;
+    const ids = this.windowMatches.all(match, window.low, window.high, MAX_WINDOW_MATCHES + 1);
+    if (ids.length > MAX_WINDOW_MATCHES) return undefined;
+    return { rows: this.byDocids(filter).all({ ...params, ids: JSON.stringify(ids.map((r) => r.docid)) }), last: true };
+  }
+
   /** prepared is a statement of candidates prepared once per SQL text (a few shapes of query). */
   private prepared(sql: string): Database.Statement<Record<string, string | number>, Candidate> {
     let statement = this.filtered.get(sql);
@@ -312,35 +338,12 @@ export class SqliteSearch {
     if (match !== undefined) params.match = match;
     const filter = columnFilter(query.terms.filter((t): t is FieldTerm => t.kind === 'field'), params);
     const candidates = this.candidates(match !== undefined, filter);
-    // Below the index's head (a continued page, a window in the past), FTS5 walks every entry of the query's words
-    // newer than the read's start before the first it returns: a common word costs what lies above, growing with the
-    // archive. The newest versions there by time are examined first instead, as many as a page of a word in one
-    // event of DEEP_SAMPLE needs; a page they fill never reaches the index, and one they do not goes on below them.
-    let sample = match !== undefined && top * DOCID_SLOTS <= (this.head.get()?.docid ?? 0) && this.common(match, request.limit + 1) ? this.candidates(false, filter) : undefined;
-    // A window in the past (`since:`) whose entries are few: FTS5 seeks to its start in ascending order and reads
-    // them all there, where a read from its end down would walk every entry of the words newer than the window.
-    let windowed =
-      sample === undefined && match !== undefined && query.sinceMs !== undefined && top * DOCID_SLOTS <= (this.head.get()?.docid ?? 0)
-        ? this.windowMatches.all(match, low, top * DOCID_SLOTS, MAX_WINDOW_MATCHES + 1)
-        : undefined;
-    if (windowed !== undefined && windowed.length > MAX_WINDOW_MATCHES) windowed = undefined;
-    const read = (high: number, limit: number): Candidate[] => {
-      if (windowed !== undefined) {
-        // Every entry of the window below `high`, newest first: the whole of what the index holds there.
-        const ids = windowed.filter((r) => r.docid < high).map((r) => r.docid);
-        windowed = undefined;
-        return this.byDocids(filter).all({ ...params, ids: JSON.stringify(ids) });
-      }
-      if (sample === undefined) return candidates.all({ ...params, high, limit });
-      const rows = sample.all({ ...params, high, limit: Math.min(MAX_DEEP_SAMPLE, (request.limit + 1) * DEEP_SAMPLE) });
-      sample = undefined;
-      // Every version of the sampled span was examined: a sample shorter than asked is the whole window.
-      return rows;
-    };
+    const read = (high: number, limit: number): Candidate[] => candidates.all({ ...params, high, limit });
+    let high = top * DOCID_SLOTS;
+    let first = match !== undefined && high <= (this.head.get()?.docid ?? 0) ? this.deepFirst(match, filter, params, { low, high, since: query.sinceMs !== undefined }, request.limit) : undefined;
     const bound = request.maxExamined !== undefined && request.maxExamined > 0 ? request.maxExamined : Infinity;
 
     const hits: { event: CoreEvent; matched: SearchField[]; at: SearchCursor }[] = [];
-    let high = top * DOCID_SLOTS;
     let cutSecond: number | undefined;
     let examined = 0;
     /** oldest is the last position, in search order, of the candidates examined past the request's. */
@@ -350,10 +353,9 @@ export class SqliteSearch {
     // index entries it walks, and a larger read walks on past the hits the page needs.
     let chunk = Math.min(SEARCH_CHUNK, request.limit + 1);
     for (;;) {
-      const sampled = sample !== undefined;
-      const whole = windowed !== undefined;
-      const rows = read(high, chunk);
-      let stop = whole || (sampled ? rows.length < Math.min(MAX_DEEP_SAMPLE, (request.limit + 1) * DEEP_SAMPLE) : rows.length < chunk);
+      const rows = first?.rows ?? read(high, chunk);
+      let stop = first?.last ?? rows.length < chunk;
+      first = undefined;
       chunk = SEARCH_CHUNK;
       for (const row of rows) {
         const rowSecond = Math.floor(row.docid / DOCID_SLOTS);

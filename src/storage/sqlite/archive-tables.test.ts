@@ -4,9 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import Database from 'better-sqlite3';
-import { noopLogger } from '../../internal/index.js';
-import type { ArchiveWrite } from '../archive-store.js';
+import { FakeClock, noopLogger } from '../../internal/index.js';
+import type { ArchiveWrite, EventRef } from '../archive-store.js';
+import { eventOccurrenceQuery } from '../archive-store.js';
 import { sampleEvent } from '../testing/index.js';
+import { CHAIN_CAP, EVENT_CHAINS, completeChains } from './event-occurrences.js';
 import { SqliteEventStore } from './sqlite-event-store.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kevents-archive-tables-'));
@@ -84,4 +86,66 @@ void test('a file written before occ_regarding_ns gains it on open, says so, and
     .all() as { detail: string }[];
   check.close();
   assert.match(plan.map((p) => p.detail).join('\n'), /occ_regarding_ns \(regarding_hash=\? AND namespace=\? AND observed_us>\?\)/, 'a seek, with no sort');
+});
+
+void test('a hit\'s occurrences are read along its versions\' chain, through compaction; a chain that cannot be walked is read by the seek', async () => {
+  const path = join(dir, 'chains.db');
+  const clock = new FakeClock();
+  const options = { path, clock, historyWindowSeconds: 60, compactIntervalMs: 1_000 };
+  let store = new SqliteEventStore(options);
+  await store.ready();
+  const pod = { kind: 'Pod', namespace: 'a', name: 'db-0' };
+  const write = (name: string, count: number): ArchiveWrite => ({
+    namespace: 'a',
+    name,
+    decide: (current) => ({ action: 'write', object: sampleEvent('a', name, { count, involvedObject: pod }), occurrence: { countBefore: current?.count ?? 0, countAfter: count } }),
+  });
+  // Two events about one pod, interleaved; the first repeats across a compaction.
+  for (let c = 1; c <= 3; c++) await store.applyArchiveBatch({ writes: [write('backoff', c), write(`started-${c}`, 1)], stamp: {} });
+  await clock.advance(120_000);
+  await store.applyArchiveBatch({ writes: [write('backoff', 4)], stamp: {} });
+  const hit = async (name: string): Promise<EventRef> => {
+    const read = await store.get('a', name);
+    return { namespace: 'a', name, uid: read.metadata.uid!, regardingName: 'db-0', read };
+  };
+  const answer = async (): Promise<string[][]> => {
+    const events = [await hit('backoff'), await hit('started-2')];
+    const got = await store.listEventOccurrences({ events });
+    const each = await Promise.all(events.map(async (e) => (await store.listOccurrences(eventOccurrenceQuery(e, {}))).items));
+    assert.deepEqual(got, each);
+    return got.map((os) => os.map((o) => `${o.event.name} ${o.countBefore}->${o.countAfter}`));
+  };
+  const expected = [['backoff 0->1', 'backoff 1->2', 'backoff 2->3', 'backoff 3->4'], ['started-2 0->1']];
+  assert.deepEqual(await answer(), expected);
+  const rv = Number((await store.get('a', 'backoff')).metadata.resourceVersion);
+  await store.close();
+
+  const chains = (): Map<number, number[]> => {
+    const db = new Database(path, { readonly: true });
+    try {
+      const plan = (db.prepare(`EXPLAIN QUERY PLAN ${EVENT_CHAINS}`).all({ events: '[]', cap: CHAIN_CAP }) as { detail: string }[]).map((p) => p.detail).join('\n');
+      assert.match(plan, /cur_key \(key=\?\)/, 'the current version is found by its key');
+      assert.doesNotMatch(plan, /SCAN (versions|past_versions|v|p|c)\b/, 'and every version before it by its revision');
+      const rows = db.prepare(EVENT_CHAINS).all({ events: JSON.stringify([[0, 'a/backoff']]), cap: CHAIN_CAP }) as { i: number; rv: number; prev: number }[];
+      return completeChains(rows, new Map([[0, rv]]));
+    } finally {
+      db.close();
+    }
+  };
+  const walked = chains().get(0);
+  assert.equal(walked?.length, 4, 'the current version, the one it replaced (in the history window), and the two compacted into past_versions');
+  assert.equal(walked[0], rv);
+  const db = new Database(path);
+  assert.equal((db.prepare('SELECT count(*) AS n FROM past_versions WHERE prev_rv IS NOT NULL').get() as { n: number }).n, 2);
+  // A file whose past versions were kept before the column: it is added back empty on open, the chain stops there.
+  db.exec('ALTER TABLE past_versions DROP COLUMN prev_rv');
+  db.close();
+  store = new SqliteEventStore(options);
+  await store.ready();
+  try {
+    assert.equal(chains().get(0), undefined, 'a link that is not known ends the walk');
+    assert.deepEqual(await answer(), expected, 'and the seek reads the same occurrences');
+  } finally {
+    await store.close();
+  }
 });

@@ -3,9 +3,10 @@ import type { Logger } from '../../internal/index.js';
 import { ARCHIVE_API, eventLastSeen, formatMicroTime, occurrenceOf } from '../../api/index.js';
 import type { CoreEvent, Occurrence } from '../../api/index.js';
 import { occurrenceTimeMs } from '../archive-store.js';
-import type { ClusterBinding, ClusterIdentity, EventOccurrencesQuery, ObservedRange, OccurrencePage, OccurrenceQuery, ReasonCount, ReasonCountQuery, RetentionRule, SourceCheckpoint } from '../archive-store.js';
+import type { ClusterBinding, ClusterIdentity, EventOccurrencesQuery, EventRef, ObservedRange, OccurrencePage, OccurrenceQuery, ReasonCount, ReasonCountQuery, RetentionRule, SourceCheckpoint } from '../archive-store.js';
 import { decodeEvent, eventKey, readEventOccurrences, readOccurrencePage, regardsNamedObject } from '../shared/index.js';
-import { LOWEST_IS_BODY, firstOfEvents, firstOfEventsParam } from './event-occurrences.js';
+import type { EventOccurrenceRow } from '../shared/index.js';
+import { CHAIN_CAP, EVENT_CHAINS, LOWEST_IS_BODY, OCCURRENCES_BY_ID, completeChains, firstOfEvents, firstOfEventsParam } from './event-occurrences.js';
 import { anyOfSql } from './list-query.js';
 import type { Params } from './list-query.js';
 import { decodeObject } from './object-codec.js';
@@ -332,7 +333,11 @@ export class ArchiveTables {
     return this.bodies;
   }
 
-  /** listEventOccurrences reads the first occurrences of a page's events in one statement (`firstOfEvents`), completing the rare event it did not exhaust with `list`. */
+  /**
+   * listEventOccurrences reads the first occurrences of a page's events: by the chain of each event's versions
+   * (`EVENT_CHAINS`, a primary-key read of its own occurrences) where it is complete, else in one seek of their
+   * objects (`firstOfEvents`); the rare event neither exhausted is completed with `list`.
+   */
   listEventOccurrences(q: EventOccurrencesQuery): Promise<Occurrence[][]> {
     return readEventOccurrences(q, MAX_OCCURRENCE_BATCH, {
       batchable: regardsNamedObject,
@@ -348,14 +353,54 @@ export class ArchiveTables {
           if (event.related !== undefined && event.related !== null) copy.related = { ...event.related };
           return copy;
         };
-        return Promise.resolve(
-          this.statement<OccurrenceRow & { i: number }>(firstOfEvents(this.bodiesLeft()))
-            .all({ events: firstOfEventsParam(events), batch })
-            .map((row) => ({ index: row.i, occurrence: decodeOccurrence(row, decoded(row)), at: { observedMicros: row.observed_us, id: row.id } })),
-        );
+        const toRow = (row: OccurrenceRow & { i: number }): EventOccurrenceRow => ({
+          index: row.i,
+          occurrence: decodeOccurrence(row, decoded(row)),
+          at: { observedMicros: row.observed_us, id: row.id },
+        });
+        const bodies = this.bodiesLeft();
+        const chains = bodies ? new Map<number, number[]>() : this.eventChains(events);
+        const rows: EventOccurrenceRow[] = [];
+        if (chains.size > 0) {
+          const ids = [...chains].flatMap(([i, rvs]) => rvs.map((rv) => [i, rv]));
+          const byEvent = new Map<number, (OccurrenceRow & { i: number })[]>();
+          for (const row of this.statement<OccurrenceRow & { i: number }>(OCCURRENCES_BY_ID).all({ ids: JSON.stringify(ids) })) {
+            const list = byEvent.get(row.i);
+            if (list === undefined) byEvent.set(row.i, [row]);
+            else list.push(row);
+          }
+          // Each event's first `batch` in (observed time, id) order, as the seek would have read them.
+          for (const list of byEvent.values()) {
+            list.sort((a, b) => a.observed_us - b.observed_us || a.id - b.id);
+            for (const row of list.slice(0, batch)) rows.push(toRow(row));
+          }
+        }
+        const sought = events.filter(({ index }) => !chains.has(index));
+        if (sought.length > 0) {
+          for (const row of this.statement<OccurrenceRow & { i: number }>(firstOfEvents(bodies)).all({ events: firstOfEventsParam(sought), batch })) rows.push(toRow(row));
+        }
+        return Promise.resolve(rows);
       },
       list: (query) => this.list(query),
     });
+  }
+
+  /**
+   * eventChains walks the versions of the events a caller read (with their uid and revision) back to their key's first
+   * version (`EVENT_CHAINS`), and returns the revisions of each event whose walk is complete (`completeChains`).
+   */
+  private eventChains(events: readonly { index: number; event: EventRef }[]): Map<number, number[]> {
+    const through = new Map<number, number>();
+    const walk: [number, string][] = [];
+    for (const { index, event } of events) {
+      const rv = Number(event.read?.metadata.resourceVersion);
+      if (event.uid === undefined || event.uid === '' || !Number.isSafeInteger(rv)) continue;
+      through.set(index, rv);
+      walk.push([index, eventKey(event.namespace, event.name)]);
+    }
+    if (walk.length === 0) return new Map();
+    const rows = this.statement<{ i: number; rv: number; prev: number }>(EVENT_CHAINS).all({ events: JSON.stringify(walk), cap: CHAIN_CAP });
+    return completeChains(rows, through);
   }
 
   private build(q: OccurrenceQuery): { sql: string; params: Params } {

@@ -127,7 +127,10 @@ const SPAN_INDEX_COLUMNS = ['reason', 'first_s', 'span_s'].join(', ');
  * `past_versions` keeps the object of a version compaction removes while an
  * occurrence still describes it (an occurrence's id is the revision of the
  * version it describes, see `ARCHIVE_SCHEMA`): the archive's history, outside
- * the tables and indexes lists and watches read.
+ * the tables and indexes lists and watches read. Its `prev_rv` is the version's
+ * own (0 for the first version of its key; null in rows kept before the column
+ * existed, where it is unknown), so an event's versions stay a chain from its
+ * current one (`eventChains`) after compaction.
  */
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS versions (
@@ -154,7 +157,7 @@ CREATE INDEX IF NOT EXISTS hist_key ON versions(key, rv, superseded_rv, ${KEY_IN
 ${indexed.map((c) => `CREATE INDEX IF NOT EXISTS hist_${c} ON versions(${c}, key, rv, superseded_rv) WHERE ${HISTORY};`).join('\n')}
 CREATE INDEX IF NOT EXISTS superseded ON versions(superseded_rv) WHERE superseded_rv IS NOT NULL;
 CREATE INDEX IF NOT EXISTS tombstones ON versions(rv) WHERE op = 3;
-CREATE TABLE IF NOT EXISTS past_versions (rv INTEGER PRIMARY KEY, object BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS past_versions (rv INTEGER PRIMARY KEY, object BLOB NOT NULL, prev_rv INTEGER);
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS checkpoints (at INTEGER PRIMARY KEY, rv INTEGER NOT NULL);
 `;
@@ -243,6 +246,10 @@ export function applySchema(db: Database.Database, logger?: Pick<Logger, 'info'>
     if (version === 3 || version === 4) db.exec('ALTER TABLE versions ADD COLUMN cluster TEXT');
     if (version !== undefined && !legacy && version < 8) db.exec('ALTER TABLE versions ADD COLUMN labels TEXT');
     db.exec(SCHEMA);
+    // A column any build's writes leave null (unknown), so no new schema version: a file written before it gains it here.
+    if (!db.prepare<[], { name: string }>('PRAGMA table_info(past_versions)').all().some((c) => c.name === 'prev_rv')) {
+      db.exec('ALTER TABLE past_versions ADD COLUMN prev_rv INTEGER');
+    }
     if (legacy) {
       addMigrationFunctions(db);
       db.exec(`INSERT INTO versions (rv, key, op, object, prev_rv, superseded_rv, expires_at, involved_kind, involved_hash, reason, type, first_s, span_s)

@@ -77,9 +77,10 @@ export function prepareStatements(db: Database.Database): Statements {
     supersededUpTo: db.prepare<[number, number], { rv: number }>(
       'SELECT rv FROM versions INDEXED BY superseded WHERE superseded_rv IS NOT NULL AND superseded_rv <= ? LIMIT ?',
     ),
-    // A superseded version an occurrence describes keeps its object in past_versions.
+    // A superseded version an occurrence describes keeps its object in past_versions, and its link to the version
+    // before it (0: none), so that its event's versions are still read as a chain.
     keepPast: db.prepare<{ rv: number }>(
-      'INSERT OR IGNORE INTO past_versions (rv, object) SELECT rv, object FROM versions WHERE rv = @rv AND EXISTS (SELECT 1 FROM occurrences WHERE id = @rv AND body IS NULL)',
+      'INSERT OR IGNORE INTO past_versions (rv, object, prev_rv) SELECT rv, object, coalesce(prev_rv, 0) FROM versions WHERE rv = @rv AND EXISTS (SELECT 1 FROM occurrences WHERE id = @rv AND body IS NULL)',
     ),
     dropVersion: db.prepare<[number]>('DELETE FROM versions WHERE rv = ?'),
     purgeTombstones: db.prepare<[number, number]>(

@@ -302,6 +302,20 @@ export function runArchiveStoreConformance(name: string, setup: ConformanceSetup
         const later = await store.listEventOccurrences({ events: events.slice(0, 1), limit: 2, predicate: (o) => o.countAfter >= 4 });
         assert.deepEqual(later.map((os) => os.map(summary)), [['a/web 3->4', 'a/web 4->5']]);
         assert.deepEqual(await store.listEventOccurrences({ events: [] }), []);
+
+        // Compacted: the versions the occurrences describe are past, and the events repeat again after it. Read as
+        // search hits (each with the version read), every event's occurrences are still what listOccurrences gives.
+        await env.clock.advance(120_000);
+        for (let c = 6; c <= 7; c++) {
+          await store.applyArchiveBatch({ writes: [upsert(sampleEvent('a', 'web', { count: c, involvedObject: web0('a') }))], stamp: { observedTime: formatMicroTime(t0 + 200_000 + c)! } });
+        }
+        const hits = await Promise.all(events.map(async (e) => ({ ...e, read: await store.get(e.namespace, e.name).catch(() => undefined) })));
+        for (const [what, q] of queries) {
+          const got = await store.listEventOccurrences({ events: hits.map(({ read: r, ...e }) => (r === undefined ? e : { ...e, read: r })), ...q });
+          const each = await Promise.all(events.map(async (e) => (await store.listOccurrences(eventOccurrenceQuery(e, q))).items));
+          assert.deepEqual(got, each, `compacted, ${what}`);
+        }
+        assert.equal((await store.listEventOccurrences({ events: hits.slice(0, 1).map(({ read: r, ...e }) => ({ ...e, read: r! })) }))[0]!.map(summary).join(', '), 'a/web 0->1, a/web 1->2, a/web 2->3, a/web 3->4, a/web 4->5, a/web 5->6, a/web 6->7');
       }),
     );
 

@@ -140,16 +140,23 @@ export class ArchiveQueries {
 
   /**
    * page selects up to `batch` occurrence rows after a position, in (observed_us, id) order, on the primary key,
-   * `occ_regarding` or, for a regarding name in one namespace, `occ_regarding_ns`.
+   * `occ_event` for one event's (its name in its namespace), `occ_regarding` for one regarding name or, in one
+   * namespace, `occ_regarding_ns`.
    */
   page(q: OccurrenceQuery, after: OccurrenceCursor, batch: number): Query {
     const values: unknown[] = [after.observedMicros, after.id, batch];
     const conds: string[] = [];
     const regarding = q.fieldEquals?.['regarding.name'];
-    const byNamespace = regarding !== undefined && q.namespace !== undefined;
-    if (byNamespace) {
+    const eventName = q.fieldEquals?.['event.name'];
+    const eventNamespace = q.fieldEquals?.['metadata.namespace'] ?? q.namespace;
+    const byEvent = eventName !== undefined && eventNamespace !== undefined && (q.namespace === undefined || q.namespace === eventNamespace);
+    const byNamespace = !byEvent && regarding !== undefined && q.namespace !== undefined;
+    // The whole index key in one row comparison, so the scan starts at the position.
+    if (byEvent) {
+      values.push(eventNamespace, eventName);
+      conds.push(`namespace = $4`, `event_name = $5`, `(namespace, event_name, observed_us, id) > ($4, $5, $1, $2)`);
+    } else if (byNamespace) {
       values.push(regarding, q.namespace);
-      // The whole index key in one row comparison, so the scan starts at the position.
       conds.push(`regarding_name = $4`, `namespace = $5`, `(regarding_name, namespace, observed_us, id) > ($4, $5, $1, $2)`);
     } else if (regarding !== undefined) {
       values.push(regarding);
@@ -157,7 +164,7 @@ export class ArchiveQueries {
     } else {
       conds.push('(observed_us, id) > ($1, $2)');
     }
-    if (q.namespace !== undefined && !byNamespace) {
+    if (q.namespace !== undefined && !byNamespace && !byEvent) {
       values.push(q.namespace);
       conds.push(`namespace = $${values.length}`);
     }
@@ -167,7 +174,13 @@ export class ArchiveQueries {
     }
     // The type and reason are the row's own columns: the occurrences an AnyOf leaves out are never sent nor decoded.
     if (q.anyOf !== undefined) conds.push(anyOfSql(q.anyOf, { type: 'type', reason: 'reason' }, values));
-    const order = byNamespace ? 'regarding_name, namespace, observed_us, id' : regarding !== undefined ? 'regarding_name, observed_us, id' : 'observed_us, id';
+    const order = byEvent
+      ? 'namespace, event_name, observed_us, id'
+      : byNamespace
+        ? 'regarding_name, namespace, observed_us, id'
+        : regarding !== undefined
+          ? 'regarding_name, observed_us, id'
+          : 'observed_us, id';
     return {
       text: `SELECT id, observed_us, namespace, event_name, body FROM ${this.s}.occurrences WHERE ${conds.join(' AND ')} ORDER BY ${order} LIMIT $3`,
       values,
@@ -176,17 +189,17 @@ export class ArchiveQueries {
 
   /**
    * firstOfEvents selects the first `batch` occurrence rows of each event (`i`
-   * its index in the query) in one statement: for each, a scan of `occ_regarding_ns`
-   * from the object it regards in its namespace, keeping the rows of its name,
-   * which the row's columns say as its decoding does.
+   * its index in the query) in one statement: for each, a seek of `occ_event`
+   * to its name in its namespace, so none of the other events about its object
+   * is read.
    */
   firstOfEvents(events: readonly { index: number; event: EventRef }[], batch: number): Query {
     return {
       text:
-        `SELECT k.i, o.id, o.observed_us, o.namespace, o.event_name, o.body FROM unnest($1::int[], $2::text[], $3::text[], $4::text[]) AS k(i, regarding, namespace, name) ` +
+        `SELECT k.i, o.id, o.observed_us, o.namespace, o.event_name, o.body FROM unnest($1::int[], $2::text[], $3::text[]) AS k(i, namespace, name) ` +
         `CROSS JOIN LATERAL (SELECT id, observed_us, namespace, event_name, body FROM ${this.s}.occurrences ` +
-        `WHERE regarding_name = k.regarding AND namespace = k.namespace AND event_name = k.name ORDER BY regarding_name, namespace, observed_us, id LIMIT $5) o`,
-      values: [events.map((e) => e.index), events.map((e) => e.event.regardingName ?? ''), events.map((e) => e.event.namespace), events.map((e) => e.event.name), batch],
+        `WHERE namespace = k.namespace AND event_name = k.name ORDER BY namespace, event_name, observed_us, id LIMIT $4) o`,
+      values: [events.map((e) => e.index), events.map((e) => e.event.namespace), events.map((e) => e.event.name), batch],
     };
   }
 

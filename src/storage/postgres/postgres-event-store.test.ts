@@ -184,7 +184,7 @@ void describe('PostgresEventStore', () => {
     await drop(schema);
   });
 
-  void it('gains occ_regarding_ns on open when an older build wrote the schema, says so, and reads one namespace\'s occurrences of a name through it', async () => {
+  void it('gains occ_regarding_ns and occ_event on open when an older build wrote the schema, says so, and reads one namespace\'s occurrences of a name, and one event\'s, through them', async () => {
     const schema = fresh();
     let store = new PostgresEventStore({ connectionString: POSTGRES_URL, schema });
     // The same object name in two namespaces, as web-1 or db-0 are in a real cluster.
@@ -194,14 +194,15 @@ void describe('PostgresEventStore', () => {
     };
     await store.applyArchiveBatch({ writes: [write('a', 'e1'), write('b', 'e2'), write('b', 'e3'), write('c', 'e4')], stamp: {} });
     await store.close();
-    await admin.query(`DROP INDEX ${schema}.occ_regarding_ns`);
+    await admin.query(`DROP INDEX ${schema}.occ_regarding_ns; DROP INDEX ${schema}.occ_event`);
     const lines: string[] = [];
     const logger = { ...noopLogger, info: (msg: string, fields?: Record<string, unknown>) => lines.push(`${msg} ${JSON.stringify(fields)}`) };
     store = new PostgresEventStore({ connectionString: POSTGRES_URL, schema, logger });
     try {
       await store.ready();
-      assert.deepEqual(lines.slice(0, 1), ['indexing the occurrences by object and namespace {"occurrences":4}']);
+      assert.deepEqual([lines[0], lines[2]], ['indexing the occurrences by object and namespace {"occurrences":4}', 'indexing the occurrences by event {"occurrences":4}']);
       assert.match(lines[1] ?? '', /^the occurrences are indexed by object and namespace \{"occurrences":4,"seconds":[\d.]+\}$/);
+      assert.match(lines[3] ?? '', /^the occurrences are indexed by event \{"occurrences":4,"seconds":[\d.]+\}$/);
       const names = async (namespace?: string, limit?: number): Promise<string[]> => {
         const out: string[] = [];
         let after: OccurrenceCursor | undefined;
@@ -225,14 +226,15 @@ void describe('PostgresEventStore', () => {
       try {
         await client.query('SET enable_seqscan = off');
         const queries = new ArchiveQueries(schema);
-        // One event's occurrences, and a search page's hits' occurrences in one statement.
-        for (const q of [
-          queries.page({ namespace: 'b', fieldEquals: { 'regarding.name': 'web-1' } }, { observedMicros: 0, id: 0 }, 10),
-          queries.firstOfEvents([{ index: 0, event: { namespace: 'b', name: 'e2', regardingName: 'web-1' } }], 10),
-        ]) {
+        // One object's occurrences in one namespace; one event's, and a search page's hits' occurrences in one statement.
+        for (const [q, index] of [
+          [queries.page({ namespace: 'b', fieldEquals: { 'regarding.name': 'web-1' } }, { observedMicros: 0, id: 0 }, 10), 'occ_regarding_ns'],
+          [queries.page({ namespace: 'b', fieldEquals: { 'regarding.name': 'web-1', 'metadata.namespace': 'b', 'event.name': 'e2' } }, { observedMicros: 0, id: 0 }, 10), 'occ_event'],
+          [queries.firstOfEvents([{ index: 0, event: { namespace: 'b', name: 'e2', regardingName: 'web-1' } }], 10), 'occ_event'],
+        ] as const) {
           const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${q.text}`, q.values);
           const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
-          assert.match(plan, /Index Scan using occ_regarding_ns/, plan);
+          assert.match(plan, new RegExp(`Index Scan using ${index} `), plan);
           assert.doesNotMatch(plan, /Sort/, `a seek, with no sort: ${plan}`);
         }
         const [hits] = await store.listEventOccurrences({ events: [{ namespace: 'b', name: 'e3', regardingName: 'web-1' }] });

@@ -27,7 +27,7 @@ import type {
   WriteOptions,
 } from '../event-store.js';
 import type { SearchPage, SearchRequest } from '../search/index.js';
-import { readEventOccurrences, readOccurrencePage, regardsNamedObject } from '../shared/index.js';
+import { readEventOccurrences, readOccurrencePage } from '../shared/index.js';
 import { cursorOf, decodeOccurrence } from './archive-tables.js';
 import type { StoredOccurrence } from './archive-tables.js';
 import { PostgresConnection } from './connection.js';
@@ -129,7 +129,8 @@ export class PostgresEventStore implements ArchiveStore {
   async listEventOccurrences(query: EventOccurrencesQuery): Promise<Occurrence[][]> {
     const { pool } = await this.c.open();
     return readEventOccurrences(query, MAX_OCCURRENCE_BATCH, {
-      batchable: regardsNamedObject,
+      // Every event is read by its name (`occ_event`), whether or not it names the object it regards.
+      batchable: () => true,
       readFirst: async (events, batch) =>
         (await this.c.query<StoredOccurrence & { i: number }>(pool, this.c.archive.firstOfEvents(events, batch))).map((row) => ({ index: row.i, occurrence: decodeOccurrence(row), at: cursorOf(row) })),
       list: (q) => this.listOccurrences(q),

@@ -11,7 +11,7 @@ const CORE = '/api/v1/namespaces/default/events';
 const TABLE = { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json' };
 
 /** rendered reads `kevents_list_rendered_total` of one renderer from the server's metrics. */
-async function rendered(srv: ServerProcess, by: 'request' | 'read-ahead' | 'startup'): Promise<number> {
+async function rendered(srv: ServerProcess, by: 'request' | 'read-ahead' | 'startup' | 'write'): Promise<number> {
   const m = await request(srv.url, 'GET', '/metrics');
   return Number(new RegExp(`^kevents_list_rendered_total\\{by="${by}"\\} (\\d+)`, 'm').exec(m.text)?.[1] ?? 0);
 }
@@ -29,16 +29,26 @@ async function tableWalk(srv: ServerProcess): Promise<any[]> {
   return rows;
 }
 
-it('renders the stored Table rows before it listens, so a listing after a restart renders none of them', async () => {
+it('renders the Table row of each version it writes, and the stored rows before it listens, so neither the first listing after writes nor one after a restart renders any', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'kevents-warm-'));
   const args = ['--storage', `sqlite:${join(dir, 'events.db')}`, '--event-ttl', '0', '--workers', '1'];
+  let writtenRows: any[] = [];
   try {
     const first = await startServer(args);
     try {
       const names = Array.from({ length: 600 }, (_, i) => `warm-${String(i).padStart(4, '0')}`);
       await createBackOffs(first.url, CORE, names);
+      // A repeat (a PATCH of the count, as a recorder sends it) stores a new version, whose row is rendered too.
+      const patched = await request(first.url, 'PATCH', `${CORE}/warm-0007`, { count: 2 }, { 'Content-Type': 'application/merge-patch+json' });
+      assert.equal(patched.status, 200, patched.text);
       // A server started on an empty store had nothing to warm.
       assert.equal(await rendered(first, 'startup'), 0);
+      // Each write rendered the row of the version it stored, after its answer: the first listing renders none.
+      assert.equal(await rendered(first, 'write'), 601);
+      writtenRows = await tableWalk(first);
+      assert.equal(writtenRows.length, 600);
+      assert.equal(await rendered(first, 'request'), 0);
+      assert.equal(writtenRows.find((r) => r.object.metadata.name === 'warm-0007')?.cells[8], 2, 'the repeat\'s row, not the first version\'s');
     } finally {
       await first.stop();
     }
@@ -59,9 +69,11 @@ it('renders the stored Table rows before it listens, so a listing after a restar
       assert.equal(await rendered(cold, 'startup'), 0);
       const coldRows = await tableWalk(cold);
       assert.ok((await rendered(cold, 'request')) >= 500, 'the first page was rendered from storage');
-      // The warmed rows are the rows a listing renders from storage (the ages, cells 0 and 7, move with the clock).
+      // The warmed rows, and those the writes rendered, are the rows a listing renders from storage (the ages,
+      // cells 0 and 7, move with the clock).
       const steady = (rows: any[]): unknown[] => rows.map((r) => [r.cells.slice(1, 7), r.cells.slice(8), r.object]);
       assert.deepEqual(steady(warmRows), steady(coldRows));
+      assert.deepEqual(steady(writtenRows), steady(coldRows));
     } finally {
       await cold.stop();
     }

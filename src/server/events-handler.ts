@@ -21,6 +21,7 @@ import type { EventRegistry, WriteContext } from './registry.js';
 import { ReadAhead } from './read-ahead.js';
 import { DEFAULT_RENDER_CACHE_MIB, RenderedVersions } from './rendered-versions.js';
 import { warmRendered } from './render-warm.js';
+import { WrittenRows } from './render-written.js';
 import type { WarmResult } from './render-warm.js';
 import type { RenderAs } from './rendered-versions.js';
 import { resourceOf, toStatusError } from './storage-errors.js';
@@ -60,9 +61,17 @@ const DELETE_AT_ONCE = 500;
 export class EventsHandler {
   private readonly rendered: RenderedVersions;
   private readonly ahead = new ReadAhead();
+  /** written renders the rows of the versions this server writes, where the store's resourceVersions name one version (`listVersions`). */
+  private readonly written: WrittenRows | undefined;
 
   constructor(private readonly o: EventsHandlerOptions) {
     this.rendered = new RenderedVersions(o.renderCacheBytes ?? DEFAULT_RENDER_CACHE_MIB * 1024 * 1024);
+    if (o.store.listVersions !== undefined) this.written = new WrittenRows(this.rendered, (rows) => o.metrics.listRendered.inc({ by: 'write' }, rows));
+  }
+
+  /** keepRendered queues the Table row of a version a write stored (not a dry run, which stored nothing). */
+  private keepRendered(ctx: WriteContext, object: CoreEvent): void {
+    if (!ctx.dryRun) this.written?.add(object);
   }
 
   /**
@@ -116,14 +125,16 @@ export class EventsHandler {
           const ctx = this.writeContext(req, api, namespace, params, 'UpdateOptions');
           const text = await this.body(req);
           const result = await this.o.registry.update(text, name, ctx);
-          return sendObject(res, result.created ? 201 : 200, encodeFor(api, result.object), format, result.warnings);
+          sendObject(res, result.created ? 201 : 200, encodeFor(api, result.object), format, result.warnings);
+          return this.keepRendered(ctx, result.object);
         }
         case 'PATCH': {
           const type = patchTypeOf(mediaTypeOf(req.headers['content-type']));
           const ctx = this.writeContext(req, api, namespace, params, 'PatchOptions');
           const text = (await readBody(req, this.o.maxBodyBytes)).toString('utf8');
           const result = await this.o.registry.patch(text, type, name, ctx);
-          return sendObject(res, 200, encodeFor(api, result.object), format, result.warnings);
+          sendObject(res, 200, encodeFor(api, result.object), format, result.warnings);
+          return this.keepRendered(ctx, result.object);
         }
         default: {
           const { preconditions, dryRun } = await this.deleteOptions(req, params);
@@ -167,6 +178,7 @@ export class EventsHandler {
     const text = await this.body(req);
     const result = await this.o.registry.create(text, ctx);
     sendObject(res, 201, encodeFor(api, result.object), format, result.warnings);
+    this.keepRendered(ctx, result.object);
   }
 
   private async list(

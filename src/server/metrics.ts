@@ -140,7 +140,7 @@ export function createServerMetrics(): ServerMetrics {
     watchEvents: new LabelledCounter('kevents_watch_events_sent_total', 'Watch frames sent, by type.', ['type'] as const),
     listRendered: new LabelledCounter(
       'kevents_list_rendered_total',
-      'List items and Table rows rendered from storage because the render cache did not hold them, by who rendered them: the request, a read-ahead of the next page, or the warm at startup.',
+      'List items and Table rows rendered from storage because the render cache did not hold them, by who rendered them: the request, a read-ahead of the next page, the warm at startup, or a write (the row of the version it stored, rendered after its answer).',
       ['by'] as const,
     ),
   };

@@ -293,7 +293,10 @@ for (const tokenizer of ['unicode61', 'trigram'] as const) {
         expected.set(name, { ms, text });
       }
       const search = new SqliteSearch(a.db, tokenizer);
-      for (const [q, sinceH, untilH] of [['common', 9, 8], ['seldom', 10, 0], ['often -sometimes', 6, 2], ['sometimes', 10, 9.5], ['common', 10, 0]] as const) {
+      // Windows nearer the oldest entry than the head are read from their start, in chunks of versions (`often` in the
+      // first four hours, `common -often` in the first three, hold more than one); the others from their end.
+      const windows = [['common', 9, 8], ['seldom', 10, 0], ['often -sometimes', 6, 2], ['sometimes', 10, 9.5], ['common', 10, 0], ['often', 10, 6], ['common -often', 10, 7]] as const;
+      for (const [q, sinceH, untilH] of windows) {
         const sinceMs = NOW - sinceH * 3_600_000;
         const untilMs = NOW - untilH * 3_600_000;
         const [word, not] = q.split(' -');
@@ -312,6 +315,22 @@ for (const tokenizer of ['unicode61', 'trigram'] as const) {
         }
         assert.deepEqual(paged, want, q);
       }
+    });
+
+    void it('reads on past a chunk of a window\'s entries whose versions are all superseded', () => {
+      const a = new Archive(tokenizer);
+      const start = NOW - 10 * 3_600_000;
+      // Among three times as many other events, so the word is not common enough to be looked for by time.
+      for (let i = 0; i < 300; i++) {
+        a.put(ev(`gone-${String(i).padStart(3, '0')}`, 'vanishing words', start + i * 1000));
+        for (let k = 1; k <= 3; k++) a.put(ev(`other-${i}-${k}`, 'other words', start + i * 1000 + k));
+      }
+      // The newest 280 are written again without the word, an hour ago: the window's newest entries are all past versions.
+      for (let i = 20; i < 300; i++) a.put(ev(`gone-${String(i).padStart(3, '0')}`, 'renewed', NOW - 3_600_000 + i));
+      const window = `since:${new Date(start - 60_000).toISOString()} until:${new Date(start + 3_600_000).toISOString()}`;
+      const want = Array.from({ length: 20 }, (_, i) => `gone-${String(19 - i).padStart(3, '0')}`);
+      assert.deepEqual(a.search(`vanishing ${window}`), want);
+      assert.deepEqual(a.search(`vanishing ${window}`, { limit: 5 }), want.slice(0, 5));
     });
 
     void it('finds a keyword value whole by its token, and never a word or a phrase by one', () => {

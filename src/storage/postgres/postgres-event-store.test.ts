@@ -172,9 +172,12 @@ void describe('PostgresEventStore', () => {
     assert.deepEqual(await search('certs'), ['volume certs mounted']);
     assert.deepEqual(await search('"not found"', before), ['volume certs not found'], 'the history is indexed too');
     assert.deepEqual(await search('pulled'), [], 'a deleted event is no hit');
-    // Dropping last_ms dropped cur_key, which holds it: the key-only index a version 3 database has is widened too.
-    assert.equal(lines.length, 2, lines.join('\n'));
+    // Dropping last_ms dropped cur_key, which holds it: the key-only index a version 3 database has is widened too;
+    // and search_reason, which a version 3 database lacks, is built.
+    assert.equal(lines.length, 4, lines.join('\n'));
     assert.match(lines[1]!, /^building the current-key index/);
+    assert.match(lines[2]!, /^indexing the versions by reason and time \{"versions":4\}$/);
+    assert.match(lines[3]!, /^the versions are indexed by reason and time \{"versions":4,"seconds":[\d.]+\}$/);
     assert.match(lines[0]!, /^the archive's search index is built \{"versions":3,"seconds":[\d.]+,"secondsPerMillion":\d+\}$/);
     const [v] = (await admin.query<{ value: string }>(`SELECT value FROM ${schema}.meta WHERE name = 'schema'`)).rows;
     assert.equal(v!.value, '4');

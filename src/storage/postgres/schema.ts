@@ -1,7 +1,7 @@
 import type { IndexedField } from '../event-store.js';
 import type { Logger } from '../../internal/index.js';
 import type { PgClient } from './options.js';
-import { fillSearchColumns, searchColumnsSql, searchIndexSql } from './search.js';
+import { fillSearchColumns, searchColumnsSql, searchIndexSql, searchReasonIndexSql } from './search.js';
 
 /**
  * SCHEMA_VERSION is stored in `meta` so that a later layout can migrate databases
@@ -220,15 +220,23 @@ const OCCURRENCE_INDEXES = [
 /** indexOccurrences builds each of OCCURRENCE_INDEXES the schema lacks, logging the build of an archive that holds occurrences. */
 async function indexOccurrences(client: PgClient, s: string, logger: Pick<Logger, 'info'>): Promise<void> {
   for (const index of OCCURRENCE_INDEXES) {
-    const { rows } = await client.query<{ t: string | null }>('SELECT to_regclass($1) AS t', [`${s}.${index.name}`]);
-    if (rows[0]?.t != null) continue;
-    const { rows: counted } = await client.query<{ n: string }>(`SELECT count(*) AS n FROM ${s}.occurrences`);
-    const occurrences = Number(counted[0]?.n ?? 0);
-    const started = performance.now();
-    if (occurrences > 0) logger.info(`indexing the occurrences by ${index.by}`, { occurrences });
-    await client.query(`CREATE INDEX ${index.name} ON ${s}.occurrences (${index.columns})`);
-    if (occurrences > 0) logger.info(`the occurrences are indexed by ${index.by}`, { occurrences, seconds: Math.round(performance.now() - started) / 1000 });
+    await buildIndex(client, s, logger, { name: index.name, table: 'occurrences', what: 'occurrences', by: index.by, sql: `CREATE INDEX ${index.name} ON ${s}.occurrences (${index.columns})` });
   }
+}
+
+/**
+ * buildIndex runs `sql`, which creates index `name` on `table`, when the schema lacks it, in place: the build of a
+ * table that holds rows is logged with their count, and then with its time (an archive of millions takes minutes).
+ */
+async function buildIndex(client: PgClient, s: string, logger: Pick<Logger, 'info'>, index: { name: string; table: string; what: string; by: string; sql: string }): Promise<void> {
+  const { rows } = await client.query<{ t: string | null }>('SELECT to_regclass($1) AS t', [`${s}.${index.name}`]);
+  if (rows[0]?.t != null) return;
+  const { rows: counted } = await client.query<{ n: string }>(`SELECT count(*) AS n FROM ${s}.${index.table}`);
+  const n = Number(counted[0]?.n ?? 0);
+  const started = performance.now();
+  if (n > 0) logger.info(`indexing the ${index.what} by ${index.by}`, { [index.what]: n });
+  await client.query(index.sql);
+  if (n > 0) logger.info(`the ${index.what} are indexed by ${index.by}`, { [index.what]: n, seconds: Math.round(performance.now() - started) / 1000 });
 }
 
 /**
@@ -304,6 +312,7 @@ export async function applySchema(client: PgClient, s: string, functions: string
     if (found !== undefined && found < 4) await fillSearchColumns(client, s, logger);
     await widenCurKey(client, s, logger);
     await client.query(searchIndexSql(s));
+    await buildIndex(client, s, logger, { name: 'search_reason', table: 'versions', what: 'versions', by: 'reason and time', sql: searchReasonIndexSql(s) });
     await client.query(functions);
     await client.query(`INSERT INTO ${s}.meta (name, value) VALUES ('schema', $1) ON CONFLICT (name) DO UPDATE SET value = excluded.value`, [SCHEMA_VERSION]);
     await client.query('COMMIT');

@@ -6,7 +6,7 @@ import { MemoryEventStore } from '../memory/index.js';
 import { parseSearchQuery } from '../search/index.js';
 import type { SearchCursor, SearchPage, SearchRequest } from '../search/index.js';
 import { PostgresEventStore } from './index.js';
-import { NEWEST_FIRST, PostgresSearch, compileQuery, newestFirst, searchColumns } from './search.js';
+import { NEWEST_FIRST, PostgresSearch, REASON_KEY, compileQuery, newestFirst, searchColumns } from './search.js';
 import type { PgPool } from './options.js';
 import { POSTGRES_URL, testSchemas } from '../../../test/support/postgres.js';
 
@@ -34,6 +34,9 @@ function edges(now: number): CoreEvent[] {
     event('longname', 5, { involvedObject: { kind: 'Pod', namespace: 'edge', name: `n${'y'.repeat(250)}` }, message: 'long name' }),
     event('phrase', 7, { message: 'haystack', reason: 'NeedleFound' }),
     event('plain', 8, { message: 'needle haystack' }),
+    // A reason JavaScript lowercases to ASCII from a character that is not (the Kelvin sign), and its ASCII twin.
+    event('kelvin', 9, { reason: '\u212aill', message: 'needle kelvin' }),
+    event('kill', 10, { reason: 'Kill', message: 'needle' }),
   ];
 }
 
@@ -60,6 +63,11 @@ const QUERIES = [
   'haystack needlefound',
   '"haystack needlefound"',
   'type:normal -reason:edge',
+  'reason:kill',
+  'reason:KILL needle',
+  'reason:edge needle',
+  'reason:needlefound haystack',
+  'reason:edge reason:kill',
 ];
 
 /** request asks for a whole result (and its histogram) in one page. */
@@ -109,6 +117,24 @@ void describe('PostgreSQL search index', () => {
     assert.deepEqual(compile('"a b" -c'), { tsquery: "('a' <-> 'b' | '~') & (!('c') | '~')", exact: true });
     assert.deepEqual(compile('name:web-* -reason:x'), { tsquery: "'name=web-':* & !'reason=x'", exact: true });
     assert.deepEqual(compile(`-name:${'y'.repeat(300)}`), { tsquery: undefined, exact: false });
+    // A whole reason of printable ASCII is compared with the row's reason, not the vector.
+    assert.deepEqual(compile('reason:FailedMount secret'), { tsquery: "('secret' | '~')", exact: true, reason: 'failedmount' });
+    assert.deepEqual(compile('reason:Failed*'), { tsquery: "'reason=failed':*", exact: true });
+  });
+
+  void it('reads a reason and a word newest first through the reason\'s index', async () => {
+    const text = `SELECT rv FROM ${schema}.versions WHERE op <> 3 AND search @@ $1::tsquery AND ${REASON_KEY} = $2 ORDER BY last_ms DESC, key LIMIT 10`;
+    const client = await admin.connect();
+    try {
+      await client.query('SET enable_seqscan = off');
+      await client.query('SET enable_bitmapscan = off');
+      const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${text}`, ["'needle'", 'kill']);
+      const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
+      assert.match(plan, /Index Scan using search_reason/, plan);
+      assert.doesNotMatch(plan, /Sort/, plan);
+    } finally {
+      client.release();
+    }
   });
 
   for (const q of QUERIES) {

@@ -110,7 +110,7 @@ export function postgresArchive(o: { url: string; layout: string; total: number;
       const occurrences = bytes((r) => r.name === 'occurrences');
       const heaps = bytes((r) => r.kind === 'r');
       const indexes = bytes((r) => r.kind === 'i');
-      const searchIndexes = bytes((r) => r.name === 'search_words' || r.name === 'search_time');
+      const searchIndexes = bytes((r) => r.name === 'search_words' || r.name === 'search_time' || r.name === 'search_reason');
       // TOAST, the free space and visibility maps of every table.
       const toast = Number(t[0]!.toast);
       const columns = Number(t[0]!.vectors) + Number(t[0]!.times);
@@ -122,7 +122,8 @@ export function postgresArchive(o: { url: string; layout: string; total: number;
         text:
           `kevents ${mb(total)} = ${per(total)}: versions ${mb(versions)}, occurrences ${mb(occurrences)}, other tables ${mb(heaps - versions - occurrences)}, TOAST and maps ${mb(toast)}, ` +
           `indexes ${mb(indexes)} (${rows.filter((r) => r.kind === 'i').sort((a, b) => Number(b.bytes) - Number(a.bytes)).slice(0, 6).map((r) => `${r.name} ${mb(Number(r.bytes))}`).join(', ')}, …); ` +
-          `search: the GIN ${mb(bytes((r) => r.name === 'search_words'))}, the time b-tree ${mb(bytes((r) => r.name === 'search_time'))}, the vector and last_ms columns ${mb(columns)} = ${mb(search)} = ${per(search)}, ` +
+          `search: the GIN ${mb(bytes((r) => r.name === 'search_words'))}, the time b-tree ${mb(bytes((r) => r.name === 'search_time'))}, ` +
+          `the reason and time b-tree ${mb(bytes((r) => r.name === 'search_reason'))}, the vector and last_ms columns ${mb(columns)} = ${mb(search)} = ${per(search)}, ` +
           `+${((search / (total - search)) * 100).toFixed(0)}% on the rest`,
       };
     },

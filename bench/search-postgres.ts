@@ -52,7 +52,7 @@ const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
 async function writeArchive(schema: string, indexed: boolean): Promise<number> {
   const store = new PostgresEventStore({ connectionString: URL, schema, poolSize: 4 });
   await store.ready();
-  if (!indexed) await admin.query(`DROP INDEX ${schema}.search_words, ${schema}.search_time`);
+  if (!indexed) await admin.query(`DROP INDEX ${schema}.search_words, ${schema}.search_time, ${schema}.search_reason`);
   const started = performance.now();
   // Two batches in flight, as the mirror's pipeline keeps them.
   const inFlight: Promise<unknown>[] = [];
@@ -218,11 +218,11 @@ async function measureIndexes(): Promise<void> {
   );
   const total = Number(sizes.rows[0]!.total);
   const words = await relationBytes(A, 'search_words');
-  const time = await relationBytes(A, 'search_time');
+  const time = (await relationBytes(A, 'search_time')) + (await relationBytes(A, 'search_reason'));
   const column = Number(sizes.rows[0]!.column);
   const others = total - words - time - column;
   console.log(
-    `tsvector: archive ${mb(total)} in all (${Math.round(total / EVENTS)} bytes/event); the GIN ${mb(words)}, the time b-tree ${mb(time)}, the vectors ${mb(column)}: ` +
+    `tsvector: archive ${mb(total)} in all (${Math.round(total / EVENTS)} bytes/event); the GIN ${mb(words)}, the time and reason b-trees ${mb(time)}, the vectors ${mb(column)}: ` +
       `${mb(words + time + column)} = ${Math.round((words + time + column) / EVENTS)} bytes/event, +${(((words + time + column) / others) * 100).toFixed(0)}% of the archive without them (${mb(others)})`,
   );
 

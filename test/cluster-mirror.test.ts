@@ -173,7 +173,8 @@ void describe('kevents in the cluster', { timeout: 600_000 }, () => {
     try {
       await until('the events are archived', async () => {
         metrics = await (await fetch(`${m.metricsUrl}/metrics`)).text();
-        return /^kevents_mirror_events_written_total (\d+)/m.exec(metrics)?.[1] === '5';
+        // The control plane may write events of its own meanwhile (a node's, a lease's): the five are among them.
+        return Number(/^kevents_mirror_events_written_total (\d+)/m.exec(metrics)?.[1] ?? 0) >= 5;
       });
     } catch (err) {
       // What the mirror said and counted, so that a failure here can be read without running it again.
@@ -187,7 +188,7 @@ void describe('kevents in the cluster', { timeout: 600_000 }, () => {
     try {
       const r = await request(archive.url, 'GET', CORE);
       const items = r.json.items as { metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> } }[];
-      assert.deepEqual(items.map((e) => e.metadata.name).sort(), ['rbac-0', 'rbac-1', 'rbac-2', 'rbac-3', 'rbac-4']);
+      assert.deepEqual(items.map((e) => e.metadata.name).filter((n) => n.startsWith('rbac-')).sort(), ['rbac-0', 'rbac-1', 'rbac-2', 'rbac-3', 'rbac-4']);
       // The service account read the cluster's identity: every event is archived under it.
       const uid = (await cp.request('GET', '/api/v1/namespaces/kube-system')).json.metadata.uid as string;
       assert.match(uid, /^[0-9a-f-]{36}$/);

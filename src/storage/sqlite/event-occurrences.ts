@@ -66,7 +66,7 @@ export const CHAIN_CAP = 1_024;
  */
 export const EVENT_CHAINS = `WITH RECURSIVE chain(i, rv, prev, n) AS (
     SELECT k.value ->> 0, c.rv, coalesce(c.prev_rv, 0), 1
-    FROM json_each(@events) k JOIN versions c INDEXED BY cur_key ON c.key = k.value ->> 1 AND c.${CURRENT.replace(' AND ', ' AND c.')}
+    FROM json_each(@events) k JOIN versions c INDEXED BY cur_key ON c.key = k.value ->> 1 WHERE ${CURRENT}
     UNION ALL
     SELECT ch.i, ch.prev,
       CASE WHEN v.rv IS NOT NULL THEN coalesce(v.prev_rv, 0) WHEN p.rv IS NOT NULL THEN coalesce(p.prev_rv, -1) ELSE -1 END, ch.n + 1

@@ -45,12 +45,19 @@ export interface Incident {
   /** occurrences counts the occurrences of its failure events in the window. */
   occurrences: number;
   hints: IncidentHint[];
-  /** evidence are the timeline rows of its failure events in the window. */
+  /** evidence are the timeline rows of its failure events in the window (the first and last MAX_EVIDENCE_ROWS/2). */
   evidence: TimelineRow[];
+  /**
+   * evidenceLeftOut counts the rows of its failure events in the window that `evidence` does not carry: the middle
+   * of a long run, or all of them where an answer's byte bound left them out. Its timeline has every row.
+   */
+  evidenceLeftOut?: number;
 }
 
 /** IncidentList is the whole result: the window asked for and the incidents, most recent first. */
 export interface IncidentList {
   window: { since: string | null; until: string | null };
   incidents: Incident[];
+  /** incidentsLeftOut counts the oldest incidents an answer's byte bound left out (`--max-answer-bytes`); absent when none were. */
+  incidentsLeftOut?: number;
 }

@@ -24,4 +24,5 @@ export * from './occurrence.js';
 export * from './cluster.js';
 export * from './timeline.js';
 export * from './incident.js';
+export * from './answer-text.js';
 export type * from './search.js';

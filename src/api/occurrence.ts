@@ -38,7 +38,14 @@ export interface Occurrence {
   countAfter: number;
   type?: string;
   reason?: string;
+  /** message is the event's message after the change; absent where `messageOf` refers to it. */
   message?: string;
+  /**
+   * messageOf, in an answer of several occurrences, is the resourceVersion of an earlier version of the same event
+   * in that answer (an earlier occurrence's `event.resourceVersion`, or a search hit's own event) whose message this
+   * one repeats: the text is sent once an answer (`resolveOccurrenceMessages` gives it back).
+   */
+  messageOf?: string;
   regarding: ObjectReference;
   related?: ObjectReference | null;
   reportingController?: string;

@@ -24,7 +24,13 @@ export interface TimelineRow {
   object: string;
   type: string;
   reason: string;
+  /** message is the event's message; "" where `messageOf` refers to an earlier row's. */
   message: string;
+  /**
+   * messageOf is the index, in the same list of rows, of an earlier row of the same object and reason whose
+   * message this one repeats: the text is sent once an answer (`resolveRowMessages` gives it back).
+   */
+  messageOf?: number;
   /** count is how many repeats of the event this row stands for (usually 1). */
   count: number;
   /**
@@ -101,5 +107,10 @@ export interface TimelineHint {
 export interface Timeline {
   summary: TimelineSummary;
   rows: TimelineRow[];
+  /**
+   * rowsLeftOut counts the latest rows an answer's byte bound left out (`--max-answer-bytes`); the summary
+   * speaks of them all. Ask again from the last row's time (`since`) to read on. Absent when none were.
+   */
+  rowsLeftOut?: number;
   hints: TimelineHint[];
 }

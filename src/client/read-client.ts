@@ -1,6 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { CoreEvent, CoreEventList, Occurrence, OccurrenceList, SearchResult, Status, Table, WatchEvent } from '../api/index.js';
-import { ARCHIVE_API } from '../api/index.js';
+import { ARCHIVE_API, resolveOccurrenceMessages } from '../api/index.js';
 import { EventResource } from './event-resource.js';
 import type { ListOptions, RequestOptions } from './event-resource.js';
 import { KubeConnection } from './kube-connection.js';
@@ -110,6 +110,8 @@ export function createReadClient(options: { kubeConfig: KubeConfig; timeoutMs?: 
         ...(o.signal !== undefined ? { signal: o.signal } : {}),
       });
       list.items ??= [] as Occurrence[];
+      // A repeat carries a reference to its text, sent once an answer: each item gets it back.
+      resolveOccurrenceMessages(list.items);
       return list;
     },
     async search(o) {
@@ -122,6 +124,7 @@ export function createReadClient(options: { kubeConfig: KubeConfig; timeoutMs?: 
       if (o.continue) query.set('continue', o.continue);
       const result = await rest.request<SearchResult>({ method: 'GET', path, query, verb: 'search events', ...(o.signal !== undefined ? { signal: o.signal } : {}) });
       result.items ??= [];
+      for (const item of result.items) resolveOccurrenceMessages(item.occurrences, searchSeed(item.event));
       return result;
     },
   };
@@ -136,4 +139,11 @@ function listQuery(o: ListOptions): URLSearchParams {
   if (o.resourceVersion !== undefined) q.set('resourceVersion', o.resourceVersion);
   if (o.timeoutSeconds) q.set('timeoutSeconds', String(o.timeoutSeconds));
   return q;
+}
+
+/** searchSeed is the text a search hit's occurrences may refer to: its own event's message. */
+export function searchSeed(event: CoreEvent): { resourceVersion: string; message: string } | undefined {
+  const { message } = event;
+  const rv = event.metadata.resourceVersion;
+  return message !== undefined && rv !== undefined ? { resourceVersion: rv, message } : undefined;
 }

@@ -1,5 +1,5 @@
 import type { Incident, IncidentList } from '../api/index.js';
-import { escapeMarkdown, escapeTerminalLine, formatTable, markdownCode, translateMsSince } from '../api/index.js';
+import { escapeMarkdown, escapeTerminalLine, formatTable, markdownCode, translateMsSince, incidentsAnswer } from '../api/index.js';
 
 /** IncidentFormat is an output of `kevents incidents -o`. */
 export type IncidentFormat = 'table' | 'json' | 'markdown';
@@ -66,7 +66,8 @@ function formatMarkdown(list: IncidentList, o: FormatIncidentsOptions): string {
 export function formatIncidents(list: IncidentList, o: FormatIncidentsOptions): string {
   switch (o.format) {
     case 'json':
-      return `${JSON.stringify(list, null, 2)}\n`;
+      // The document as served: each repeated text once (the whole of it: no byte bound on a file of one's own).
+      return `${JSON.stringify(incidentsAnswer(list, Infinity), null, 2)}\n`;
     case 'markdown':
       return formatMarkdown(list, o);
     case 'table':

@@ -1,5 +1,5 @@
 import type { CoreEvent, Incident, IncidentList, IncidentStart, Occurrence } from '../api/index.js';
-import { eventCluster } from '../api/index.js';
+import { cutText, eventCluster } from '../api/index.js';
 import { formatTimelineTime, objectKey, scheduledNode, timelineEntries, timelineRow } from '../timeline/index.js';
 import type { OccurrenceEntry, OwnerLink } from '../timeline/index.js';
 import { classify } from './catalogue.js';
@@ -256,8 +256,9 @@ function incidentOf(g: Group, until: number): Incident | undefined {
   const templates = [...stated.match.kind.steps(stated.match.facts), ...(stated === primary ? [] : primary.match.kind.steps(primary.match.facts))];
   const incident: Incident = {
     kind: stated.match.kind.id,
-    cause: stated.match.kind.cause(stated.match.facts),
-    facts: { ...stated.match.facts },
+    // Texts derived from a stranger's message are cut (cutText); the steps above were made from the whole facts.
+    cause: cutText(stated.match.kind.cause(stated.match.facts)),
+    facts: Object.fromEntries(Object.entries(stated.match.facts).map(([k, v]) => [k, cutText(v)])),
     namespace: g.namespace,
     ...(g.cluster !== '' ? { cluster: g.cluster } : {}),
     root: g.root,
@@ -267,8 +268,12 @@ function incidentOf(g: Group, until: number): Incident | undefined {
     ongoing: until - lastMs <= ONGOING_MS,
     occurrences: windowEntries.reduce((n, x) => n + x.count, 0),
     hints: stepHints(templates),
-    evidence: evidenceRows(windowEntries).map(timelineRow),
+    evidence: evidenceRows(windowEntries).map((e) => {
+      const row = timelineRow(e);
+      return { ...row, message: cutText(row.message) };
+    }),
   };
+  if (windowEntries.length > incident.evidence.length) incident.evidenceLeftOut = windowEntries.length - incident.evidence.length;
   return incident;
 }
 

@@ -6,3 +6,4 @@ export * from './backoff.js';
 export * from './logger.js';
 export * from './cjs.js';
 export * from './read-ahead.js';
+export * from './time-slice.js';

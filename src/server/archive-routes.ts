@@ -1,13 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { requestTarget } from '../auth/index.js';
 import type { HTTPVersion, Instance as Router } from 'find-my-way';
-import { ARCHIVE_API, newMethodNotAllowed, newPathNotFound, translateTimestampSince } from '../api/index.js';
+import { ARCHIVE_API, cutText, jsonBytes, keepWithin, newMethodNotAllowed, newPathNotFound, shareOccurrenceMessages, translateTimestampSince } from '../api/index.js';
 import type { Occurrence, OccurrenceList, Table, TableColumnDefinition } from '../api/index.js';
 import type { Clock, Logger } from '../internal/index.js';
-import { isArchiveStore } from '../storage/index.js';
-import type { EventStore } from '../storage/index.js';
+import { isArchiveStore, occurrenceCursor } from '../storage/index.js';
+import type { EventStore, OccurrenceCursor } from '../storage/index.js';
 import { encodeArchiveContinue, parseArchiveListQuery } from './archive-query.js';
-import { negotiateOutput, sendError, sendObject } from './http-io.js';
+import { negotiateOutput, sendError, sendJsonStream, sendObject } from './http-io.js';
 import type { ServerMetrics } from './metrics.js';
 
 /** ArchiveRouteDeps are what the archive API needs from the server. */
@@ -16,6 +16,8 @@ export interface ArchiveRouteDeps {
   clock: Clock;
   logger: Logger;
   metrics: ServerMetrics;
+  /** maxAnswerBytes bounds an answer's JSON: a page past it ends short with a continue token. */
+  maxAnswerBytes: number;
 }
 
 function column(name: string, description: string, priority = 0): TableColumnDefinition {
@@ -47,7 +49,7 @@ function occurrenceTable(items: Occurrence[], list: OccurrenceList['metadata'], 
         o.reason ?? '',
         `${(o.regarding.kind ?? '').toLowerCase()}/${o.regarding.name ?? ''}`,
         `${o.countBefore}->${o.countAfter}`,
-        o.message ?? '',
+        cutText(o.message ?? ''),
         o.cluster ?? '',
         o.metadata.name ?? '',
       ],
@@ -91,11 +93,26 @@ async function list(req: IncomingMessage, res: ServerResponse, namespace: string
   if (!isArchiveStore(store)) throw newPathNotFound();
   const [page, rv] = await Promise.all([store.listOccurrences(query), store.currentResourceVersion()]);
   const metadata: OccurrenceList['metadata'] = { resourceVersion: String(rv) };
-  if (page.next !== undefined) metadata.continue = encodeArchiveContinue(page.next);
+  const { items, next } = boundedOccurrences(page.items, deps.maxAnswerBytes);
+  const cursor = next ?? page.next;
+  if (cursor !== undefined) metadata.continue = encodeArchiveContinue(cursor);
   if (format.kind === 'table') {
-    sendObject(res, 200, occurrenceTable(page.items, metadata, deps.clock.now(), params.get('includeObject')), format);
+    sendObject(res, 200, occurrenceTable(page.items.slice(0, items.length), metadata, deps.clock.now(), params.get('includeObject')), format);
     return;
   }
-  const body: OccurrenceList = { kind: 'OccurrenceList', apiVersion: ARCHIVE_API, metadata, items: page.items };
-  sendObject(res, 200, body, format);
+  const body: OccurrenceList = { kind: 'OccurrenceList', apiVersion: ARCHIVE_API, metadata, items };
+  if (format.kind === 'json') await sendJsonStream(res, 200, body, 'items');
+  else sendObject(res, 200, body, format);
+}
+
+/**
+ * boundedOccurrences is a page of occurrences as an answer carries it: each
+ * event's message once (`shareOccurrenceMessages`), and no more items than fit
+ * in `maxBytes` (at least one); `next` is where a page cut short goes on.
+ */
+export function boundedOccurrences(items: readonly Occurrence[], maxBytes: number): { items: Occurrence[]; next?: OccurrenceCursor } {
+  const shared = shareOccurrenceMessages(items);
+  const kept = keepWithin(shared.map(jsonBytes), maxBytes - 512);
+  if (kept === shared.length) return { items: shared };
+  return { items: shared.slice(0, kept), next: occurrenceCursor(shared[kept - 1]!) };
 }

@@ -1,5 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
+  DEFAULT_MAX_ANSWER_BYTES,
+  jsonBytes,
+  keepWithin,
   eventTable,
   newBadRequest,
   newMethodNotAllowed,
@@ -11,7 +14,7 @@ import type { Clock, Logger } from '../internal/index.js';
 import type { EventStore, Preconditions } from '../storage/index.js';
 import { bodyText, checkRouteAccept, LIST_PRODUCES, mediaTypeOf, negotiateOutput, OBJECT_PRODUCES, readBody, sendError, sendJsonText, sendObject } from './http-io.js';
 import type { OutputFormat } from './http-io.js';
-import { listEvents } from './list.js';
+import { cutListMeta, listEvents } from './list.js';
 import type { ServerMetrics } from './metrics.js';
 import { patchTypeOf } from './patch.js';
 import { parseListQuery, parseWriteQuery } from './query.js';
@@ -23,7 +26,7 @@ import { DEFAULT_RENDER_CACHE_MIB, RenderedVersions } from './rendered-versions.
 import { warmRendered } from './render-warm.js';
 import { WrittenRows } from './render-written.js';
 import type { WarmResult } from './render-warm.js';
-import type { RenderAs } from './rendered-versions.js';
+import type { AnswerBound, RenderAs } from './rendered-versions.js';
 import { resourceOf, toStatusError } from './storage-errors.js';
 import { requestTarget } from '../auth/index.js';
 import { encodeFor, listFor, listItemJson, listShell } from './views.js';
@@ -41,6 +44,8 @@ export interface EventsHandlerOptions {
   renderCacheBytes?: number | undefined;
   /** privileged tells whether a request's user may write the archive's own labels and annotations. */
   privileged?: ((req: IncomingMessage) => boolean) | undefined;
+  /** maxAnswerBytes bounds a list answer's items (default DEFAULT_MAX_ANSWER_BYTES): past it the page ends short with a continue token. */
+  maxAnswerBytes?: number | undefined;
 }
 
 /** UNKEPT renders the lists of a store whose resourceVersions may name more than one version: nothing is kept. */
@@ -64,7 +69,10 @@ export class EventsHandler {
   /** written renders the rows of the versions this server writes, where the store's resourceVersions name one version (`listVersions`). */
   private readonly written: WrittenRows | undefined;
 
+  private readonly maxAnswerBytes: number;
+
   constructor(private readonly o: EventsHandlerOptions) {
+    this.maxAnswerBytes = o.maxAnswerBytes !== undefined && o.maxAnswerBytes > 0 ? o.maxAnswerBytes : DEFAULT_MAX_ANSWER_BYTES;
     this.rendered = new RenderedVersions(o.renderCacheBytes ?? DEFAULT_RENDER_CACHE_MIB * 1024 * 1024);
     if (o.store.listVersions !== undefined) this.written = new WrittenRows(this.rendered, (rows) => o.metrics.listRendered.inc({ by: 'write' }, rows));
   }
@@ -214,9 +222,15 @@ export class EventsHandler {
     let items: CoreEvent[] | undefined;
     try {
       // An item's object is read here, past the store's list: its failure speaks the storage vocabulary.
-      if (format.kind === 'json') body = rendered.list(api, page.items, page.metadata);
-      else if (format.kind === 'table') body = rendered.table(api, page.items, { now: this.o.clock.now(), includeObject, listMeta: page.metadata });
-      else items = page.items.map((v) => v.object());
+      const bound: AnswerBound = { maxBytes: this.maxAnswerBytes, cut: (kept) => cutListMeta(page, kept, namespace, filter.hasSelectors) };
+      if (format.kind === 'json') body = rendered.list(api, page.items, page.metadata, bound);
+      else if (format.kind === 'table') body = rendered.table(api, page.items, { now: this.o.clock.now(), includeObject, listMeta: page.metadata }, bound);
+      else {
+        const all = page.items.map((v) => v.object());
+        const kept = keepWithin(all.map(jsonBytes), this.maxAnswerBytes);
+        items = all.slice(0, kept);
+        if (kept < all.length) page.metadata = cutListMeta(page, kept, namespace, filter.hasSelectors);
+      }
     } catch (e) {
       throw toStatusError(e, 'list', '', api);
     }

@@ -287,3 +287,44 @@ export function sendError(res: ServerResponse, err: unknown, logger: Logger, con
   logger.error('unexpected error (bug)', { context, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
   sendStatus(res, newInternalError(err).status);
 }
+
+/**
+ * sendJsonStream writes a 2xx JSON answer as it is produced: `doc`'s fields in
+ * their order, the array at `key` one item at a time, each written when the
+ * socket has taken the one before (no Content-Length: chunked). Peak memory is
+ * one item, not the answer; a client gone away stops the writing.
+ */
+export async function sendJsonStream(res: ServerResponse, code: number, doc: object, key: string): Promise<void> {
+  res.writeHead(code, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
+  const write = async (text: string): Promise<boolean> => {
+    if (res.destroyed) return false;
+    if (!res.write(text)) await new Promise<void>((resolve) => {
+      const done = (): void => {
+        res.off('drain', done);
+        res.off('close', done);
+        resolve();
+      };
+      res.on('drain', done);
+      res.on('close', done);
+    });
+    return !res.destroyed;
+  };
+  let first = true;
+  let head = '{';
+  for (const [k, v] of Object.entries(doc)) {
+    if (v === undefined) continue;
+    const name = `${first ? '' : ','}${JSON.stringify(k)}:`;
+    first = false;
+    if (k !== key || !Array.isArray(v)) {
+      head += `${name}${JSON.stringify(v)}`;
+      continue;
+    }
+    if (!(await write(`${head}${name}[`))) return;
+    head = '';
+    for (let i = 0; i < v.length; i++) {
+      if (!(await write(`${i === 0 ? '' : ','}${JSON.stringify(v[i])}`))) return;
+    }
+    head = ']';
+  }
+  res.end(`${head}}`);
+}

@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HTTPVersion, Instance as Router } from 'find-my-way';
-import { ARCHIVE_API, newBadRequest, newMethodNotAllowed, newPathNotFound } from '../api/index.js';
+import { ARCHIVE_API, incidentsAnswer, newBadRequest, newMethodNotAllowed, newPathNotFound } from '../api/index.js';
 import type { IncidentList } from '../api/index.js';
 import { requestTarget } from '../auth/index.js';
 import type { Logger } from '../internal/index.js';
-import { negotiateOutput, sendError, sendObject } from './http-io.js';
+import { negotiateOutput, sendError, sendJsonStream, sendObject } from './http-io.js';
 import type { ServerMetrics } from './metrics.js';
 import { parseTimelineQuery } from './timeline-routes.js';
 
@@ -29,6 +29,8 @@ export interface IncidentRouteDeps {
   incidents: IncidentReader | undefined;
   logger: Logger;
   metrics: ServerMetrics;
+  /** maxAnswerBytes bounds an answer's JSON: past it the oldest incidents give up their evidence, then are left out (and counted). */
+  maxAnswerBytes: number;
 }
 
 /**
@@ -74,5 +76,7 @@ async function get(req: IncomingMessage, res: ServerResponse, namespace: string 
   const format = negotiateOutput(req.headers.accept, false);
   // The one request parser: the gate authorized the very target read here.
   const query = parseIncidentQuery(requestTarget(req).params, namespace);
-  sendObject(res, 200, await deps.incidents(query), format);
+  const answer = incidentsAnswer(await deps.incidents(query), deps.maxAnswerBytes);
+  if (format.kind === 'json') await sendJsonStream(res, 200, answer, 'incidents');
+  else sendObject(res, 200, answer, format);
 }

@@ -3,6 +3,7 @@ import type { EventFilter, EventStore, ListedVersion, ListOptions, VersionList }
 import { decodeContinue, encodeContinue } from './continue-token.js';
 import { isStatusError, newBadRequest, StatusError } from '../api/index.js';
 import { parseResourceVersion } from './query.js';
+import { yieldLoop } from '../internal/index.js';
 import type { ListQuery } from './query.js';
 import { CONTINUE_TOO_OLD, toStatusError } from './storage-errors.js';
 
@@ -26,10 +27,6 @@ export const SCAN_CHUNK = 250;
 /** MAX_EXAMINED is how many stored events one page of a filtered list examines at most: a page cut short by it ends with a continue token. */
 export const MAX_EXAMINED = 50_000;
 
-/** yieldLoop lets every other request (and timer) run before the next chunk of a scan. */
-export function yieldLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
 
 /**
  * scanPage reads a filtered page in chunks of SCAN_CHUNK examined events, at one
@@ -114,4 +111,23 @@ export async function listEvents(
     if (!filter.hasSelectors && result.remainingItemCount !== undefined) metadata.remainingItemCount = result.remainingItemCount;
   }
   return { items: result.items, metadata, keyed: store.listVersions !== undefined };
+}
+
+/**
+ * cutListMeta is the list metadata of the first `kept` items of `page`, a page an
+ * answer's byte bound cut short: it continues after the last item kept, at the
+ * page's revision, and counts the items left out among those remaining where the
+ * page counted them (or where it was the whole list and no selector chose).
+ */
+export function cutListMeta(page: ListPage, kept: number, namespace: string | undefined, hasSelectors: boolean): ListMeta {
+  const last = page.items[kept - 1]!.object();
+  const rv = Number(page.metadata.resourceVersion);
+  const meta: ListMeta = {
+    resourceVersion: page.metadata.resourceVersion,
+    continue: encodeContinue(`${last.metadata.namespace ?? ''}/${last.metadata.name ?? ''}`, namespace, rv),
+  };
+  const left = page.items.length - kept;
+  if (page.metadata.remainingItemCount !== undefined) meta.remainingItemCount = page.metadata.remainingItemCount + left;
+  else if (page.metadata.continue === undefined && !hasSelectors) meta.remainingItemCount = left;
+  return meta;
 }

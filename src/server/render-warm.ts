@@ -1,6 +1,6 @@
 import { CORE_API } from '../api/index.js';
 import type { EventStore } from '../storage/index.js';
-import { yieldLoop } from './list.js';
+import { yieldLoop } from '../internal/index.js';
 import type { RenderedVersions } from './rendered-versions.js';
 
 /**

@@ -73,32 +73,55 @@ export class RenderedVersions {
     return this.entries.weight;
   }
 
-  /** list is the JSON of an EventList of `items`, as `listFor` renders it. */
-  list(api: EventApi, items: readonly ListedVersion[], metadata: ListMeta): Buffer {
-    const [open, close] = listShell(api, metadata);
-    const parts: Buffer[] = [open];
-    items.forEach((v, i) => {
+  /**
+   * list is the JSON of an EventList of `items`, as `listFor` renders it; past `bound.maxBytes` of items it
+   * ends after the last that fits (at least one), under the list metadata `bound.cut` gives for that many.
+   */
+  list(api: EventApi, items: readonly ListedVersion[], metadata: ListMeta, bound?: AnswerBound): Buffer {
+    const parts: Buffer[] = [];
+    let size = 0;
+    let kept = items.length;
+    for (let i = 0; i < items.length; i++) {
+      const item = this.item(api, items[i]!);
+      size += item.length + 1;
+      if (bound !== undefined && size > bound.maxBytes && i > 0) {
+        kept = i;
+        break;
+      }
       if (i > 0) parts.push(COMMA);
-      parts.push(this.item(api, v));
-    });
-    parts.push(close);
-    return Buffer.concat(parts);
+      parts.push(item);
+    }
+    const [open, close] = listShell(api, kept < items.length ? bound!.cut(kept) : metadata);
+    return Buffer.concat([open, ...parts, close]);
   }
 
-  /** table is the JSON of the Table of `items` at `now`, as `eventTable` renders it with `encodeFor` for Object. */
-  table(api: EventApi, items: readonly ListedVersion[], options: { now: number; includeObject: IncludeObject; listMeta: ListMeta }): Buffer {
-    const shell = JSON.stringify(eventTable([], options));
-    const rows = items.map((v) => {
-      const p = this.tableRow(v);
-      const first = translateMsSince(p.firstMs, options.now);
-      const last = p.lastIsFirst ? first : translateMsSince(p.lastMs, options.now);
-      const cells = `{"cells":[${JSON.stringify(last)},${p.middle},${JSON.stringify(first)},${p.tail}],"object":`;
-      if (options.includeObject === 'None') return `${cells}null}`;
-      if (options.includeObject !== 'Object') return `${cells}{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":${p.metadata}}}`;
-      // The object is the list item with the kind and apiVersion a list leaves out, which encodeFor writes first.
-      return `${cells}{"kind":"Event","apiVersion":${JSON.stringify(api)},${this.item(api, v).toString('utf8', 1)}}`;
-    });
+  /** table is the JSON of the Table of `items` at `now`, as `eventTable` renders it with `encodeFor` for Object, bounded as `list` is. */
+  table(api: EventApi, items: readonly ListedVersion[], options: { now: number; includeObject: IncludeObject; listMeta: ListMeta }, bound?: AnswerBound): Buffer {
+    let size = 0;
+    let kept = items.length;
+    const rows: string[] = [];
+    for (let i = 0; i < items.length; i++) {
+      const row = this.renderedRow(api, items[i]!, options);
+      size += Buffer.byteLength(row) + 1;
+      if (bound !== undefined && size > bound.maxBytes && i > 0) {
+        kept = i;
+        break;
+      }
+      rows.push(row);
+    }
+    const shell = JSON.stringify(eventTable([], kept < items.length ? { ...options, listMeta: bound!.cut(kept) } : options));
     return Buffer.from(`${shell.slice(0, -2)}${rows.join(',')}]}`);
+  }
+
+  private renderedRow(api: EventApi, v: ListedVersion, options: { now: number; includeObject: IncludeObject }): string {
+    const p = this.tableRow(v);
+    const first = translateMsSince(p.firstMs, options.now);
+    const last = p.lastIsFirst ? first : translateMsSince(p.lastMs, options.now);
+    const cells = `{"cells":[${JSON.stringify(last)},${p.middle},${JSON.stringify(first)},${p.tail}],"object":`;
+    if (options.includeObject === 'None') return `${cells}null}`;
+    if (options.includeObject !== 'Object') return `${cells}{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":${p.metadata}}}`;
+    // The object is the list item with the kind and apiVersion a list leaves out, which encodeFor writes first.
+    return `${cells}{"kind":"Event","apiVersion":${JSON.stringify(api)},${this.item(api, v).toString('utf8', 1)}}`;
   }
 
   private item(api: EventApi, v: ListedVersion): Buffer {
@@ -140,6 +163,12 @@ export class RenderedVersions {
     const size = bytes + ENTRY_OVERHEAD;
     if (size <= this.maxBytes) this.entries.set(key, { value, size });
   }
+}
+
+/** AnswerBound bounds a list answer: past `maxBytes` of items it ends short, under the metadata `cut` gives for the items kept. */
+export interface AnswerBound {
+  maxBytes: number;
+  cut: (kept: number) => ListMeta;
 }
 
 /** RenderAs says what a list answer reads of each version: its Table row (with includeObject=Object, its list item too), or its list item. */

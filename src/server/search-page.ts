@@ -1,5 +1,5 @@
 import type { SearchHit, SearchPage, SearchRequest } from '../storage/index.js';
-import { yieldLoop } from './list.js';
+import { yieldLoop } from '../internal/index.js';
 
 /** SEARCH_CHUNK is how many candidates one read of a search examines before the event loop is let go: a few ms of decoding and checking. */
 export const SEARCH_CHUNK = 500;

@@ -1,12 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HTTPVersion, Instance as Router } from 'find-my-way';
 import { requestTarget } from '../auth/index.js';
-import { ARCHIVE_API, ARCHIVE_GROUP, formatMicroTime, newMethodNotAllowed, newStatusError } from '../api/index.js';
+import { ARCHIVE_API, ARCHIVE_GROUP, formatMicroTime, jsonBytes, keepWithin, newMethodNotAllowed, newStatusError, shareOccurrenceMessages } from '../api/index.js';
 import type { CoreEvent, Occurrence, SearchResult, SearchResultItem } from '../api/index.js';
 import type { Clock, Logger } from '../internal/index.js';
-import { canSearch, isArchiveStore, occurrenceTimeMs, searchTextMarks } from '../storage/index.js';
+import { canSearch, isArchiveStore, occurrenceTimeMs, searchTextMarks, searchTimeMs } from '../storage/index.js';
 import type { ArchiveStore, EventRef, EventStore, SearchQuery } from '../storage/index.js';
-import { negotiateOutput, sendError, sendObject } from './http-io.js';
+import { negotiateOutput, sendError, sendJsonStream, sendObject } from './http-io.js';
 import type { ServerMetrics } from './metrics.js';
 import { searchPage } from './search-page.js';
 import { encodeSearchContinue, parseSearchParams } from './search-query.js';
@@ -14,6 +14,8 @@ import { toStatusError } from './storage-errors.js';
 
 /** MAX_OCCURRENCES_PER_HIT bounds the occurrences a hit carries (the oldest in the window): a page of hits stays a page, however often each repeated. */
 export const MAX_OCCURRENCES_PER_HIT = 100;
+/** MAX_MESSAGE_MARKS bounds the marks of one hit's message (the first ones): a word found thousands of times in a long message marks a page's worth. */
+export const MAX_MESSAGE_MARKS = 256;
 
 /** SearchRouteDeps are what the search route needs from the server. */
 export interface SearchRouteDeps {
@@ -21,6 +23,8 @@ export interface SearchRouteDeps {
   clock: Clock;
   logger: Logger;
   metrics: ServerMetrics;
+  /** maxAnswerBytes bounds an answer's JSON: a page past it ends short with a continue token. */
+  maxAnswerBytes: number;
 }
 
 /**
@@ -67,18 +71,33 @@ async function search(req: IncomingMessage, res: ServerResponse, namespace: stri
     throw toStatusError(e, request.after !== undefined ? 'continue' : 'list');
   }
   const occurrences = await occurrencesOf(store, page.items.map((hit) => hit.event), request.query);
-  const items = page.items.map(
-    (hit, i): SearchResultItem => ({
+  const all = page.items.map((hit, i): SearchResultItem => {
+    const message = hit.event.message;
+    const resourceVersion = hit.event.metadata.resourceVersion;
+    const seed = message !== undefined && resourceVersion !== undefined ? { message, resourceVersion } : undefined;
+    return {
       event: hit.event,
-      occurrences: occurrences[i]!,
+      // The hit's event holds its text: its occurrences that repeat it refer to it.
+      occurrences: shareOccurrenceMessages(occurrences[i]!, seed),
       matched: hit.matched,
-      messageMarks: searchTextMarks(hit.event.message ?? '', request.query).map((s): [number, number] => [s.start, s.end]),
-    }),
-  );
-  const body: SearchResult = { kind: 'SearchResult', apiVersion: ARCHIVE_API, metadata: { resourceVersion: String(page.resourceVersion) }, items };
-  if (page.next !== undefined) body.metadata.continue = encodeSearchContinue({ resourceVersion: page.resourceVersion, nowMs, after: page.next });
+      messageMarks: searchTextMarks(hit.event.message ?? '', request.query)
+        .slice(0, MAX_MESSAGE_MARKS)
+        .map((s): [number, number] => [s.start, s.end]),
+    };
+  });
+  const body: SearchResult = { kind: 'SearchResult', apiVersion: ARCHIVE_API, metadata: { resourceVersion: String(page.resourceVersion) }, items: all };
   if (page.histogram !== undefined) body.histogram = page.histogram.map((b) => ({ time: formatMicroTime(b.startMs)!, hits: b.hits }));
-  sendObject(res, 200, body, format);
+  // Past the answer's bound the page ends short, after its last hit that fits.
+  const kept = keepWithin(all.map(jsonBytes), deps.maxAnswerBytes - jsonBytes({ ...body, items: [] }));
+  let next = page.next;
+  if (kept < all.length) {
+    body.items = all.slice(0, kept);
+    const last = all[kept - 1]!.event;
+    next = { timeMs: searchTimeMs(last), key: `${last.metadata.namespace ?? ''}/${last.metadata.name ?? ''}` };
+  }
+  if (next !== undefined) body.metadata.continue = encodeSearchContinue({ resourceVersion: page.resourceVersion, nowMs, after: next });
+  if (format.kind === 'json') await sendJsonStream(res, 200, body, 'items');
+  else sendObject(res, 200, body, format);
 }
 
 /** occurrencesOf reads the occurrences of each event (by namespace, name and uid) whose change happened in the query's window, in one store call. */

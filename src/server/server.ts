@@ -5,7 +5,7 @@ import type { Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type FindMyWayModule from 'find-my-way';
 import type { HTTPVersion, Instance as Router } from 'find-my-way';
-import { CORE_API, EVENTS_API, newInternalError, newPathNotFound } from '../api/index.js';
+import { CORE_API, DEFAULT_MAX_ANSWER_BYTES, EVENTS_API, newInternalError, newPathNotFound } from '../api/index.js';
 import type { EventApi, StatusError } from '../api/index.js';
 import { requestTarget } from '../auth/index.js';
 import { noopLogger, realClock, requireCjs } from '../internal/index.js';
@@ -62,6 +62,12 @@ export interface ServerOptions {
    * render cache before it listens (default DEFAULT_RENDER_CACHE_WARM_MS; 0 warms nothing).
    */
   renderCacheWarmMs?: number;
+  /**
+   * maxAnswerBytes bounds the JSON of one answer of a list, search, occurrences, timeline or incidents (default
+   * DEFAULT_MAX_ANSWER_BYTES): a page past it ends short with a continue token, a timeline or incident list says
+   * what it left out. An answer always holds its first item.
+   */
+  maxAnswerBytes?: number;
   /** limits bound the headers, the time to send a request and the open connections (see `ConnectionLimits`). */
   limits?: ConnectionLimits;
   /** metricsText answers /metrics in place of this server's own registry (a worker answers for every process of `serve --workers`). */
@@ -138,6 +144,7 @@ export function createEventsServer(options: ServerOptions): KeventsServer {
     metrics,
     maxBodyBytes: options.maxBodyBytes,
     renderCacheBytes: options.renderCacheBytes,
+    maxAnswerBytes: options.maxAnswerBytes,
     privileged: (req) => gate?.privileged?.(req) ?? false,
   });
 
@@ -205,10 +212,11 @@ export function createEventsServer(options: ServerOptions): KeventsServer {
     );
   });
 
-  registerArchiveRoutes(router, { store: options.store, clock, logger, metrics });
-  registerTimelineRoutes(router, { timeline: options.timeline, logger, metrics });
-  registerSearchRoutes(router, { store: options.store, clock, logger, metrics });
-  registerIncidentRoutes(router, { incidents: options.incidents, logger, metrics });
+  const maxAnswerBytes = options.maxAnswerBytes !== undefined && options.maxAnswerBytes > 0 ? options.maxAnswerBytes : DEFAULT_MAX_ANSWER_BYTES;
+  registerArchiveRoutes(router, { store: options.store, clock, logger, metrics, maxAnswerBytes });
+  registerTimelineRoutes(router, { timeline: options.timeline, logger, metrics, maxAnswerBytes });
+  registerSearchRoutes(router, { store: options.store, clock, logger, metrics, maxAnswerBytes });
+  registerIncidentRoutes(router, { incidents: options.incidents, logger, metrics, maxAnswerBytes });
   registerDocuments(router, { logger, keventsVersion: options.keventsVersion ?? '0.0.0' });
   registerKnownKinds(router, { store: options.store, logger });
   const ui = registerUiAssets(router, { logger });

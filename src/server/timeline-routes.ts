@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { requestTarget } from '../auth/index.js';
 import type { HTTPVersion, Instance as Router } from 'find-my-way';
-import { ARCHIVE_API, newBadRequest, newMethodNotAllowed, newPathNotFound, parseTime } from '../api/index.js';
+import { ARCHIVE_API, newBadRequest, newMethodNotAllowed, newPathNotFound, parseTime, timelineAnswer } from '../api/index.js';
 import type { Timeline } from '../api/index.js';
 import type { Logger } from '../internal/index.js';
-import { negotiateOutput, sendError, sendObject } from './http-io.js';
+import { negotiateOutput, sendError, sendJsonStream, sendObject } from './http-io.js';
 import type { ServerMetrics } from './metrics.js';
 
 /** TimelineQuery is a timeline request: a namespace (undefined: all), an object, a window (Unix ms) and types. */
@@ -32,6 +32,8 @@ export interface TimelineRouteDeps {
   timeline: TimelineReader | undefined;
   logger: Logger;
   metrics: ServerMetrics;
+  /** maxAnswerBytes bounds an answer's JSON: the rows past it are left out and counted (`rowsLeftOut`). */
+  maxAnswerBytes: number;
 }
 
 /** timeParam reads an RFC 3339 `since` or `until` parameter (Unix ms), undefined when absent or empty; anything else is a 400. */
@@ -101,5 +103,7 @@ async function get(req: IncomingMessage, res: ServerResponse, namespace: string 
   if (req.method !== 'GET') throw newMethodNotAllowed();
   const format = negotiateOutput(req.headers.accept, false);
   const query = parseTimelineQuery(requestTarget(req).params, namespace);
-  sendObject(res, 200, await deps.timeline(query), format);
+  const answer = timelineAnswer(await deps.timeline(query), deps.maxAnswerBytes);
+  if (format.kind === 'json') await sendJsonStream(res, 200, answer, 'rows');
+  else sendObject(res, 200, answer, format);
 }

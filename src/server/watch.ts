@@ -6,7 +6,8 @@ import type { EventFilter, EventStore, StoreWatchEvent } from '../storage/index.
 import { StoreFanout } from './watch-feed.js';
 import type { FeedMember, SharedChange } from './watch-feed.js';
 import type { OutputFormat } from './http-io.js';
-import { SCAN_CHUNK, yieldLoop } from './list.js';
+import { yieldLoop } from '../internal/index.js';
+import { SCAN_CHUNK } from './list.js';
 import { parseResourceVersion } from './query.js';
 import type { ListQuery } from './query.js';
 import { toStatusError } from './storage-errors.js';

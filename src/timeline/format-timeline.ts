@@ -1,4 +1,4 @@
-import { escapeCsvField, escapeMarkdown, escapeTerminalLine, humanDuration, markdownCode } from '../api/index.js';
+import { escapeCsvField, escapeMarkdown, escapeTerminalLine, humanDuration, markdownCode, timelineAnswer } from '../api/index.js';
 import type { Timeline, TimelineRow } from '../api/index.js';
 
 /** TimelineFormat is an `-o` value of `kevents timeline`. */
@@ -72,7 +72,8 @@ function runCount(run: RowRun): string {
 export function formatTimeline(t: Timeline, options: FormatTimelineOptions): string {
   switch (options.format) {
     case 'json':
-      return `${JSON.stringify(t, null, 2)}\n`;
+      // The document as served: each repeated text once (the whole of it: no byte bound on a file of one's own).
+      return `${JSON.stringify(timelineAnswer(t, Infinity), null, 2)}\n`;
     case 'csv':
       return formatCsv(t);
     case 'markdown':

@@ -2,7 +2,7 @@ import { ARCHIVE_API, occurrenceOf } from '../../api/index.js';
 import type { CoreEvent, Occurrence } from '../../api/index.js';
 import { occurrenceRepeats, occurrenceTimeMs } from '../archive-store.js';
 import type { ClusterIdentity, EventRef, ObservedRange, OccurrenceCursor, OccurrenceQuery, ReasonCountQuery, RetentionRule } from '../archive-store.js';
-import { microsOf } from '../shared/index.js';
+import { microsOf, SHARED_TEXT_MIN, sharedText } from '../shared/index.js';
 import { anyOfSql } from './list-query.js';
 import type { Query } from './list-query.js';
 import { CURRENT } from './schema.js';
@@ -85,6 +85,8 @@ export interface StoredOccurrence {
 /** decodeOccurrence rebuilds an Occurrence from its row; the name's sequence and the event's resourceVersion are the row's id. */
 export function decodeOccurrence(row: StoredOccurrence): Occurrence {
   const body = JSON.parse(row.body) as Omit<Occurrence, 'metadata' | 'event'> & { event: { uid?: string } };
+  // An often repeated event's occurrences hold its text once (see sharedText).
+  if (body.message !== undefined && body.message.length >= SHARED_TEXT_MIN) body.message = sharedText(body.message);
   const event: Occurrence['event'] = { name: row.event_name, namespace: row.namespace };
   if (body.event.uid !== undefined) event.uid = body.event.uid;
   event.resourceVersion = row.id;

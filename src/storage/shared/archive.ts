@@ -17,6 +17,12 @@ export function microsOf(time: string | null | undefined): number {
   }
 }
 
+/** occurrenceCursor is the keyset position of an occurrence as read: its observed time and the id its name ends with. */
+export function occurrenceCursor(o: Occurrence): OccurrenceCursor {
+  const name = o.metadata.name ?? '';
+  return { observedMicros: microsOf(o.observedTime), id: Number(name.slice(name.lastIndexOf('.') + 1)) };
+}
+
 /** compareCursor orders occurrence positions by observed time, then id. */
 export function compareCursor(a: OccurrenceCursor, b: OccurrenceCursor): number {
   return a.observedMicros - b.observedMicros || a.id - b.id;

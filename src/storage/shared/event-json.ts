@@ -16,7 +16,35 @@ export function encodeEvent(event: CoreEvent): string {
 export function decodeEvent(json: string, rv: number): CoreEvent {
   const event = JSON.parse(json) as CoreEvent;
   event.metadata.resourceVersion = String(rv);
+  if (event.message !== undefined && event.message.length >= SHARED_TEXT_MIN) event.message = sharedText(event.message);
   return event;
+}
+
+/** SHARED_TEXT_MIN is the length from which a decoded message is looked up among the recent ones (below it, a copy costs less than the look-up). */
+export const SHARED_TEXT_MIN = 4_096;
+/** SHARED_TEXTS bounds the long messages kept to share: at most 8 of 3 MiB (the largest body) stay alive. */
+const SHARED_TEXTS = 8;
+const recentTexts: string[] = [];
+
+/**
+ * sharedText returns the string already held for a long message equal to `text`, else keeps `text` as the newest:
+ * the versions of an often repeated event decode to one string, not one copy each, so a read of its hundreds of
+ * occurrences holds its text once (a decoded copy is garbage at once).
+ */
+export function sharedText(text: string): string {
+  for (let i = 0; i < recentTexts.length; i++) {
+    const t = recentTexts[i]!;
+    if (t.length === text.length && t === text) {
+      if (i > 0) {
+        recentTexts.splice(i, 1);
+        recentTexts.unshift(t);
+      }
+      return t;
+    }
+  }
+  recentTexts.unshift(text);
+  if (recentTexts.length > SHARED_TEXTS) recentTexts.pop();
+  return text;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { mapSliced } from '../../internal/index.js';
 import type { Logger } from '../../internal/index.js';
 import { ARCHIVE_API, eventLastSeen, formatMicroTime, occurrenceOf } from '../../api/index.js';
 import type { CoreEvent, Occurrence } from '../../api/index.js';
@@ -320,10 +321,12 @@ export class ArchiveTables {
   list(q: OccurrenceQuery): Promise<OccurrencePage> {
     const { sql, params } = this.build(q);
     const stmt = this.statement<OccurrenceRow>(sql);
+    // Decoded a time slice at a time: a page of a long event's versions is seconds of decoding.
     return readOccurrencePage(q, MAX_OCCURRENCE_BATCH, (pos, batch) =>
-      Promise.resolve(
-        stmt.all({ ...params, t: pos.observedMicros, id: pos.id, batch }).map((row) => ({ occurrence: decodeOccurrence(row), at: { observedMicros: row.observed_us, id: row.id } })),
-      ),
+      mapSliced(stmt.all({ ...params, t: pos.observedMicros, id: pos.id, batch }), (row) => ({
+        occurrence: decodeOccurrence(row),
+        at: { observedMicros: row.observed_us, id: row.id },
+      })),
     );
   }
 
@@ -341,7 +344,7 @@ export class ArchiveTables {
   listEventOccurrences(q: EventOccurrencesQuery): Promise<Occurrence[][]> {
     return readEventOccurrences(q, MAX_OCCURRENCE_BATCH, {
       batchable: regardsNamedObject,
-      readFirst: (events, batch) => {
+      readFirst: async (events, batch) => {
         const read = new Map(events.map(({ index, event }) => [index, event.read]));
         // The occurrence of the version a caller read is rebuilt from the event it read, not decoded a second time. It
         // takes the objects it holds from the event (regarding, related), so it gets copies: an answer that holds both
@@ -360,7 +363,7 @@ export class ArchiveTables {
         });
         const bodies = this.bodiesLeft();
         const chains = bodies ? new Map<number, number[]>() : this.eventChains(events);
-        const rows: EventOccurrenceRow[] = [];
+        const rows: (OccurrenceRow & { i: number })[] = [];
         if (chains.size > 0) {
           const ids = [...chains].flatMap(([i, rvs]) => rvs.map((rv) => [i, rv]));
           const byEvent = new Map<number, (OccurrenceRow & { i: number })[]>();
@@ -372,14 +375,15 @@ export class ArchiveTables {
           // Each event's first `batch` in (observed time, id) order, as the seek would have read them.
           for (const list of byEvent.values()) {
             list.sort((a, b) => a.observed_us - b.observed_us || a.id - b.id);
-            for (const row of list.slice(0, batch)) rows.push(toRow(row));
+            for (const row of list.slice(0, batch)) rows.push(row);
           }
         }
         const sought = events.filter(({ index }) => !chains.has(index));
         if (sought.length > 0) {
-          for (const row of this.statement<OccurrenceRow & { i: number }>(firstOfEvents(bodies)).all({ events: firstOfEventsParam(sought), batch })) rows.push(toRow(row));
+          for (const row of this.statement<OccurrenceRow & { i: number }>(firstOfEvents(bodies)).all({ events: firstOfEventsParam(sought), batch })) rows.push(row);
         }
-        return Promise.resolve(rows);
+        // Decoded a time slice at a time, as a page is.
+        return mapSliced(rows, toRow);
       },
       list: (query) => this.list(query),
     });

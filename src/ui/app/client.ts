@@ -3,6 +3,7 @@ import type { CLUSTER_FIELD } from '../../api/cluster.js';
 import type { IncidentList } from '../../api/incident.js';
 import type { SearchResult } from '../../api/search.js';
 import type { Timeline } from '../../api/timeline.js';
+import { resolveIncidents, resolveOccurrenceMessages, resolveTimeline } from '../../api/answer-text.js';
 
 const EVENTS = '/api/v1';
 const ARCHIVE = '/apis/archive.kevents.io/v1alpha1';
@@ -119,7 +120,8 @@ export function getTimeline(q: TimelineQuery): Promise<Timeline> {
   if (q.for !== undefined) p.set('for', q.for);
   if (q.types !== undefined && q.types.length > 0) p.set('types', q.types.join(','));
   if (q.cluster) p.set('cluster', q.cluster);
-  return getJson<Timeline>(`${base}?${p.toString()}`, q.signal);
+  // A repeated text is sent once an answer (src/api/answer-text.ts): each row gets it back.
+  return getJson<Timeline>(`${base}?${p.toString()}`, q.signal).then(resolveTimeline);
 }
 
 /** SearchQuery is one page of an archive search: the query (docs/search.md), a window start (Unix ms), a namespace, a histogram bucket and a continue token. */
@@ -143,7 +145,14 @@ export function searchArchive(s: SearchQuery): Promise<SearchResult> {
   const p = new URLSearchParams({ q: s.q, since: new Date(s.since).toISOString(), limit: String(s.limit) });
   if (s.histogramMs !== undefined) p.set('histogram', `${Math.round(s.histogramMs / 1000)}s`);
   if (s.continue !== undefined) p.set('continue', s.continue);
-  return getJson<SearchResult>(`${base}?${p.toString()}`, s.signal);
+  return getJson<SearchResult>(`${base}?${p.toString()}`, s.signal).then((r) => {
+    for (const item of r.items) {
+      const { message } = item.event;
+      const resourceVersion = item.event.metadata.resourceVersion;
+      resolveOccurrenceMessages(item.occurrences, message !== undefined && resourceVersion !== undefined ? { message, resourceVersion } : undefined);
+    }
+    return r;
+  });
 }
 
 /** IncidentQuery selects the incidents of a window (Unix ms; no until: up to now), a namespace (empty or undefined: all) and a cluster. */
@@ -165,5 +174,5 @@ export function getIncidents(q: IncidentQuery): Promise<IncidentList> {
   const p = new URLSearchParams({ since: new Date(q.since).toISOString() });
   if (q.until !== undefined) p.set('until', new Date(q.until).toISOString());
   if (q.cluster) p.set('cluster', q.cluster);
-  return getJson<IncidentList>(`${base}?${p.toString()}`, q.signal);
+  return getJson<IncidentList>(`${base}?${p.toString()}`, q.signal).then(resolveIncidents);
 }

@@ -32,6 +32,7 @@ export function addServeFlags(c: Command): Command {
     .option('--read-header-timeout <duration>', "close a connection that has not sent its request's headers in this time, like kube-apiserver", '32s')
     .option('--read-timeout <duration>', 'answer 408 to a request whose body has not arrived in this time (a watch, once asked for, is not cut)', '1m')
     .option('--max-connections <n>', 'close connections beyond this many open at once', '4096')
+    .option('--max-answer-bytes <size>', 'JSON bytes one answer holds (lists, search, occurrences, timeline, incidents): a page past it ends short with a continue token, a timeline or incident list says what it left out', '16MiB')
     .option('--render-cache-size <size>', 'memory for the wire bytes of listed event versions, which later lists reuse (0 keeps none)', '64MiB')
     .option('--render-cache-warm <duration>', "before listening, render the stored events' Table rows into the render cache for at most this long, up to its size (0 warms nothing)", '5s')
     .option(

@@ -3,6 +3,7 @@ import { realClock, createConsoleLogger } from '../../../internal/index.js';
 import type { LogLevel } from '../../../internal/index.js';
 import { createEventsServer, createServerMetrics, DEFAULT_RENDER_CACHE_MIB, DEFAULT_RENDER_CACHE_WARM_MS } from '../../../server/index.js';
 import type { ConnectionLimits, KeventsServer, ReadinessCheck, ServerOptions, TlsPair } from '../../../server/index.js';
+import { DEFAULT_MAX_ANSWER_BYTES } from '../../../api/index.js';
 import type { CoreEvent, Occurrence } from '../../../api/index.js';
 import { DEFAULT_HISTORY_WINDOW_SECONDS } from '../../../storage/index.js';
 import { storeIncidentReader } from './incident-reader.js';
@@ -48,6 +49,8 @@ export interface ServeFlags extends ServeAuthFlags {
   maxConnections: string;
   /** renderCacheSize bounds the rendered versions lists are spliced from (a size, e.g. 64MiB). */
   renderCacheSize?: string;
+  /** maxAnswerBytes bounds one answer's JSON (a size, e.g. 16MiB). */
+  maxAnswerBytes?: string;
   /** renderCacheWarm bounds the time spent filling the render cache before listening (a duration; 0 warms nothing). */
   renderCacheWarm?: string;
   /** historyWindow overrides how long watch history is kept (hidden: for tests that need a 410). */
@@ -84,6 +87,7 @@ export interface ServeOptions {
   limits: ConnectionLimits;
   renderCacheBytes: number;
   renderCacheWarmMs: number;
+  maxAnswerBytes: number;
   level: LogLevel;
 }
 
@@ -114,16 +118,27 @@ export function serveOptions(flags: ServeFlags): ServeOptions {
   const limits = parseLimits(flags);
   const renderCacheBytes = parseSize(flags.renderCacheSize ?? `${DEFAULT_RENDER_CACHE_MIB}MiB`);
   const renderCacheWarmMs = renderCacheWarm(flags);
+  const maxAnswerBytes = maxAnswerBytesOf(flags);
   const level = flags.logLevel as LogLevel;
   if (!['error', 'warn', 'info', 'debug'].includes(level)) throw new UsageError('--log-level must be error, warn, info or debug');
-  return { host, port, spec, workers, writerThread, ttlMs, limits, renderCacheBytes, renderCacheWarmMs, level };
+  return { host, port, spec, workers, writerThread, ttlMs, limits, renderCacheBytes, renderCacheWarmMs, maxAnswerBytes, level };
+}
+
+/** MIN_ANSWER_BYTES is the smallest --max-answer-bytes: below it a page of ordinary events would end after each. */
+const MIN_ANSWER_BYTES = 64 * 1024;
+
+/** maxAnswerBytesOf reads --max-answer-bytes. */
+function maxAnswerBytesOf(flags: ServeFlags): number {
+  const bytes = parseSize(flags.maxAnswerBytes ?? `${DEFAULT_MAX_ANSWER_BYTES}`);
+  if (bytes < MIN_ANSWER_BYTES) throw new UsageError(`--max-answer-bytes must be at least 64KiB, not ${flags.maxAnswerBytes ?? ''}`);
+  return bytes;
 }
 
 /** runServe starts the events API server and runs until SIGINT or SIGTERM. */
 export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
   const asWorker = workerFlags<ServeFlags>();
   if (asWorker !== undefined) return runServeWorker(asWorker, io);
-  const { host, port, spec, workers, writerThread, ttlMs, limits, renderCacheBytes, renderCacheWarmMs, level } = serveOptions(flags);
+  const { host, port, spec, workers, writerThread, ttlMs, limits, renderCacheBytes, renderCacheWarmMs, maxAnswerBytes, level } = serveOptions(flags);
   const logger = createConsoleLogger({ level, stream: io.stderr });
   const security = await prepareServeSecurity(flags, host, logger);
   // Watches must be able to resume for at least as long as an event lives.
@@ -169,7 +184,7 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
       const address = await pool.start(store as SqliteEventStore, failing);
       server = { address, ui: pool.ui, registry: () => metrics.registry(), setTls: () => {}, close: () => pool.stop() };
     } else {
-      const http = eventsServer(store, security, { limits, renderCacheBytes, renderCacheWarmMs, ttlMs, logger, readinessChecks, allowedHosts: flags.allowedHost ?? [] });
+      const http = eventsServer(store, security, { limits, renderCacheBytes, renderCacheWarmMs, maxAnswerBytes, ttlMs, logger, readinessChecks, allowedHosts: flags.allowedHost ?? [] });
       const address = await http.listen(host, port);
       server = { address, ui: http.ui, registry: () => http.metrics.registry(), setTls: (pair) => http.setTls(pair), close: () => http.close() };
     }
@@ -253,7 +268,7 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
 function eventsServer(
   store: EventStore,
   security: Pick<Awaited<ReturnType<typeof prepareServeSecurity>>, 'gate' | 'tls'>,
-  o: Pick<ServerOptions, 'limits' | 'renderCacheBytes' | 'renderCacheWarmMs' | 'logger' | 'readinessChecks' | 'metricsText' | 'allowedHosts'> & { ttlMs: number },
+  o: Pick<ServerOptions, 'limits' | 'renderCacheBytes' | 'renderCacheWarmMs' | 'maxAnswerBytes' | 'logger' | 'readinessChecks' | 'metricsText' | 'allowedHosts'> & { ttlMs: number },
 ): KeventsServer {
   const { ttlMs, ...options } = o;
   return createEventsServer({
@@ -316,6 +331,7 @@ async function runServeWorker(flags: ServeFlags, io: CliIO): Promise<void> {
       limits: perWorker(parseLimits(flags), workers),
       renderCacheBytes,
       renderCacheWarmMs: renderCacheWarm(flags),
+      maxAnswerBytes: maxAnswerBytesOf(flags),
       ttlMs,
       logger,
       readinessChecks,

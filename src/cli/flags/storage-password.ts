@@ -43,9 +43,7 @@ export function withStoragePassword(spec: StorageSpec, o: StoragePasswordOptions
   }
   if (url.password !== '') {
     if (file !== undefined) throw new UsageError(`${o.urlFlag} carries a password and ${STORAGE_PASSWORD_FILE_FLAG} gives another: give it once, in the file`);
-    o.warn(
-      `warning: the password in the ${o.urlFlag} URL is visible in process listings; give it with ${STORAGE_PASSWORD_FILE_FLAG} FILE, PGPASSWORD or a PGPASSFILE (~/.pgpass) entry instead`,
-    );
+    o.warn(`warning: the password in the ${o.urlFlag} URL is visible in process listings; give it with ${SAFER_WAYS} instead`);
     return spec;
   }
   if (file === undefined) return spec;
@@ -53,6 +51,18 @@ export function withStoragePassword(spec: StorageSpec, o: StoragePasswordOptions
   // Percent-encoded, as a URL's password is: the driver decodes it, so that any character (@, :, %, /) survives.
   url.password = encodeURIComponent(password);
   return { kind: 'postgres', url: url.toString() };
+}
+
+/** SAFER_WAYS names where a password is given out of argv, for every message that asks for one. */
+const SAFER_WAYS = `${STORAGE_PASSWORD_FILE_FLAG} FILE, PGPASSWORD or a PGPASSFILE (~/.pgpass) entry`;
+
+/**
+ * withPasswordHint adds to a failure to open a PostgreSQL archive how to give
+ * the password, when the database asked for one and none was given: the
+ * driver's own words for that ("client password must be a string") name no flag.
+ */
+export function withPasswordHint(message: string): string {
+  return /client password must be a string/.test(message) ? `${message} (the database asks for a password: give it with ${SAFER_WAYS})` : message;
 }
 
 function readPasswordFile(file: string): string {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import pg from 'pg';
 import { parseStorageSpec } from './storage.js';
-import { withStoragePassword } from './storage-password.js';
+import { withPasswordHint, withStoragePassword } from './storage-password.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kevents-storage-password-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -61,5 +61,15 @@ void describe('withStoragePassword', () => {
     assert.throws(() => run('postgres://kevents@db/kevents', join(dir, 'missing')), { name: 'CliError', message: /--storage-password-file: cannot read .*missing: ENOENT/ });
     assert.throws(() => run('postgres://kevents@db/kevents', file('empty', '\n')), { name: 'CliError', message: /is empty/ });
     assert.throws(() => run('postgres://kevents@db/kevents', file('two', 'a\nb\n')), { name: 'CliError', message: /more than one line/ });
+  });
+});
+
+void describe('withPasswordHint', () => {
+  void it('names the ways to give a password only where the database asked for one that was not given', () => {
+    assert.equal(
+      withPasswordHint('cannot open postgres store: postgres: SASL: SCRAM-SERVER-FIRST-MESSAGE: client password must be a string'),
+      'cannot open postgres store: postgres: SASL: SCRAM-SERVER-FIRST-MESSAGE: client password must be a string (the database asks for a password: give it with --storage-password-file FILE, PGPASSWORD or a PGPASSFILE (~/.pgpass) entry)',
+    );
+    for (const other of ['postgres: password authentication failed for user "kevents"', 'postgres: connect ECONNREFUSED 127.0.0.1:5432']) assert.equal(withPasswordHint(other), other);
   });
 });

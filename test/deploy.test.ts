@@ -107,6 +107,43 @@ void describe('deploy/', () => {
     assert.ok(!serveArgs(['--set', 'archive.type=postgres', '--set', 'archive.sqlite.workers=3']).some((a) => a.startsWith('--workers')), 'PostgreSQL scales with replicas');
   });
 
+  void it('the PostgreSQL password reaches no container argument: the URL carries none, each container reads it from the mounted Secret', () => {
+    type Container = { name: string; args?: string[]; env?: { name: string; valueFrom?: { secretKeyRef?: unknown } }[]; volumeMounts?: { name: string; mountPath: string }[] };
+    type Volume = { name: string; secret?: { secretName: string; items?: { key: string; path: string }[] } };
+    const rendered: [string, Doc[]][] = [
+      ['overlays/postgres', kustomize('postgres')],
+      ['the chart', docs(helm(['template', 'kevents', `${root}deploy/chart/kevents`, '--namespace', 'kevents', '--set', 'archive.type=postgres']))],
+      ['the chart, another URL', docs(helm(['template', 'kevents', `${root}deploy/chart/kevents`, '--namespace', 'kevents', '--set', 'archive.type=postgres', '--set', 'archive.postgres.url=postgres://archiver@db.example:6432/events?schema=prod']))],
+    ];
+    for (const [what, all] of rendered) {
+      const pod = (all.find((d) => d.kind === 'Deployment')!.spec as { template: { spec: { containers: Container[]; volumes: Volume[] } } }).template.spec;
+      assert.deepEqual(pod.containers.map((c) => c.name), ['serve', 'mirror'], what);
+      for (const c of pod.containers) {
+        const args = c.args ?? [];
+        const at = `${what}: container ${c.name}`;
+        // Kubernetes expands $(NAME) in args from the container's env: a Secret's value there is in argv again.
+        const fromSecrets = new Set((c.env ?? []).filter((e) => e.valueFrom?.secretKeyRef !== undefined).map((e) => e.name));
+        for (const a of args) for (const [, name] of a.matchAll(/\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g)) assert.ok(!fromSecrets.has(name!), `${at}: ${a} expands a Secret`);
+        const urls = args.filter((a) => /^--(storage|to|from)=postgres(ql)?:\/\//.test(a)).map((a) => new URL(a.slice(a.indexOf('=') + 1)));
+        assert.equal(urls.length, 1, `${at}: ${args.join(' ')}`);
+        assert.equal(urls[0]!.password, '', `${at}: ${urls[0]!.href}`);
+        assert.notEqual(urls[0]!.username, '', at);
+        const file = args.find((a) => a.startsWith('--storage-password-file='))?.slice('--storage-password-file='.length);
+        assert.ok(file !== undefined, `${at}: no --storage-password-file in ${args.join(' ')}`);
+        // The file is the key `password` of the Secret kevents-postgres, where that container mounts it.
+        const mount = (c.volumeMounts ?? []).find((m) => file.startsWith(`${m.mountPath}/`));
+        assert.ok(mount !== undefined, `${at}: ${file} is on no mount`);
+        const volume = pod.volumes.find((v) => v.name === mount.name);
+        assert.equal(volume?.secret?.secretName, 'kevents-postgres', at);
+        assert.deepEqual(volume.secret.items, [{ key: 'password', path: file.slice(mount.mountPath.length + 1) }], at);
+      }
+    }
+    assert.throws(
+      () => helm(['template', 'kevents', `${root}deploy/chart/kevents`, '--set', 'archive.type=postgres', '--set', 'archive.postgres.url=postgres://kevents:s3cret@db:5432/kevents']),
+      /archive\.postgres\.url holds a password, which every process listing would show/,
+    );
+  });
+
   void it('the ClusterRole grants list and watch on events in both groups and nothing else; the Role only the mirror\'s Lease', () => {
     for (const overlay of ['sqlite', 'postgres']) {
       const all = kustomize(overlay);

@@ -43,11 +43,17 @@ function asServerUser(bin: string, args: string[]): { status: number | null; out
 }
 
 
+/** OwnPostgresOptions shape a test's own server. */
+export interface OwnPostgresOptions {
+  /** hba replaces the server's pg_hba.conf (default: trust, loopback only), e.g. to make some roles log in with a password. */
+  hba?: string;
+}
+
 /**
  * startOwnPostgres runs initdb into a fresh directory and starts a PostgreSQL server on a free port of
- * 127.0.0.1 (trust authentication, loopback only). The directory is removed by `stop()`.
+ * 127.0.0.1 (trust authentication unless `hba` says otherwise, loopback only). The directory is removed by `stop()`.
  */
-export async function startOwnPostgres(): Promise<OwnPostgres> {
+export async function startOwnPostgres(options: OwnPostgresOptions = {}): Promise<OwnPostgres> {
   const bin = postgresBin();
   const dir = mkdtempSync(join(tmpdir(), 'kevents-own-postgres-'));
   const data = join(dir, 'data');
@@ -58,7 +64,7 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
   }
   const init = asServerUser(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync']);
   if (init.status !== 0) throw new Error(`initdb failed: ${init.out}`);
-  writeFileSync(join(data, 'pg_hba.conf'), 'local all all trust\nhost all all 127.0.0.1/32 trust\n');
+  writeFileSync(join(data, 'pg_hba.conf'), options.hba ?? 'local all all trust\nhost all all 127.0.0.1/32 trust\n');
   const [port] = await freePorts(1);
   const logFile = join(dir, 'server.log');
   const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200`;

@@ -3,7 +3,6 @@ import type { Metric, Registry } from 'prom-client';
 import type { Logger } from '../../internal/index.js';
 import { createEventMetrics, DEFAULT_EVENT_LABELS, followLog } from '../../metrics/index.js';
 import type { EventMetrics, EventMetricsOptions, LogFollower } from '../../metrics/index.js';
-import type { ExportLog } from '../../storage/index.js';
 import { CliError, UsageError } from '../errors.js';
 import type { StorageSpec } from '../flags/storage.js';
 
@@ -49,12 +48,7 @@ export async function startEventMetrics(spec: StorageSpec, value: string | true,
   }
   const metrics = await registerEventMetrics(value, deps.registry);
   const { openExportLog } = await import('./export-sinks.js');
-  let log: ExportLog;
-  try {
-    log = await openExportLog(spec);
-  } catch (e) {
-    throw new CliError((e as Error).message, { cause: e });
-  }
+  const log = await openExportLog(spec);
   const follower: LogFollower = followLog(log, metrics, { logger: deps.logger });
   await follower.started;
   return {

@@ -7,6 +7,7 @@ import type { Logger } from '../../internal/index.js';
 import type { ExportLog, LeaseTable } from '../../storage/index.js';
 import { CliError, UsageError } from '../errors.js';
 import type { StorageSpec } from '../flags/storage.js';
+import { withPasswordHint } from '../flags/storage-password.js';
 
 /** ExportRun is a running exporter that reloads its config on SIGHUP. */
 export interface ExportRun {
@@ -27,12 +28,7 @@ export async function startExport(spec: StorageSpec, configFile: string, deps: {
     throw new UsageError(`${deps.flag} needs an archive in SQLite (sqlite:PATH) or PostgreSQL (postgres://…); a ${spec.kind} store keeps no export log`);
   }
   const config = await readExportConfig(configFile);
-  let log: ExportLog;
-  try {
-    log = await openExportLog(spec);
-  } catch (e) {
-    throw new CliError((e as Error).message, { cause: e });
-  }
+  const log = await openExportLog(spec);
   let exporter: Exporter;
   try {
     // The alert policy's messages say why (the catalogue's sentence), which export cannot import on its own.
@@ -83,17 +79,21 @@ export async function openLeaseTable(spec: Extract<StorageSpec, { kind: 'postgre
   try {
     return await PostgresLeaseTable.open({ connectionString: spec.url });
   } catch (e) {
-    throw new CliError((e as Error).message, { cause: e });
+    throw new CliError(withPasswordHint((e as Error).message), { cause: e });
   }
 }
 
-/** openExportLog opens the export log of an SQLite or PostgreSQL archive; each backend loads only when asked for. */
+/** openExportLog opens the export log of an SQLite or PostgreSQL archive, a failure as a one-line CliError; each backend loads only when asked for. */
 export async function openExportLog(spec: Extract<StorageSpec, { kind: 'sqlite' | 'postgres' }>): Promise<ExportLog> {
-  if (spec.kind === 'postgres') {
-    const { PostgresExportLog } = await import('../../storage/postgres/index.js');
-    return PostgresExportLog.open({ connectionString: spec.url });
+  try {
+    if (spec.kind === 'postgres') {
+      const { PostgresExportLog } = await import('../../storage/postgres/index.js');
+      return await PostgresExportLog.open({ connectionString: spec.url });
+    }
+    const path = await import('node:path');
+    const { SqliteExportLog } = await import('../../storage/sqlite/index.js');
+    return new SqliteExportLog({ path: path.resolve(spec.path) });
+  } catch (e) {
+    throw new CliError(withPasswordHint((e as Error).message), { cause: e });
   }
-  const path = await import('node:path');
-  const { SqliteExportLog } = await import('../../storage/sqlite/index.js');
-  return new SqliteExportLog({ path: path.resolve(spec.path) });
 }

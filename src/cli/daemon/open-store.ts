@@ -7,6 +7,7 @@ import type { EventStore } from '../../storage/index.js';
 import type { SqliteEventStoreOptions } from '../../storage/sqlite/index.js';
 import { CliError, UsageError } from '../errors.js';
 import type { StorageSpec } from '../flags/storage.js';
+import { withPasswordHint } from '../flags/storage-password.js';
 
 /**
  * openStore is the composition root's choice of backend: the one place that
@@ -57,7 +58,15 @@ export async function openStore(
     }
     case 'postgres': {
       const { PostgresEventStore } = await import('../../storage/postgres/index.js');
-      return new PostgresEventStore({ connectionString: spec.url, clock: deps.clock, logger: deps.logger, ...window(deps) });
+      const store = new PostgresEventStore({ connectionString: spec.url, clock: deps.clock, logger: deps.logger, ...window(deps) });
+      // A database that refuses the login, or is not there, is refused here in one line, as a SQLite file is.
+      try {
+        await store.ready();
+      } catch (e) {
+        await store.close();
+        throw new CliError(withPasswordHint((e as Error).message), { cause: e });
+      }
+      return store;
     }
     case 'etcd': {
       const { EtcdEventStore, etcdEndpointsFromUrl } = await import('../../storage/etcd/index.js');

@@ -1,8 +1,17 @@
 import { StorageError, isStorageError } from '../errors.js';
 import type { PgPool } from './options.js';
 
+/** PgConnectable is the part of `pg`'s Client a pool connects: what closeOnFailedLogin wraps. */
+interface PgConnectable {
+  connect(callback: (err: Error | undefined) => void): void;
+  end(): Promise<void>;
+}
+
+type PgClientClass = new (...args: never[]) => PgConnectable;
+
 interface PgModule {
-  Pool: new (config: { connectionString: string; max: number }) => PgPool & {
+  Client: PgClientClass;
+  Pool: new (config: { connectionString: string; max: number; Client?: PgClientClass }) => PgPool & {
     on(event: 'error', listener: (e: Error) => void): unknown;
     on(event: 'connect', listener: (client: { on(event: 'error', listener: (e: Error) => void): unknown }) => void): unknown;
   };
@@ -23,8 +32,9 @@ export async function createPool(connectionString: string, max: number, onIdleEr
     throw new StorageError('Unreachable', 'the postgres storage backend needs the optional package "pg": npm install pg', { cause: e });
   }
   const Pool = mod.default?.Pool ?? mod.Pool;
-  if (Pool === undefined) throw new StorageError('Unreachable', 'the installed "pg" package has no Pool');
-  const pool = new Pool({ connectionString, max });
+  const Client = mod.default?.Client ?? mod.Client;
+  if (Pool === undefined || Client === undefined) throw new StorageError('Unreachable', 'the installed "pg" package has no Pool');
+  const pool = new Pool({ connectionString, max, Client: closeOnFailedLogin(Client) });
   // An idle connection that drops (server restart) is reported here; without a listener it would crash the process.
   pool.on('error', onIdleError);
   // The pool listens to a connection only while it is idle: one that drops while checked out, between
@@ -33,6 +43,23 @@ export async function createPool(connectionString: string, max: number, onIdleEr
   // and releases it as broken, so the event itself needs no more than a listener.
   pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
+}
+
+/**
+ * closeOnFailedLogin is `pg`'s Client, closing its socket when a login fails on
+ * this side (the server asks for a password and none was given): `pg` leaves
+ * that socket open until the server's authentication_timeout, a minute, and a
+ * process that has reported its failure would wait that long to exit.
+ */
+function closeOnFailedLogin(Base: PgClientClass): PgClientClass {
+  return class extends Base {
+    override connect(callback: (err: Error | undefined) => void): void {
+      super.connect((err) => {
+        if (err !== undefined && err !== null) void this.end().catch(() => undefined);
+        callback(err);
+      });
+    }
+  };
 }
 
 /** CONNECTION_CODES are the driver's socket errors and PostgreSQL's connection-exception and shutdown SQLSTATEs. */

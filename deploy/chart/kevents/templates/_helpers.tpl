@@ -16,10 +16,17 @@ capabilities:
 readOnlyRootFilesystem: true
 {{- end -}}
 
-{{- define "kevents.archiveUrlEnv" -}}
-- name: KEVENTS_ARCHIVE_URL
-  valueFrom:
-    secretKeyRef:
-      key: {{ .Values.archive.postgres.secretKey }}
-      name: {{ .Values.archive.postgres.secretName }}
+{{- /* The database URL goes into the containers' argv, where every process listing shows it: it may hold no password. */ -}}
+{{- define "kevents.archiveUrl" -}}
+{{- $url := required "archive.postgres.url is the database, postgres://USER@HOST:5432/DB" .Values.archive.postgres.url -}}
+{{- if regexMatch "^[^:/?#]+://[^/?#@]*:[^/?#@]*@" $url -}}
+{{- fail "archive.postgres.url holds a password, which every process listing would show: give the URL without it and the password in the Secret archive.postgres.secretName (key archive.postgres.secretKey)" -}}
+{{- end -}}
+{{- $url -}}
+{{- end -}}
+
+{{- define "kevents.passwordMount" -}}
+- name: postgres-password
+  mountPath: /etc/kevents/postgres
+  readOnly: true
 {{- end -}}

@@ -16,6 +16,7 @@ import type { CliIO } from '../../io.js';
 import { parseListen } from '../../flags/listen.js';
 import { describeStorage, parseStorageSpec } from '../../flags/storage.js';
 import type { StorageSpec } from '../../flags/storage.js';
+import { withStoragePassword } from '../../flags/storage-password.js';
 import { untilSignal } from '../../daemon/until-signal.js';
 
 /** ExportFlags are the flags of `kevents export`. */
@@ -23,6 +24,8 @@ export interface ExportFlags extends LeaderElectFlags {
   /** config is the export config; without it (and with --event-metrics) the command only counts. */
   config?: string;
   from: string;
+  /** storagePasswordFile holds the password of a postgres:// --from, which its URL then leaves out. */
+  storagePasswordFile?: string;
   listen: string;
   logLevel: string;
   /** eventMetrics counts the archive's events on /metrics: true for the defaults, or a config file (docs/metrics.md). */
@@ -86,11 +89,11 @@ export interface ExportOptions {
 }
 
 /** exportOptions checks the flags, in the order their errors were always reported, before the archive is opened. */
-export function exportOptions(flags: ExportFlags): ExportOptions {
+export function exportOptions(flags: ExportFlags, warn: (line: string) => void): ExportOptions {
   if ((flags.config === undefined || flags.config === '') && flags.eventMetrics === undefined) {
     throw new UsageError('say what to do with the archive: --config FILE (sinks), --event-metrics [FILE] (Prometheus series), or both');
   }
-  const spec = parseStorageSpec(flags.from);
+  const spec = withStoragePassword(parseStorageSpec(flags.from), { urlFlag: '--from', file: flags.storagePasswordFile, warn });
   const { host, port } = parseListen(flags.listen);
   const level = flags.logLevel as LogLevel;
   if (!['error', 'warn', 'info', 'debug'].includes(level)) throw new UsageError('--log-level must be error, warn, info or debug');
@@ -102,7 +105,7 @@ export function exportOptions(flags: ExportFlags): ExportOptions {
 
 /** runExport runs `kevents export` until SIGINT or SIGTERM; SIGHUP reloads the config. */
 export async function runExport(flags: ExportFlags, io: CliIO): Promise<void> {
-  const { spec, host, port, level } = exportOptions(flags);
+  const { spec, host, port, level } = exportOptions(flags, (line) => io.stderr.write(`${line}\n`));
   const logger = createConsoleLogger({ level, stream: io.stderr });
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'kevents_' });

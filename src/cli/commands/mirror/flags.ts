@@ -6,6 +6,7 @@ import { requireCjs } from '../../../internal/index.js';
 import { collect } from '../../flags/collect.js';
 import { addLeaderElectFlags } from '../../flags/leader-elect.js';
 import { MIRROR_CACHE_MIB } from '../../flags/storage.js';
+import { STORAGE_PASSWORD_FILE_FLAG, storagePasswordHelp } from '../../flags/storage-password.js';
 
 const { Option } = requireCjs('commander') as typeof Commander;
 
@@ -17,6 +18,7 @@ export function addMirrorFlags(c: Command): Command {
     .option('--source <url>', 'source API server URL (no kubeconfig needed)')
     .option('--in-cluster', "read the source from the pod's service account (the default in a pod when no other source is given)")
     .requiredOption('--to <spec>', 'the archive: sqlite:PATH, postgres://USER@HOST:PORT/DB or memory:')
+    .option(`${STORAGE_PASSWORD_FILE_FLAG} <path>`, storagePasswordHelp('--to'))
     .option('--cluster <name>', "the source cluster's name, bound to its kube-system UID in the archive (default: the kubeconfig context's name; required in a pod)")
     .option('--retention <duration>', 'drop archived events and occurrences older than this, e.g. 30d; NAME=DURATION for one cluster (repeatable: --retention 30d --retention prod=90d)', collect)
     .option('--max-size <size>', 'drop the oldest archived data while the archive is larger than this, e.g. 10GB')

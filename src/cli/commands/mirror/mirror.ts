@@ -15,6 +15,7 @@ import { given } from '../../flags/source.js';
 import { openStore } from '../../daemon/open-store.js';
 import { describeStorage, parseStorageSpec } from '../../flags/storage.js';
 import type { StorageSpec } from '../../flags/storage.js';
+import { withStoragePassword } from '../../flags/storage-password.js';
 
 /** MirrorFlags are the flags of `kevents mirror`. */
 export interface MirrorFlags {
@@ -22,6 +23,8 @@ export interface MirrorFlags {
   context?: string;
   source?: string;
   to: string;
+  /** storagePasswordFile holds the password of a postgres:// --to, which its URL then leaves out. */
+  storagePasswordFile?: string;
   cluster?: string;
   retention?: string[];
   maxSize?: string;
@@ -53,11 +56,11 @@ export interface MirrorCommandOptions {
 }
 
 /** mirrorOptions checks the flags, in the order their errors were always reported, before anything is opened. */
-export function mirrorOptions(flags: MirrorFlags, env: NodeJS.ProcessEnv): MirrorCommandOptions {
+export function mirrorOptions(flags: MirrorFlags, env: NodeJS.ProcessEnv, warn: (line: string) => void): MirrorCommandOptions {
   if (!given(flags.source) && !given(flags.kubeconfig) && !given(flags.context) && flags.inCluster !== true && !given(env.KUBERNETES_SERVICE_HOST)) {
     throw new UsageError('say where to mirror from: --source URL, --kubeconfig PATH [--context NAME], or --in-cluster');
   }
-  const spec = parseStorageSpec(flags.to);
+  const spec = withStoragePassword(parseStorageSpec(flags.to), { urlFlag: '--to', file: flags.storagePasswordFile, warn });
   const { host, port } = parseListen(flags.listen);
   parseRetention(flags);
   const level = flags.logLevel as LogLevel;
@@ -69,7 +72,7 @@ export function mirrorOptions(flags: MirrorFlags, env: NodeJS.ProcessEnv): Mirro
 
 /** runMirror runs `kevents mirror` until SIGINT or SIGTERM. */
 export async function runMirror(flags: MirrorFlags, io: CliIO): Promise<void> {
-  const { spec, host, port, level, cacheMiB } = mirrorOptions(flags, io.env);
+  const { spec, host, port, level, cacheMiB } = mirrorOptions(flags, io.env, (line) => io.stderr.write(`${line}\n`));
   const logger = createConsoleLogger({ level, stream: io.stderr });
   const store = await openStore(spec, { clock: realClock, logger, sqliteCacheMiB: cacheMiB });
   const registry = new Registry();

@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { requireCjs } from '../../../internal/index.js';
 import { collect } from '../../flags/collect.js';
 import { DEFAULT_STORAGE } from '../../flags/storage.js';
+import { STORAGE_PASSWORD_FILE_FLAG, storagePasswordHelp } from '../../flags/storage-password.js';
 
 const { Option } = requireCjs('commander') as typeof Commander;
 
@@ -13,6 +14,7 @@ export function addServeFlags(c: Command): Command {
   return c
     .option('--listen <host:port>', 'address to listen on', '127.0.0.1:8080')
     .option('--storage <spec>', 'where events are kept: sqlite:PATH, memory:, postgres://USER@HOST:PORT/DB or etcd://HOST:PORT[,HOST:PORT...]', DEFAULT_STORAGE)
+    .option(`${STORAGE_PASSWORD_FILE_FLAG} <path>`, storagePasswordHelp('--storage'))
     .option('--event-ttl <duration>', 'how long an event lives after its last write, like kube-apiserver (0 keeps events forever)', '1h')
     .addOption(new Option('--log-level <level>', 'log verbosity').choices(['error', 'warn', 'info', 'debug']).default('info'))
     .option('--mirror <kubeconfig|url|in-cluster>', "also archive every event of this cluster into the store (a kubeconfig file, an API server URL, or in-cluster for the pod's service account)")

@@ -23,6 +23,7 @@ import { parseSize } from '../../flags/size.js';
 import { openStore } from '../../daemon/open-store.js';
 import { describeStorage, parseStorageSpec } from '../../flags/storage.js';
 import type { StorageSpec } from '../../flags/storage.js';
+import { withStoragePassword } from '../../flags/storage-password.js';
 import { PrimaryLink, WorkerPool, parseWorkers, workerFlags } from './serve-workers.js';
 import type { SqliteEventStore } from '../../../storage/sqlite/index.js';
 import type { EventStore } from '../../../storage/index.js';
@@ -31,6 +32,8 @@ import type { EventStore } from '../../../storage/index.js';
 export interface ServeFlags extends ServeAuthFlags {
   listen: string;
   storage: string;
+  /** storagePasswordFile holds the password of a postgres:// --storage, which its URL then leaves out. */
+  storagePasswordFile?: string;
   eventTtl: string;
   logLevel: string;
   /** mirror is a kubeconfig path or an API server URL to archive into this server's store. */
@@ -96,9 +99,9 @@ export interface ServeOptions {
  * TLS, tokens, --history-window and --retention are checked later, where they
  * were: a change of order would change which of two bad flags is reported.
  */
-export function serveOptions(flags: ServeFlags): ServeOptions {
+export function serveOptions(flags: ServeFlags, warn: (line: string) => void): ServeOptions {
   const { host, port } = parseListen(flags.listen);
-  const spec = parseStorageSpec(flags.storage);
+  const spec = withStoragePassword(parseStorageSpec(flags.storage), { urlFlag: '--storage', file: flags.storagePasswordFile, warn });
   const workers = parseWorkers(flags.workers);
   if (workers > 1 && spec.kind !== 'sqlite') {
     const instead = spec.kind === 'memory' ? 'the memory store lives in one process' : `with ${spec.kind} storage, run more kevents serve replicas instead`;
@@ -138,7 +141,8 @@ function maxAnswerBytesOf(flags: ServeFlags): number {
 export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
   const asWorker = workerFlags<ServeFlags>();
   if (asWorker !== undefined) return runServeWorker(asWorker, io);
-  const { host, port, spec, workers, writerThread, ttlMs, limits, renderCacheBytes, renderCacheWarmMs, maxAnswerBytes, level } = serveOptions(flags);
+  const { host, port, spec, workers, writerThread, ttlMs, limits, renderCacheBytes, renderCacheWarmMs, maxAnswerBytes, level } = serveOptions(flags, (line) => io.stderr.write(`${line}
+`));
   const logger = createConsoleLogger({ level, stream: io.stderr });
   const security = await prepareServeSecurity(flags, host, logger);
   // Watches must be able to resume for at least as long as an event lives.

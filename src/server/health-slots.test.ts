@@ -32,9 +32,13 @@ describe('HealthSlots', () => {
     const mine = Array.from({ length: HEALTH_SLOTS_PER_ADDRESS + 1 }, () => socket('10.0.0.1'));
     for (const s of mine) h.hold(s);
     assert.equal(h.size, HEALTH_SLOTS_PER_ADDRESS);
-    assert.deepEqual(mine.map((s) => s.destroyed), [true, false, false]);
-    assert.deepEqual(mine.map((s) => h.holds(s)), [false, true, true]);
-    assert.ok(mine[2]!.timeoutMs! > 1_000, 'a held connection has a deadline past a probe timeout');
+    assert.deepEqual(mine.map((s) => s.destroyed), [true, ...mine.slice(1).map(() => false)]);
+    assert.deepEqual(mine.map((s) => h.holds(s)), [false, ...mine.slice(1).map(() => true)]);
+    assert.ok(mine.at(-1)!.timeoutMs! > 1_000, 'a held connection has a deadline past a probe timeout');
+    // Another address still finds a slot.
+    const probe = socket('192.168.0.10');
+    h.hold(probe);
+    assert.ok(h.holds(probe) && mine.slice(1).every((s) => h.holds(s)));
   });
 
   it('closes the oldest held connection when every slot is taken', () => {

@@ -3,8 +3,8 @@ import type { Socket } from 'node:net';
 
 /** HEALTH_SLOTS are the connections kept beyond every cap for health probes: a kubelet probes each container at most three ways (startup, liveness, readiness), each on a connection of its own. */
 export const HEALTH_SLOTS = 8;
-/** HEALTH_SLOTS_PER_ADDRESS keeps one address from taking every health slot: the kubelet probes from the node's address, an attacker from its own. */
-export const HEALTH_SLOTS_PER_ADDRESS = 2;
+/** HEALTH_SLOTS_PER_ADDRESS keeps one address from taking every health slot while the kubelet's three probes, all from the node's address, may coincide. */
+export const HEALTH_SLOTS_PER_ADDRESS = 3;
 /** HEALTH_HEAD_TIMEOUT_MS is how long a connection in a health slot may take to be answered: past the kubelet's default probe timeout of 1 s, with room for a TLS handshake. */
 export const HEALTH_HEAD_TIMEOUT_MS = 5_000;
 /** HEALTH_PATHS are the requests a connection in a health slot may make. */

@@ -31,8 +31,8 @@ export function addServeFlags(c: Command): Command {
     .option('--allowed-host <host>', 'without authentication, also answer requests whose Host is this name (a port-forward or proxy); IP addresses, localhost and the --listen host always are (repeatable)', collect)
     .option('--read-header-timeout <duration>', "close a connection that has not sent its request's headers in this time, like kube-apiserver", '32s')
     .option('--read-timeout <duration>', 'answer 408 to a request whose body has not arrived in this time (a watch, once asked for, is not cut)', '1m')
-    .option('--max-connections <n>', 'close connections beyond this many open at once; 8 more are kept for /healthz, /livez and /readyz alone, so probes are answered when it is full', '4096')
-    .option('--max-connections-per-address <n>', 'close connections beyond this many open at once from one address (with authentication: beyond this many not yet authenticated); default a sixteenth of --max-connections')
+    .option('--max-connections <n>', 'connections open at once; past them a connection may only ask for /healthz, /livez or /readyz (8 slots kept for probes), anything else is answered 429 and closed', '4096')
+    .option('--max-connections-per-address <n>', 'the same cap for one remote address (with authentication, counting only connections not yet authenticated); default a sixteenth of --max-connections')
     .option('--render-cache-size <size>', 'memory for the wire bytes of listed event versions, which later lists reuse (0 keeps none)', '64MiB')
     .option('--render-cache-warm <duration>', "before listening, render the stored events' Table rows into the render cache for at most this long, up to its size (0 warms nothing)", '5s')
     .option(

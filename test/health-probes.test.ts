@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import type { Socket } from 'node:net';
@@ -6,7 +7,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { rawExchange } from './support/raw-http.js';
 import type { RawAnswer, RawTarget } from './support/raw-http.js';
-import { startServer } from './support/server-process.js';
+import { CLI, startServer } from './support/server-process.js';
 import type { ServerProcess } from './support/server-process.js';
 import { makeCertificates } from './support/tls.js';
 
@@ -138,5 +139,24 @@ void describe('health probes over a full cap, with TLS and authentication', () =
     held = await idle({ url: server.url, localAddress: '127.0.0.2' }, 8);
     await assertHealthy(target);
     assertRefused(await get(target, '/api/v1/namespaces/default/events', 'admin-token'));
+  });
+});
+
+void describe('--max-connections-per-address', () => {
+  const serve = (args: string[]): { status: number | null; stderr: string; stdout: string } =>
+    spawnSync(process.execPath, [CLI, 'serve', '--storage', 'memory:', ...args], { encoding: 'utf8', timeout: 30_000 });
+
+  for (const [value, cap] of [['0', '4096'], ['1.5', '4096'], ['9', '8'], ['many', '4096']] as const) {
+    void it(`refuses ${value} under --max-connections ${cap}, before listening`, () => {
+      const r = serve(['--max-connections', cap, '--max-connections-per-address', value]);
+      assert.equal(r.status, 2, r.stderr);
+      assert.equal(r.stderr.split('\n')[0], `error: --max-connections-per-address must be a whole number from 1 to --max-connections (${cap}), not "${value}"`);
+    });
+  }
+
+  void it('is in the help, with the health slots of --max-connections', () => {
+    const help = serve(['--help']).stdout.replace(/\s+/g, ' ');
+    assert.match(help, /--max-connections-per-address <n>/);
+    assert.match(help, /may only ask for \/healthz, \/livez or \/readyz/);
   });
 });

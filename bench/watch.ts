@@ -192,7 +192,9 @@ function cpuSecondsOf(pid: number): number {
 async function startServer(cli: string, storage: string): Promise<{ child: ChildProcess; url: string }> {
   // SERVER_NODE_ARGS passes flags such as --cpu-prof to the server process.
   const nodeArgs = (process.env.SERVER_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
-  const child = spawn(process.execPath, [...nodeArgs, cli, 'serve', '--listen', '127.0.0.1:0', '--storage', storage, '--log-level', 'error'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // Every watcher comes from 127.0.0.1: lift the per-address cap (a sixteenth) to the whole cap. A --baseline build older than that cap knows no such flag.
+  const perAddress = cli === CLI ? ['--max-connections-per-address', '4096'] : [];
+  const child = spawn(process.execPath, [...nodeArgs, cli, 'serve', '--listen', '127.0.0.1:0', '--storage', storage, '--log-level', 'error', ...perAddress], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout.on('data', (d: Buffer) => {

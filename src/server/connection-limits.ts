@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
+import { HealthSlots, tcpSocketOf } from './health-slots.js';
 
 /**
  * ConnectionLimits bound what one client can hold of `kevents serve`: the
@@ -13,8 +14,13 @@ export interface ConnectionLimits {
   readHeaderTimeoutMs?: number;
   /** readTimeoutMs is how long a client may take to send a whole request, body included (default 60 s, kube-apiserver's --request-timeout); a watch, once asked for, is not cut by it. */
   readTimeoutMs?: number;
-  /** maxConnections caps the connections open at once; one more is closed as soon as it is accepted (default 4096). */
+  /** maxConnections caps the connections open at once; one more may only ask for a health check (see `HealthSlots`) (default 4096). */
   maxConnections?: number;
+  /**
+   * maxConnectionsPerAddress caps the connections open at once from one remote address; with authentication,
+   * only those no authenticated request has proved count (default: a sixteenth of maxConnections).
+   */
+  maxConnectionsPerAddress?: number;
 }
 
 /** DEFAULT_MAX_HEADER_BYTES is Go's http.DefaultMaxHeaderBytes (1 MiB) plus the 4096 bytes its server reads beyond it. */
@@ -25,6 +31,8 @@ export const DEFAULT_READ_HEADER_TIMEOUT_MS = 32_000;
 export const DEFAULT_READ_TIMEOUT_MS = 60_000;
 /** DEFAULT_MAX_CONNECTIONS leaves room for a thousand stalled clients and thousands of watches within a 20,000-descriptor limit. */
 export const DEFAULT_MAX_CONNECTIONS = 4096;
+/** PER_ADDRESS_SHARE is the default share of maxConnections one address may hold: sixteen addresses, not one, to fill the server. */
+const PER_ADDRESS_SHARE = 16;
 /** MAX_CHECK_INTERVAL_MS bounds how late past its timeout Node notices a stalled request (it checks on an interval, 30 s by default). */
 const MAX_CHECK_INTERVAL_MS = 5_000;
 
@@ -35,12 +43,14 @@ export type ResolvedLimits = Required<ConnectionLimits>;
 export function resolveLimits(l: ConnectionLimits = {}): ResolvedLimits {
   const pick = (v: number | undefined, d: number): number => (v !== undefined && v > 0 ? v : d);
   const readHeaderTimeoutMs = pick(l.readHeaderTimeoutMs, DEFAULT_READ_HEADER_TIMEOUT_MS);
+  const maxConnections = pick(l.maxConnections, DEFAULT_MAX_CONNECTIONS);
   return {
     maxHeaderBytes: pick(l.maxHeaderBytes, DEFAULT_MAX_HEADER_BYTES),
     readHeaderTimeoutMs,
     // Node refuses a request timeout shorter than the headers timeout.
     readTimeoutMs: Math.max(pick(l.readTimeoutMs, DEFAULT_READ_TIMEOUT_MS), readHeaderTimeoutMs),
-    maxConnections: pick(l.maxConnections, DEFAULT_MAX_CONNECTIONS),
+    maxConnections,
+    maxConnectionsPerAddress: Math.min(maxConnections, pick(l.maxConnectionsPerAddress, Math.max(1, Math.floor(maxConnections / PER_ADDRESS_SHARE)))),
   };
 }
 
@@ -75,11 +85,14 @@ function goAnswer(status: string): string {
 
 /**
  * ConnectionGate counts open connections and says which to accept. Every
- * connection counts against `maxConnections`. With authentication, a connection
- * is unproven until a request on it is admitted; unproven ones may hold at most
- * `maxConnections - headroom` in all and `perClient` from one address, so
- * clients that never authenticate (idle keep-alives, say) cannot take every
- * slot: an address with an admitted connection open may still use the headroom.
+ * connection counts against `maxConnections`, and against `perAddress` from its
+ * remote address. With authentication, a connection is unproven until a request
+ * on it is admitted, and only unproven ones count per address; unproven ones
+ * may hold at most `maxConnections - headroom` in all, so clients that never
+ * authenticate (idle keep-alives, say) cannot take every slot: an address with
+ * an admitted connection open may still use the headroom. Without
+ * authentication nothing proves a client, so every connection stays unproven.
+ * A connection refused goes to the health slots (`health`).
  */
 export class ConnectionGate {
   private open = 0;
@@ -88,23 +101,25 @@ export class ConnectionGate {
   private readonly provenBy = new Map<string, number>();
   private readonly proven = new WeakSet<Socket>();
   readonly headroom: number;
-  readonly perClient: number;
+  readonly perAddress: number;
+  readonly health = new HealthSlots();
+  private readonly maxConnections: number;
+  private readonly authenticated: boolean;
 
-  constructor(
-    private readonly maxConnections: number,
-    private readonly authenticated: boolean,
-  ) {
-    this.headroom = authenticated ? Math.max(1, Math.floor(maxConnections / 8)) : 0;
-    this.perClient = authenticated ? Math.max(1, Math.floor(maxConnections / 16)) : maxConnections;
+  constructor(options: { maxConnections: number; maxConnectionsPerAddress: number; authenticated: boolean }) {
+    this.maxConnections = options.maxConnections;
+    this.authenticated = options.authenticated;
+    this.headroom = options.authenticated ? Math.max(1, Math.floor(options.maxConnections / 8)) : 0;
+    this.perAddress = options.maxConnectionsPerAddress;
   }
 
-  /** accept counts a new connection, or answers false when it is over a cap (the caller closes it). */
+  /** accept counts a new connection, or answers false when it is over a cap. */
   accept(socket: Socket): boolean {
     if (this.open >= this.maxConnections) return false;
     const client = socket.remoteAddress ?? '';
-    if (this.authenticated && !this.provenBy.has(client)) {
+    if (!this.provenBy.has(client)) {
       if (this.unproven >= this.maxConnections - this.headroom) return false;
-      if ((this.unprovenBy.get(client) ?? 0) >= this.perClient) return false;
+      if ((this.unprovenBy.get(client) ?? 0) >= this.perAddress) return false;
     }
     this.open++;
     this.unproven++;
@@ -120,11 +135,14 @@ export class ConnectionGate {
     return true;
   }
 
-  /** prove marks a connection whose request was admitted: it no longer counts as unproven. */
+  /** prove marks a connection whose request was admitted: it no longer counts as unproven (with authentication; without, nothing proves a client). */
   prove(socket: Socket): void {
-    if (this.proven.has(socket) || socket.destroyed) return;
-    this.proven.add(socket);
-    const client = socket.remoteAddress ?? '';
+    if (!this.authenticated) return;
+    // Counted by its TCP socket, the one 'connection' gave to accept.
+    const tcp = tcpSocketOf(socket);
+    if (this.proven.has(tcp) || tcp.destroyed || this.health.holds(tcp)) return;
+    this.proven.add(tcp);
+    const client = tcp.remoteAddress ?? '';
     this.unproven--;
     add(this.unprovenBy, client, -1);
     add(this.provenBy, client, 1);
@@ -138,17 +156,17 @@ function add(counts: Map<string, number>, key: string, n: number): void {
 }
 
 /**
- * applyLimits sets the connection caps and answers requests that cannot be
- * parsed as kube-apiserver does. A request that ran out of time gets Node's 408
+ * applyLimits sets the connection caps, holds a connection over them in a
+ * health slot, and answers requests that cannot be parsed as kube-apiserver does. A request that ran out of time gets Node's 408
  * (kube-apiserver closes such a connection without an answer).
  */
 export function applyLimits(server: Server, l: ResolvedLimits, options: { authenticated: boolean }): ConnectionGate {
   // Counted here rather than with net.Server's maxConnections: in a worker of `serve --workers`,
   // node:cluster hands a connection that maxConnections refuses to another worker, and one over
   // every worker's cap would wait unanswered instead of being closed.
-  const gate = new ConnectionGate(l.maxConnections, options.authenticated);
+  const gate = new ConnectionGate({ ...l, authenticated: options.authenticated });
   server.on('connection', (socket: Socket) => {
-    if (!gate.accept(socket)) socket.destroy();
+    if (!gate.accept(socket)) gate.health.hold(socket);
   });
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
     if (!socket.writable || socket.bytesWritten > 0) {

@@ -5,7 +5,7 @@ import type { Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type FindMyWayModule from 'find-my-way';
 import type { HTTPVersion, Instance as Router } from 'find-my-way';
-import { CORE_API, DEFAULT_MAX_ANSWER_BYTES, EVENTS_API, newInternalError, newPathNotFound } from '../api/index.js';
+import { CORE_API, DEFAULT_MAX_ANSWER_BYTES, EVENTS_API, newInternalError, newPathNotFound, newTooManyRequests } from '../api/index.js';
 import type { EventApi, StatusError } from '../api/index.js';
 import { requestTarget } from '../auth/index.js';
 import { noopLogger, realClock, requireCjs } from '../internal/index.js';
@@ -15,6 +15,7 @@ import { registerArchiveRoutes } from './archive-routes.js';
 import { applyLimits, resolveLimits, serverOptionsOf } from './connection-limits.js';
 import type { ConnectionLimits } from './connection-limits.js';
 import { registerDocuments } from './documents.js';
+import { isHealthRequest } from './health-slots.js';
 import { apiGroup } from './discovery.js';
 import { EventsHandler } from './events-handler.js';
 import { sendError, sendPlainNotFound } from './http-io.js';
@@ -276,7 +277,17 @@ export function createEventsServer(options: ServerOptions): KeventsServer {
     connections.prove(req.socket);
     route(req, res);
   };
+  /** overCap answers a request on a connection held in a health slot: a health check once, anything else 429. */
+  const overCap = (req: IncomingMessage, res: ServerResponse): boolean => {
+    if (!connections.health.holds(req.socket)) return false;
+    res.setHeader('Connection', 'close');
+    if (isHealthRequest(req)) return false;
+    refuse(req, res, newTooManyRequests('too many connections open: this one may only ask for /healthz, /livez or /readyz', 1));
+    return true;
+  };
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
+    // One comparison while no connection is held over the caps.
+    if (connections.health.size > 0 && overCap(req, res)) return;
     const refusal = guard(req);
     if (refusal !== undefined) return refuse(req, res, refusal);
     if (gate === undefined) return admitted(req, res);

@@ -20,15 +20,18 @@ const WRITE_PIECE = 64 * 1024;
 export interface RawTarget {
   url: string;
   ca?: Buffer;
+  /** localAddress is the address the client connects from (any of 127.0.0.0/8 reaches a loopback server on Linux). */
+  localAddress?: string;
 }
 
 /** openSocket connects to a target's host and port, through TLS for an https URL. */
 export function openSocket(target: RawTarget): Socket {
   const u = new URL(target.url);
   const port = Number(u.port);
+  const from = target.localAddress !== undefined ? { localAddress: target.localAddress } : {};
   return u.protocol === 'https:'
-    ? tlsConnect({ host: u.hostname, port, servername: 'localhost', ...(target.ca !== undefined ? { ca: target.ca } : {}) })
-    : netConnect(port, u.hostname);
+    ? tlsConnect({ host: u.hostname, port, servername: 'localhost', ...from, ...(target.ca !== undefined ? { ca: target.ca } : {}) })
+    : netConnect({ port, host: u.hostname, ...from });
 }
 
 /**

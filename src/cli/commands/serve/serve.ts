@@ -50,6 +50,8 @@ export interface ServeFlags extends ServeAuthFlags {
   readHeaderTimeout: string;
   readTimeout: string;
   maxConnections: string;
+  /** maxConnectionsPerAddress caps one address's connections (unset: a sixteenth of maxConnections). */
+  maxConnectionsPerAddress?: string;
   /** renderCacheSize bounds the rendered versions lists are spliced from (a size, e.g. 64MiB). */
   renderCacheSize?: string;
   /** maxAnswerBytes bounds one answer's JSON (a size, e.g. 16MiB). */
@@ -288,9 +290,10 @@ function eventsServer(
   });
 }
 
-/** perWorker shares --max-connections among the workers: each new connection goes to the next worker, so together they hold about the cap. */
+/** perWorker shares --max-connections and its per-address cap among the workers: each new connection goes to the next worker, so together they hold about the caps. */
 function perWorker(limits: ConnectionLimits, workers: number): ConnectionLimits {
-  return limits.maxConnections === undefined ? limits : { ...limits, maxConnections: Math.max(1, Math.ceil(limits.maxConnections / workers)) };
+  const share = (n: number | undefined): number | undefined => (n === undefined ? undefined : Math.max(1, Math.ceil(n / workers)));
+  return { ...limits, maxConnections: share(limits.maxConnections), maxConnectionsPerAddress: share(limits.maxConnectionsPerAddress) };
 }
 
 /** listenFailure is the one-line error of a server that could not listen. */
@@ -370,12 +373,18 @@ function renderCacheWarm(flags: Pick<ServeFlags, 'renderCacheWarm'>): number {
 }
 
 /** parseLimits reads the flags that bound what one client may hold of the server. */
-function parseLimits(flags: Pick<ServeFlags, 'readHeaderTimeout' | 'readTimeout' | 'maxConnections'>): ConnectionLimits {
+function parseLimits(flags: Pick<ServeFlags, 'readHeaderTimeout' | 'readTimeout' | 'maxConnections' | 'maxConnectionsPerAddress'>): ConnectionLimits {
   const readHeaderTimeoutMs = parseDurationFlag('--read-header-timeout', flags.readHeaderTimeout);
   const readTimeoutMs = parseDurationFlag('--read-timeout', flags.readTimeout);
   if (readHeaderTimeoutMs <= 0 || readTimeoutMs <= 0) throw new UsageError('--read-header-timeout and --read-timeout must be longer than 0s');
   if (readTimeoutMs < readHeaderTimeoutMs) throw new UsageError('--read-timeout must not be shorter than --read-header-timeout');
   const maxConnections = Number(flags.maxConnections);
   if (!Number.isInteger(maxConnections) || maxConnections < 1) throw new UsageError(`--max-connections must be a whole number above 0, not ${JSON.stringify(flags.maxConnections)}`);
-  return { readHeaderTimeoutMs, readTimeoutMs, maxConnections };
+  const perAddress = flags.maxConnectionsPerAddress;
+  if (perAddress === undefined) return { readHeaderTimeoutMs, readTimeoutMs, maxConnections };
+  const maxConnectionsPerAddress = Number(perAddress);
+  if (!Number.isInteger(maxConnectionsPerAddress) || maxConnectionsPerAddress < 1 || maxConnectionsPerAddress > maxConnections) {
+    throw new UsageError(`--max-connections-per-address must be a whole number from 1 to --max-connections (${maxConnections}), not ${JSON.stringify(perAddress)}`);
+  }
+  return { readHeaderTimeoutMs, readTimeoutMs, maxConnections, maxConnectionsPerAddress };
 }

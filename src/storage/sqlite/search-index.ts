@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import type { CoreEvent } from '../../api/index.js';
 import { createSearchMatcher, searchWords } from '../search/index.js';
 import { compareSearchOrder, searchCursorOf } from '../search/index.js';
-import type { FieldTerm, SearchCursor, SearchField, SearchPage, SearchQuery, SearchRequest } from '../search/index.js';
+import type { FieldTerm, SearchBucket, SearchCursor, SearchField, SearchPage, SearchQuery, SearchRequest } from '../search/index.js';
 import { decodeObject } from './object-codec.js';
 import { searchHistogram } from './search-histogram.js';
 import type { Candidate } from './search-histogram.js';
@@ -555,10 +555,20 @@ export class SqliteSearch {
     if (hits.length > request.limit) page.next = items[items.length - 1]!.at;
     else if (spanned !== undefined) page.next = spanned;
     else if (more && oldest !== undefined) page.next = oldest;
-    if (request.histogram !== undefined) {
-      const textExact = this.tokenizer === 'unicode61';
-      page.histogram = searchHistogram(this.db, { request, match, matcher, scope, textExact, slots: DOCID_SLOTS, second: docidSecond, from: fromCandidates });
-    }
     return page;
+  }
+
+  /**
+   * histogram counts the hits of a search's whole window per bucket at revision `at` (`searchHistogram`), its
+   * reads made between calls of `pause`, which lets the event loop go (and fails once the store is closed).
+   */
+  histogram(request: SearchRequest, at: number, pause: () => Promise<void>): Promise<SearchBucket[]> {
+    const { query } = request;
+    const ns = request.namespace;
+    const scope = { at, nsLow: ns === undefined ? '' : `${ns}/`, nsHigh: ns === undefined ? '\u{10ffff}' : `${ns}0` };
+    const match = matchExpression(query, this.tokenizer, ns, this.keyed);
+    const textExact = this.tokenizer === 'unicode61';
+    const input = { request, match, matcher: createSearchMatcher(query), scope, textExact, slots: DOCID_SLOTS, second: docidSecond, from: fromCandidates };
+    return searchHistogram(this.db, input, pause);
   }
 }

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
-import { checkBodyType, checkHost, checkOrigin, hostName } from './request-guard.js';
+import { checkArchiveRead, checkBodyType, checkHost, checkOrigin, hostName } from './request-guard.js';
 
 const req = (method: string, headers: Record<string, string>): IncomingMessage => ({ method, headers }) as unknown as IncomingMessage;
 const code = (e: unknown): number | undefined => (e as { status?: { code?: number } } | undefined)?.status?.code;
@@ -21,6 +21,29 @@ describe('checkOrigin', () => {
     ['a cross-site read is not a write', 'GET', { host: '127.0.0.1:8080', origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' }, false, undefined],
   ];
   for (const [name, method, headers, tls, want] of cases) it(name, () => assert.equal(code(checkOrigin(req(method, headers), tls)), want));
+});
+
+describe('checkArchiveRead', () => {
+  const search = '/apis/archive.kevents.io/v1alpha1/search?q=x509';
+  const evil = { host: '127.0.0.1:8080', origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' };
+  const cases: [string, string, string, Record<string, string>, number | undefined][] = [
+    ['kubectl: no Origin, no Sec-Fetch-Site', 'GET', search, { host: '127.0.0.1:8080' }, undefined],
+    ['the web UI: same-origin', 'GET', search, { host: '127.0.0.1:8080', 'sec-fetch-site': 'same-origin' }, undefined],
+    ['typed into the address bar', 'GET', search, { host: '127.0.0.1:8080', 'sec-fetch-site': 'none' }, undefined],
+    ['a page of another site: search', 'GET', search, evil, 403],
+    ['a page of another site: a namespace\'s search', 'GET', '/apis/archive.kevents.io/v1alpha1/namespaces/shop/search?q=a', evil, 403],
+    ['a page of another site: incidents', 'GET', '/apis/archive.kevents.io/v1alpha1/incidents', evil, 403],
+    ['a page of another site: timeline', 'GET', '/apis/archive.kevents.io/v1alpha1/namespaces/shop/timeline?kind=Pod&name=a', evil, 403],
+    ['a page of another site: occurrences', 'HEAD', '/apis/archive.kevents.io/v1alpha1/occurrences', evil, 403],
+    ['a page of another site with a bearer token (a client, not a page)', 'GET', search, { ...evil, authorization: 'Bearer abc' }, undefined],
+    ['an older browser: another origin, no Sec-Fetch-Site', 'GET', search, { host: '127.0.0.1:8080', origin: 'http://127.0.0.1:9999' }, 403],
+    ['an older browser: its own origin', 'GET', search, { host: '127.0.0.1:8080', origin: 'http://127.0.0.1:8080' }, undefined],
+    ['another site reading the event list (not the archive)', 'GET', '/api/v1/events', evil, undefined],
+    ['another site reading discovery', 'GET', '/apis/archive.kevents.io/v1alpha1', evil, undefined],
+  ];
+  for (const [name, method, url, headers, want] of cases) {
+    it(name, () => assert.equal(code(checkArchiveRead({ method, url, headers } as unknown as IncomingMessage, false)), want));
+  }
 });
 
 describe('checkBodyType', () => {

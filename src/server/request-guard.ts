@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
-import { failureStatus, newUnsupportedMediaType, StatusError } from '../api/index.js';
+import { ARCHIVE_API, failureStatus, newUnsupportedMediaType, StatusError } from '../api/index.js';
 import { mediaTypeOf } from './http-io.js';
 
 /** STATE_CHANGING are the methods a page of another origin must not send: each one writes. */
@@ -46,6 +46,38 @@ export function checkOrigin(req: IncomingMessage, tls: boolean): StatusError | u
   if (origin === undefined) return undefined;
   if (origin !== ownOrigin(req.headers.host, tls)) {
     return forbidden(`a ${req.method} from the origin ${JSON.stringify(origin)} is refused: kevents takes writes from API clients and its own web UI only`);
+  }
+  return undefined;
+}
+
+/**
+ * ARCHIVE_READS are the archive's reads a browser can be sent to by any page
+ * (a link, an image, a fetch in no-cors mode): each may cost the server a
+ * search over the whole archive, and the page never needs to read the answer.
+ */
+const ARCHIVE_READS = new RegExp(`^/apis/${ARCHIVE_API.replace(/\./g, '\\.')}/(?:namespaces/[^/]+/)?(?:search|incidents|timeline|occurrences)/?$`);
+
+/** BEARER is an Authorization header a page of another site cannot make a browser send without asking the server first (CORS preflight). */
+const BEARER = /^bearer\s+\S/i;
+
+/**
+ * checkArchiveRead refuses a read of the archive (search, incidents, timeline,
+ * occurrences) that a page of another site made a browser send: its
+ * `Sec-Fetch-Site` is `cross-site`, or, from a browser that sends none, its
+ * `Origin` is not this server's. kubectl and the other API clients send
+ * neither header, and the web UI reads from its own origin (`same-origin`); a
+ * request carrying a bearer token was written by a client, not a page, and
+ * passes.
+ */
+export function checkArchiveRead(req: IncomingMessage, tls: boolean): StatusError | undefined {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return undefined;
+  const path = (req.url ?? '').split('?', 1)[0]!;
+  if (!ARCHIVE_READS.test(path) || BEARER.test(req.headers.authorization ?? '')) return undefined;
+  const site = req.headers['sec-fetch-site'];
+  if (site === 'cross-site') return forbidden('a read of the archive from another site (Sec-Fetch-Site: cross-site) is refused: kevents answers archive reads to API clients and its own web UI only');
+  const origin = req.headers.origin;
+  if (site === undefined && origin !== undefined && origin !== ownOrigin(req.headers.host, tls)) {
+    return forbidden(`a read of the archive from the origin ${JSON.stringify(origin)} is refused: kevents answers archive reads to API clients and its own web UI only`);
   }
   return undefined;
 }

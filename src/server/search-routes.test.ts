@@ -123,6 +123,8 @@ void describe('search route', () => {
     ['a bad histogram bucket', 'since=2026-05-31T00:00:00Z&histogram=often', /histogram: invalid duration "often"/],
     ['a histogram with no start', 'histogram=1m', /histogram: needs the start of a window/],
     ['a histogram of too many buckets', 'since=2025-01-01T00:00:00Z&histogram=1s', /more than 1000.*larger bucket/],
+    ['a phrase of one word repeated 250 times', `q=${q(`"${Array<string>(250).fill('ip').join(' ')}"`)}`, /^q: invalid search query at position 1: a phrase or value of 250 words is more than 32; search for fewer of its words$/],
+    ['a query of more than 32 terms', `q=${q(Array.from({ length: 33 }, (_, i) => `w${i}`).join(' '))}`, /more than 32 terms/],
   ];
   for (const [what, query, message] of refused) {
     void it(`refuses ${what} with a 400 Status`, async () => {
@@ -133,6 +135,19 @@ void describe('search route', () => {
       assert.match(r.json.message, message);
     });
   }
+
+  void it('refuses a search a page of another site sends with a 403 Status, unless it carries a bearer token', async () => {
+    const crossSite = { 'Sec-Fetch-Site': 'cross-site', Origin: 'https://evil.example' };
+    const r = await call(base, 'GET', `${ARCHIVE}/search?q=certs`, undefined, crossSite);
+    assert.equal(r.status, 403, JSON.stringify(r.json));
+    assert.equal(r.json.kind, 'Status');
+    assert.equal(r.json.reason, 'Forbidden');
+    assert.match(r.json.message, /from another site \(Sec-Fetch-Site: cross-site\) is refused/);
+    assert.equal((await call(base, 'GET', `${ARCHIVE}/namespaces/shop/search?q=certs`, undefined, { Origin: 'http://127.0.0.1:1' })).status, 403, 'an older browser: another Origin');
+    assert.equal((await call(base, 'GET', `${ARCHIVE}/search?q=certs`, undefined, { ...crossSite, Authorization: 'Bearer any' })).status, 200, 'a client with a token');
+    assert.equal((await call(base, 'GET', `${ARCHIVE}/search?q=certs`, undefined, { 'Sec-Fetch-Site': 'same-origin' })).status, 200, 'the web UI');
+    assert.equal((await call(base, 'GET', `${ARCHIVE}/search?q=certs`)).status, 200, 'kubectl and other clients');
+  });
 
   void it('answers 405 to anything but GET', async () => {
     assert.equal((await call(base, 'POST', `${ARCHIVE}/search`, '{}')).status, 405);

@@ -20,7 +20,7 @@ import { apiGroup } from './discovery.js';
 import { EventsHandler } from './events-handler.js';
 import { sendError, sendPlainNotFound } from './http-io.js';
 import { registerKnownKinds } from './known-kinds.js';
-import { checkBodyType, checkHost, checkOrigin } from './request-guard.js';
+import { checkArchiveRead, checkBodyType, checkHost, checkOrigin } from './request-guard.js';
 import type { HostPolicy } from './request-guard.js';
 import { createServerMetrics } from './metrics.js';
 import type { ServerMetrics } from './metrics.js';
@@ -261,7 +261,7 @@ export function createEventsServer(options: ServerOptions): KeventsServer {
   };
   const tls = options.tls !== undefined;
   const hosts: HostPolicy = { allowedHosts: options.allowedHosts ?? [] };
-  /** guard is every check made before routing: the Host (without a gate), the target, the origin and the body's type. */
+  /** guard is every check made before routing: the Host (without a gate), the target, the origin (of a write, and of an archive read) and the body's type. */
   const guard = (req: IncomingMessage): StatusError | undefined => {
     const host = gate === undefined ? checkHost(req, hosts) : undefined;
     if (host !== undefined) return host;
@@ -270,7 +270,7 @@ export function createEventsServer(options: ServerOptions): KeventsServer {
     } catch (e) {
       return e as StatusError;
     }
-    return checkOrigin(req, tls) ?? checkBodyType(req);
+    return checkOrigin(req, tls) ?? checkArchiveRead(req, tls) ?? checkBodyType(req);
   };
   /** admitted routes a request let through, its connection counted as proven from now on. */
   const admitted = (req: IncomingMessage, res: ServerResponse): void => {

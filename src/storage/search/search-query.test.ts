@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MAX_QUERY_LENGTH, MAX_QUERY_TERMS, isSearchQueryError, parseSearchQuery } from './search-query.js';
+import { MAX_PHRASE_WORDS, MAX_QUERY_LENGTH, MAX_QUERY_TERMS, MAX_QUERY_WORDS, isSearchQueryError, parseSearchQuery } from './search-query.js';
 import type { SearchQuery } from './search-query.js';
 
 const NOW = Date.UTC(2025, 5, 1, 12);
@@ -119,6 +119,20 @@ void describe('parseSearchQuery', () => {
     assert.equal(parse([...words, 'since:1h'].join(' ')).terms.length, MAX_QUERY_TERMS - 1);
     const tooMany = [...words, 'since:1h', 'extra'].join(' ');
     assert.throws(() => parse(tooMany), (e: unknown) => isSearchQueryError(e) && e.position === tooMany.indexOf('extra') + 1 && /more than 32 terms/.test(e.message));
+  });
+
+  void it(`bounds a phrase or value to ${MAX_PHRASE_WORDS} words, and a query to ${MAX_QUERY_WORDS}`, () => {
+    const phrase = (n: number): string => `"${Array<string>(n).fill('ip').join(' ')}"`;
+    assert.deepEqual(parse(phrase(MAX_PHRASE_WORDS)).terms.map((t) => t.kind === 'text' && t.words.length), [MAX_PHRASE_WORDS]);
+    const cases: [string, string, RegExp][] = [
+      ['a phrase of one word repeated', `x509 ${phrase(250)}`, /position 6: a phrase or value of 250 words is more than 32/],
+      ['a phrase one word too long', phrase(MAX_PHRASE_WORDS + 1), /position 1: a phrase or value of 33 words/],
+      ['a word of many parts', `-${Array<string>(40).fill('a').join('-')}`, /position 1: a phrase or value of 40 words/],
+      ['a field value', `name:${Array<string>(33).fill('a').join('.')}`, /position 1: a phrase or value of 33 words/],
+      ['the query\'s words together', `${phrase(32)} ${phrase(32)} extra`, new RegExp(`position ${2 * phrase(32).length + 3}: more than ${MAX_QUERY_WORDS} words`)],
+    ];
+    for (const [name, q, message] of cases) assert.throws(() => parse(q), (e: unknown) => isSearchQueryError(e) && message.test(e.message), name);
+    assert.equal(parse(`${phrase(32)} ${phrase(32)} since:1h until:30m`).terms.length, 2, 'time bounds are no words');
   });
 
   void it('reads hostile input without throwing anything but a SearchQueryError', () => {

@@ -18,6 +18,16 @@ export const MAX_QUERY_LENGTH = 1024;
 /** MAX_QUERY_TERMS bounds a query's terms (time bounds included), so one request cannot ask for hundreds of index lookups. */
 export const MAX_QUERY_TERMS = 32;
 
+/**
+ * MAX_PHRASE_WORDS bounds the words of one phrase (or field value): an index
+ * checks a phrase's word positions in every version holding all its words, so
+ * each word of a phrase of common words (`"ip ip ip …"`) costs a pass over much
+ * of the archive; a message pasted whole is rarely longer.
+ */
+export const MAX_PHRASE_WORDS = 32;
+/** MAX_QUERY_WORDS bounds the words of a query's phrases and field values together, for the same reason. */
+export const MAX_QUERY_WORDS = 64;
+
 /** SEARCH_KEYWORD_FIELDS are the fields a `field:value` term compares whole (case-insensitive, `*` suffix wildcard). */
 export const SEARCH_KEYWORD_FIELDS = ['reason', 'ns', 'kind', 'name', 'node', 'controller', 'cluster'] as const;
 
@@ -121,7 +131,14 @@ export function parseSearchQuery(text: string, options: ParseSearchOptions): Sea
   const query: SearchQuery = { terms: [] };
   const tokens = tokenize(text);
   if (tokens.length > MAX_QUERY_TERMS) throw new SearchQueryError(`more than ${MAX_QUERY_TERMS} terms`, column(text, tokens[MAX_QUERY_TERMS]!.start));
+  let words = 0;
   for (const t of tokens) {
+    if (t.field === undefined || !TIME_FIELDS.has(t.field.toLowerCase())) {
+      const n = searchWords(t.value).length;
+      if (n > MAX_PHRASE_WORDS) throw new SearchQueryError(`a phrase or value of ${n} words is more than ${MAX_PHRASE_WORDS}; search for fewer of its words`, column(text, t.start));
+      words += n;
+      if (words > MAX_QUERY_WORDS) throw new SearchQueryError(`more than ${MAX_QUERY_WORDS} words in the query's phrases and values`, column(text, t.start));
+    }
     const at = column(text, t.start);
     const valueAt = column(text, t.valueStart);
     if (t.field === undefined) {

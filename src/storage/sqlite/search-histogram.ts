@@ -44,6 +44,9 @@ export interface HistogramInput {
  */
 export const MAX_HISTOGRAM_EXAMINED = 100_000;
 
+/** HISTOGRAM_CHUNK is how many candidates a histogram decodes between two pauses: a few ms of the event loop's time. */
+const HISTOGRAM_CHUNK = 512;
+
 const ASCII_WORD = /^[a-z0-9]+$/;
 
 /**
@@ -52,9 +55,10 @@ const ASCII_WORD = /^[a-z0-9]+$/;
  * FTS5 match, ASCII; its fields on the row's columns) it counts the hits of each
  * second of last time from the docids, without decoding them, and decodes only
  * the candidates of the seconds a bucket's edge cuts in two. Otherwise it
- * decodes and checks each candidate, up to MAX_HISTOGRAM_EXAMINED.
+ * decodes and checks each candidate, up to MAX_HISTOGRAM_EXAMINED, HISTOGRAM_CHUNK
+ * at a time with a `pause` between two, so that it never holds the event loop long.
  */
-export function searchHistogram(db: Database.Database, input: HistogramInput): SearchBucket[] {
+export async function searchHistogram(db: Database.Database, input: HistogramInput, pause: () => Promise<void>): Promise<SearchBucket[]> {
   const { request, match, matcher, scope, slots } = input;
   const h = request.histogram!;
   const buckets = histogramBuckets(h);
@@ -79,11 +83,12 @@ export function searchHistogram(db: Database.Database, input: HistogramInput): S
   if (!exact) {
     let examined = 0;
     for (let high = params.high as number; examined < MAX_HISTOGRAM_EXAMINED; ) {
-      const rows = candidates.all({ ...params, high, limit: 4096 });
+      const rows = candidates.all({ ...params, high, limit: HISTOGRAM_CHUNK });
       count(rows);
       examined += rows.length;
-      if (rows.length < 4096) break;
+      if (rows.length < HISTOGRAM_CHUNK) break;
       high = rows[rows.length - 1]!.docid;
+      await pause();
     }
     return buckets;
   }

@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import type { CoreEvent } from '../../api/index.js';
 import { createSearchMatcher, searchWords } from '../search/index.js';
 import { compareSearchOrder, searchCursorOf } from '../search/index.js';
-import type { FieldTerm, SearchCursor, SearchField, SearchPage, SearchQuery, SearchRequest } from '../search/index.js';
+import type { FieldTerm, SearchBucket, SearchCursor, SearchField, SearchPage, SearchQuery, SearchRequest } from '../search/index.js';
 import { decodeObject } from './object-codec.js';
 import { searchHistogram } from './search-histogram.js';
 import type { Candidate } from './search-histogram.js';
@@ -134,15 +134,27 @@ function cutShort(t: FieldTerm): boolean {
  * the version row's columns decide (`columnFilter`) stays out where the index
  * would cost more than the columns: see betterByColumn. With `keyed` (the
  * index holds value tokens, `indexHoldsValueTokens`), a field of KEYED_FIELDS
- * compared whole (no wildcard) goes in as its value token.
+ * compared whole (no wildcard) goes in as its value token. With `loose`, a
+ * phrase goes in as its words (an excluded phrase not at all), for a search
+ * whose every word is common (`SqliteSearch.costly`): FTS5 checks a phrase's
+ * positions in every version holding its words, over the whole index (a
+ * rowid range does not narrow it), so a phrase of common words that matches
+ * little costs a pass over the archive in one statement (345 ms for 32 words
+ * at 150,000 events), where the words' entries merge in a few milliseconds and
+ * the candidates are checked a bounded number at a time.
  */
-export function matchExpression(query: SearchQuery, tokenizer: SearchTokenizer, namespace?: string, keyed = false): string | undefined {
+export function matchExpression(query: SearchQuery, tokenizer: SearchTokenizer, namespace?: string, keyed = false, loose = false): string | undefined {
   const positive: string[] = [];
   const negative: string[] = [];
   const usable = (words: readonly string[]): boolean => words.length > 0 && (tokenizer !== 'trigram' || words.join(' ').length >= 3);
   for (const t of query.terms) {
     if (t.kind === 'text') {
       if (!usable(t.words)) continue;
+      if (loose && t.words.length > 1) {
+        // A phrase as its words, each once: FTS5 merges their entries cheaply, and the check of each candidate reads the phrase.
+        if (!t.negated) positive.push(...new Set(t.words.map((w) => ftsPhrase([w]))));
+        continue;
+      }
       (t.negated ? negative : positive).push(ftsPhrase(t.words));
       continue;
     }
@@ -168,6 +180,39 @@ export function matchExpression(query: SearchQuery, tokenizer: SearchTokenizer, 
   let expr = positive.join(' AND ');
   if (tokenizer === 'unicode61') for (const n of negative) expr = `(${expr}) NOT ${n}`;
   return expr;
+}
+
+/**
+ * probeWords are the match expressions of one word or value token each that
+ * a search's candidates must hold (`matchExpression`'s positive terms, word by
+ * word): what tells how costly its index walk is (`SqliteSearch.costly`). The
+ * last word of a prefix is left out, as FTS5 expands it.
+ */
+export function probeWords(query: SearchQuery, tokenizer: SearchTokenizer, namespace?: string, keyed = false): string[] {
+  if (tokenizer !== 'unicode61') return [];
+  const probes = new Set<string>();
+  const add = (words: readonly string[]): void => {
+    for (const w of words) probes.add(ftsPhrase([w]));
+  };
+  for (const t of query.terms) {
+    if (t.negated) continue;
+    if (t.kind === 'text') {
+      add(t.words);
+      continue;
+    }
+    if (t.field === 'type' || t.field === 'cluster') continue;
+    const words = searchWords(t.value);
+    const token = keyed && !t.prefix && KEYED_FIELDS.has(t.field) ? valueToken(words) : undefined;
+    if (token !== undefined) probes.add(`${t.field} : ${ftsPhrase([token])}`);
+    else if (!betterByColumn(t, words)) add(cutShort(t) ? words.slice(0, -1) : words);
+  }
+  if (namespace !== undefined) {
+    const words = searchWords(namespace);
+    const token = keyed ? valueToken(words) : undefined;
+    if (token !== undefined) probes.add(`ns : ${ftsPhrase([token])}`);
+    else add(words);
+  }
+  return [...probes];
 }
 
 /** VISIBLE is what a candidate version must be: not a tombstone, visible at revision `@at`, in the key range `@nsLow`..`@nsHigh`. */
@@ -227,6 +272,27 @@ interface FirstRead {
   next?: () => FirstRead;
 }
 
+/**
+ * RANGE_VERSIONS is how many versions (by docid, visible or not) one read of a
+ * search with no match spans: its candidates are every version, which the
+ * row's columns may all refuse without one examined (`ns:team`), so such a
+ * search is read a range at a time, the caller letting the event loop go
+ * between two (`searchPage`). A FTS5 read is not split so: given a rowid
+ * range, it still reads a phrase's whole entries, and seeks a word's by
+ * reading them up to the range.
+ */
+export const RANGE_VERSIONS = 8192;
+/** PROBE_ENTRIES is how many of a word's newest index entries tell whether it is common (`frequent`). */
+const PROBE_ENTRIES = 64;
+/**
+ * COMMON_SHARE is the share of versions, one in COMMON_SHARE, from which a word
+ * is common: the index walk of a query whose every word is so common costs a
+ * pass over the word's entries, a growing share of the archive.
+ */
+const COMMON_SHARE = 256;
+/** AFTER_EVERY_KEY is a key after every key a search orders (a namespace is a DNS label): a position past a whole second. */
+const AFTER_EVERY_KEY = '\uffff';
+
 /** ONE_WORD is a match expression of one word (`matchExpression`'s phrase of it). */
 const ONE_WORD = /^"[\p{L}\p{N}\p{M}]+"$/u;
 const MAX_DEEP_SAMPLE = 1024;
@@ -249,6 +315,40 @@ export class SqliteSearch {
   private readonly windowMatches: Database.Statement<[string, number, number], { docid: number }>;
   private readonly newestMatches: Database.Statement<[string, number], { docid: number }>;
   private readonly versionsBetween: Database.Statement<[number, number, number], { n: number }>;
+  private readonly rangeStart: Database.Statement<[number, number], { docid: number }>;
+
+  /** frequent tells that a match of one word or token is in at least one version of COMMON_SHARE near the head. */
+  private frequent(match: string): boolean {
+    const newest = this.newestMatches.all(match, PROBE_ENTRIES);
+    if (newest.length < PROBE_ENTRIES) return false;
+    const most = PROBE_ENTRIES * COMMON_SHARE;
+    return this.versionsBetween.get(newest[PROBE_ENTRIES - 1]!.docid, newest[0]!.docid, most + 1)!.n <= most;
+  }
+
+  /**
+   * costly tells that a search's every word is common, the rarest first: FTS5 walks the entries of its words
+   * until it finds a page, so a phrase of common words that matches little walks much of the archive, and is
+   * read loosely (`matchExpression`). The words are probed one at a time, and the first rare one ends it: the
+   * index then finds the few candidates through it cheaply.
+   */
+  private costly(query: SearchQuery, namespace: string | undefined): boolean {
+    if (!query.terms.some((t) => t.kind === 'text' && !t.negated && t.words.length > 1)) return false;
+    const probes = probeWords(query, this.tokenizer, namespace, this.keyed);
+    return probes.length > 0 && probes.every((p) => this.frequent(p));
+  }
+
+  /**
+   * rangeLow is where the range of a costly search's read below `high` starts: RANGE_VERSIONS versions down,
+   * at the first docid of that second (so that a range holds whole seconds, and a read ending at a range's start
+   * has examined every candidate of its seconds), at least a whole second below the one `high` is in, and never
+   * below `low`.
+   */
+  private rangeLow(high: number, low: number): number {
+    const d = this.rangeStart.get(high, RANGE_VERSIONS - 1)?.docid;
+    if (d === undefined) return low;
+    const below = (Math.ceil(high / DOCID_SLOTS) - 2) * DOCID_SLOTS;
+    return Math.max(low, Math.min(below, Math.floor(d / DOCID_SLOTS) * DOCID_SLOTS));
+  }
 
   /**
    * common tells that a match of one word is in at least one version of DEEP_SAMPLE near the head: its newest
@@ -277,6 +377,7 @@ export class SqliteSearch {
     this.windowMatches = db.prepare('SELECT rowid AS docid FROM search_fts WHERE search_fts MATCH ? AND rowid >= ? ORDER BY rowid ASC LIMIT ?');
     this.newestMatches = db.prepare('SELECT rowid AS docid FROM search_fts WHERE search_fts MATCH ? ORDER BY rowid DESC LIMIT ?');
     this.versionsBetween = db.prepare('SELECT count(*) AS n FROM (SELECT 1 FROM search_docs WHERE docid >= ? AND docid <= ? LIMIT ?)');
+    this.rangeStart = db.prepare('SELECT docid FROM search_docs WHERE docid < ? ORDER BY docid DESC LIMIT 1 OFFSET ?');
     this.keyed = indexHoldsValueTokens(db);
     this.byMatch = db.prepare(
       `SELECT f.rowid AS docid, v.rv AS rv, v.key AS key, v.object AS object ${fromCandidates(true)} ORDER BY f.rowid DESC LIMIT @limit`,
@@ -359,7 +460,8 @@ export class SqliteSearch {
   search(request: SearchRequest, at: number): SearchPage {
     const { query } = request;
     const matcher = createSearchMatcher(query);
-    const match = matchExpression(query, this.tokenizer, request.namespace, this.keyed);
+    const loose = this.costly(query, request.namespace);
+    const match = matchExpression(query, this.tokenizer, request.namespace, this.keyed, loose);
     const ns = request.namespace;
     const scope = { at, nsLow: ns === undefined ? '' : `${ns}/`, nsHigh: ns === undefined ? '\u{10ffff}' : `${ns}0` };
     const low = query.sinceMs === undefined ? 0 : docidSecond(query.sinceMs) * DOCID_SLOTS;
@@ -368,11 +470,13 @@ export class SqliteSearch {
     if (match !== undefined) params.match = match;
     const filter = columnFilter(query.terms.filter((t): t is FieldTerm => t.kind === 'field'), params);
     const candidates = this.candidates(match !== undefined, filter);
-    const read = (high: number, limit: number): Candidate[] => candidates.all({ ...params, high, limit });
     let high = top * DOCID_SLOTS;
     const head = this.head.get()?.docid ?? 0;
     let first: FirstRead | undefined = match !== undefined && high <= head ? this.deepFirst(match, filter, params, { low, high, head, since: query.sinceMs !== undefined }, request.limit) : undefined;
     const bound = request.maxExamined !== undefined && request.maxExamined > 0 ? request.maxExamined : Infinity;
+    const ranged = match === undefined;
+    /** floor is the start of the range a costly search reads (`rangeLow`), computed as its first statement needs it. */
+    let floor: number | undefined;
 
     const hits: { event: CoreEvent; matched: SearchField[]; at: SearchCursor }[] = [];
     let cutSecond: number | undefined;
@@ -380,12 +484,25 @@ export class SqliteSearch {
     /** oldest is the last position, in search order, of the candidates examined past the request's. */
     let oldest: SearchCursor | undefined;
     let more = false;
+    /** spanned is set when a costly read has read its range and ends there: the position past its seconds. */
+    let spanned: SearchCursor | undefined;
     // The first read asks for the page and one more: a rare phrase of common words (`node:ip-10-0-3-17…`) costs the
     // index entries it walks, and a larger read walks on past the hits the page needs.
     let chunk = Math.min(SEARCH_CHUNK, request.limit + 1);
     for (;;) {
-      const rows = first?.rows ?? read(high, chunk);
-      let stop = first?.last ?? rows.length < chunk;
+      let rows: Candidate[];
+      let stop: boolean;
+      let rangeRead = false;
+      if (first !== undefined) {
+        rows = first.rows;
+        stop = first.last;
+      } else {
+        if (ranged) floor ??= this.rangeLow(high, low);
+        rows = candidates.all({ ...params, low: floor ?? low, high, limit: chunk });
+        stop = rows.length < chunk;
+        // A range read to its start, with more below it: the next range, or the end of this read.
+        if (stop && floor !== undefined && floor > low) [stop, rangeRead] = [false, true];
+      }
       const next = first?.next;
       first = undefined;
       chunk = SEARCH_CHUNK;
@@ -415,6 +532,20 @@ export class SqliteSearch {
         first = next();
         continue;
       }
+      if (rangeRead) {
+        // A range holds whole seconds: the cut second is read to its end, and so is every second of the range.
+        if (cutSecond !== undefined) {
+          more = true;
+          break;
+        }
+        if (bound !== Infinity) {
+          spanned = { timeMs: (floor! / DOCID_SLOTS) * 1000, key: AFTER_EVERY_KEY };
+          break;
+        }
+        high = floor!;
+        floor = undefined;
+        continue;
+      }
       if (rows.length === 0) break;
       high = rows[rows.length - 1]!.docid;
     }
@@ -422,11 +553,22 @@ export class SqliteSearch {
     const items = hits.slice(0, request.limit);
     const page: SearchPage = { items: items.map(({ event, matched }) => ({ event, matched })), resourceVersion: at };
     if (hits.length > request.limit) page.next = items[items.length - 1]!.at;
+    else if (spanned !== undefined) page.next = spanned;
     else if (more && oldest !== undefined) page.next = oldest;
-    if (request.histogram !== undefined) {
-      const textExact = this.tokenizer === 'unicode61';
-      page.histogram = searchHistogram(this.db, { request, match, matcher, scope, textExact, slots: DOCID_SLOTS, second: docidSecond, from: fromCandidates });
-    }
     return page;
+  }
+
+  /**
+   * histogram counts the hits of a search's whole window per bucket at revision `at` (`searchHistogram`), its
+   * reads made between calls of `pause`, which lets the event loop go (and fails once the store is closed).
+   */
+  histogram(request: SearchRequest, at: number, pause: () => Promise<void>): Promise<SearchBucket[]> {
+    const { query } = request;
+    const ns = request.namespace;
+    const scope = { at, nsLow: ns === undefined ? '' : `${ns}/`, nsHigh: ns === undefined ? '\u{10ffff}' : `${ns}0` };
+    const match = matchExpression(query, this.tokenizer, ns, this.keyed);
+    const textExact = this.tokenizer === 'unicode61';
+    const input = { request, match, matcher: createSearchMatcher(query), scope, textExact, slots: DOCID_SLOTS, second: docidSecond, from: fromCandidates };
+    return searchHistogram(this.db, input, pause);
   }
 }

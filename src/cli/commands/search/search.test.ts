@@ -37,6 +37,7 @@ void describe('validateSearch', () => {
 
   const refused: [string, string[], object, RegExp][] = [
     ['a query that does not parse', ['pull', '"image'], {}, /invalid search query at position 6: the quote is never closed/],
+    ['a phrase past the bound of words', [`"${Array<string>(250).fill('ip').join(' ')}"`], {}, /^invalid search query at position 1: a phrase or value of 250 words is more than 32; search for fewer of its words$/],
     ['two clusters', ['x'], { cluster: ['a', 'b'] }, /--cluster may be given once/],
     ['a cluster name that is no label value', ['x'], { cluster: ['a"b'] }, /invalid --cluster/],
     ['an unknown format', ['x'], { output: 'name' }, /-o must be one of table, wide, json, yaml/],

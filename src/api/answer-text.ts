@@ -177,9 +177,12 @@ export function keepWithin(sizes: readonly number[], budget: number): number {
  */
 export function timelineAnswer(t: Timeline, maxBytes = DEFAULT_MAX_ANSWER_BYTES): Timeline {
   const rows = shareRowMessages(t.rows);
-  const fixed = jsonBytes({ ...t, rows: [] });
+  const first = t.summary.firstWarning;
+  // The summary's first Warning repeats a row's text: a derived text, cut.
+  const summary = first === null ? t.summary : { ...t.summary, firstWarning: { ...first, message: cutText(first.message) } };
+  const fixed = jsonBytes({ ...t, summary, rows: [] });
   const kept = keepWithin(rows.map(jsonBytes), maxBytes - fixed);
-  const out: Timeline = { ...t, rows: kept === rows.length ? rows : rows.slice(0, kept) };
+  const out: Timeline = { ...t, summary, rows: kept === rows.length ? rows : rows.slice(0, kept) };
   if (kept < rows.length) out.rowsLeftOut = rows.length - kept;
   return out;
 }

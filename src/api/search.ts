@@ -7,6 +7,11 @@ export interface SearchResultItem {
   event: CoreEvent;
   /** occurrences are the event's archived occurrences whose change happened in the search's window (all of them without one), oldest first. */
   occurrences: Occurrence[];
+  /**
+   * occurrencesLeftOut counts the occurrences in the window an answer's byte bound left out of `occurrences` (the
+   * latest): read them with the occurrences API (`fieldSelector=event.name=NAME`). Absent when none were.
+   */
+  occurrencesLeftOut?: number;
   /** matched names the fields the query's terms matched (`message`, `reason`, `type`, `kind`, `name`, `ns`, `controller`, `node`, `cluster`). */
   matched: string[];
   /**

@@ -88,7 +88,7 @@ async function search(req: IncomingMessage, res: ServerResponse, namespace: stri
   const body: SearchResult = { kind: 'SearchResult', apiVersion: ARCHIVE_API, metadata: { resourceVersion: String(page.resourceVersion) }, items: all };
   if (page.histogram !== undefined) body.histogram = page.histogram.map((b) => ({ time: formatMicroTime(b.startMs)!, hits: b.hits }));
   // Past the answer's bound the page ends short, after its last hit that fits.
-  const kept = keepWithin(all.map(jsonBytes), deps.maxAnswerBytes - jsonBytes({ ...body, items: [] }));
+  const kept = boundHits(all, deps.maxAnswerBytes - jsonBytes({ ...body, items: [] }));
   let next = page.next;
   if (kept < all.length) {
     body.items = all.slice(0, kept);
@@ -98,6 +98,32 @@ async function search(req: IncomingMessage, res: ServerResponse, namespace: stri
   if (next !== undefined) body.metadata.continue = encodeSearchContinue({ resourceVersion: page.resourceVersion, nowMs, after: next });
   if (format.kind === 'json') await sendJsonStream(res, 200, body, 'items');
   else sendObject(res, 200, body, format);
+}
+
+/**
+ * boundHits is how many of `items` fit in `budget` bytes: a hit that does not
+ * fit whole ends the page before it, but for the first, which keeps its event
+ * and as many of its occurrences as fit (`occurrencesLeftOut` counts the rest,
+ * which the occurrences API reads). The items are changed in place.
+ */
+function boundHits(items: SearchResultItem[], budget: number): number {
+  let used = 0;
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i]!;
+    const size = jsonBytes(item) + 1;
+    if (used + size <= budget) {
+      used += size;
+      continue;
+    }
+    if (i > 0) return i;
+    const sizes = item.occurrences.map((o) => jsonBytes(o) + 1);
+    const fits = keepWithin(sizes, budget - jsonBytes({ ...item, occurrences: [] }));
+    const keep = fits === 1 && sizes[0]! > budget - jsonBytes({ ...item, occurrences: [] }) ? 0 : fits;
+    item.occurrencesLeftOut = item.occurrences.length - keep;
+    item.occurrences = item.occurrences.slice(0, keep);
+    return 1;
+  }
+  return items.length;
 }
 
 /** occurrencesOf reads the occurrences of each event (by namespace, name and uid) whose change happened in the query's window, in one store call. */

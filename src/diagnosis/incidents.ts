@@ -256,12 +256,12 @@ function incidentOf(g: Group, until: number): Incident | undefined {
   const cause = chooseCause(primary, sightings);
   const stated = cause ?? primary;
   // The current failure is the primary's and the cause's kinds, and the symptoms the cause explains (a pod's
-  // `Error: ImagePullBackOff` seen before the registry's answer), from when they began: another kind that
-  // stopped before (a Job's refusal that a created ServiceAccount ended) is a resolved step, not its start.
-  const failureStart = Math.min(primary.firstMs, stated.firstMs);
+  // `Error: ImagePullBackOff` seen before the registry's answer), from the first of them in the window: the
+  // start is never later than the failure's earliest event. Another kind that stopped before (a Job's refusal
+  // that a created ServiceAccount ended) is a resolved step, not its start.
   const kinds = new Set([kindOf(primary), kindOf(stated)]);
   for (const s of sightings) if (kindOf(stated) !== 'other' && s.match.kind.explainedBy?.includes(kindOf(stated))) kinds.add(kindOf(s));
-  const current = sightings.filter((s) => kinds.has(kindOf(s)) && s.lastMs >= failureStart - JOIN_SLACK_MS);
+  const current = sightings.filter((s) => kinds.has(kindOf(s)));
 
   const objects = [g.root];
   for (const s of sightings) if (!objects.includes(s.object)) objects.push(s.object);

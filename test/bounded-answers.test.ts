@@ -111,7 +111,6 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       await fill(srv.url);
     });
     after(async () => {
-      if (srv !== undefined) process.stderr.write(`# ${backend}: the server's peak RSS ${peakRssMiB(srv.child.pid!).toFixed(0)} MiB\n`);
       await srv?.stop();
       rmSync(dir, { recursive: true, force: true });
     });
@@ -192,6 +191,12 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       for (const inc of r.json.incidents) {
         for (const row of inc.evidence) if (row.messageOf === undefined) assert.match(row.message, /… \[\d+ more characters\]$/);
       }
+    });
+
+    void it('records the server\'s peak RSS after every read', (t) => {
+      const peak = peakRssMiB(srv.child.pid!);
+      t.diagnostic(`${backend}: the server's peak RSS ${peak.toFixed(0)} MiB`);
+      assert.ok(peak > 0);
     });
   });
 }

@@ -13,6 +13,8 @@ import type {
   ReasonCountQuery,
   RetentionPolicy,
   RetentionResult,
+  SizeReport,
+  SizeReporting,
   SourceCheckpoint,
 } from '../archive-store.js';
 import type {
@@ -38,6 +40,7 @@ import { searchTimeoutOf } from './options.js';
 import { NEWEST_FIRST, PostgresSearch } from './search.js';
 import { watchFeed } from './watch.js';
 import { PostgresWrites } from './write.js';
+import { postgresSizeReport } from './size-report.js';
 
 /** MAX_OCCURRENCE_BATCH caps the rows one occurrence page reads per query when a filter drops rows. */
 const MAX_OCCURRENCE_BATCH = 5_000;
@@ -57,7 +60,7 @@ const MAX_OCCURRENCE_BATCH = 5_000;
  * the SQLite backend does: lists (`list.ts`), writes (`write.ts`), watches
  * (`watch.ts`), retention (`retention.ts`) and the archive's search (`search.ts`).
  */
-export class PostgresEventStore implements ArchiveStore {
+export class PostgresEventStore implements ArchiveStore, SizeReporting {
   private readonly c: PostgresConnection;
   private readonly lists: PostgresLists;
   private readonly writes: PostgresWrites;
@@ -171,6 +174,10 @@ export class PostgresEventStore implements ArchiveStore {
 
   archiveBytes(): Promise<number> {
     return this.retention.archiveBytes();
+  }
+
+  sizeReport(options: { retentionCutoffMs?: number } = {}): Promise<SizeReport> {
+    return postgresSizeReport(this.c, options.retentionCutoffMs);
   }
 
   async currentResourceVersion(): Promise<number> {

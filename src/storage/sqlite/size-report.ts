@@ -23,7 +23,7 @@ export function sqliteSizeReport(db: Database.Database, retentionCutoffMs?: numb
   const relations: SizeRelation[] = db
     .prepare<[], { name: string; bytes: number }>('SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name')
     .all()
-    .map((r) => {
+    .map((r): SizeRelation => {
       const owner = owners.get(r.name);
       // SQLite's own b-trees (sqlite_schema, an autoindex) count where they are.
       return { name: r.name, table: owner?.tbl_name ?? r.name, kind: owner?.type === 'index' || r.name.startsWith('sqlite_autoindex') ? 'index' : 'table', bytes: r.bytes };

@@ -24,5 +24,6 @@ export * from './occurrence.js';
 export * from './cluster.js';
 export * from './timeline.js';
 export * from './incident.js';
+export * from './incident-window.js';
 export * from './answer-text.js';
 export type * from './search.js';

@@ -35,8 +35,10 @@ export interface TimelineInput {
 
 /** TimelineExplanation is what the failure catalogue says of a timeline's input. */
 export interface TimelineExplanation {
-  /** cause is the incident the input shows, null when its events show no failure. */
+  /** cause is the incident the input shows, null when its events show no failure or several incidents (see causes). */
   cause: TimelineCause | null;
+  /** causes are each incident's cause, most recent first, where the input shows several and no one object. */
+  causes?: TimelineCause[] | undefined;
   /** hints are the next steps, the cause's first. */
   hints: TimelineHint[];
 }
@@ -153,7 +155,8 @@ export function buildTimeline(input: TimelineInput): Timeline {
   const rows = sorted.map(timelineRow);
   const summary = summarize(rows, sorted, input, fromHistory, undated);
   const explained = input.explain?.(input);
-  return { summary: explained === undefined ? summary : { cause: explained.cause, ...summary }, rows, hints: explained?.hints ?? [] };
+  const stated = explained === undefined ? summary : { cause: explained.cause, ...(explained.causes !== undefined ? { causes: explained.causes } : {}), ...summary };
+  return { summary: stated, rows, hints: explained?.hints ?? [] };
 }
 
 function boundTime(ms: number | undefined): string | null {

@@ -1,5 +1,5 @@
 import { escapeCsvField, escapeMarkdown, escapeTerminalLine, humanDuration, markdownCode, timelineAnswer } from '../api/index.js';
-import type { Timeline, TimelineRow } from '../api/index.js';
+import type { Timeline, TimelineCause, TimelineRow } from '../api/index.js';
 
 /** TimelineFormat is an `-o` value of `kevents timeline`. */
 export type TimelineFormat = 'table' | 'markdown' | 'csv' | 'json';
@@ -83,6 +83,14 @@ export function formatTimeline(t: Timeline, options: FormatTimelineOptions): str
   }
 }
 
+/** MAX_CAUSE_LINES bounds the causes a summary lists: the summary stays a summary, `kevents incidents` lists them all. */
+const MAX_CAUSE_LINES = 10;
+
+/** causeWhere names an incident's root and its namespace. */
+function causeWhere(c: TimelineCause): string {
+  return c.namespace ? `${c.root} in ${c.namespace}` : c.root;
+}
+
 /** oneLine is event text as a terminal shows it: a line break and the blanks around it become one space, controls are escaped. */
 function oneLine(s: string): string {
   return escapeTerminalLine(s.replace(/\s*\n\s*/g, ' '));
@@ -124,6 +132,11 @@ function formatText(t: Timeline, o: FormatTimelineOptions): string {
   const lines: string[] = [];
   lines.push(style.bold(`Timeline${o.title ? ` of ${o.title}` : ''}: ${windowText(t)}`));
   if (s.cause) lines.push(style.bold(`Cause: ${oneLine(s.cause.text)}`));
+  if (s.causes !== undefined && s.causes.length > 0) {
+    lines.push(style.bold(`Causes: ${s.causes.length} incidents, one line each (kevents incidents shows each with its next steps)`));
+    for (const c of s.causes.slice(0, MAX_CAUSE_LINES)) lines.push(`  ${oneLine(causeWhere(c))}: ${oneLine(c.text)}`);
+    if (s.causes.length > MAX_CAUSE_LINES) lines.push(`  and ${s.causes.length - MAX_CAUSE_LINES} more`);
+  }
   if (s.firstWarning !== null) {
     const w = s.firstWarning;
     lines.push(`First Warning: ${w.estimated ? '~' : ''}${w.time} ${oneLine(w.object)} ${style.warning(oneLine(w.reason))}: ${oneLine(w.message)}`);
@@ -178,6 +191,11 @@ function formatMarkdown(t: Timeline, o: FormatTimelineOptions): string {
   const out: string[] = [];
   out.push(`# Timeline${o.title ? ` of ${escapeMarkdown(o.title)}` : ''}`, '');
   if (s.cause) out.push(`- **Cause:** ${escapeMarkdown(s.cause.text)}`);
+  if (s.causes !== undefined && s.causes.length > 0) {
+    out.push(`- **Causes:** ${s.causes.length} incidents (\`kevents incidents\` shows each with its next steps)`);
+    for (const c of s.causes.slice(0, MAX_CAUSE_LINES)) out.push(`  - ${markdownCode(causeWhere(c))}: ${escapeMarkdown(c.text)}`);
+    if (s.causes.length > MAX_CAUSE_LINES) out.push(`  - and ${s.causes.length - MAX_CAUSE_LINES} more`);
+  }
   out.push(`- **Window:** ${windowText(t)}`);
   out.push(
     s.firstWarning === null

@@ -1,5 +1,5 @@
-import { escapeCsvField, escapeMarkdown, escapeTerminalLine, humanDuration, markdownCode, timelineAnswer } from '../api/index.js';
-import type { Timeline, TimelineCause, TimelineRow } from '../api/index.js';
+import { escapeCsvField, escapeMarkdown, escapeTerminalLine, foldRuns, humanDuration, markdownCode, timelineAnswer } from '../api/index.js';
+import type { RowRun, Timeline, TimelineCause, TimelineRow } from '../api/index.js';
 
 /** TimelineFormat is an `-o` value of `kevents timeline`. */
 export type TimelineFormat = 'table' | 'markdown' | 'csv' | 'json';
@@ -28,38 +28,11 @@ export interface FormatTimelineOptions {
   style?: TimelineStyle;
   /**
    * fold prints, in the table, each run of consecutive rows of one event's
-   * repeats (same object, type, reason and message) as one row at its first
-   * time, its count written `x14 over 28m`; `kevents timeline` folds unless `--expand`.
+   * repeats (same object, type, reason and message), and each of two events
+   * whose runs alternate, as one row at its first time, its count written
+   * `x14 over 28m` (src/api's foldRuns); `kevents timeline` folds unless `--expand`.
    */
   fold?: boolean;
-}
-
-/** RowRun is a run of consecutive rows of one event's repeats. */
-interface RowRun {
-  first: TimelineRow;
-  last: TimelineRow;
-  rows: number;
-  count: number;
-}
-
-function sameEvent(a: TimelineRow, b: TimelineRow): boolean {
-  return a.namespace === b.namespace && a.cluster === b.cluster && a.object === b.object && a.type === b.type && a.reason === b.reason && a.message === b.message;
-}
-
-/** foldRuns groups consecutive rows of one event's repeats; without folding each row is its own run. */
-function foldRuns(rows: readonly TimelineRow[], fold: boolean): RowRun[] {
-  const out: RowRun[] = [];
-  for (const r of rows) {
-    const run = out[out.length - 1];
-    if (fold && run !== undefined && sameEvent(run.last, r)) {
-      run.last = r;
-      run.rows++;
-      run.count += r.count;
-    } else {
-      out.push({ first: r, last: r, rows: 1, count: r.count });
-    }
-  }
-  return out;
 }
 
 /** runCount is a run's COUNT cell: the count of one row, `x14 over 28m` for a folded run. */

@@ -52,3 +52,28 @@ describe('explainTimeline over several incidents', () => {
     assert.equal(t.summary.causes, undefined);
   });
 });
+
+describe('explainTimeline: the objects its cause takes in', () => {
+  const data = [
+    testEvent({ name: 'create', namespace: 'data', kind: 'StatefulSet', object: 'postgres', reason: 'SuccessfulCreate', component: 'statefulset-controller', message: 'create Pod postgres-0 in StatefulSet postgres successful', first: 30 }),
+    testEvent({ name: 'sched', namespace: 'data', object: 'postgres-0', type: 'Warning', reason: 'FailedScheduling', component: 'default-scheduler', message: '0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.', first: 31, last: 40 * MIN, count: 11 }),
+    testEvent({ name: 'prov', namespace: 'data', kind: 'PersistentVolumeClaim', object: 'data-postgres-0', type: 'Warning', reason: 'ProvisioningFailed', component: 'persistentvolume-controller', message: 'storageclass.storage.k8s.io "fast" not found', first: 31, last: 40 * MIN, count: 200 }),
+    testEvent({ name: 'other', namespace: 'data', kind: 'PersistentVolumeClaim', object: 'logs', type: 'Warning', reason: 'ProvisioningFailed', component: 'persistentvolume-controller', message: 'storageclass.storage.k8s.io "slow" not found', first: 31, count: 3 }),
+  ];
+  const statefulSet = { kind: 'StatefulSet', name: 'postgres', namespace: 'data' };
+
+  it("a StatefulSet's timeline whose cause is its claim's StorageClass shows the claim's events", () => {
+    const t = buildTimeline({ events: data, for: statefulSet, ...window, explain: explainTimeline });
+    assert.equal(t.summary.cause?.kind, 'volume-provisioning');
+    assert.equal(t.summary.cause?.root, 'StatefulSet/postgres');
+    assert.deepEqual(new Map(t.summary.objects.map((o) => [o.object, o.count])), new Map([['StatefulSet/postgres', 1], ['Pod/postgres-0', 11], ['PersistentVolumeClaim/data-postgres-0', 200]]));
+    assert.equal(t.summary.occurrences, 212);
+    // The same timeline without the catalogue is its owner's scope alone.
+    assert.equal(buildTimeline({ events: data, for: statefulSet, ...window }).summary.occurrences, 12);
+  });
+
+  it('a timeline of an object whose incident has another root takes in nothing more', () => {
+    const t = buildTimeline({ events: data, for: { kind: 'Pod', name: 'postgres-0', namespace: 'data' }, ...window, explain: explainTimeline });
+    assert.deepEqual(t.summary.objects.map((o) => o.object), ['Pod/postgres-0']);
+  });
+});

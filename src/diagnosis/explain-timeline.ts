@@ -11,7 +11,8 @@ import { buildIncidents } from './incidents.js';
  * and none for all) and the next steps (the cause's
  * incident first, then each other incident that touches the timeline's
  * objects or the nodes its pods ran on, each failure kind once, each command
- * once).
+ * once), and the objects the cause's incident takes in, whose events the
+ * timeline of its root shows beside its own (a StatefulSet's claim).
  */
 export function explainTimeline(input: TimelineInput): TimelineExplanation {
   const { incidents } = buildIncidents({ events: input.events, occurrences: input.occurrences, owners: input.owners, since: input.since, until: input.until });
@@ -31,8 +32,10 @@ export function explainTimeline(input: TimelineInput): TimelineExplanation {
     about = incidents.filter((i) => here(i) && (i.root === key || objects.has(i.root) || i.objects.some((o) => objects.has(o))));
   }
   const ordered = found === undefined ? about : [found, ...about.filter((i) => i !== found)];
+  // The timeline of an incident's root shows every object its cause takes in (a claim joined to its StatefulSet's pods).
+  const objects = found !== undefined && found.root === key && found.namespace === namespace ? found.objects.filter((o) => o !== key) : undefined;
   const causes = key === undefined && incidents.length > 1 ? incidents.map((i) => ({ kind: i.kind, text: i.cause, root: i.root, namespace: i.namespace })) : undefined;
-  return { cause: found === undefined ? null : { kind: found.kind, text: found.cause, root: found.root }, causes, hints: timelineHints(ordered) };
+  return { cause: found === undefined ? null : { kind: found.kind, text: found.cause, root: found.root }, causes, objects, hints: timelineHints(ordered) };
 }
 
 /** timelineHints are the incidents' steps in order, each failure kind's once and each command once, with the reason of the event that showed it. */

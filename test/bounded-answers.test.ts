@@ -124,6 +124,10 @@ for (const backend of ['sqlite', 'postgres'] as const) {
         const mine = all.filter((o) => o.event.name === name);
         assert.deepEqual(mine.map((o) => o.message), messages, name);
       }
+      // As a Table with each occurrence as its object (kubectl get --raw, a UI), bounded and paged the same way.
+      const rows = (await pages(srv.url, `${ARCHIVE}/namespaces/${NS}/occurrences?limit=500&includeObject=Object`, 'application/json;as=Table;v=v1;g=meta.k8s.io')).flatMap((p) => p.rows);
+      assert.deepEqual(rows.map((r) => r.cells[7]), all.map((o) => o.metadata.name));
+      for (const r of rows) assert.ok(bytes(r.cells[5]) < 4096, 'a Message cell is cut');
     });
 
     void it('a page of one repeated event carries its text once', async () => {

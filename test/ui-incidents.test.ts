@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import { escapeTerminalLine } from '../src/api/index.js';
 import type { Incident, IncidentList } from '../src/api/index.js';
 import { request } from './support/http.js';
 import { runBuiltCli } from './support/cli-process.js';
@@ -72,8 +73,8 @@ describe('web UI Incidents view over the lab\'s failures, in headless Chromium',
     assert.equal(await page.getByRole('navigation', { name: 'Views' }).locator('[aria-current=page]').textContent(), 'Incidents');
     await page.locator('.incidents .count', { hasText: `${served.length} incidents in the last 1h · ${served.filter((i) => i.ongoing).length} ongoing` }).waitFor();
 
-    // The rows are the served incidents, in the served order, each sentence as the server wrote it.
-    assert.deepEqual(await items(page).locator('.inc-root a').allTextContents(), served.map((i) => i.root));
+    // The rows are the served incidents, in the served order, each sentence as the server wrote it, a root's controls shown as `kevents incidents` shows them.
+    assert.deepEqual(await items(page).locator('.inc-root a').allTextContents(), served.map((i) => escapeTerminalLine(i.root)));
     assert.deepEqual(await items(page).locator('.inc-cause').allTextContents(), served.map((i) => i.cause));
     assert.deepEqual(await items(page).locator('.inc-ns').allTextContents(), served.map((i) => i.namespace));
     assert.deepEqual(await items(page).locator('.inc-status').allTextContents(), served.map((i) => (i.ongoing ? 'ongoing' : 'stopped')));
@@ -83,7 +84,7 @@ describe('web UI Incidents view over the lab\'s failures, in headless Chromium',
       const incident = served.find((i) => i.kind === want.kind && i.namespace === want.namespace)!;
       const row = rowOf(page, want);
       assert.equal(await row.count(), 1, `${want.kind} in ${want.namespace}`);
-      assert.equal(await row.locator('.inc-root a').textContent(), want.root);
+      assert.equal(await row.locator('.inc-root a').textContent(), escapeTerminalLine(want.root));
       assert.match((await row.locator('.inc-cause').textContent()) ?? '', want.cause);
       // The start: the served time, in the one clock format of the UI; an estimate marked and bounded as served.
       const time = row.locator('.inc-since time');
@@ -122,20 +123,20 @@ describe('web UI Incidents view over the lab\'s failures, in headless Chromium',
     const params = new URL((await asked).url()).searchParams;
     assert.deepEqual([...params.keys()], ['since']);
     assert.match(params.get('since')!, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-    assert.deepEqual(await items(page).locator('.inc-root a').allTextContents(), printed.map((i) => i.root));
+    assert.deepEqual(await items(page).locator('.inc-root a').allTextContents(), printed.map((i) => escapeTerminalLine(i.root)));
     assert.deepEqual(await items(page).locator('.inc-cause').allTextContents(), printed.map((i) => i.cause));
     assert.deepEqual(await items(page).locator('.inc-count').allTextContents(), printed.map((i) => `×${i.occurrences}`));
     assert.deepEqual(seen, { dialogs: [], errors: [] });
     await page.close();
   });
 
-  it('shows a hostile pod name and message as text: markup, quotes and newlines run nothing and stay as written', async () => {
+  it('shows a hostile pod name and message as text: markup and quotes run nothing and stay as written, a name\'s newline shown as ^J', async () => {
     const { page, seen } = await openPage(context);
     await page.goto(`${srv.url}/#/incidents?ns=default`);
     await until(page, `document.querySelectorAll('#incident-list > li').length === 1`);
     const incident = served.find((i) => i.kind === 'other')!;
     const row = rowOf(page, { kind: 'other', namespace: 'default' });
-    assert.equal(await row.locator('.inc-root a').textContent(), `Pod/${HOSTILE_POD}`);
+    assert.equal(await row.locator('.inc-root a').textContent(), `Pod/${HOSTILE_POD.replace('\n', '^J')}`);
     assert.equal(await row.locator('.inc-cause').textContent(), incident.cause);
     assert.ok(incident.cause.includes('<script>alert(1)</script>'), incident.cause);
     // The server refused the name in the command and said why; both are text.

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { escapeTerminal, escapeTerminalLine, hasControlCharacter } from './escape.js';
+import { escapeParts, escapeTerminal, escapeTerminalLine, hasControlCharacter, isolateLine } from './escape.js';
 
 void test('escapeTerminal shows C0 (but TAB, LF), DEL, C1, bidi and zero-width characters', () => {
   const cases: [string, string][] = [
@@ -51,4 +51,27 @@ void test('hasControlCharacter finds every character the escape rewrites, and on
   }
   assert.equal(hasControlCharacter('plain-name.example'), false);
   assert.equal(hasControlCharacter('x\ny'), true);
+});
+
+void test('escapeParts are the escape in pieces: text as written, and each control apart as its escape', () => {
+  const cases: [string, boolean, { text: string; control: boolean }[]][] = [
+    ['', false, []],
+    ['plain', false, [{ text: 'plain', control: false }]],
+    ['exe.\u202elave', false, [{ text: 'exe.', control: false }, { text: '\\u202e', control: true }, { text: 'lave', control: false }]],
+    ['\u200b\u2066x\u2069', false, [{ text: '\\u200b', control: true }, { text: '\\u2066', control: true }, { text: 'x', control: false }, { text: '\\u2069', control: true }]],
+    ['a\tb\nc\x1b', false, [{ text: 'a\tb\nc', control: false }, { text: '^[', control: true }]],
+    ['a\tb\nc\x1b', true, [{ text: 'a', control: false }, { text: '^I', control: true }, { text: 'b', control: false }, { text: '^J', control: true }, { text: 'c', control: false }, { text: '^[', control: true }]],
+    ['\r', true, [{ text: '\\r', control: true }]],
+  ];
+  for (const [input, line, want] of cases) {
+    const got = escapeParts(input, { line });
+    assert.deepEqual(got, want, JSON.stringify(input));
+    assert.equal(got.map((p) => p.text).join(''), line ? escapeTerminalLine(input) : escapeTerminal(input), JSON.stringify(input));
+  }
+});
+
+void test('isolateLine escapes a value for one line and isolates it with FSI and PDI', () => {
+  assert.equal(isolateLine('web'), '\u2068web\u2069');
+  assert.equal(isolateLine('exe.\u202elave\nx'), '\u2068exe.\\u202elave^Jx\u2069');
+  assert.equal(isolateLine(''), '\u2068\u2069');
 });

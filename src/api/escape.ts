@@ -44,6 +44,45 @@ export function escapeTerminalLine(s: string): string {
   return s.replace(LINE_CONTROL, visible);
 }
 
+/** EscapedPart is a piece of escaped text: a run of the text as written, or one character shown as its escape (`control`). */
+export interface EscapedPart {
+  text: string;
+  control: boolean;
+}
+
+/** EscapeOptions pick the rule: `line` is escapeTerminalLine's (TAB and LF shown too), else escapeTerminal's. */
+export interface EscapeOptions {
+  line?: boolean;
+}
+
+/**
+ * escapeParts is escapeTerminal (or, with `line`, escapeTerminalLine) in pieces:
+ * the runs of text as written and, apart, each control as its escape, so a
+ * page can draw an escape as a marker that no event's own text can pass for.
+ * The parts' texts joined are the escaped string.
+ */
+export function escapeParts(s: string, options: EscapeOptions = {}): EscapedPart[] {
+  const parts: EscapedPart[] = [];
+  let at = 0;
+  for (const m of s.matchAll(options.line === true ? LINE_CONTROL : TERMINAL_CONTROL)) {
+    if (m.index > at) parts.push({ text: s.slice(at, m.index), control: false });
+    parts.push({ text: visible(m[0]), control: true });
+    at = m.index + 1;
+  }
+  if (at < s.length) parts.push({ text: s.slice(at), control: false });
+  return parts;
+}
+
+/**
+ * isolateLine is a value shown inside a line of plain text that cannot style it
+ * (a tooltip, an accessible name): escaped as escapeTerminalLine does, between
+ * U+2068 FIRST STRONG ISOLATE and U+2069 POP DIRECTIONAL ISOLATE, so that its
+ * own right-to-left letters cannot reorder the words around it.
+ */
+export function isolateLine(s: string): string {
+  return `\u2068${escapeTerminalLine(s)}\u2069`;
+}
+
 /** hasControlCharacter tells whether `s` holds anything escapeTerminalLine would rewrite (TAB and LF included). */
 export function hasControlCharacter(s: string): boolean {
   return LINE_CONTROL_TEST.test(s);

@@ -4,6 +4,7 @@ import { SCHEDULED_REASON } from '../timeline/index.js';
 import type { OwnerLink, SourceQuery, TimelineSource } from '../timeline/index.js';
 import { classify, FAILURE_EVENTS } from './catalogue.js';
 import { buildIncidents } from './incidents.js';
+import { progressOfFailingPods } from './progress.js';
 import { OWNER_KIND_NAMES } from './roots.js';
 
 /** CollectIncidentsOptions say where to read and which window. */
@@ -44,7 +45,8 @@ export async function collectIncidents(o: CollectIncidentsOptions): Promise<Inci
   // As the timeline does: an event that straddles the window's end has its later history read too.
   const straddles = o.until !== undefined && events.some((e) => (eventFirstMs(e) ?? Infinity) < o.until! && (eventLastMs(e) ?? -Infinity) >= o.until!);
   const occurrences: Occurrence[] | undefined = await o.source.listOccurrences({ ...(straddles ? { ...query, until: undefined } : query), anyOf: FAILURE_EVENTS });
-  const scheduled = await scheduledOfUnplacedPods(o.source, events);
+  // Progress from the look-back on too: a failure there that a pod got past is no cause of the window's.
+  const scheduled = (await scheduledOfUnplacedPods(o.source, events)).concat(await progressOfFailingPods(o.source, events, readSince, o.until));
   let owners: OwnerLink[] = [];
   if (o.source.listOwners !== undefined) {
     const namespaces = [...new Set(events.map((e) => e.involvedObject.namespace ?? e.metadata.namespace ?? ''))].filter((n) => n !== '').sort();

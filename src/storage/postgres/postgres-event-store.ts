@@ -34,7 +34,8 @@ import { PostgresConnection } from './connection.js';
 import { PostgresLists } from './list.js';
 import type { PostgresEventStoreOptions } from './options.js';
 import { PostgresRetention } from './retention.js';
-import { PostgresSearch } from './search.js';
+import { searchTimeoutOf } from './options.js';
+import { NEWEST_FIRST, PostgresSearch } from './search.js';
 import { watchFeed } from './watch.js';
 import { PostgresWrites } from './write.js';
 
@@ -68,10 +69,15 @@ export class PostgresEventStore implements ArchiveStore {
     this.lists = new PostgresLists(this.c);
     this.writes = new PostgresWrites(this.c);
     this.retention = new PostgresRetention(this.c);
-    this.searches = new PostgresSearch(this.c.s, async () => {
-      const m = this.c.state?.maintenance;
-      if (m !== undefined) await Promise.all([m.sweeper.idle(), m.compactor.idle()]);
-    });
+    this.searches = new PostgresSearch(
+      this.c.s,
+      async () => {
+        const m = this.c.state?.maintenance;
+        if (m !== undefined) await Promise.all([m.sweeper.idle(), m.compactor.idle()]);
+      },
+      NEWEST_FIRST,
+      searchTimeoutOf(options),
+    );
   }
 
   create(event: CoreEvent, options: WriteOptions = {}): Promise<CoreEvent> {

@@ -278,6 +278,28 @@ for (const tokenizer of ['unicode61', 'trigram'] as const) {
       assert.deepEqual(paged, ['e09', 'e19', 'e29']);
     });
 
+    void it('ends a bounded read short once it has decoded 8 MiB of events, and pages on to every hit', () => {
+      const a = new Archive(tokenizer);
+      // Twelve events of a MiB each: a read that decoded them all would hold the loop for as long as they take.
+      const big = (i: number): string => `boom ${i} `.padEnd(1 << 20, 'the container exited while pulling the image ');
+      for (let i = 0; i < 12; i++) a.put(ev(`big${String(i).padStart(2, '0')}`, big(i), NOW - i * 1000));
+      const search = new SqliteSearch(a.db, tokenizer);
+      const request = { query: parseSearchQuery('boom', { nowMs: NOW }), limit: 50 };
+      const first = search.search({ ...request, maxExamined: 500 }, a.rv);
+      assert.ok(first.items.length >= 8 && first.items.length < 12, `${first.items.length} hits in the first read`);
+      assert.notEqual(first.next, undefined);
+      const names = first.items.map((h) => h.event.metadata.name!);
+      for (let after = first.next, pages = 0; after !== undefined; pages++) {
+        assert.ok(pages < 10);
+        const page = search.search({ ...request, maxExamined: 500, after }, a.rv);
+        names.push(...page.items.map((h) => h.event.metadata.name!));
+        after = page.next;
+      }
+      assert.deepEqual(names, Array.from({ length: 12 }, (_, i) => `big${String(i).padStart(2, '0')}`));
+      // Unbounded (no maxExamined), one read answers the page whole, as before.
+      assert.equal(search.search(request, a.rv).items.length, 12);
+    });
+
     void it('reads pages and windows far below the head as a walk from the head would', () => {
       const a = new Archive(tokenizer);
       // Words of every frequency over ten hours, several events a second, and versions superseded by later ones.

@@ -254,6 +254,12 @@ const MAX_FILTERED_STATEMENTS = 64;
 
 /** SEARCH_CHUNK is how many index entries a search reads at a time. */
 const SEARCH_CHUNK = 256;
+/**
+ * MAX_DECODED_PER_READ bounds the characters of events one bounded read (a `maxExamined` request, as the route's
+ * pages make) decodes before it ends at the second it is in: 256 candidates of a 3 MiB message would hold the
+ * event loop for seconds.
+ */
+const MAX_DECODED_PER_READ = 8 * 1024 * 1024;
 
 /**
  * DEEP_SAMPLE is the share of events, one in DEEP_SAMPLE, below which a word is
@@ -481,6 +487,8 @@ export class SqliteSearch {
     const hits: { event: CoreEvent; matched: SearchField[]; at: SearchCursor }[] = [];
     let cutSecond: number | undefined;
     let examined = 0;
+    /** decoded counts the characters of the candidates decoded: large events end a bounded read sooner than SEARCH_CHUNK of them would. */
+    let decoded = 0;
     /** oldest is the last position, in search order, of the candidates examined past the request's. */
     let oldest: SearchCursor | undefined;
     let more = false;
@@ -512,7 +520,9 @@ export class SqliteSearch {
           stop = more = true;
           break;
         }
-        const event = JSON.parse(decodeObject(row.object)) as CoreEvent;
+        const text = decodeObject(row.object);
+        decoded += text.length;
+        const event = JSON.parse(text) as CoreEvent;
         event.metadata.resourceVersion = String(row.rv);
         const pos = searchCursorOf(event);
         // The previous page's second is read again: its candidates up to the position are not examined twice.
@@ -524,7 +534,7 @@ export class SqliteSearch {
           hits.push({ event, matched, at: pos });
           if (hits.length > request.limit && cutSecond === undefined) cutSecond = rowSecond;
         }
-        if (examined >= bound && cutSecond === undefined) cutSecond = rowSecond;
+        if ((examined >= bound || (bound !== Infinity && decoded >= MAX_DECODED_PER_READ)) && cutSecond === undefined) cutSecond = rowSecond;
       }
       if (stop) break;
       // A chunk of deepFirst's candidates may hold no visible version: the next one is read all the same.

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { bucketLabel, countTicks } from './buckets.js';
+import { EventText } from './event-text.js';
 import type { StackedBuckets } from './buckets.js';
 
 /** COLORS are the series colours, in order of size; "other" is always grey. */
@@ -185,7 +186,7 @@ function Tooltip({ data, bucket, left, now }: { data: StackedBuckets; bucket: nu
               <tr key={r.g}>
                 <td>
                   <span class="swatch" style={{ background: colorOf(data.groups, r.i) }} />
-                  {r.g || '(none)'}
+                  {r.g === '' ? '(none)' : <EventText text={r.g} />}
                 </td>
                 <td class="num">{r.observed + r.estimated}</td>
                 <td class="est">{r.estimated > 0 ? `${r.estimated} estimated` : ''}</td>
@@ -213,7 +214,7 @@ function Legend({ data }: { data: StackedBuckets }) {
       {data.groups.map((g, i) => (
         <li key={g}>
           <span class="swatch" style={{ background: colorOf(data.groups, i) }} />
-          {g || '(none)'}
+          {g === '' ? '(none)' : <EventText text={g} />}
         </li>
       ))}
       <li class="legend-note">

@@ -1,7 +1,9 @@
 import { useMemo } from 'preact/hooks';
+import { isolateLine } from '../../api/escape.js';
 import { marksFromTimeline, topTallies } from './aggregate.js';
 import type { Mark, Tally } from './aggregate.js';
 import type { EventCache } from './event-cache.js';
+import { EventText } from './event-text.js';
 import { compact } from './format.js';
 import { useChanges, useTimeline } from './hooks.js';
 import { EMPTY_FILTERS, isFiltered, rowMatcher } from './model.js';
@@ -113,7 +115,7 @@ export function DashboardView({ cache, route, navigate, now }: DashboardViewProp
           now={now}
           label={`Warnings per ${bucketLabel(bucketMs)} by ${route.by} over the last ${route.window}: ${tallies[route.by]
             .slice(0, 3)
-            .map((t) => `${t.key || '(none)'} ${Math.round(t.n)}`)
+            .map((t) => `${t.key === '' ? '(none)' : isolateLine(t.key)} ${Math.round(t.n)}`)
             .join(', ')}${stacked.estimatedTotal > 0 ? `; the time of ${stacked.estimatedTotal} is estimated` : ''}`}
         />
       )}
@@ -196,7 +198,7 @@ function TallyTable({ title, rows, onPick }: { title: string; rows: Tally[]; onP
             <tr key={t.key}>
               <td>
                 <button type="button" class="link" onClick={() => onPick(t.key)}>
-                  {t.key || '(none)'}
+                  {t.key === '' ? '(none)' : <EventText text={t.key} />}
                 </button>
                 <span class="bar" style={{ width: `${(100 * t.n) / max}%` }} />
               </td>

@@ -1,4 +1,5 @@
 import { useMemo } from 'preact/hooks';
+import { escapeTerminalLine, hasControlCharacter } from '../../api/escape.js';
 import type { EventCache } from './event-cache.js';
 import { EMPTY_FILTERS, isFiltered } from './model.js';
 import type { Filters } from './model.js';
@@ -16,9 +17,10 @@ export interface FilterBarProps {
 // Suggestion lists are capped: a datalist of thousands helps nobody.
 const MAX_SUGGESTIONS = 300;
 
+// A suggestion is drawn by the browser's own list, which can neither isolate nor mark a control: one that holds any is left out.
 function sorted(set: Set<string>): string[] {
   set.delete('');
-  return [...set].sort().slice(0, MAX_SUGGESTIONS);
+  return [...set].filter((v) => !hasControlCharacter(v)).sort().slice(0, MAX_SUGGESTIONS);
 }
 
 /**
@@ -99,7 +101,7 @@ function ClusterPicker({ clusters, value, onPick }: { clusters: readonly string[
       <select name="cluster" value={value} onChange={(e) => onPick(e.currentTarget.value)}>
         <option value="">all</option>
         {choices.map((c) => (
-          <option key={c} value={c}>{c}</option>
+          <option key={c} value={c}>{escapeTerminalLine(c)}</option>
         ))}
       </select>
     </label>

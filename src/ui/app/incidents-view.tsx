@@ -1,8 +1,10 @@
 import { useMemo } from 'preact/hooks';
 import type { Incident } from '../../api/incident.js';
 import { incidentWindow } from '../../api/incident-window.js';
+import { isolateLine } from '../../api/escape.js';
 import { CopyCommand } from './copy-command.js';
 import type { EventCache } from './event-cache.js';
+import { EventText } from './event-text.js';
 import { age, clockTime, compact, estimateSpan } from './format.js';
 import { useIncidents } from './hooks.js';
 import type { Preloaded } from './hooks.js';
@@ -123,22 +125,22 @@ function IncidentRow({ incident: i, clustered, cluster, now }: { incident: Incid
         </span>
         <IncidentStart incident={i} now={now} />
         <span class="inc-root">
-          <a href={formatRoute(incidentTimeline(i, cluster))} aria-label={`Open the timeline of ${i.root}${i.namespace ? ` in ${i.namespace}` : ''}`}>
-            {i.root}
+          <a href={formatRoute(incidentTimeline(i, cluster))} aria-label={`Open the timeline of ${isolateLine(i.root)}${i.namespace ? ` in ${isolateLine(i.namespace)}` : ''}`}>
+            <EventText text={i.root} />
           </a>
           <span class="inc-ns">
-            {clustered && i.cluster !== undefined ? <span class="cluster-tag" title="cluster">{i.cluster}</span> : null}
-            {i.namespace}
+            {clustered && i.cluster !== undefined ? <span class="cluster-tag" title="cluster"><EventText text={i.cluster} /></span> : null}
+            <EventText text={i.namespace} />
           </span>
         </span>
-        <span class="inc-cause">{i.cause}</span>
+        <span class="inc-cause"><EventText text={i.cause} multiline /></span>
         <span class="inc-count" title={`${i.occurrences} occurrences, last seen ${clockTime(Date.parse(i.lastSeen), now)}`}>×{compact(i.occurrences)}</span>
       </div>
       {i.hints.length > 0 ? (
-        <ul class="hints inc-hints" aria-label={`Next steps for ${i.root}`}>
+        <ul class="hints inc-hints" aria-label={`Next steps for ${isolateLine(i.root)}`}>
           {i.hints.map((h) => (
             <li key={h.command}>
-              {h.why}
+              <EventText text={h.why} />
               <CopyCommand command={h.command} />
             </li>
           ))}

@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { EventCache } from './event-cache.js';
 import { EventListHead } from './event-list-head.js';
+import { EventText } from './event-text.js';
 import { age, compact } from './format.js';
 import { useCache, useMedia } from './hooks.js';
 import { isFiltered, rowMatcher } from './model.js';
@@ -66,12 +67,12 @@ export function LiveView({ cache, route, navigate, now }: LiveViewProps) {
   const renderRow = (r: EventRow) => (
     <div class={`event ${r.type === 'Warning' ? 'warning' : ''} ${now - r.bumpedAt < BUMP_HIGHLIGHT_MS ? 'bumped' : ''}`}>
       <span class="c-age" title={Number.isNaN(r.last) ? '' : new Date(r.last).toISOString()}>{age(r.last, now)}</span>
-      <span class="c-type"><span class="badge">{r.type}</span></span>
-      <span class="c-reason">{r.reason}</span>
-      <span class="c-object">{r.kind.toLowerCase()}/{r.objectName}</span>
-      <span class="c-ns">{clustered && r.cluster !== '' ? <span class="cluster-tag" title="cluster">{r.cluster}</span> : null}{r.namespace}</span>
+      <span class="c-type"><span class="badge"><EventText text={r.type} /></span></span>
+      <span class="c-reason"><EventText text={r.reason} /></span>
+      <span class="c-object"><EventText text={r.kind.toLowerCase()} />/<EventText text={r.objectName} /></span>
+      <span class="c-ns">{clustered && r.cluster !== '' ? <span class="cluster-tag" title="cluster"><EventText text={r.cluster} /></span> : null}<EventText text={r.namespace} /></span>
       <span class="c-count" title={`${r.count} times`}>{r.count > 1 ? `×${compact(r.count)}` : ''}</span>
-      <span class="c-message">{r.message}</span>
+      <span class="c-message"><EventText text={r.message} /></span>
     </div>
   );
 

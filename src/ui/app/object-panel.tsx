@@ -1,8 +1,10 @@
+import { Fragment } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { CoreEvent } from '../../api/types.js';
 import type { Timeline, TimelineRow } from '../../api/timeline.js';
 import { objectEvents } from './client.js';
 import { CopyCommand } from './copy-command.js';
+import { EventText } from './event-text.js';
 import { clockTime, estimateSpan, humanDuration, interval } from './format.js';
 import { useTimeline } from './hooks.js';
 import { parseObjectKey, toRow } from './model.js';
@@ -80,9 +82,9 @@ export function ObjectPanel({ objectKey, cluster, now, onClose }: ObjectPanelPro
       }}>
       <header>
         <h2 id="panel-title" tabIndex={-1} ref={heading}>
-          {title}
-          {target.namespace ? <span class="panel-ns"> in {target.namespace}</span> : null}
-          {cluster ? <span class="panel-ns"> of {cluster}</span> : null}
+          <EventText text={target.kind} />/<EventText text={target.name} />
+          {target.namespace ? <span class="panel-ns"> in <EventText text={target.namespace} /></span> : null}
+          {cluster ? <span class="panel-ns"> of <EventText text={cluster} /></span> : null}
         </h2>
         <button type="button" class="close" aria-label="Close (Escape)" onClick={onClose}>✕</button>
       </header>
@@ -105,11 +107,14 @@ export function ObjectPanel({ objectKey, cluster, now, onClose }: ObjectPanelPro
             <tbody>
               {rows.map((r) => (
                 <tr key={r.uid} class={r.type === 'Warning' ? 'warning' : ''}>
-                  <td>{r.type}</td>
-                  <td>{r.reason}</td>
+                  <td><EventText text={r.type} /></td>
+                  <td><EventText text={r.reason} /></td>
                   <td class="nowrap">{interval(r, now)}</td>
-                  <td>{r.from}</td>
-                  <td class="message">{r.fieldPath ? `${r.fieldPath}: ${r.message}` : r.message}</td>
+                  <td><EventText text={r.from} /></td>
+                  <td class="message">
+                    {r.fieldPath ? <><EventText text={r.fieldPath} />: </> : null}
+                    <EventText text={r.message} multiline />
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -129,7 +134,7 @@ export function ObjectPanel({ objectKey, cluster, now, onClose }: ObjectPanelPro
         <ul class="hints">
           {timeline.hints.map((h) => (
             <li key={h.command}>
-              <span class="hint-reason">{h.reason}</span> {h.why}
+              <span class="hint-reason"><EventText text={h.reason} /></span> <EventText text={h.why} />
               <CopyCommand command={h.command} />
             </li>
           ))}
@@ -158,7 +163,7 @@ function RowTime({ row, now }: { row: TimelineRow; now: number }) {
  */
 function Incident({ timeline, title, now }: { timeline: Timeline; title: string; now: number }) {
   const { summary } = timeline;
-  if (timeline.rows.length === 0) return <p class="none">No events of {title} or of what it owns in the last 30 days.</p>;
+  if (timeline.rows.length === 0) return <p class="none">No events of <EventText text={title} /> or of what it owns in the last 30 days.</p>;
   // A run of one event's repeats is one row, as `kevents timeline` prints it.
   const runs = foldRuns(timeline.rows);
   const shown = runs.slice(-MAX_ROWS);
@@ -170,7 +175,7 @@ function Incident({ timeline, title, now }: { timeline: Timeline; title: string;
     <div class="incident">
       {summary.cause ? (
         <p class="incident-cause" data-kind={summary.cause.kind}>
-          <b>{summary.cause.text}</b>
+          <b><EventText text={summary.cause.text} /></b>
         </p>
       ) : null}
       <p class="incident-summary">
@@ -179,7 +184,13 @@ function Incident({ timeline, title, now }: { timeline: Timeline; title: string;
         {others.length > 0 ? (
           <>
             {' '}
-            across {title} and {others.length} object{others.length === 1 ? '' : 's'} it owns or ran on: {others.map((o) => o.object).join(', ')}
+            across <EventText text={title} /> and {others.length} object{others.length === 1 ? '' : 's'} it owns or ran on:{' '}
+            {others.map((o, i) => (
+              <Fragment key={i}>
+                {i > 0 ? ', ' : ''}
+                <EventText text={o.object} />
+              </Fragment>
+            ))}
           </>
         ) : null}
         .{summary.estimatedRows > 0 ? ` The time of ${summary.estimatedRows} row${summary.estimatedRows === 1 ? ' is' : 's are'} estimated (~).` : ''}
@@ -187,7 +198,7 @@ function Incident({ timeline, title, now }: { timeline: Timeline; title: string;
       {first !== null ? (
         <p class="first-warning">
           First warning: {first.estimated ? '~' : ''}
-          {clockTime(Date.parse(first.time), now)} <b>{first.reason}</b> on {first.object}: {first.message}
+          {clockTime(Date.parse(first.time), now)} <b><EventText text={first.reason} /></b> on <EventText text={first.object} />: <EventText text={first.message} />
         </p>
       ) : null}
       <div class="scroll-x">
@@ -219,12 +230,12 @@ function Incident({ timeline, title, now }: { timeline: Timeline; title: string;
                       </span>
                     ) : null}
                   </td>
-                  {clustered ? <td class="nowrap">{r.cluster ?? ''}</td> : null}
-                  <td class="object">{r.object}</td>
-                  <td>{r.type}</td>
-                  <td>{r.reason}</td>
+                  {clustered ? <td class="nowrap"><EventText text={r.cluster ?? ''} /></td> : null}
+                  <td class="object"><EventText text={r.object} /></td>
+                  <td><EventText text={r.type} /></td>
+                  <td><EventText text={r.reason} /></td>
                   <td class="message">
-                    {r.message}
+                    <EventText text={r.message} multiline />
                     {run.rows > 1
                       ? ` (×${run.count} over ${humanDuration(Date.parse(run.last.time) - Date.parse(r.time))})`
                       : r.count > 1

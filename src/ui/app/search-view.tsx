@@ -4,6 +4,7 @@ import { bucketLabel, bucketSizeFor } from './buckets.js';
 import type { StackedBuckets } from './buckets.js';
 import { HttpError, searchArchive } from './client.js';
 import { EventListHead } from './event-list-head.js';
+import { EventText } from './event-text.js';
 import { age, compact } from './format.js';
 import { useMedia } from './hooks.js';
 import { toRow } from './model.js';
@@ -134,16 +135,16 @@ export function SearchView({ route, navigate, now }: SearchViewProps) {
   }, [state.phase, state.next]);
 
   const total = state.histogram?.total;
-  // The query's words and phrases, marked in each hit's message as text nodes (never HTML: the message is a stranger's).
+  // The query's words and phrases, marked in each hit's message as text nodes (never HTML: the message is a stranger's), its controls shown.
   const renderRow = ({ row: r, matched, message }: SearchHit) => (
     <div class={`event ${r.type === 'Warning' ? 'warning' : ''}`} title={matched.length > 0 ? `matched: ${matched.join(', ')}` : undefined}>
       <span class="c-age" title={Number.isNaN(r.last) ? '' : new Date(r.last).toISOString()}>{age(r.last, now)}</span>
-      <span class="c-type"><span class="badge">{r.type}</span></span>
-      <span class="c-reason">{r.reason}</span>
-      <span class="c-object">{r.kind.toLowerCase()}/{r.objectName}</span>
-      <span class="c-ns">{r.cluster !== '' ? <span class="cluster-tag" title="cluster">{r.cluster}</span> : null}{r.namespace}</span>
+      <span class="c-type"><span class="badge"><EventText text={r.type} /></span></span>
+      <span class="c-reason"><EventText text={r.reason} /></span>
+      <span class="c-object"><EventText text={r.kind.toLowerCase()} />/<EventText text={r.objectName} /></span>
+      <span class="c-ns">{r.cluster !== '' ? <span class="cluster-tag" title="cluster"><EventText text={r.cluster} /></span> : null}<EventText text={r.namespace} /></span>
       <span class="c-count" title={`${r.count} times`}>{r.count > 1 ? `×${compact(r.count)}` : ''}</span>
-      <span class="c-message">{message.map((p) => (p.marked ? <mark class="hit">{p.text}</mark> : p.text))}</span>
+      <span class="c-message"><EventText parts={message} /></span>
     </div>
   );
 

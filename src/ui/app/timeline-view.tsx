@@ -1,7 +1,9 @@
 import { useMemo, useRef, useState } from 'preact/hooks';
+import { isolateLine } from '../../api/escape.js';
 import { lanesOf, marksFromTimeline } from './aggregate.js';
 import type { Lane, Mark } from './aggregate.js';
 import type { EventCache } from './event-cache.js';
+import { EventText } from './event-text.js';
 import { clockTime, humanDuration } from './format.js';
 import { useChanges, useMedia, useTimeline } from './hooks.js';
 import { rowMatcher } from './model.js';
@@ -64,7 +66,8 @@ function markTime(m: Mark): string {
 }
 
 function markTitle(m: Mark): string {
-  return `${markTime(m)} ${m.type} ${m.reason}${m.n > 1 ? ` ×${m.n}` : ''}: ${m.message}`;
+  // A tooltip is plain text: each value in it isolated and escaped by isolateLine.
+  return `${markTime(m)} ${isolateLine(m.type)} ${isolateLine(m.reason)}${m.n > 1 ? ` ×${m.n}` : ''}: ${isolateLine(m.message)}`;
 }
 
 function toLocalInput(ms: number): string {
@@ -133,9 +136,9 @@ export function TimelineView({ cache, route, navigate, now }: TimelineViewProps)
     const [kind, namespace, name] = lane.objectKey.split('/');
     return (
       <div class="lane">
-        <span class="lane-label" title={lane.cluster !== '' ? `${lane.objectKey} in ${lane.cluster}` : lane.objectKey}>
-          <span class="lane-kind">{kind}</span> {name}
-          <span class="lane-ns">{clustered && lane.cluster !== '' ? <span class="cluster-tag" title="cluster">{lane.cluster}</span> : null}{namespace}</span>
+        <span class="lane-label" title={lane.cluster !== '' ? `${isolateLine(lane.objectKey)} in ${isolateLine(lane.cluster)}` : isolateLine(lane.objectKey)}>
+          <span class="lane-kind"><EventText text={kind} /></span> <EventText text={name} />
+          <span class="lane-ns">{clustered && lane.cluster !== '' ? <span class="cluster-tag" title="cluster"><EventText text={lane.cluster} /></span> : null}<EventText text={namespace} /></span>
           {lane.warnings > 0 ? <span class="lane-warn" title={`${lane.warnings} warnings`}>⚠ {lane.warnings}</span> : null}
         </span>
         <span class="lane-track" aria-hidden="true">

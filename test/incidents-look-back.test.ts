@@ -104,3 +104,41 @@ describe('kevents incidents: look-back and one answer', () => {
     assert.match(r.stderr, /--look-back: invalid duration/);
   });
 });
+
+describe('kevents incidents: an answer the server ended short', () => {
+  let srv: ServerProcess;
+  before(async () => {
+    srv = await startServer(['--event-ttl', '0', '--max-answer-bytes', '64KiB']);
+    // 60 pods each with a Warning the catalogue does not know, its long message in each incident's cause and facts.
+    for (let n = 0; n < 60; n++) {
+      const e = {
+        metadata: { name: `p-${n}.odd` },
+        involvedObject: { kind: 'Pod', namespace: 'many', name: `p-${n}`, apiVersion: 'v1' },
+        reason: 'SomethingOdd',
+        type: 'Warning',
+        message: `odd ${n} ${'x'.repeat(1200)}`,
+        count: 1,
+        firstTimestamp: isoSecondsAgo(600 - n),
+        lastTimestamp: isoSecondsAgo(600 - n),
+        source: { component: 'example-controller' },
+      };
+      const r = await request(srv.url, 'POST', '/api/v1/namespaces/many/events', e);
+      assert.equal(r.status, 201, r.text);
+    }
+  });
+  after(async () => {
+    await srv.stop();
+  });
+
+  it('prints the incidents it got and says on stderr how many older ones were left out', async () => {
+    const json = await cli(['incidents', '-n', 'many', '--since', '1h', '-o', 'json', '--server', srv.url]);
+    assert.equal(json.code, 0, json.stderr);
+    const list = JSON.parse(json.stdout) as IncidentList;
+    assert.ok((list.incidentsLeftOut ?? 0) > 0, `nothing left out of ${list.incidents.length}`);
+    assert.equal(list.incidents.length + list.incidentsLeftOut!, 60);
+    const table = await cli(['incidents', '-n', 'many', '--since', '1h', '--server', srv.url]);
+    assert.equal(table.code, 0, table.stderr);
+    assert.equal(table.stdout.trimEnd().split('\n').length, 1 + list.incidents.length);
+    assert.match(table.stderr, new RegExp(`^${list.incidentsLeftOut} older incidents left out of the server's answer \\(past its --max-answer-bytes\\)`, 'm'));
+  });
+});

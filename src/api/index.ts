@@ -24,6 +24,8 @@ export * from './decode.js';
 export * from './occurrence.js';
 export * from './cluster.js';
 export * from './timeline.js';
+export * from './row-runs.js';
 export * from './incident.js';
+export * from './incident-window.js';
 export * from './answer-text.js';
 export type * from './search.js';

@@ -165,6 +165,7 @@ function registerReadCommands(program: Command, io: CliIO): void {
       .option('--since <duration>', 'only the last duration, e.g. 24h or 30m')
       .option('--since-time <time>', 'only from this RFC 3339 time')
       .option('--until <time>', 'only before this RFC 3339 time')
+      .option('--look-back <duration>', 'how long before the window to read the archive for causes, owners and starts of the incidents active in it (0 to 7d)', '24h')
       .option('--cluster <name>', 'only what was archived from this cluster (repeat for several)', collect)
       .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json', 'markdown']).default('table')),
     io,

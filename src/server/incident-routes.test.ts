@@ -81,8 +81,11 @@ void describe('incidents route', () => {
   });
 
   const bad: [string, string, RegExp][] = [
-    ['a time that is not RFC 3339', '?since=yesterday', /since: invalid time "yesterday"/],
-    ['a window that ends before it starts', `?since=${iso(10)}&until=${iso(0)}`, /until must be after since/],
+    ['a time that is not RFC 3339', '?since=yesterday', /since: "yesterday" is not an RFC 3339 time/],
+    ['a duration as since (a request is read later than it was written)', '?since=1h', /since: "1h" is not an RFC 3339 time/],
+    ['a window that ends before it starts', `?since=${iso(10)}&until=${iso(0)}`, /until: must be after the start of the window/],
+    ['a look-back that is not a duration', '?lookBack=forever', /lookBack: invalid duration "forever"/],
+    ['a look-back past its bound', '?lookBack=8d', /lookBack: must be at most 7d/],
     ["the timeline's for", '?for=pod/x', /for: not a parameter of incidents/],
   ];
   for (const [what, query, message] of bad) {

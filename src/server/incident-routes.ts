@@ -1,18 +1,20 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HTTPVersion, Instance as Router } from 'find-my-way';
-import { ARCHIVE_API, incidentsAnswer, newBadRequest, newMethodNotAllowed, newPathNotFound } from '../api/index.js';
+import { ARCHIVE_API, incidentsAnswer, isIncidentWindowError, newBadRequest, newMethodNotAllowed, newPathNotFound, parseIncidentQueryParams } from '../api/index.js';
 import type { IncidentList } from '../api/index.js';
 import { requestTarget } from '../auth/index.js';
 import type { Logger } from '../internal/index.js';
 import { negotiateOutput, sendError, sendJsonStream, sendObject } from './http-io.js';
 import type { ServerMetrics } from './metrics.js';
-import { parseTimelineQuery } from './timeline-routes.js';
+import { listParam } from './timeline-routes.js';
 
-/** IncidentQuery is an incidents request: a namespace (undefined: all), a window (Unix ms) and clusters. */
+/** IncidentQuery is an incidents request: a namespace (undefined: all), a window (Unix ms), its look-back (ms) and clusters. */
 export interface IncidentQuery {
   namespace?: string | undefined;
   since?: number | undefined;
   until?: number | undefined;
+  /** lookBack is how long before `since` the archive is read for causes, roots and starts (src/api's incidentWindow); undefined: its default. */
+  lookBack?: number | undefined;
   /** clusters keeps what was archived from these clusters (`cluster`, repeatable); undefined keeps all. */
   clusters?: string[] | undefined;
 }
@@ -34,16 +36,24 @@ export interface IncidentRouteDeps {
 }
 
 /**
- * parseIncidentQuery reads `since`, `until` (RFC 3339) and `cluster`
- * (comma-separated, or repeated) as the timeline reads them; the timeline's
- * `for` and `types` have no meaning here and are refused.
+ * parseIncidentQuery reads `since`, `until` (RFC 3339), `lookBack` (a
+ * duration) with src/api's one window reader, what `kevents incidents` and the
+ * web UI send (incidentQueryParams), and `cluster` (comma-separated, or
+ * repeated); the timeline's `for` and `types` have no meaning here and are refused.
  */
 export function parseIncidentQuery(params: URLSearchParams, namespace: string | undefined): IncidentQuery {
   for (const name of ['for', 'types']) {
     if (params.has(name)) throw newBadRequest(`${name}: not a parameter of incidents (an incident's timeline takes it)`);
   }
-  const t = parseTimelineQuery(params, namespace);
-  return { namespace, since: t.since, until: t.until, ...(t.clusters !== undefined ? { clusters: t.clusters } : {}) };
+  let w;
+  try {
+    w = parseIncidentQueryParams(params);
+  } catch (e) {
+    if (isIncidentWindowError(e)) throw newBadRequest(`${e.param === 'sinceTime' ? 'since' : e.param}: ${e.message}`);
+    throw e;
+  }
+  const clusters = [...new Set(listParam(params, 'cluster'))];
+  return { namespace, since: w.since, until: w.until, lookBack: w.lookBack, ...(clusters.length > 0 ? { clusters } : {}) };
 }
 
 /**
@@ -52,7 +62,7 @@ export function parseIncidentQuery(params: URLSearchParams, namespace: string | 
  *
  *   GET /apis/archive.kevents.io/v1alpha1/incidents
  *   GET /apis/archive.kevents.io/v1alpha1/namespaces/{namespace}/incidents
- *     ?since=RFC3339&until=RFC3339&cluster=NAME
+ *     ?since=RFC3339&until=RFC3339&lookBack=DURATION&cluster=NAME
  *
  * A server composed without an IncidentReader answers NotFound.
  */

@@ -1,6 +1,8 @@
 import type { CoreEvent, WatchEvent } from '../../api/types.js';
 import type { CLUSTER_FIELD } from '../../api/cluster.js';
 import type { IncidentList } from '../../api/incident.js';
+import { incidentQueryParams } from '../../api/incident-window.js';
+import type { IncidentWindow } from '../../api/incident-window.js';
 import type { SearchResult } from '../../api/search.js';
 import type { Timeline } from '../../api/timeline.js';
 import { resolveIncidents, resolveOccurrenceMessages, resolveTimeline } from '../../api/answer-text.js';
@@ -155,10 +157,9 @@ export function searchArchive(s: SearchQuery): Promise<SearchResult> {
   });
 }
 
-/** IncidentQuery selects the incidents of a window (Unix ms; no until: up to now), a namespace (empty or undefined: all) and a cluster. */
+/** IncidentQuery selects the incidents of a window (src/api's incidentWindow, as `kevents incidents` reads its flags), a namespace (empty or undefined: all) and a cluster. */
 export interface IncidentQuery {
-  since: number;
-  until?: number | undefined;
+  window: IncidentWindow;
   namespace?: string | undefined;
   /** cluster keeps what was archived from that cluster; empty or undefined: all. */
   cluster?: string | undefined;
@@ -167,12 +168,11 @@ export interface IncidentQuery {
 
 /**
  * getIncidents reads the window's incidents as the server builds them with
- * src/diagnosis (what `kevents incidents -o json` prints), most recent first.
+ * src/diagnosis (what `kevents incidents -o json` prints), most recent first,
+ * sending what `kevents incidents` sends for the same window (incidentQueryParams).
  */
 export function getIncidents(q: IncidentQuery): Promise<IncidentList> {
   const base = q.namespace ? `${ARCHIVE}/namespaces/${encodeURIComponent(q.namespace)}/incidents` : `${ARCHIVE}/incidents`;
-  const p = new URLSearchParams({ since: new Date(q.since).toISOString() });
-  if (q.until !== undefined) p.set('until', new Date(q.until).toISOString());
-  if (q.cluster) p.set('cluster', q.cluster);
+  const p = incidentQueryParams(q.window, q.cluster ? [q.cluster] : []);
   return getJson<IncidentList>(`${base}?${p.toString()}`, q.signal).then(resolveIncidents);
 }

@@ -266,6 +266,27 @@ describe('incidents from a real control plane', { timeout: 900_000 }, () => {
     await until('the quota controller has counted the namespace', async () => ((await api('GET', '/api/v1/namespaces/quota/resourcequotas/compute-resources')).status?.hard?.['limits.memory'] ?? '') !== '', 120_000, 250);
     await createDeployment('quota', deployment('web', 2, { limits: { memory: '2Gi' } }));
 
+    // Two failures at once in one namespace, and a Warning no catalogue knows on one of the same Deployments.
+    await namespace('mixed');
+    await create('mixed', 'resourcequotas', { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'compute' }, spec: { hard: { 'limits.memory': '1Gi' } } });
+    await until('the quota controller has counted mixed', async () => ((await api('GET', '/api/v1/namespaces/mixed/resourcequotas/compute')).status?.hard?.['limits.memory'] ?? '') !== '', 120_000, 250);
+    await createDeployment('mixed', deployment('web', 2, { limits: { memory: '2Gi' } }));
+    await createDeployment('mixed', deployment('big', 1, { cpu: '3', limits: { memory: '512Mi' } }));
+    const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    await create('mixed', 'events', {
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { name: 'web.rollout-stuck' },
+      involvedObject: { kind: 'Deployment', namespace: 'mixed', name: 'web', apiVersion: 'apps/v1' },
+      reason: 'RolloutStuck',
+      message: 'rollout of web has not progressed',
+      type: 'Warning',
+      source: { component: 'rollout-watcher' },
+      firstTimestamp: now,
+      lastTimestamp: now,
+      count: 1,
+    });
+
     await namespace('volume');
     await create('volume', 'persistentvolumeclaims', {
       apiVersion: 'v1',
@@ -371,6 +392,38 @@ describe('incidents from a real control plane', { timeout: 900_000 }, () => {
     assert.equal(i.start.time, await firstSeen('quota', ['FailedCreate']));
     assertOneLine(i);
     assert.equal((await incidents('quota')).length, 1);
+  });
+
+  it('two failures at once and an unrecognised Warning on one Deployment: each catalogued cause on its own root, the Warning a row of the quota\'s incident, the CLI as the route, a short window as a long one', async () => {
+    const quota = await incidentWhen('the mixed quota incident', 'mixed', (x) => x.kind === 'create-forbidden-quota' && x.evidence.some((r) => r.reason === 'RolloutStuck'));
+    const cpu = await incidentWhen('the mixed cpu incident', 'mixed', (x) => x.kind === 'unschedulable-resources');
+    assert.equal(quota.root, 'Deployment/web');
+    assert.equal(quota.facts.quota, 'compute');
+    assert.ok(quota.hints.some((h) => h.command === 'kubectl describe resourcequota compute -n mixed'), JSON.stringify(quota.hints));
+    assert.equal(quota.start.time, await firstSeen('mixed', ['FailedCreate']), 'the quota refusal, not the later Warning, starts it');
+    assert.equal(cpu.root, 'Deployment/big');
+    const all = await incidents('mixed');
+    assert.deepEqual(all.map((x) => x.kind).sort(), ['create-forbidden-quota', 'unschedulable-resources'], 'no `other` incident of the RolloutStuck Warning');
+    for (const i of all) assertOneLine(i);
+
+    // The CLI asks the served route: the same incidents for the same window.
+    const since = new Date(Date.now() - 3_600_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const cli = await runBuiltCli(['incidents', '-n', 'mixed', '--since-time', since, '-o', 'json', '--server', archive.url]);
+    assert.equal(cli.code, 0, cli.stderr);
+    const served = (await (await fetch(`${archive.url}/apis/archive.kevents.io/v1alpha1/namespaces/mixed/incidents?since=${encodeURIComponent(since)}`)).json()) as IncidentList;
+    const shape = (l: Incident[]): string[] => l.map((x) => `${x.kind} ${x.root} ${x.start.time}`).sort();
+    assert.deepEqual(shape((JSON.parse(cli.stdout) as IncidentList).incidents), shape(served.incidents));
+
+    // A window shorter than the failure: it still holds a refusal (the last one), and the look-back gives the same cause, root and start.
+    const last = Math.max(...(await sourceEvents('mixed')).filter((e) => e.reason === 'FailedCreate').map((e) => Date.parse((e as { lastTimestamp?: string }).lastTimestamp ?? e.firstTimestamp ?? '')));
+    const short = new Date(last - 1_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const r = await runBuiltCli(['incidents', '-n', 'mixed', '--since-time', short, '-o', 'json', '--server', archive.url]);
+    assert.equal(r.code, 0, r.stderr);
+    const inShort = (JSON.parse(r.stdout) as IncidentList).incidents.find((x) => x.kind === 'create-forbidden-quota');
+    assert.ok(inShort !== undefined, r.stdout);
+    assert.equal(inShort.root, quota.root);
+    assert.equal(inShort.cause, quota.cause);
+    assert.equal(inShort.start.time, quota.start.time);
   });
 
   it('a PVC whose StorageClass does not exist explains its pods that cannot schedule: one incident, rooted at the Deployment', async () => {

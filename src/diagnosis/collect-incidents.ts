@@ -1,9 +1,9 @@
-import type { CoreEvent, Incident, IncidentList, Occurrence } from '../api/index.js';
+import type { CoreEvent, Incident, IncidentList, IncidentStart, Occurrence, TimelineRow } from '../api/index.js';
 import { DEFAULT_LOOK_BACK_MS, eventFirstMs, eventLastMs } from '../api/index.js';
 import { SCHEDULED_REASON } from '../timeline/index.js';
 import type { OwnerLink, SourceQuery, TimelineSource } from '../timeline/index.js';
 import { classify, FAILURE_EVENTS } from './catalogue.js';
-import { buildIncidents } from './incidents.js';
+import { buildIncidents, CONTINUITY_GAP_MS } from './incidents.js';
 import { progressOfFailingPods } from './progress.js';
 import { OWNER_KIND_NAMES } from './roots.js';
 
@@ -77,12 +77,40 @@ function withLookBack(inWindow: IncidentList, reach: IncidentList): IncidentList
     ...inWindow,
     incidents: inWindow.incidents.map((i) => {
       const r = byRoot.get(incidentKey(i));
-      if (r === undefined || r.kind === i.kind) return i;
+      if (r === undefined) return i;
+      if (r.kind === i.kind) return { ...i, start: continuousStart(i, r) };
       const start = Date.parse(r.start.time) < Date.parse(i.start.time) ? r.start : i.start;
       const objects = [...r.objects, ...i.objects.filter((x) => !r.objects.includes(x))];
       return { ...i, kind: r.kind, cause: r.cause, facts: r.facts, hints: r.hints, objects, start };
     }),
   };
+}
+
+/**
+ * continuousStart is the start of a window's incident reached back through the
+ * rows the look-back holds of the same root and kind (`reach`'s evidence) with
+ * the reason the window's start has: over rows no more than CONTINUITY_GAP_MS
+ * apart, as the window's own start reaches back over its events' occurrences
+ * (a resolved step of another reason is no part of it). A row the evidence left
+ * out (the middle of a long run) ends the walk, so the start is always a time a
+ * failure row gives, never earlier than the data shows.
+ */
+function continuousStart(incident: Incident, reach: Incident): IncidentStart {
+  const { start } = incident;
+  const reasons = new Set([...incident.evidence, ...reach.evidence].filter((row) => row.time === start.time).map((row) => row.reason));
+  const rows = reach.evidence.filter((row) => reasons.has(row.reason)).sort((a, b) => Date.parse(b.time) - Date.parse(a.time));
+  let at = Date.parse(start.time);
+  let first: TimelineRow | undefined;
+  for (const row of rows) {
+    const ms = Date.parse(row.time);
+    if (ms >= at) continue;
+    if (at - ms > CONTINUITY_GAP_MS) break;
+    at = ms;
+    first = row;
+  }
+  if (first === undefined) return start;
+  if (!first.estimated) return { time: first.time, estimated: false };
+  return { time: first.time, estimated: true, earliest: first.earliest ?? null, latest: first.latest ?? null };
 }
 
 /**

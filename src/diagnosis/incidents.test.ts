@@ -105,6 +105,22 @@ describe('buildIncidents', () => {
     assert.match(i!.cause, /events do not record why they failed/);
   });
 
+  it("a failed Job's incident names the pods it created, and its first step reads the last one's logs by its own name", () => {
+    const events = [
+      ev({ kind: 'Job', object: 'get-data', reason: 'SuccessfulCreate', type: 'Normal', component: 'job-controller', message: 'Created pod: get-data-mldtn', first: 10 }),
+      ev({ kind: 'Job', object: 'get-data', reason: 'SuccessfulCreate', type: 'Normal', component: 'job-controller', message: 'Created pod: get-data-x2x7k', first: 70 }),
+      ev({ kind: 'Job', object: 'get-data', reason: 'BackoffLimitExceeded', component: 'job-controller', message: 'Job has reached the specified backoff limit', first: 130 }),
+    ];
+    const [i, ...rest] = buildIncidents({ events, ...window }).incidents;
+    assert.equal(rest.length, 0);
+    assert.equal(i!.kind, 'job-backoff-limit');
+    assert.equal(i!.root, 'Job/get-data');
+    assert.deepEqual(i!.objects, ['Job/get-data', 'Pod/get-data-mldtn', 'Pod/get-data-x2x7k']);
+    assert.equal(i!.hints[0]!.command, 'kubectl logs get-data-x2x7k -n shop');
+    // The Job form stays, as the alternative while the Job exists.
+    assert.ok(i!.hints.some((h) => h.command === 'kubectl logs job/get-data -n shop'), JSON.stringify(i!.hints));
+  });
+
   it("a Job's failing pods give its cause, and the Job is the root", () => {
     const events = [
       ev({ kind: 'Job', object: 'migrate', reason: 'SuccessfulCreate', type: 'Normal', message: 'Created pod: migrate-x7k2p', first: 10 }),

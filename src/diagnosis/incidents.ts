@@ -1,6 +1,6 @@
 import type { CoreEvent, Incident, IncidentList, IncidentStart, Occurrence } from '../api/index.js';
-import { cutText, eventCluster } from '../api/index.js';
-import { formatTimelineTime, objectKey, scheduledNode, timelineEntries, timelineRow } from '../timeline/index.js';
+import { cutText, eventCluster, eventLastMs } from '../api/index.js';
+import { formatTimelineTime, objectKey, scheduledNode, scopeObjects, timelineEntries, timelineRow } from '../timeline/index.js';
 import type { OccurrenceEntry, OwnerLink } from '../timeline/index.js';
 import { classify } from './catalogue.js';
 import type { FailureKindId, FailureMatch } from './kind.js';
@@ -178,7 +178,7 @@ export function buildIncidents(input: IncidentInput): IncidentList {
   const until = input.until ?? input.now ?? Date.now();
   const incidents: Incident[] = [];
   for (const g of groups.values()) {
-    const incident = incidentOf(g, until);
+    const incident = incidentOf(g, until, jobPods(g, input));
     if (incident !== undefined) incidents.push(incident);
   }
   incidents.sort((a, b) => (a.lastSeen < b.lastSeen ? 1 : a.lastSeen > b.lastSeen ? -1 : a.start.time < b.start.time ? 1 : a.start.time > b.start.time ? -1 : a.root < b.root ? -1 : a.root > b.root ? 1 : 0));
@@ -241,7 +241,37 @@ function isWarmUp(g: Group, until: number): boolean {
   return until - last > ONGOING_MS && [...perPod.values()].every((n) => n <= WARM_UP_READINESS_FAILURES);
 }
 
-function incidentOf(g: Group, until: number): Incident | undefined {
+/** JobPods are the pods a Job (or a CronJob's Jobs) created, as its controller's events name them, and the one created last. */
+interface JobPods {
+  objects: string[];
+  last?: string;
+}
+
+/**
+ * jobPods reads the pods of an incident rooted at a Job or CronJob from their
+ * controllers' `SuccessfulCreate` events ("Created pod: NAME"): the incident
+ * names them, and its steps read the last one's logs by its own name, which
+ * still answers once the Job is gone (when an archive is read).
+ */
+function jobPods(g: Group, input: IncidentInput): JobPods {
+  const slash = g.root.indexOf('/');
+  const kind = g.root.slice(0, slash);
+  if (kind !== 'Job' && kind !== 'CronJob') return { objects: [] };
+  const events = input.events.filter((e) => eventCluster(e) === g.cluster && namespaceOf(e) === g.namespace);
+  const owners = (input.owners ?? []).filter((l) => l.namespace === g.namespace);
+  const scope = scopeObjects({ kind, name: g.root.slice(slash + 1), namespace: g.namespace }, events, owners).objects;
+  const pods = scope.filter((o) => o.startsWith('Pod/'));
+  let last: { name: string; ms: number } | undefined;
+  for (const e of events) {
+    if (e.reason !== 'SuccessfulCreate' || e.involvedObject.kind !== 'Job' || !scope.includes(`Job/${e.involvedObject.name ?? ''}`)) continue;
+    const name = /^Created pod: (\S+)$/.exec(e.message ?? '')?.[1];
+    const ms = eventLastMs(e) ?? 0;
+    if (name !== undefined && (last === undefined || ms >= last.ms)) last = { name, ms };
+  }
+  return last === undefined ? { objects: pods } : { objects: pods, last: last.name };
+}
+
+function incidentOf(g: Group, until: number, pods: JobPods): Incident | undefined {
   if (isWarmUp(g, until)) return undefined;
   const sightings = [...g.sightings].sort((a, b) => a.firstMs - b.firstMs || a.lastMs - b.lastMs || (a.object < b.object ? -1 : a.object > b.object ? 1 : 0) || eventOrder(a, b));
   // A catalogued failure outranks `other` on the same root: an unrecognised Warning is a row of the incident,
@@ -265,9 +295,17 @@ function incidentOf(g: Group, until: number): Incident | undefined {
 
   const objects = [g.root];
   for (const s of sightings) if (!objects.includes(s.object)) objects.push(s.object);
+  for (const p of pods.objects) if (!objects.includes(p)) objects.push(p);
   const windowEntries = sightings.flatMap((s) => s.inWindow).sort((a, b) => a.ms - b.ms);
   const lastMs = windowEntries[windowEntries.length - 1]!.ms;
   const templates = [...stated.match.kind.steps(stated.match.facts), ...(stated === primary ? [] : primary.match.kind.steps(primary.match.facts))];
+  if (pods.last !== undefined && JOB_KINDS.has(stated.match.kind.id)) {
+    // By the pod's own name first: `kubectl logs job/NAME` stops answering once the Job is deleted.
+    templates.unshift({
+      words: ['kubectl', 'logs', { value: pods.last, role: 'pod' }, '-n', { value: g.namespace, role: 'namespace' }],
+      why: 'the output of the last pod the Job created (readable while the pod exists, after the Job is gone)',
+    });
+  }
   const incident: Incident = {
     kind: stated.match.kind.id,
     // Texts derived from a stranger's message are cut (cutText); the steps above were made from the whole facts.
@@ -291,6 +329,9 @@ function incidentOf(g: Group, until: number): Incident | undefined {
   if (windowEntries.length > incident.evidence.length) incident.evidenceLeftOut = windowEntries.length - incident.evidence.length;
   return incident;
 }
+
+/** JOB_KINDS are the failure kinds of a Job whose next steps read its pods' logs. */
+const JOB_KINDS: ReadonlySet<FailureKindId> = new Set(['job-backoff-limit']);
 
 /** lastBefore is the last occurrence of an event before `until` (all of them when undefined). */
 function lastBefore(all: readonly OccurrenceEntry[], until: number | undefined): number {

@@ -54,8 +54,8 @@ export interface ServerOptions {
   incidents?: IncidentReader;
   /** gate admits or refuses each request before it is routed (authentication and authorization). */
   gate?: RequestGate;
-  /** tls serves HTTPS with this certificate chain and key (PEM); swap it later with `setTls`. */
-  tls?: TlsPair;
+  /** tls serves HTTPS with this certificate chain and key (PEM), and the front proxy's client CA; swap the pair later with `setTls`. */
+  tls?: ServerTls;
   /** renderCacheBytes bounds the wire bytes of listed versions kept for later lists (default DEFAULT_RENDER_CACHE_MIB MiB; 0 keeps none). */
   renderCacheBytes?: number;
   /**
@@ -96,6 +96,26 @@ export interface RequestGate {
 export interface TlsPair {
   cert: Buffer;
   key: Buffer;
+}
+
+/**
+ * ServerTls is the server's certificate and key and, where a front proxy is trusted, the CA its
+ * client certificate is verified against (`--requestheader-client-ca-file`): a client certificate
+ * is then asked for but not required, and the gate decides what a verified one is worth.
+ */
+export interface ServerTls extends TlsPair {
+  clientCa?: Buffer;
+}
+
+/** secureContext is the node:tls secure context of a ServerTls. */
+function secureContext(tls: ServerTls): { cert: Buffer; key: Buffer; ca?: Buffer } {
+  const { cert, key, clientCa } = tls;
+  return clientCa === undefined ? { cert, key } : { cert, key, ca: clientCa };
+}
+
+/** secureOptions are the node:https server options of a ServerTls. */
+function secureOptions(tls: ServerTls): { cert: Buffer; key: Buffer; ca?: Buffer; requestCert?: boolean; rejectUnauthorized?: boolean } {
+  return tls.clientCa === undefined ? secureContext(tls) : { ...secureContext(tls), requestCert: true, rejectUnauthorized: false };
 }
 
 /** ReadinessCheck is one named check of /readyz. */
@@ -302,7 +322,7 @@ export function createEventsServer(options: ServerOptions): KeventsServer {
   };
   const limits = resolveLimits(options.limits);
   const serverOptions = { keepAliveTimeout: 65_000, ...serverOptionsOf(limits) };
-  const httpServer = options.tls === undefined ? createHttpServer(serverOptions, handle) : createHttpsServer({ ...serverOptions, ...options.tls }, handle);
+  const httpServer = options.tls === undefined ? createHttpServer(serverOptions, handle) : createHttpsServer({ ...serverOptions, ...secureOptions(options.tls) }, handle);
   const connections = applyLimits(httpServer, limits, { authenticated: gate !== undefined });
 
   return {
@@ -312,7 +332,8 @@ export function createEventsServer(options: ServerOptions): KeventsServer {
     ui,
     setTls(pair) {
       if (!('setSecureContext' in httpServer)) throw new Error('setTls: this server was created without TLS');
-      httpServer.setSecureContext(pair);
+      // The client CA is no file the pair's watch reloads: it stays as the server started.
+      httpServer.setSecureContext(secureContext({ ...pair, ...(options.tls?.clientCa !== undefined ? { clientCa: options.tls.clientCa } : {}) }));
     },
     async listen(host, port) {
       hosts.listenHost = host;

@@ -25,5 +25,6 @@ export * from './occurrence.js';
 export * from './cluster.js';
 export * from './timeline.js';
 export * from './incident.js';
+export { incidentDocument, incidentObjects, incidentTable, INCIDENT_TABLE_COLUMNS, type IncidentObject, type IncidentObjectList } from './incident-object.js';
 export * from './answer-text.js';
 export type * from './search.js';

@@ -142,7 +142,10 @@ void describe('archive API (in process)', () => {
     assert.equal(r.status, 200);
     assert.deepEqual(
       r.json.resources.map((x: any) => [x.name, x.kind, x.namespaced, x.verbs]),
-      [['occurrences', 'Occurrence', true, ['list']]],
+      [
+        ['incidents', 'Incident', true, ['list']],
+        ['occurrences', 'Occurrence', true, ['list']],
+      ],
     );
     const groups = await call(base, 'GET', '/apis');
     assert.ok(groups.json.groups.some((g: any) => g.name === 'archive.kevents.io'));

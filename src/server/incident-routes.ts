@@ -1,9 +1,19 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HTTPVersion, Instance as Router } from 'find-my-way';
-import { ARCHIVE_API, incidentsAnswer, newBadRequest, newMethodNotAllowed, newPathNotFound } from '../api/index.js';
+import {
+  ARCHIVE_API,
+  incidentObjects,
+  incidentsAnswer,
+  incidentTable,
+  newBadRequest,
+  newMethodNotAllowed,
+  newPathNotFound,
+  parseFieldSelector,
+  parseGoDuration,
+} from '../api/index.js';
 import type { IncidentList } from '../api/index.js';
 import { requestTarget } from '../auth/index.js';
-import type { Logger } from '../internal/index.js';
+import type { Clock, Logger } from '../internal/index.js';
 import { negotiateOutput, sendError, sendJsonStream, sendObject } from './http-io.js';
 import type { ServerMetrics } from './metrics.js';
 import { parseTimelineQuery } from './timeline-routes.js';
@@ -27,32 +37,78 @@ export type IncidentReader = (query: IncidentQuery) => Promise<IncidentList>;
 /** IncidentRouteDeps are what the incidents route needs from the server. */
 export interface IncidentRouteDeps {
   incidents: IncidentReader | undefined;
+  clock: Clock;
   logger: Logger;
   metrics: ServerMetrics;
   /** maxAnswerBytes bounds an answer's JSON: past it the oldest incidents give up their evidence, then are left out (and counted). */
   maxAnswerBytes: number;
 }
 
+/** DEFAULT_INCIDENT_WINDOW_MS is the window of an incidents request that names none: the last hour, the events' own TTL. */
+export const DEFAULT_INCIDENT_WINDOW_MS = 60 * 60 * 1000;
+
+/**
+ * incidentWindow reads the incidents' field selector: `window=DURATION` (Go's syntax, `24h`) is
+ * the window ending now, as `kubectl get incidents --field-selector window=24h` asks;
+ * `metadata.namespace=NS` is the namespace the path names (another is an empty list, as upstream).
+ * Any other field is upstream's 400.
+ */
+function incidentWindow(params: URLSearchParams): { windowMs?: number; namespace?: string } {
+  const out: { windowMs?: number; namespace?: string } = {};
+  for (const r of parseFieldSelector(params.get('fieldSelector') ?? '')) {
+    if (r.field === 'window' && r.operator === '=') {
+      let ms: number;
+      try {
+        ms = parseGoDuration(r.value);
+      } catch (e) {
+        throw newBadRequest(`fieldSelector window: ${(e as Error).message}`);
+      }
+      if (ms <= 0) throw newBadRequest('fieldSelector window: must be longer than 0s');
+      out.windowMs = ms;
+    } else if (r.field === 'metadata.namespace' && r.operator === '=') {
+      out.namespace = r.value;
+    } else {
+      throw newBadRequest(`field label not supported: ${r.field}${r.operator === '!=' ? ' (with !=)' : ''}`);
+    }
+  }
+  return out;
+}
+
 /**
  * parseIncidentQuery reads `since`, `until` (RFC 3339) and `cluster`
- * (comma-separated, or repeated) as the timeline reads them; the timeline's
- * `for` and `types` have no meaning here and are refused.
+ * (comma-separated, or repeated) as the timeline reads them, or the field
+ * selector's `window`; with neither `since` nor a window, the window is the last
+ * hour before `now`. The timeline's `for` and `types` have no meaning here and
+ * are refused.
  */
-export function parseIncidentQuery(params: URLSearchParams, namespace: string | undefined): IncidentQuery {
+export function parseIncidentQuery(params: URLSearchParams, namespace: string | undefined, now: number): IncidentQuery & { empty?: boolean } {
   for (const name of ['for', 'types']) {
     if (params.has(name)) throw newBadRequest(`${name}: not a parameter of incidents (an incident's timeline takes it)`);
   }
   const t = parseTimelineQuery(params, namespace);
-  return { namespace, since: t.since, until: t.until, ...(t.clusters !== undefined ? { clusters: t.clusters } : {}) };
+  const w = incidentWindow(params);
+  if (w.windowMs !== undefined && (t.since !== undefined || t.until !== undefined)) throw newBadRequest('fieldSelector window: give a window or since and until, not both');
+  let ns = namespace;
+  let empty = false;
+  if (w.namespace !== undefined) {
+    if (ns !== undefined && ns !== w.namespace) empty = true;
+    ns = w.namespace;
+  }
+  const since = t.since ?? now - (w.windowMs ?? DEFAULT_INCIDENT_WINDOW_MS);
+  return { namespace: ns, since, until: t.until, ...(t.clusters !== undefined ? { clusters: t.clusters } : {}), ...(empty ? { empty } : {}) };
 }
 
+/** PER_INCIDENT_BYTES is room for what the list kind adds to each incident of the document (its apiVersion, kind and metadata). */
+const PER_INCIDENT_BYTES = 768;
+
 /**
- * registerIncidentRoutes serves the incidents document (src/api/incident.ts,
- * the shape of `kevents incidents -o json`) beside the timeline:
+ * registerIncidentRoutes serves the incidents as the list kind `IncidentList`
+ * (src/api/incident-object.ts: each item's status is an incident of
+ * `kevents incidents -o json`), as JSON, YAML or a Table, beside the timeline:
  *
  *   GET /apis/archive.kevents.io/v1alpha1/incidents
  *   GET /apis/archive.kevents.io/v1alpha1/namespaces/{namespace}/incidents
- *     ?since=RFC3339&until=RFC3339&cluster=NAME
+ *     ?since=RFC3339&until=RFC3339&cluster=NAME&fieldSelector=window%3D24h
  *
  * A server composed without an IncidentReader answers NotFound.
  */
@@ -73,10 +129,16 @@ export function registerIncidentRoutes(router: Router<HTTPVersion.V1>, deps: Inc
 async function get(req: IncomingMessage, res: ServerResponse, namespace: string | undefined, deps: IncidentRouteDeps): Promise<void> {
   if (deps.incidents === undefined) throw newPathNotFound();
   if (req.method !== 'GET') throw newMethodNotAllowed();
-  const format = negotiateOutput(req.headers.accept, false);
+  if (requestTarget(req).watch) throw newMethodNotAllowed();
+  const format = negotiateOutput(req.headers.accept, true);
   // The one request parser: the gate authorized the very target read here.
-  const query = parseIncidentQuery(requestTarget(req).params, namespace);
-  const answer = incidentsAnswer(await deps.incidents(query), deps.maxAnswerBytes);
-  if (format.kind === 'json') await sendJsonStream(res, 200, answer, 'incidents');
-  else sendObject(res, 200, answer, format);
+  const params = requestTarget(req).params;
+  const now = deps.clock.now();
+  const { empty, ...query } = parseIncidentQuery(params, namespace, now);
+  const doc = empty === true ? { window: { since: new Date(query.since!).toISOString(), until: null }, incidents: [] } : await deps.incidents(query);
+  const room = Math.max(deps.maxAnswerBytes / 2, deps.maxAnswerBytes - PER_INCIDENT_BYTES * doc.incidents.length);
+  const list = incidentObjects(incidentsAnswer(doc, room));
+  if (format.kind === 'table') sendObject(res, 200, incidentTable(list, now, params.get('includeObject')), format);
+  else if (format.kind === 'json') await sendJsonStream(res, 200, list, 'items');
+  else sendObject(res, 200, list, format);
 }

@@ -237,7 +237,7 @@ export function createEventsServer(options: ServerOptions): KeventsServer {
   registerArchiveRoutes(router, { store: options.store, clock, logger, metrics, maxAnswerBytes });
   registerTimelineRoutes(router, { timeline: options.timeline, logger, metrics, maxAnswerBytes });
   registerSearchRoutes(router, { store: options.store, clock, logger, metrics, maxAnswerBytes });
-  registerIncidentRoutes(router, { incidents: options.incidents, logger, metrics, maxAnswerBytes });
+  registerIncidentRoutes(router, { incidents: options.incidents, clock, logger, metrics, maxAnswerBytes });
   registerDocuments(router, { logger, keventsVersion: options.keventsVersion ?? '0.0.0' });
   registerKnownKinds(router, { store: options.store, logger });
   const ui = registerUiAssets(router, { logger });

@@ -1,6 +1,8 @@
 import type { CoreEvent, WatchEvent } from '../../api/types.js';
 import type { CLUSTER_FIELD } from '../../api/cluster.js';
 import type { IncidentList } from '../../api/incident.js';
+import { incidentDocument } from '../../api/incident-object.js';
+import type { IncidentObjectList } from '../../api/incident-object.js';
 import type { SearchResult } from '../../api/search.js';
 import type { Timeline } from '../../api/timeline.js';
 import { resolveIncidents, resolveOccurrenceMessages, resolveTimeline } from '../../api/answer-text.js';
@@ -174,5 +176,6 @@ export function getIncidents(q: IncidentQuery): Promise<IncidentList> {
   const p = new URLSearchParams({ since: new Date(q.since).toISOString() });
   if (q.until !== undefined) p.set('until', new Date(q.until).toISOString());
   if (q.cluster) p.set('cluster', q.cluster);
-  return getJson<IncidentList>(`${base}?${p.toString()}`, q.signal).then(resolveIncidents);
+  // The route answers the list kind (items whose status is an incident); the views read the document.
+  return getJson<IncidentObjectList>(`${base}?${p.toString()}`, q.signal).then((list) => resolveIncidents(incidentDocument(list)));
 }

@@ -181,7 +181,7 @@ describe('the archive through the aggregation layer', { timeout: 600_000 }, () =
       kind: 'ClusterRole',
       metadata: { name: 'archive-reader' },
       rules: [
-        { apiGroups: [GROUP], resources: ['incidents', 'occurrences', 'search', 'timeline'], verbs: ['get', 'list'] },
+        { apiGroups: [GROUP], resources: ['events', 'incidents', 'occurrences', 'search', 'timeline'], verbs: ['get', 'list', 'watch'] },
         { apiGroups: [''], resources: ['events'], verbs: ['get', 'list'] },
       ],
     };
@@ -245,10 +245,10 @@ describe('the archive through the aggregation layer', { timeout: 600_000 }, () =
     assert.equal(r.code, 0, r.stderr);
     assert.deepEqual(
       r.stdout.trim().split('\n').map((l) => l.split(/\s+/).filter((c) => c !== '')[0]).sort(),
-      ['incidents', 'occurrences'],
+      ['events', 'incidents', 'occurrences'],
     );
     const v1 = await kubectl('alice', ['get', '--raw', API]);
-    assert.deepEqual((JSON.parse(v1.stdout) as { resources: { name: string }[] }).resources.map((x) => x.name), ['incidents', 'occurrences']);
+    assert.deepEqual((JSON.parse(v1.stdout) as { resources: { name: string }[] }).resources.map((x) => x.name), ['events', 'incidents', 'occurrences']);
   });
 
   it('prints the incidents of shop as a table, and -o json as a List of Incident', async () => {
@@ -266,6 +266,17 @@ describe('the archive through the aggregation layer', { timeout: 600_000 }, () =
       list.items.map((i) => [i.apiVersion, i.kind, i.metadata.namespace, i.metadata.name, i.status.kind, i.status.occurrences]),
       [[`${GROUP}/v1alpha1`, 'Incident', 'shop', 'replicaset.web-7d4b9c8f5', 'create-forbidden-quota', 7]],
     );
+  });
+
+  it("prints the archive's events (events.archive.kevents.io) with kubectl's event columns", async () => {
+    const r = await kubectl('alice', ['get', `events.${GROUP}`, '-n', 'shop']);
+    assert.equal(r.code, 0, r.stderr);
+    const [head, row, ...rest] = r.stdout.trimEnd().split('\n');
+    assert.match(head!, /^LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+MESSAGE$/);
+    assert.match(row!, /^\S+\s+Warning\s+FailedCreate\s+replicaset\/web-7d4b9c8f5\s+Error creating: pods "web-7d4b9c8f5-x" is forbidden: exceeded quota: compute/);
+    assert.deepEqual(rest, []);
+    const other = await kubectl('bob', ['get', `events.${GROUP}`, '-n', 'shop']);
+    assert.match(other.stderr, /Forbidden.*User "bob" cannot list resource "events" in API group "archive\.kevents\.io"/);
   });
 
   it('searches through --raw, authorized by both the cluster and kevents', async () => {

@@ -5,7 +5,7 @@ import type { Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type FindMyWayModule from 'find-my-way';
 import type { HTTPVersion, Instance as Router } from 'find-my-way';
-import { CORE_API, DEFAULT_MAX_ANSWER_BYTES, EVENTS_API, newInternalError, newPathNotFound, newTooManyRequests } from '../api/index.js';
+import { ARCHIVE_API, CORE_API, DEFAULT_MAX_ANSWER_BYTES, EVENTS_API, newInternalError, newMethodNotAllowed, newPathNotFound, newTooManyRequests } from '../api/index.js';
 import type { EventApi, StatusError } from '../api/index.js';
 import { requestTarget } from '../auth/index.js';
 import { noopLogger, realClock, requireCjs } from '../internal/index.js';
@@ -262,6 +262,24 @@ export function createEventsServer(options: ServerOptions): KeventsServer {
     router.on([...allMethods], `${prefix}/watch/namespaces/:namespace/events/:name`, (req, res, p) =>
       events.item(req, res, api, p.namespace!, p.name!, true),
     );
+  }
+
+  // The archive's events (events.archive.kevents.io): the stored core/v1 Events, read-only, under a resource of the
+  // archive's group, so that the cluster's RBAC and kubectl reach them through the aggregation layer apart from the
+  // cluster's own events.
+  const archiveEvents = `/apis/${ARCHIVE_API}`;
+  const readOnly = (req: IncomingMessage, res: ServerResponse): void => sendError(res, newMethodNotAllowed(), logger, req.url ?? '');
+  const writeMethods = ['POST', 'PUT', 'PATCH', 'DELETE'] as const;
+  for (const [path, serve] of [
+    [`${archiveEvents}/events`, (req, res) => events.collection(req, res, CORE_API, undefined, false)],
+    [`${archiveEvents}/watch/events`, (req, res) => events.collection(req, res, CORE_API, undefined, true)],
+    [`${archiveEvents}/namespaces/:namespace/events`, (req, res, p) => events.collection(req, res, CORE_API, p.namespace, false)],
+    [`${archiveEvents}/watch/namespaces/:namespace/events`, (req, res, p) => events.collection(req, res, CORE_API, p.namespace, true)],
+    [`${archiveEvents}/namespaces/:namespace/events/:name`, (req, res, p) => events.item(req, res, CORE_API, p.namespace!, p.name!, false)],
+    [`${archiveEvents}/watch/namespaces/:namespace/events/:name`, (req, res, p) => events.item(req, res, CORE_API, p.namespace!, p.name!, true)],
+  ] as [string, (req: IncomingMessage, res: ServerResponse, p: Record<string, string | undefined>) => void][]) {
+    router.on('GET', path, serve);
+    router.on([...writeMethods], path, readOnly);
   }
 
   const route = (req: IncomingMessage, res: ServerResponse): void => {

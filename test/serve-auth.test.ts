@@ -219,12 +219,12 @@ void describe('kevents serve beyond loopback', () => {
     assert.equal(plain.status, 2, plain.stderr);
     assert.match(
       plain.stderr,
-      /refusing to listen on 0\.0\.0\.0 without TLS \(--tls-cert-file and --tls-private-key-file\) and authentication \(--token-auth-file or --delegate-auth\): .*--insecure-allow-remote/,
+      /refusing to listen on 0\.0\.0\.0 without TLS \(--tls-cert-file and --tls-private-key-file\) and authentication \(--token-auth-file, --delegate-auth or --requestheader-client-ca-file\): .*--insecure-allow-remote/,
     );
     const certs = makeCertificates();
     const tlsOnly = serve(['--listen', '[::]:0', '--tls-cert-file', certs.certFile, '--tls-private-key-file', certs.keyFile]);
     assert.equal(tlsOnly.status, 2);
-    assert.match(tlsOnly.stderr, /refusing to listen on :: without authentication \(--token-auth-file or --delegate-auth\)/);
+    assert.match(tlsOnly.stderr, /refusing to listen on :: without authentication \(--token-auth-file, --delegate-auth or --requestheader-client-ca-file\)/);
     const half = serve(['--tls-cert-file', certs.certFile]);
     assert.equal(half.status, 2);
     assert.match(half.stderr, /--tls-cert-file and --tls-private-key-file go together/);

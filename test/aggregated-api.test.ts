@@ -1,15 +1,16 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
 import { startControlPlane } from './support/control-plane.js';
 import type { ControlPlane } from './support/control-plane.js';
 import { run } from './support/run.js';
 import type { Run } from './support/run.js';
-import { startServer } from './support/server-process.js';
+import { CLI, startServer } from './support/server-process.js';
 import type { ServerProcess } from './support/server-process.js';
 
 /**
@@ -279,6 +280,36 @@ describe('the archive through the aggregation layer', { timeout: 600_000 }, () =
     assert.match(other.stderr, /Forbidden.*User "bob" cannot list resource "events" in API group "archive\.kevents\.io"/);
   });
 
+  it("lists incidents through client-node's CustomObjectsApi as alice, and is refused pay", async () => {
+    const kc = new KubeConfig();
+    kc.loadFromFile(kubeconfigWithCert(cp, 'alice', dir));
+    const api = kc.makeApiClient(CustomObjectsApi);
+    const list = (await api.listNamespacedCustomObject({ group: GROUP, version: 'v1alpha1', namespace: 'shop', plural: 'incidents' })) as { kind: string; items: { metadata: { name: string } }[] };
+    assert.equal(list.kind, 'IncidentList');
+    assert.deepEqual(list.items.map((i) => i.metadata.name), ['replicaset.web-7d4b9c8f5']);
+    await assert.rejects(api.listNamespacedCustomObject({ group: GROUP, version: 'v1alpha1', namespace: 'pay', plural: 'incidents' }), (e: { code?: number }) => e.code === 403);
+  });
+
+  it('runs kevents read commands as kubectl kevents through the current context, under the cluster\'s RBAC', async () => {
+    // kubectl finds the plugin on PATH, as npm's bin link puts it there.
+    const bin = join(dir, 'bin');
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(bin, 'kubectl-kevents'), `#!/bin/sh\nexec "${process.execPath}" "${join(CLI, '..', 'kubectl-kevents.js')}" "$@"\n`);
+    chmodSync(join(bin, 'kubectl-kevents'), 0o755);
+    const plugin = (user: string, args: string[]): Promise<Run> =>
+      run('kubectl', ['kevents', ...args], { env: { KUBECONFIG: kubeconfigWithCert(cp, user, dir), PATH: `${bin}:${process.env.PATH ?? ''}` }, timeoutMs: 60_000 });
+    const incidents = await plugin('alice', ['incidents', '-n', 'shop', '--since', '1h']);
+    assert.equal(incidents.code, 0, incidents.stderr);
+    assert.match(incidents.stdout, /ReplicaSet\/web-7d4b9c8f5/);
+    assert.match(incidents.stdout, /ResourceQuota "compute" would be exceeded/);
+    const search = await plugin('alice', ['search', 'quota', '-n', 'shop']);
+    assert.equal(search.code, 0, search.stderr);
+    assert.match(search.stdout, /FailedCreate/);
+    const refused = await plugin('bob', ['incidents', '-n', 'shop', '--since', '1h']);
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.stderr, /Forbidden/);
+  });
+
   it('searches through --raw, authorized by both the cluster and kevents', async () => {
     const r = await kubectl('alice', ['get', '--raw', `${API}/namespaces/shop/search?q=quota`]);
     assert.equal(r.code, 0, r.stderr);
@@ -318,6 +349,25 @@ describe('the archive through the aggregation layer', { timeout: 600_000 }, () =
       const r = await direct(kevents.url, caFile, `${API}/incidents`, { ...(cert !== undefined ? { cert } : {}), headers: forged });
       assert.equal(r.status, 401, `${cert?.[0] ?? 'no certificate'}: ${r.text}`);
       assert.equal(r.json.reason, 'Unauthorized');
+    }
+  });
+
+  it("reads the front proxy's CA and names from the cluster's extension-apiserver-authentication with --delegate-auth alone", async () => {
+    const second = await startServer([
+      '--tls-cert-file', join(dir, 'kevents.crt'),
+      '--tls-private-key-file', join(dir, 'kevents.key'),
+      '--delegate-auth', '--delegate-auth-kubeconfig', cp.kubeconfigFile(),
+    ]);
+    try {
+      const caFile = join(dir, 'kevents-ca.crt');
+      const path = `${API}/namespaces/shop/incidents`;
+      assert.equal((await direct(second.url, caFile, path, { cert: fp('front-proxy-client'), headers: { 'X-Remote-User': 'alice' } })).status, 200);
+      assert.equal((await direct(second.url, caFile, path, { cert: fp('front-proxy-client'), headers: { 'X-Remote-User': 'bob' } })).status, 403);
+      // The ConfigMap names front-proxy-client alone, and its CA alone.
+      assert.equal((await direct(second.url, caFile, path, { cert: fp('intruder'), headers: { 'X-Remote-User': 'alice' } })).status, 401);
+      assert.equal((await direct(second.url, caFile, path, { cert: fp('other-proxy'), headers: { 'X-Remote-User': 'alice' } })).status, 401);
+    } finally {
+      await second.stop();
     }
   });
 

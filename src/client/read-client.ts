@@ -53,20 +53,25 @@ export interface ReadClient {
   search(options: SearchOptions): Promise<SearchResult>;
 }
 
-/** createReadClient returns a ReadClient for the kubeconfig's current context. */
-export function createReadClient(options: { kubeConfig: KubeConfig; timeoutMs?: number; userAgent?: string }): ReadClient {
+/**
+ * createReadClient returns a ReadClient for the kubeconfig's current context. `eventsPrefix` is where it reads
+ * core/v1 Events (default `/api/v1`): `/apis/archive.kevents.io/v1alpha1` reads the archive's events through a
+ * cluster that aggregates the archive API, not the cluster's own.
+ */
+export function createReadClient(options: { kubeConfig: KubeConfig; timeoutMs?: number; userAgent?: string; eventsPrefix?: string }): ReadClient {
+  const prefix = options.eventsPrefix ?? '/api/v1';
   const connection = new KubeConnection(options.kubeConfig);
   const rest = new RestClient(connection, {
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
     ...(options.userAgent !== undefined ? { userAgent: options.userAgent } : {}),
   });
   const eventsPath = (namespace: string | undefined, name?: string): string => {
-    const base = namespace === undefined || namespace === '' ? '/api/v1/events' : `/api/v1/namespaces/${encodeURIComponent(namespace)}/events`;
+    const base = namespace === undefined || namespace === '' ? `${prefix}/events` : `${prefix}/namespaces/${encodeURIComponent(namespace)}/events`;
     return name === undefined ? base : `${base}/${encodeURIComponent(name)}`;
   };
   return {
     server: connection.server,
-    coreV1: new EventResource<CoreEvent, CoreEventList>(rest, '/api/v1'),
+    coreV1: new EventResource<CoreEvent, CoreEventList>(rest, prefix),
     async listTable(o) {
       const query = o.name === undefined ? listQuery(o) : new URLSearchParams();
       return await rest.request<Table>({

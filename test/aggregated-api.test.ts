@@ -267,6 +267,9 @@ describe('the archive through the aggregation layer', { timeout: 600_000 }, () =
       list.items.map((i) => [i.apiVersion, i.kind, i.metadata.namespace, i.metadata.name, i.status.kind, i.status.occurrences]),
       [[`${GROUP}/v1alpha1`, 'Incident', 'shop', 'replicaset.web-7d4b9c8f5', 'create-forbidden-quota', 7]],
     );
+    const one = await kubectl('alice', ['get', 'incident', 'replicaset.web-7d4b9c8f5', '-n', 'shop', '-o', 'jsonpath={.status.root}']);
+    assert.equal(one.code, 0, one.stderr);
+    assert.equal(one.stdout, 'ReplicaSet/web-7d4b9c8f5');
   });
 
   it("prints the archive's events (events.archive.kevents.io) with kubectl's event columns", async () => {

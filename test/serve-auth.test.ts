@@ -238,6 +238,22 @@ void describe('kevents serve beyond loopback', () => {
     assert.equal(bad.status, 1);
     assert.match(bad.stderr, /token file '.*bad\.csv' must have at least 3 columns \(token, user name, user uid\), found 2/);
   });
+  void it('refuses front-proxy flags without their CA, the CA without TLS, and a CA file holding no certificate', async () => {
+    const certs = makeCertificates();
+    const names = serve(['--requestheader-allowed-names', 'front-proxy-client']);
+    assert.equal(names.status, 2);
+    assert.match(names.stderr, /--requestheader-allowed-names needs --requestheader-client-ca-file: headers are trusted only from a client certificate that CA signed/);
+    const noTls = serve(['--requestheader-client-ca-file', certs.caFile]);
+    assert.equal(noTls.status, 2);
+    assert.match(noTls.stderr, /--requestheader-client-ca-file needs --tls-cert-file and --tls-private-key-file/);
+    const notPem = serve(['--tls-cert-file', certs.certFile, '--tls-private-key-file', certs.keyFile, '--requestheader-client-ca-file', certs.keyFile]);
+    assert.equal(notPem.status, 1);
+    assert.match(notPem.stderr, /--requestheader-client-ca-file '.*' holds no PEM certificate/);
+    // With its CA, a front proxy is authentication enough to listen beyond loopback.
+    const remote = await startServer(['--listen', '0.0.0.0:0', '--tls-cert-file', certs.certFile, '--tls-private-key-file', certs.keyFile, '--requestheader-client-ca-file', certs.caFile, '--requestheader-allowed-names', 'a,b']);
+    assert.match(remote.url, /^https:\/\/0\.0\.0\.0:\d+$/);
+    await remote.stop();
+  });
 
   void it('listens anyway when told --insecure-allow-remote', async () => {
     const s = await startServer(['--listen', '0.0.0.0:0', '--insecure-allow-remote']);

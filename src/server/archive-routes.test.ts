@@ -164,7 +164,7 @@ void describe('archive API (in process)', () => {
       r.json.resources.map((x: any) => [x.name, x.kind, x.namespaced, x.verbs]),
       [
         ['events', 'Event', true, ['get', 'list', 'watch']],
-        ['incidents', 'Incident', true, ['list']],
+        ['incidents', 'Incident', true, ['get', 'list']],
         ['occurrences', 'Occurrence', true, ['list']],
       ],
     );

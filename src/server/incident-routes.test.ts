@@ -83,6 +83,17 @@ void describe('incidents route', () => {
     );
   });
 
+  void it('gets one incident by name, in its namespace, as an object or a one-row Table', async () => {
+    const one = await call(base, 'GET', `${BASE}/namespaces/shop/incidents/replicaset.web-7d4b9c8f5`);
+    assert.equal(one.status, 200);
+    assert.deepEqual([one.json.kind, one.json.metadata.name, one.json.status.kind], ['Incident', 'replicaset.web-7d4b9c8f5', 'create-forbidden-quota']);
+    const row = await call(base, 'GET', `${BASE}/namespaces/shop/incidents/replicaset.web-7d4b9c8f5`, 'application/json;as=Table;v=v1;g=meta.k8s.io');
+    assert.deepEqual(row.json.rows.map((r: { cells: unknown[] }) => r.cells[0]), ['replicaset.web-7d4b9c8f5']);
+    const elsewhere = await call(base, 'GET', `${BASE}/namespaces/pay/incidents/replicaset.web-7d4b9c8f5`);
+    assert.equal(elsewhere.status, 404);
+    assert.equal(elsewhere.json.message, 'incidents.archive.kevents.io "replicaset.web-7d4b9c8f5" not found');
+  });
+
   void it('reads the last hour without a window, and the window of --field-selector window=DURATION', async () => {
     // The clock is 30 minutes past T0: the last hour holds both incidents; the last 10 minutes (from T0+20m) neither, last reported at T0+10m and T0+15m.
     const hour = await call(base, 'GET', `${BASE}/incidents`);

@@ -2,11 +2,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HTTPVersion, Instance as Router } from 'find-my-way';
 import {
   ARCHIVE_API,
+  ARCHIVE_GROUP,
   incidentObjects,
   incidentsAnswer,
   incidentTable,
   newBadRequest,
   newMethodNotAllowed,
+  newNotFound,
   newPathNotFound,
   parseFieldSelector,
   parseGoDuration,
@@ -108,25 +110,29 @@ const PER_INCIDENT_BYTES = 768;
  *
  *   GET /apis/archive.kevents.io/v1alpha1/incidents
  *   GET /apis/archive.kevents.io/v1alpha1/namespaces/{namespace}/incidents
+ *   GET /apis/archive.kevents.io/v1alpha1/namespaces/{namespace}/incidents/{name}
  *     ?since=RFC3339&until=RFC3339&cluster=NAME&fieldSelector=window%3D24h
  *
+ * One incident is found by its name among its namespace's of the same window: it is built at each
+ * read, not stored.
  * A server composed without an IncidentReader answers NotFound.
  */
 export function registerIncidentRoutes(router: Router<HTTPVersion.V1>, deps: IncidentRouteDeps): void {
   const base = `/apis/${ARCHIVE_API}`;
   const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
-  const serve = (req: IncomingMessage, res: ServerResponse, namespace: string | undefined): void => {
+  const serve = (req: IncomingMessage, res: ServerResponse, namespace: string | undefined, name?: string): void => {
     const started = performance.now();
     res.once('finish', () => deps.metrics.requests.inc({ verb: req.method ?? '', resource: 'incidents', code: String(res.statusCode) }));
-    get(req, res, namespace, deps)
+    get(req, res, namespace, name, deps)
       .catch((e: unknown) => sendError(res, e, deps.logger, `${req.method} ${req.url ?? ''}`))
       .finally(() => deps.metrics.requestDuration.observe({ verb: 'GET', resource: 'incidents' }, (performance.now() - started) / 1000));
   };
   router.on([...methods], `${base}/incidents`, (req, res) => serve(req, res, undefined));
   router.on([...methods], `${base}/namespaces/:namespace/incidents`, (req, res, p) => serve(req, res, p.namespace));
+  router.on([...methods], `${base}/namespaces/:namespace/incidents/:name`, (req, res, p) => serve(req, res, p.namespace, p.name));
 }
 
-async function get(req: IncomingMessage, res: ServerResponse, namespace: string | undefined, deps: IncidentRouteDeps): Promise<void> {
+async function get(req: IncomingMessage, res: ServerResponse, namespace: string | undefined, name: string | undefined, deps: IncidentRouteDeps): Promise<void> {
   if (deps.incidents === undefined) throw newPathNotFound();
   if (req.method !== 'GET') throw newMethodNotAllowed();
   if (requestTarget(req).watch) throw newMethodNotAllowed();
@@ -137,7 +143,14 @@ async function get(req: IncomingMessage, res: ServerResponse, namespace: string 
   const { empty, ...query } = parseIncidentQuery(params, namespace, now);
   const doc = empty === true ? { window: { since: new Date(query.since!).toISOString(), until: null }, incidents: [] } : await deps.incidents(query);
   const room = Math.max(deps.maxAnswerBytes / 2, deps.maxAnswerBytes - PER_INCIDENT_BYTES * doc.incidents.length);
-  const list = incidentObjects(incidentsAnswer(doc, room));
+  const all = incidentObjects(incidentsAnswer(doc, room));
+  let list = all;
+  if (name !== undefined) {
+    const item = all.items.find((i) => i.metadata.name === name);
+    if (item === undefined) throw newNotFound({ group: ARCHIVE_GROUP, resource: 'incidents' }, name);
+    if (format.kind !== 'table') return sendObject(res, 200, item, format);
+    list = { ...all, items: [item] };
+  }
   if (format.kind === 'table') sendObject(res, 200, incidentTable(list, now, params.get('includeObject')), format);
   else if (format.kind === 'json') await sendJsonStream(res, 200, list, 'items');
   else sendObject(res, 200, list, format);

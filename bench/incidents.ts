@@ -9,7 +9,8 @@
  * PostgreSQL) is kept and reused (BENCH_FRESH=1 refills it).
  *
  * Run: node --import tsx bench/incidents.ts   (BENCH_SIZES=100000 for a quick run, BENCH_BACKENDS=sqlite,postgres,
- * BENCH_SAMPLES=20 for the incidents, BENCH_READ_SAMPLES=5 for the baseline, KEVENTS_BENCH_POSTGRES=postgres://…)
+ * BENCH_SAMPLES=20 for the incidents, BENCH_READ_SAMPLES=5 for the baseline, KEVENTS_BENCH_POSTGRES=postgres://…,
+ * BENCH_LOOK_BACK=0 for the incidents without their look-back before the window, default 24h as kevents incidents)
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
@@ -18,6 +19,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { CoreEvent, Occurrence } from '../src/api/index.js';
+import { parseGoDuration } from '../src/api/index.js';
 import { collectIncidents } from '../src/diagnosis/index.js';
 import type { ArchiveStore } from '../src/storage/index.js';
 import { PostgresEventStore } from '../src/storage/postgres/index.js';
@@ -31,6 +33,7 @@ const BACKENDS = (process.env.BENCH_BACKENDS ?? 'sqlite,postgres').split(',') as
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 20);
 const READ_SAMPLES = Number(process.env.BENCH_READ_SAMPLES ?? 5);
 const PG_URL = process.env.KEVENTS_BENCH_POSTGRES ?? 'postgres://postgres@127.0.0.1:55432/test';
+const LOOK_BACK = process.env.BENCH_LOOK_BACK === undefined ? undefined : parseGoDuration(process.env.BENCH_LOOK_BACK);
 
 type Backend = 'sqlite' | 'postgres';
 const NAMESPACES = 200;
@@ -201,7 +204,7 @@ async function runOne(backend: Backend, n: number): Promise<Record<string, strin
   const built = await sample(SAMPLES, async () => {
     probe.read.events = 0;
     probe.read.occurrences = 0;
-    incidents = (await collectIncidents({ source: probe.source, since, until, now: until })).incidents.length;
+    incidents = (await collectIncidents({ source: probe.source, since, until, lookBack: LOOK_BACK, now: until })).incidents.length;
     rss();
   });
   const incidentsRss = rssMax;

@@ -111,7 +111,6 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       await fill(srv.url);
     });
     after(async () => {
-      if (srv !== undefined) process.stderr.write(`# ${backend}: the server's peak RSS ${peakRssMiB(srv.child.pid!).toFixed(0)} MiB\n`);
       await srv?.stop();
       rmSync(dir, { recursive: true, force: true });
     });
@@ -124,6 +123,10 @@ for (const backend of ['sqlite', 'postgres'] as const) {
         const mine = all.filter((o) => o.event.name === name);
         assert.deepEqual(mine.map((o) => o.message), messages, name);
       }
+      // As a Table with each occurrence as its object (kubectl get --raw, a UI), bounded and paged the same way.
+      const rows = (await pages(srv.url, `${ARCHIVE}/namespaces/${NS}/occurrences?limit=500&includeObject=Object`, 'application/json;as=Table;v=v1;g=meta.k8s.io')).flatMap((p) => p.rows);
+      assert.deepEqual(rows.map((r) => r.cells[7]), all.map((o) => o.metadata.name));
+      for (const r of rows) assert.ok(bytes(r.cells[5]) < 4096, 'a Message cell is cut');
     });
 
     void it('a page of one repeated event carries its text once', async () => {
@@ -188,6 +191,12 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       for (const { status: inc } of r.json.items) {
         for (const row of inc.evidence) if (row.messageOf === undefined) assert.match(row.message, /… \[\d+ more characters\]$/);
       }
+    });
+
+    void it('records the server\'s peak RSS after every read', (t) => {
+      const peak = peakRssMiB(srv.child.pid!);
+      t.diagnostic(`${backend}: the server's peak RSS ${peak.toFixed(0)} MiB`);
+      assert.ok(peak > 0);
     });
   });
 }

@@ -123,7 +123,8 @@ describe('first run: what kevents serve prints runs as printed', () => {
   it('names kevents as it was started: the built bin by its path, never a bare kevents that is not on the PATH', () => {
     const cmds = bannerCommands(banner.text);
     const own = cmds.filter((c) => !c.startsWith('kubectl '));
-    assert.ok(own.length >= 3, banner.text);
+    assert.ok(own.length >= 5, banner.text);
+    for (const command of ['record', 'timeline', 'incidents', 'search']) assert.ok(own.some((c) => c.includes(` ${command} `)), `${command}: ${banner.text}`);
     for (const c of own) assert.ok(c.startsWith(`node ${CLI} `), c);
     assert.ok(cmds.some((c) => c.startsWith('kubectl ')), banner.text);
   });
@@ -135,6 +136,9 @@ describe('first run: what kevents serve prints runs as printed', () => {
       const r = await run('sh', ['-c', c], { cwd, env });
       assert.equal(r.code, 0, `${c}\n${r.stderr}`);
       if (/ timeline /.test(c)) assert.match(r.stdout, /BackOff/, r.stdout);
+      // The recorded back-off is an incident of its pod, and the archive's search finds it.
+      if (/ incidents /.test(c)) assert.match(r.stdout, /Pod\/web-1 +.*crash-looping/, r.stdout);
+      if (/ search /.test(c)) assert.match(r.stdout, /BackOff/, r.stdout);
       if (c.startsWith('kubectl ')) assert.match(r.stdout, /BackOff/, r.stdout);
     }
     // The kubeconfig it wrote points kubectl (and kevents) at the server.

@@ -8,7 +8,7 @@ import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import type { IncidentObjectList, Timeline } from '../src/api/index.js';
 import { runBuiltCli } from './support/cli-process.js';
 import { request } from './support/http.js';
-import { foldRuns } from '../src/ui/app/row-runs.js';
+import { foldRuns } from '../src/api/row-runs.js';
 import { startServer } from './support/server-process.js';
 import type { ServerProcess } from './support/server-process.js';
 import { ARTIFACTS, dashboardTotal, FLEET, launchChromium, openPage, rowCount, rows, rowTexts, seedFleet, shoot, until } from './ui-scenario.js';

@@ -4,8 +4,9 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { escapeTerminalLine } from '../src/api/index.js';
-import type { Incident, IncidentObjectList } from '../src/api/index.js';
+import type { Incident, IncidentList, IncidentObjectList } from '../src/api/index.js';
 import { request } from './support/http.js';
+import { runBuiltCli } from './support/cli-process.js';
 import { startServer } from './support/server-process.js';
 import type { ServerProcess } from './support/server-process.js';
 import { HOSTILE_MESSAGE, HOSTILE_POD, LAB_INCIDENTS, seedLabFailures } from './ui-incidents-seed.js';
@@ -106,6 +107,25 @@ describe('web UI Incidents view over the lab\'s failures, in headless Chromium',
     }
     assert.ok(served.some((i) => i.start.estimated), 'the seed holds an estimated start');
     await shoot(page, 'ui-incidents');
+    assert.deepEqual(seen, { dialogs: [], errors: [] });
+    await page.close();
+  });
+
+  it('shows the rows kevents incidents prints for the same window, from the request that command sends', async () => {
+    const { page, seen } = await openPage(context);
+    const asked = page.waitForRequest((r) => new URL(r.url()).pathname.endsWith('/incidents'));
+    await page.goto(`${srv.url}/#/incidents`);
+    await until(page, `document.querySelectorAll('#incident-list > li').length === ${served.length}`);
+    const cli = await runBuiltCli(['incidents', '-A', '--since', '1h', '-o', 'json', '--server', srv.url]);
+    assert.equal(cli.code, 0, cli.stderr);
+    const printed = (JSON.parse(cli.stdout) as IncidentList).incidents;
+    // The same parameters: a window's start to the millisecond, and nothing else (the look-back and clusters at their defaults).
+    const params = new URL((await asked).url()).searchParams;
+    assert.deepEqual([...params.keys()], ['since']);
+    assert.match(params.get('since')!, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    assert.deepEqual(await items(page).locator('.inc-root a').allTextContents(), printed.map((i) => escapeTerminalLine(i.root)));
+    assert.deepEqual(await items(page).locator('.inc-cause').allTextContents(), printed.map((i) => i.cause));
+    assert.deepEqual(await items(page).locator('.inc-count').allTextContents(), printed.map((i) => `×${i.occurrences}`));
     assert.deepEqual(seen, { dialogs: [], errors: [] });
     await page.close();
   });

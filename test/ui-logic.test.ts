@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { CoreEvent } from '../src/api/index.js';
 import { lanesOf, marksFromTimeline, topTallies } from '../src/ui/app/aggregate.js';
 import { buildTimeline, formatTimeline } from '../src/timeline/index.js';
-import { foldRuns } from '../src/ui/app/row-runs.js';
+import { foldRuns } from '../src/api/row-runs.js';
 import { bucketSizeFor, countTicks, stackBuckets } from '../src/ui/app/buckets.js';
 import { humanDuration, interval } from '../src/ui/app/format.js';
 import { EMPTY_FILTERS, isFiltered, newerFirst, rowMatcher, toRow } from '../src/ui/app/model.js';
@@ -310,10 +310,18 @@ describe('object panel', () => {
         ev({ name: 'a', object: 'web-1', reason: 'BackOff', count: 6, first: T0, last: T0 + 600_000 }),
         ev({ name: 'b', object: 'web-1', reason: 'Failed', message: 'Error: ErrImagePull', first: T0 + 300_000, last: T0 + 300_000 }),
         ev({ name: 'c', object: 'web-2', reason: 'BackOff', count: 3, first: T0 + 60_000, last: T0 + 120_000 }),
+        // The kubelet's image back-off: its BackOff and Failed alternate at each retry, and fold into one run each.
+        ev({ name: 'd', object: 'web-3', reason: 'BackOff', message: 'Back-off pulling image "web:v9"', count: 4, first: T0 + 700_000, last: T0 + 1_000_000 }),
+        ev({ name: 'e', object: 'web-3', reason: 'Failed', message: 'Error: ImagePullBackOff', count: 4, first: T0 + 700_000, last: T0 + 1_000_000 }),
       ],
     });
     const runs = foldRuns(t.rows);
     assert.ok(runs.length < t.rows.length && runs.some((r) => r.rows > 1), 'some rows fold');
+    assert.deepEqual(
+      runs.filter((r) => r.first.object.endsWith('web-3')).map((r) => [r.first.reason, r.rows, r.count]),
+      [['BackOff', 4, 4], ['Failed', 4, 4]],
+      'alternating repeats fold',
+    );
     assert.equal(runs.reduce((n, r) => n + r.count, 0), t.summary.occurrences, 'every occurrence is in a run');
     // The CLI's table (folded) has one line per run: its rows after the header, up to the blank line.
     const table = formatTimeline(t, { format: 'table', fold: true }).split('\n');

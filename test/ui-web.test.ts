@@ -6,7 +6,7 @@ import type { Browser, BrowserContext } from 'playwright-core';
 import { isoSecondsAgo, legacyEvent, request } from './support/http.js';
 import { runBuiltCli } from './support/cli-process.js';
 import type { Timeline } from '../src/api/index.js';
-import { foldRuns } from '../src/ui/app/row-runs.js';
+import { foldRuns } from '../src/api/row-runs.js';
 import { startServer } from './support/server-process.js';
 import type { ServerProcess } from './support/server-process.js';
 import { ARTIFACTS, dashboardTotal, launchChromium, mustCreate, openPage, rowCount, rows, rowTexts, seedScenario, shoot, until, XSS_MESSAGE } from './ui-scenario.js';

@@ -63,17 +63,22 @@ test('keepWithin keeps what fits, and always the first item', () => {
 
 test('shareOccurrenceMessages sends each event text once and resolveOccurrenceMessages gives it back', () => {
   const big = 'boom '.repeat(20_000);
-  const items = [occurrence('a', 1, big), occurrence('b', 2, 'other'), occurrence('a', 3, big), occurrence('a', 4, 'changed'), occurrence('a', 5, 'changed'), occurrence('b', 6, 'other')];
+  const other = 'other '.repeat(300);
+  const changed = 'changed '.repeat(300);
+  const items = [occurrence('a', 1, big), occurrence('b', 2, other), occurrence('a', 3, big), occurrence('a', 4, changed), occurrence('a', 5, changed), occurrence('b', 6, other), occurrence('b', 7, 'short'), occurrence('b', 8, 'short')];
   const shared = shareOccurrenceMessages(items);
   assert.deepEqual(
     shared.map((o) => [o.message === undefined ? null : o.message.slice(0, 7), o.messageOf ?? null]),
     [
       ['boom bo', null],
-      ['other', null],
+      ['other o', null],
       [null, '1'],
       ['changed', null],
       [null, '4'],
       [null, '2'],
+      // A short text (every ordinary message) is repeated, never referred to.
+      ['short', null],
+      ['short', null],
     ],
   );
   // The input is not changed.
@@ -85,11 +90,12 @@ test('shareOccurrenceMessages sends each event text once and resolveOccurrenceMe
 });
 
 test('a search hit seeds its occurrences: a repeat of the hit text refers to the hit event', () => {
-  const items = [occurrence('a', 1, 'same'), occurrence('a', 2, 'same')];
-  const shared = shareOccurrenceMessages(items, { resourceVersion: '9', message: 'same' });
+  const same = 'same '.repeat(300);
+  const items = [occurrence('a', 1, same), occurrence('a', 2, same)];
+  const shared = shareOccurrenceMessages(items, { resourceVersion: '9', message: same });
   assert.deepEqual(shared.map((o) => o.messageOf ?? null), ['9', '9']);
   const back = structuredClone(shared);
-  resolveOccurrenceMessages(back, { resourceVersion: '9', message: 'same' });
+  resolveOccurrenceMessages(back, { resourceVersion: '9', message: same });
   assert.deepEqual(back, items);
   // A reference the answer cannot resolve is left as it is, never given another text.
   const orphan = [{ ...occurrence('a', 2, undefined), messageOf: '1' }];
@@ -100,7 +106,8 @@ test('a search hit seeds its occurrences: a repeat of the hit text refers to the
 
 test('timelineAnswer refers repeated rows to the first, bounds the rows and says how many it left out', () => {
   const big = 'z'.repeat(100_000);
-  const rows = [row('Pod/a', 'BackOff', big), row('Pod/a', 'Failed', 'x'), ...Array.from({ length: 98 }, (_, i) => row('Pod/a', i % 2 === 0 ? 'BackOff' : 'Failed', i % 2 === 0 ? big : 'x'))];
+  const failed = 'x'.repeat(2000);
+  const rows = [row('Pod/a', 'BackOff', big), row('Pod/a', 'Failed', failed), ...Array.from({ length: 98 }, (_, i) => row('Pod/a', i % 2 === 0 ? 'BackOff' : 'Failed', i % 2 === 0 ? big : failed))];
   const t: Timeline = {
     summary: { window: { since: null, until: null }, firstWarning: null, reasons: [], objects: [], rows: 100, occurrences: 100, estimatedRows: 0, undated: 0, history: 'occurrences' },
     rows,

@@ -6,7 +6,7 @@ import type { Timeline, TimelineRow } from './timeline.js';
  * What keeps an archive answer's size to what it says, not to how often a
  * stranger's text repeats (docs/serve.md, "Bounded answers"):
  *
- * - a message is sent once an answer: a repeat of an event (an occurrence, a
+ * - a long message is sent once an answer: a repeat of an event (an occurrence, a
  *   timeline row, an incident's evidence row) whose text an earlier item of the
  *   same answer already holds carries a reference to it (`messageOf`) instead of
  *   the text, so it costs bytes for its time and count only;
@@ -18,6 +18,13 @@ import type { Timeline, TimelineRow } from './timeline.js';
  * `resolveRowMessages`, which give every item its text back (the same string,
  * shared, so a client holds each text once too).
  */
+
+/**
+ * MIN_SHARED_TEXT is the length from which a repeated text is sent once an answer: a shorter one (nearly every
+ * event's) costs less than a client's look-up and is repeated, so a reader that follows no reference still sees
+ * every ordinary message; a longer one, which only a stranger's or a broken component's event has, is referred to.
+ */
+export const MIN_SHARED_TEXT = 1_024;
 
 /** MAX_DERIVED_TEXT is how many UTF-16 units of a text derived from an event an answer carries before it is cut. */
 export const MAX_DERIVED_TEXT = 2_048;
@@ -57,7 +64,7 @@ function eventIdOf(o: Occurrence): string {
 }
 
 /**
- * shareOccurrenceMessages writes `items` with each event's message once: an
+ * shareOccurrenceMessages writes `items` with each event's long message (MIN_SHARED_TEXT) once: an
  * occurrence whose message is the one the previous occurrence of the same event
  * in `items` has (or, for the first, the one `seed` gives for its event: a
  * search hit's event) carries `messageOf`, the resourceVersion of the version
@@ -69,7 +76,7 @@ export function shareOccurrenceMessages(items: readonly Occurrence[], seed?: { r
     const id = eventIdOf(o);
     const before = last.get(id) ?? (seed !== undefined ? { rv: seed.resourceVersion, message: seed.message } : undefined);
     const rv = o.event.resourceVersion;
-    if (o.message === undefined) return o;
+    if (o.message === undefined || o.message.length < MIN_SHARED_TEXT) return o;
     if (before !== undefined && before.message === o.message && before.rv !== rv) {
       const { message: _m, ...rest } = o;
       return { ...rest, messageOf: before.rv };
@@ -108,7 +115,7 @@ function rowIdOf(r: TimelineRow): string {
 
 /**
  * shareRowMessages writes timeline rows (a timeline's, or an incident's
- * evidence) with each text once: a row whose message is the one the previous
+ * evidence) with each long text (MIN_SHARED_TEXT) once: a row whose message is the one the previous
  * row of the same object and reason has carries `messageOf`, that row's index in
  * `rows`, and an empty `message`. The rows are copied, not changed.
  */
@@ -117,7 +124,8 @@ export function shareRowMessages(rows: readonly TimelineRow[]): TimelineRow[] {
   return rows.map((r, i) => {
     const id = rowIdOf(r);
     const before = last.get(id);
-    if (before !== undefined && before.message === r.message && r.message !== '') return { ...r, message: '', messageOf: before.at };
+    if (r.message.length < MIN_SHARED_TEXT) return r;
+    if (before !== undefined && before.message === r.message) return { ...r, message: '', messageOf: before.at };
     last.set(id, { at: i, message: r.message });
     return r;
   });

@@ -66,6 +66,8 @@ export interface TimelineCause {
   text: string;
   /** root is `Kind/name` of the incident's root. */
   root: string;
+  /** namespace is the root's namespace ("" for a Node), in `causes`, where incidents of several namespaces are listed. */
+  namespace?: string;
 }
 
 /** TimelineSummary says what the rows show. */
@@ -73,9 +75,15 @@ export interface TimelineSummary {
   /**
    * cause is the incident the rows show, stated in one sentence, where the
    * timeline was built with the catalogue (`kevents timeline`, `kevents serve`);
-   * null when its events show no failure, absent when it was not asked.
+   * null when its events show no failure or several incidents (see `causes`), absent when it was not asked.
    */
   cause?: TimelineCause | null;
+  /**
+   * causes are the cause of each incident the rows show, most recent first,
+   * where a timeline of no one object (a namespace's, or `-A`) shows several:
+   * one cause for unrelated incidents would be wrong for all but one. Absent otherwise.
+   */
+  causes?: TimelineCause[];
   /** window is the time range asked for, else the range of the rows (null when there are none). */
   window: { since: string | null; until: string | null };
   /** firstWarning is the earliest Warning in the window: usually the cause. */

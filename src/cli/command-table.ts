@@ -2,6 +2,7 @@
 // (run.ts) loads this file; no command imports it, so the defaults the commands share live below them in flags/.
 import type * as Commander from 'commander';
 import type { Command } from 'commander';
+import type { ArchiveStatsFlags } from './commands/archive/stats.js';
 import type { ExportFlags } from './commands/export/export.js';
 import type { KubeconfigFlags } from './commands/kubeconfig/kubeconfig.js';
 import type { LabDirFlags, LabUpFlags } from './commands/lab/lab.js';
@@ -9,6 +10,7 @@ import type { MirrorFlags } from './commands/mirror/mirror.js';
 import type { RecordFlags } from './commands/record/record.js';
 import type { CliIO } from './io.js';
 import type { ServeFlags } from './commands/serve/serve.js';
+import { addArchiveStatsFlags } from './commands/archive/flags.js';
 import { addExportFlags } from './commands/export/flags.js';
 import { addKubeconfigFlags } from './commands/kubeconfig/flags.js';
 import { addLabUpFlags, withLabDir } from './commands/lab/flags.js';
@@ -67,6 +69,16 @@ export function register(program: Command, io: CliIO): void {
   ).action(async (flags: RecordFlags) => {
     const { runRecord } = await import('./commands/record/record.js');
     await runRecord(flags, io);
+  });
+
+  const archive = program.command('archive').description("inspect an archive's storage");
+  addArchiveStatsFlags(
+    archive
+      .command('stats')
+      .description("what an archive takes on disk, by table and index, per event and per occurrence, and what a retention would free"),
+  ).action(async (flags: ArchiveStatsFlags) => {
+    const { runArchiveStats } = await import('./commands/archive/stats.js');
+    await runArchiveStats(flags, io);
   });
 
   registerReadCommands(program, io);
@@ -153,6 +165,7 @@ function registerReadCommands(program: Command, io: CliIO): void {
       .option('--since <duration>', 'only the last duration, e.g. 24h or 30m')
       .option('--since-time <time>', 'only from this RFC 3339 time')
       .option('--until <time>', 'only before this RFC 3339 time')
+      .option('--look-back <duration>', 'how long before the window to read the archive for causes, owners and starts of the incidents active in it (0 to 7d)', '24h')
       .option('--cluster <name>', 'only what was archived from this cluster (repeat for several)', collect)
       .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json', 'markdown']).default('table')),
     io,

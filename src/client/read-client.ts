@@ -1,6 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { CoreEvent, CoreEventList, Occurrence, OccurrenceList, SearchResult, Status, Table, WatchEvent } from '../api/index.js';
-import { ARCHIVE_API, resolveOccurrenceMessages } from '../api/index.js';
+import type { CoreEvent, CoreEventList, IncidentList, IncidentObjectList, Occurrence, OccurrenceList, SearchResult, Status, Table, WatchEvent } from '../api/index.js';
+import { ARCHIVE_API, incidentDocument, resolveIncidents, resolveOccurrenceMessages } from '../api/index.js';
 import { EventResource } from './event-resource.js';
 import type { ListOptions, RequestOptions } from './event-resource.js';
 import { KubeConnection } from './kube-connection.js';
@@ -38,6 +38,12 @@ export interface SearchOptions extends RequestOptions {
   continue?: string;
 }
 
+/** IncidentsOptions ask the server's incidents: a namespace (undefined: all) and the query src/api's incidentQueryParams writes. */
+export interface IncidentsOptions extends RequestOptions {
+  namespace?: string;
+  query: URLSearchParams;
+}
+
 /** ReadClient is what the read commands need of a server: core/v1 events, server-rendered Tables, and the archive's occurrences. */
 export interface ReadClient {
   /** server is the API server's base URL. */
@@ -51,6 +57,8 @@ export interface ReadClient {
   listOccurrences(options: OccurrenceListOptions): Promise<OccurrenceList>;
   /** search reads one page of the archive's search; a server without it answers NotFound. */
   search(options: SearchOptions): Promise<SearchResult>;
+  /** incidents reads the incidents the server builds (kevents serve); a server without them answers NotFound. */
+  incidents(options: IncidentsOptions): Promise<IncidentList>;
 }
 
 /**
@@ -131,6 +139,15 @@ export function createReadClient(options: { kubeConfig: KubeConfig; timeoutMs?: 
       result.items ??= [];
       for (const item of result.items) resolveOccurrenceMessages(item.occurrences, searchSeed(item.event));
       return result;
+    },
+    async incidents(o) {
+      const base = `/apis/${ARCHIVE_API}`;
+      const path = o.namespace === undefined || o.namespace === '' ? `${base}/incidents` : `${base}/namespaces/${encodeURIComponent(o.namespace)}/incidents`;
+      const answer = await rest.request<IncidentObjectList | IncidentList>({ method: 'GET', path, query: o.query, verb: 'list incidents', ...(o.signal !== undefined ? { signal: o.signal } : {}) });
+      // The route answers the list kind (items whose status is an incident); a server before it, the document itself.
+      const list = 'items' in answer ? incidentDocument(answer) : answer;
+      // An evidence row's text is sent once an answer: each row gets it back.
+      return resolveIncidents(list);
     },
   };
 }

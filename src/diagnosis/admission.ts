@@ -1,5 +1,5 @@
 import type { Facts, FailureKind, StepTemplate } from './kind.js';
-import { defined, firstGroup, objectWords, said, theObject } from './text.js';
+import { defined, firstGroup, inNamespace, objectWords, present, said, theObject } from './text.js';
 
 /**
  * Refused creates: a controller (ReplicaSet, Job, DaemonSet, StatefulSet,
@@ -33,9 +33,30 @@ function creates(refused: string): string {
   return CREATED[firstGroup(/^(\S+) "[^"]*" is forbidden/, refused) ?? ''] ?? 'pods';
 }
 
+/** theQuota is `ResourceQuota "compute"`, or `a ResourceQuota`. */
+function theQuota(f: Facts): string {
+  return present(f.quota) ? `ResourceQuota ${said(f.quota)}` : 'a ResourceQuota';
+}
+
+/** usage is ` (requested "…", used "…", limited "…")` with the parts the refusal gave. */
+function usage(f: Facts): string {
+  const parts = (['requested', 'used', 'limited'] as const).filter((k) => present(f[k])).map((k) => `${k} ${said(f[k])}`);
+  return parts.length === 0 ? '' : ` (${parts.join(', ')})`;
+}
+
+/** webhook is `admission webhook "x"`, or `an admission webhook`. */
+function webhook(f: Facts): string {
+  return present(f.webhook) ? `admission webhook ${said(f.webhook)}` : 'an admission webhook';
+}
+
+/** detail is the refusal's own words in brackets, or nothing when it gave none. */
+function detail(f: Facts): string {
+  return present(f.detail) ? ` (${said(f.detail)})` : '';
+}
+
 function quotaStep(f: Facts): StepTemplate {
   return {
-    words: ['kubectl', 'describe', 'resourcequota', ...(f.quota === undefined ? [] : [{ value: f.quota, role: 'name' as const }]), '-n', { value: f.namespace, role: 'namespace' }],
+    words: ['kubectl', 'describe', 'resourcequota', ...(!present(f.quota) ? [] : [{ value: f.quota, role: 'name' as const }]), '-n', { value: f.namespace, role: 'namespace' }],
     why: "the quota's limits and what is already used against them",
   };
 }
@@ -65,8 +86,8 @@ export const ADMISSION_KINDS: readonly FailureKind[] = [
     },
     cause: (f) =>
       f.problem === 'unspecified'
-        ? `${theObject(f)} cannot create ${f.creates ?? 'pods'}: ResourceQuota ${said(f.quota)} requires them to specify ${said(f.missing)}.`
-        : `${theObject(f)} cannot create ${f.creates ?? 'pods'}: ResourceQuota ${said(f.quota)} would be exceeded (requested ${said(f.requested)}, used ${said(f.used)}, limited ${said(f.limited)}).`,
+        ? `${theObject(f)} cannot create ${f.creates ?? 'pods'}: ${theQuota(f)} requires them to specify ${present(f.missing) ? said(f.missing) : 'limits or requests'}.`
+        : `${theObject(f)} cannot create ${f.creates ?? 'pods'}: ${theQuota(f)} would be exceeded${usage(f)}.`,
     steps: (f) => [quotaStep(f), controllerStep(f)],
   },
   {
@@ -82,7 +103,7 @@ export const ADMISSION_KINDS: readonly FailureKind[] = [
       const missing = firstGroup(/serviceaccounts? "([^"]*)" not found/, r);
       return missing !== undefined ? { serviceAccount: missing } : undefined;
     },
-    cause: (f) => `${theObject(f)} cannot create pods: their ServiceAccount ${said(f.serviceAccount)} does not exist in namespace ${said(f.namespace)}.`,
+    cause: (f) => `${theObject(f)} cannot create pods: ${present(f.serviceAccount) ? `their ServiceAccount ${said(f.serviceAccount)} does` : 'the ServiceAccount they name does'} not exist${inNamespace(f)}.`,
     steps: (f) => [
       { words: ['kubectl', 'get', 'serviceaccount', { value: f.serviceAccount, role: 'name' }, '-n', { value: f.namespace, role: 'namespace' }], why: 'confirms it is missing: create it, or fix serviceAccountName in the pod template' },
       controllerStep(f),
@@ -108,12 +129,12 @@ export const ADMISSION_KINDS: readonly FailureKind[] = [
     },
     cause: (f) =>
       f.problem === 'pod-security'
-        ? `${theObject(f)} cannot create pods: they violate the namespace's PodSecurity level ${said(f.level)} (${said(f.detail)}).`
+        ? `${theObject(f)} cannot create pods: they violate the namespace's PodSecurity level${present(f.level) ? ` ${said(f.level)}` : ''}${detail(f)}.`
         : f.problem === 'webhook'
-          ? `${theObject(f)} cannot create ${f.creates ?? 'pods'}: admission webhook ${said(f.webhook)} denies them (${said(f.detail)}).`
+          ? `${theObject(f)} cannot create ${f.creates ?? 'pods'}: ${webhook(f)} denies them${detail(f)}.`
           : f.problem === 'webhook-unreachable'
-            ? `${theObject(f)} cannot create ${f.creates ?? 'pods'}: the API server cannot call admission webhook ${said(f.webhook)} (${said(f.detail)}).`
-            : `${theObject(f)} cannot create ${f.creates ?? 'pods'}: the API server refuses them (${said(f.detail)}).`,
+            ? `${theObject(f)} cannot create ${f.creates ?? 'pods'}: the API server cannot call ${webhook(f)}${detail(f)}.`
+            : `${theObject(f)} cannot create ${f.creates ?? 'pods'}: the API server refuses them${detail(f)}.`,
     steps: (f) => [
       f.problem === 'pod-security'
         ? { words: ['kubectl', 'get', 'namespace', { value: f.namespace, role: 'namespace' }, '--show-labels'], why: 'the pod-security.kubernetes.io labels that set the level the pods must meet' }

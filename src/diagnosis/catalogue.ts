@@ -66,6 +66,11 @@ export function eventNode(e: CoreEvent): string | undefined {
   return undefined;
 }
 
+/** eventContainer is the container a kubelet event is about, from its field path. */
+export function eventContainer(e: CoreEvent): string | undefined {
+  return FIELD_PATH_CONTAINER.exec(e.involvedObject.fieldPath ?? '')?.[1];
+}
+
 function baseFacts(e: CoreEvent): Record<string, string> {
   const out: Record<string, string> = {
     reason: e.reason ?? '',
@@ -76,7 +81,7 @@ function baseFacts(e: CoreEvent): Record<string, string> {
   };
   const node = eventNode(e);
   if (node !== undefined) out.node = node;
-  const container = FIELD_PATH_CONTAINER.exec(e.involvedObject.fieldPath ?? '')?.[1];
+  const container = eventContainer(e);
   if (container !== undefined) out.container = container;
   return out;
 }

@@ -1,9 +1,10 @@
-import type { CoreEvent, IncidentList, Occurrence } from '../api/index.js';
-import { eventFirstMs, eventLastMs } from '../api/index.js';
+import type { CoreEvent, Incident, IncidentList, Occurrence } from '../api/index.js';
+import { DEFAULT_LOOK_BACK_MS, eventFirstMs, eventLastMs } from '../api/index.js';
 import { SCHEDULED_REASON } from '../timeline/index.js';
 import type { OwnerLink, SourceQuery, TimelineSource } from '../timeline/index.js';
 import { classify, FAILURE_EVENTS } from './catalogue.js';
 import { buildIncidents } from './incidents.js';
+import { progressOfFailingPods } from './progress.js';
 import { OWNER_KIND_NAMES } from './roots.js';
 
 /** CollectIncidentsOptions say where to read and which window. */
@@ -13,6 +14,12 @@ export interface CollectIncidentsOptions {
   namespace?: string | undefined;
   since?: number | undefined;
   until?: number | undefined;
+  /**
+   * lookBack is how long before `since` the events and history are read (ms,
+   * default DEFAULT_LOOK_BACK_MS): an incident active in the window takes its
+   * cause, its root and its start from there; only incidents active in the window are reported.
+   */
+  lookBack?: number | undefined;
   /** now ends an open window, for `ongoing` (default: the clock). */
   now?: number | undefined;
 }
@@ -32,18 +39,50 @@ export interface CollectIncidentsOptions {
  * node-wide failure does not name their node.
  */
 export async function collectIncidents(o: CollectIncidentsOptions): Promise<IncidentList> {
-  const query: SourceQuery = { namespace: o.namespace, since: o.since, until: o.until, inWindowOnly: true };
+  const readSince = o.since === undefined ? undefined : o.since - Math.max(0, o.lookBack ?? DEFAULT_LOOK_BACK_MS);
+  const query: SourceQuery = { namespace: o.namespace, since: readSince, until: o.until, inWindowOnly: true };
   const events: CoreEvent[] = await o.source.listEvents({ ...query, anyOf: { ...FAILURE_EVENTS, kinds: OWNER_KIND_NAMES } });
   // As the timeline does: an event that straddles the window's end has its later history read too.
   const straddles = o.until !== undefined && events.some((e) => (eventFirstMs(e) ?? Infinity) < o.until! && (eventLastMs(e) ?? -Infinity) >= o.until!);
   const occurrences: Occurrence[] | undefined = await o.source.listOccurrences({ ...(straddles ? { ...query, until: undefined } : query), anyOf: FAILURE_EVENTS });
-  const scheduled = await scheduledOfUnplacedPods(o.source, events);
+  // Progress from the look-back on too: a failure there that a pod got past is no cause of the window's.
+  const scheduled = (await scheduledOfUnplacedPods(o.source, events)).concat(await progressOfFailingPods(o.source, events, readSince, o.until));
   let owners: OwnerLink[] = [];
   if (o.source.listOwners !== undefined) {
     const namespaces = [...new Set(events.map((e) => e.involvedObject.namespace ?? e.metadata.namespace ?? ''))].filter((n) => n !== '').sort();
     for (const ns of namespaces) owners = owners.concat(await o.source.listOwners(ns));
   }
-  return buildIncidents({ events: scheduled.length > 0 ? events.concat(scheduled) : events, occurrences, owners, since: o.since, until: o.until, now: o.now });
+  const input = { events: scheduled.length > 0 ? events.concat(scheduled) : events, occurrences, owners, until: o.until, now: o.now };
+  // Every event read, look-back included, tells the roots, so a root is the same whichever window holds its failures.
+  const inWindow = buildIncidents({ ...input, since: o.since });
+  if (readSince === o.since) return inWindow;
+  return withLookBack(inWindow, buildIncidents({ ...input, since: readSince }));
+}
+
+function incidentKey(i: Incident): string {
+  return `${i.cluster ?? ''}\u0000${i.namespace}\u0000${i.root}`;
+}
+
+/**
+ * withLookBack gives each incident of the window what the look-back knows of
+ * the same root (the incidents built over look-back and window together): its
+ * cause, facts and next steps, the objects they name, and, where that cause
+ * is another kind than the window's, the start of that cause when it is
+ * earlier. What the window counts (occurrences, evidence, last seen,
+ * ongoing) stays the window's; an incident not active in the window is not reported.
+ */
+function withLookBack(inWindow: IncidentList, reach: IncidentList): IncidentList {
+  const byRoot = new Map(reach.incidents.map((i) => [incidentKey(i), i]));
+  return {
+    ...inWindow,
+    incidents: inWindow.incidents.map((i) => {
+      const r = byRoot.get(incidentKey(i));
+      if (r === undefined || r.kind === i.kind) return i;
+      const start = Date.parse(r.start.time) < Date.parse(i.start.time) ? r.start : i.start;
+      const objects = [...r.objects, ...i.objects.filter((x) => !r.objects.includes(x))];
+      return { ...i, kind: r.kind, cause: r.cause, facts: r.facts, hints: r.hints, objects, start };
+    }),
+  };
 }
 
 /**

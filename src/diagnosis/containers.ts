@@ -1,6 +1,6 @@
 import type { Facts, FailureKind, StepTemplate } from './kind.js';
 import { renderStep } from './steps.js';
-import { defined, firstGroup, podWords, said } from './text.js';
+import { capital, containerOf, containerWords, defined, firstGroup, inNamespace, podWords, present, said, theNode, thePod } from './text.js';
 
 /**
  * Container failures the kubelet reports on a pod: missing configuration, a
@@ -9,7 +9,7 @@ import { defined, firstGroup, podWords, said } from './text.js';
 
 function logsStep(f: Facts): StepTemplate {
   return {
-    words: ['kubectl', 'logs', ...podWords(f), ...(f.container === undefined ? [] : ['-c', { value: f.container, role: 'container' as const }]), '--previous'],
+    words: ['kubectl', 'logs', ...podWords(f), ...containerWords(f, '-c'), '--previous'],
     why: 'the output of the last run that ended',
   };
 }
@@ -24,7 +24,7 @@ function debugCopyStep(f: Facts): StepTemplate {
       ...podWords(f),
       '-it',
       { value: pod === undefined ? undefined : `${pod}-debug`, role: 'pod', prefix: '--copy-to=' },
-      ...(f.container === undefined ? [] : [{ value: f.container, role: 'container' as const, prefix: '--container=' }]),
+      ...containerWords(f, '--container='),
       '--',
       'sh',
     ],
@@ -53,6 +53,11 @@ function portForwardStep(f: Facts): StepTemplate[] {
   ];
 }
 
+/** nodeResolvConf opens a DNS sentence: `The node "node-a"'s resolv.conf`, or `A node's resolv.conf`. */
+function nodeResolvConf(f: Facts): string {
+  return present(f.node) ? `The node ${said(f.node)}'s resolv.conf` : "A node's resolv.conf";
+}
+
 function lastStateStep(f: Facts): StepTemplate {
   return {
     words: ['kubectl', 'get', 'pod', ...podWords(f), '-o', 'jsonpath={range .status.containerStatuses[*]}{.name}: {.lastState.terminated.reason} exit {.lastState.terminated.exitCode}{"\\n"}{end}'],
@@ -79,9 +84,9 @@ export const CONTAINER_KINDS: readonly FailureKind[] = [
       return undefined;
     },
     cause: (f) =>
-      f.key !== undefined
-        ? `Pod ${said(f.objectName)} cannot start its container: the ${f.sourceKind} ${said(f.source)} has no key ${said(f.key)}.`
-        : `Pod ${said(f.objectName)} cannot start its container: it refers to the ${f.sourceKind} ${said(f.source)}, which does not exist in namespace ${said(f.namespace)}.`,
+      present(f.key)
+        ? `${thePod(f)} cannot start its container: ${present(f.source) ? `the ${f.sourceKind} ${said(f.source)}` : `its ${f.sourceKind}`} has no key ${said(f.key)}.`
+        : `${thePod(f)} cannot start its container: it refers to ${present(f.source) ? `the ${f.sourceKind} ${said(f.source)}, which does` : `a ${f.sourceKind} that does`} not exist${inNamespace(f)}.`,
     steps: (f) => [
       { words: ['kubectl', 'get', f.sourceKind === 'Secret' ? 'secret' : 'configmap', { value: f.source, role: 'name' }, '-n', { value: f.namespace, role: 'namespace' }, '-o', 'yaml'], why: 'whether it exists and the keys it has' },
       { words: ['kubectl', 'get', 'pod', ...podWords(f), '-o', 'jsonpath={.spec.containers[*].env} {.spec.containers[*].envFrom}'], why: 'where the pod refers to it' },
@@ -108,17 +113,17 @@ export const CONTAINER_KINDS: readonly FailureKind[] = [
     },
     cause: (f) =>
       f.problem === 'exec-format'
-        ? `Container ${said(f.container)} of pod ${said(f.objectName)} cannot start: its binary is built for another CPU architecture (exec format error).`
+        ? `${containerOf(f)} cannot start: its binary is built for another CPU architecture (exec format error).`
         : f.problem === 'permission'
-          ? `Container ${said(f.container)} of pod ${said(f.objectName)} cannot start: its command ${said(f.command)} is not executable.`
-          : `Container ${said(f.container)} of pod ${said(f.objectName)} cannot start: its command ${said(f.command)} is not in the image (a typo, or an image without it).`,
+          ? `${containerOf(f)} cannot start: its command${present(f.command) ? ` ${said(f.command)}` : ''} is not executable.`
+          : `${containerOf(f)} cannot start: its command${present(f.command) ? ` ${said(f.command)}` : ''} is not in the image (a typo, or an image without it).`,
     steps: (f) => [
       { words: ['kubectl', 'get', 'pod', ...podWords(f), '-o', 'jsonpath={range .spec.containers[*]}{.name}: {.image} {.command} {.args}{"\\n"}{end}'], why: 'the command and image of each container' },
       // An image without a shell (distroless) is looked into from an ephemeral container that shares its processes and files.
       ...(f.problem === 'not-found'
         ? [
             {
-              words: ['kubectl', 'debug', '-it', ...podWords(f), '--image=busybox:1.36', ...(f.container === undefined ? [] : [{ value: f.container, role: 'container' as const, prefix: '--target=' }])],
+              words: ['kubectl', 'debug', '-it', ...podWords(f), '--image=busybox:1.36', ...containerWords(f, '--target=')],
               why: 'an ephemeral debug container sharing the pod\'s processes and filesystem, to look for the command',
             },
           ]
@@ -140,12 +145,13 @@ export const CONTAINER_KINDS: readonly FailureKind[] = [
       return defined({ container: firstGroup(/failed container (\S+) in pod/, m) });
     },
     cause: (f) =>
-      `Container ${said(f.container)} of pod ${said(f.objectName)} is crash-looping; events do not record why: read its last state and logs.`,
+      `${containerOf(f)} is crash-looping; events do not record why: read its last state and logs.`,
     steps: (f) => [lastStateStep(f), logsStep(f), debugCopyStep(f)],
     explainedBy: ['start-error', 'config-missing', 'probe-liveness', 'oom-node', 'other'],
   },
   {
-    // pkg/kubelet/prober/prober.go: `Unhealthy` `%s probe failed: %s` / `%s probe errored: %v`; the restart,
+    // pkg/kubelet/prober/prober.go: `Unhealthy` `%s probe failed: %s` / `%s probe errored: %v` (1.25+: `%s probe
+    // errored and resulted in %s state: %s`); the restart,
     // kuberuntime_manager.go: `Killing` (Normal) `Container %s failed liveness probe, will be restarted`.
     id: 'probe-liveness',
     role: 'cause',
@@ -155,11 +161,11 @@ export const CONTAINER_KINDS: readonly FailureKind[] = [
       const m = e.message ?? '';
       const killed = /Container (\S+) failed (liveness|startup) probe/.exec(m);
       if (killed) return { container: killed[1]!, probe: killed[2]! };
-      const p = /^(Liveness|Startup) probe (?:failed|errored):?\s*([\s\S]*)$/.exec(m.trim());
+      const p = /^(Liveness|Startup) probe (?:failed|errored(?: and resulted in \w+ state)?):?\s*([\s\S]*)$/.exec(m.trim());
       return p ? defined({ probe: p[1]!.toLowerCase(), output: p[2]?.trim() === '' ? undefined : p[2]?.trim() }) : undefined;
     },
     cause: (f) =>
-      `Container ${said(f.container)} of pod ${said(f.objectName)} is restarted by the kubelet because its ${f.probe} probe fails${f.output === undefined ? '' : ` (${said(f.output)})`}.`,
+      `${containerOf(f)} is restarted by the kubelet because its ${f.probe} probe fails${present(f.output) ? ` (${said(f.output)})` : ''}.`,
     steps: (f) => [
       { words: ['kubectl', 'get', 'pod', ...podWords(f), '-o', `jsonpath={.spec.containers[*].${f.probe === 'startup' ? 'startup' : 'liveness'}Probe}`], why: 'the probe: its path, port, timeout and thresholds, to compare with what the app serves' },
       logsStep(f),
@@ -167,20 +173,21 @@ export const CONTAINER_KINDS: readonly FailureKind[] = [
     ],
   },
   {
-    // pkg/kubelet/prober/prober.go: `Unhealthy` `Readiness probe failed: %s` / `Readiness probe errored: %v`.
+    // pkg/kubelet/prober/prober.go: `Unhealthy` `Readiness probe failed: %s` / `Readiness probe errored: %v` (1.25+:
+    // `… errored and resulted in %s state: %s`).
     id: 'probe-readiness',
     role: 'cause',
     subject: 'object',
     reasons: ['Unhealthy'],
     match: (e) => {
-      const p = /^Readiness probe (?:failed|errored):?\s*([\s\S]*)$/.exec((e.message ?? '').trim());
+      const p = /^Readiness probe (?:failed|errored(?: and resulted in \w+ state)?):?\s*([\s\S]*)$/.exec((e.message ?? '').trim());
       return p ? defined({ probe: 'readiness', output: p[1]?.trim() === '' ? undefined : p[1]?.trim() }) : undefined;
     },
     cause: (f) =>
-      `Pod ${said(f.objectName)} is not ready, so Services send it no traffic: its readiness probe fails${f.output === undefined ? '' : ` (${said(f.output)})`}.`,
+      `${thePod(f)} is not ready, so Services send it no traffic: its readiness probe fails${present(f.output) ? ` (${said(f.output)})` : ''}.`,
     steps: (f) => [
       { words: ['kubectl', 'get', 'pod', ...podWords(f), '-o', 'jsonpath={.spec.containers[*].readinessProbe}'], why: 'the probe: its path, port, timeout and thresholds' },
-      { words: ['kubectl', 'logs', ...podWords(f), ...(f.container === undefined ? [] : ['-c', { value: f.container, role: 'container' as const }])], why: 'what the app says while it is not ready' },
+      { words: ['kubectl', 'logs', ...podWords(f), ...containerWords(f, '-c')], why: 'what the app says while it is not ready' },
       ...portForwardStep(f),
     ],
   },
@@ -199,7 +206,7 @@ export const CONTAINER_KINDS: readonly FailureKind[] = [
       return defined({ error: m.replace(/^Failed to create pod sandbox:\s*/i, ''), plugin: firstGroup(/plugin type="([^"]*)"/, m) });
     },
     cause: (f) =>
-      `The node ${said(f.node)} cannot create pod sandboxes${f.plugin === undefined ? '' : ` (network plugin ${said(f.plugin)})`}: ${said(f.error)}.`,
+      `${capital(theNode(f))} cannot create pod sandboxes${present(f.plugin) ? ` (network plugin ${said(f.plugin)})` : ''}${present(f.error) ? `: ${said(f.error)}` : ''}.`,
     steps: (f) => [
       { words: ['kubectl', 'get', 'pods', '-A', '-o', 'wide', '--field-selector', { value: f.node, role: 'node', prefix: 'spec.nodeName=' }], why: "the node's pods: is its network plugin's pod (CNI DaemonSet) running there?" },
       { words: ['kubectl', 'describe', 'node', { value: f.node, role: 'node' }], why: "the node's conditions and recent events" },
@@ -221,8 +228,8 @@ export const CONTAINER_KINDS: readonly FailureKind[] = [
     },
     cause: (f) =>
       f.limit === 'search'
-        ? `The node ${said(f.node)}'s resolv.conf has more search domains than the kubelet passes on; its pods use ${said(f.applied)}. Cosmetic unless a dropped domain mattered.`
-        : `The node ${said(f.node)}'s resolv.conf lists more than 3 nameservers; the kubelet keeps ${said(f.applied)}. Cosmetic unless a dropped server mattered.`,
+        ? `${nodeResolvConf(f)} has more search domains than the kubelet passes on; ${present(f.applied) ? `its pods use ${said(f.applied)}` : 'it drops the rest'}. Cosmetic unless a dropped domain mattered.`
+        : `${nodeResolvConf(f)} lists more than 3 nameservers; ${present(f.applied) ? `the kubelet keeps ${said(f.applied)}` : 'the kubelet keeps the first 3'}. Cosmetic unless a dropped server mattered.`,
     steps: (f) => [{ words: ['kubectl', 'describe', 'node', { value: f.node, role: 'node' }], why: "the node whose /etc/resolv.conf (or the kubelet's --resolv-conf) to trim" }],
   },
 ];

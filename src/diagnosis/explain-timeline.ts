@@ -6,11 +6,13 @@ import { buildIncidents } from './incidents.js';
 /**
  * explainTimeline is the timeline's TimelineExplainer, so that a timeline and
  * `kevents incidents` say one thing: the incidents of its input give the cause
- * (the one about its object: its root, or an object it joins; else, for a
- * namespace's timeline, the most recent) and the next steps (the cause's
+ * (the one about its object: its root, or an object it joins; for a
+ * namespace's timeline, its only incident, else each incident's in `causes`
+ * and none for all) and the next steps (the cause's
  * incident first, then each other incident that touches the timeline's
  * objects or the nodes its pods ran on, each failure kind once, each command
- * once).
+ * once), and the objects the cause's incident takes in, whose events the
+ * timeline of its root shows beside its own (a StatefulSet's claim).
  */
 export function explainTimeline(input: TimelineInput): TimelineExplanation {
   const { incidents } = buildIncidents({ events: input.events, occurrences: input.occurrences, owners: input.owners, since: input.since, until: input.until });
@@ -19,7 +21,9 @@ export function explainTimeline(input: TimelineInput): TimelineExplanation {
   const here = (i: Incident): boolean => i.namespace === namespace || i.namespace === '';
   const found =
     key === undefined
-      ? incidents[0]
+      ? incidents.length === 1
+        ? incidents[0]
+        : undefined
       : (incidents.find((i) => i.root === key && here(i)) ?? incidents.find((i) => i.objects.includes(key) && here(i)));
   let about = incidents;
   if (input.for !== undefined) {
@@ -28,7 +32,10 @@ export function explainTimeline(input: TimelineInput): TimelineExplanation {
     about = incidents.filter((i) => here(i) && (i.root === key || objects.has(i.root) || i.objects.some((o) => objects.has(o))));
   }
   const ordered = found === undefined ? about : [found, ...about.filter((i) => i !== found)];
-  return { cause: found === undefined ? null : { kind: found.kind, text: found.cause, root: found.root }, hints: timelineHints(ordered) };
+  // The timeline of an incident's root shows every object its cause takes in (a claim joined to its StatefulSet's pods).
+  const objects = found !== undefined && found.root === key && found.namespace === namespace ? found.objects.filter((o) => o !== key) : undefined;
+  const causes = key === undefined && incidents.length > 1 ? incidents.map((i) => ({ kind: i.kind, text: i.cause, root: i.root, namespace: i.namespace })) : undefined;
+  return { cause: found === undefined ? null : { kind: found.kind, text: found.cause, root: found.root }, causes, objects, hints: timelineHints(ordered) };
 }
 
 /** timelineHints are the incidents' steps in order, each failure kind's once and each command once, with the reason of the event that showed it. */

@@ -1,6 +1,6 @@
 import type { CoreEvent } from '../api/index.js';
 import type { Facts, FailureKind, StepTemplate } from './kind.js';
-import { defined, firstGroup, podWords, said } from './text.js';
+import { defined, firstGroup, podWords, present, said, thePod } from './text.js';
 
 /**
  * Image failures, as the kubelet reports them (pkg/kubelet/images/image_manager.go):
@@ -32,6 +32,16 @@ function pullFailure(e: CoreEvent): { image: string; error: string } | undefined
   return { image, error };
 }
 
+/** theImage is `image "nginx:1.99"`, or `its image` when the events name none. */
+function theImage(f: Facts): string {
+  return present(f.image) ? `image ${said(f.image)}` : 'its image';
+}
+
+/** because is the runtime's error in brackets, ` ("…")`, or nothing when it is empty. */
+function because(f: Facts): string {
+  return present(f.error) ? ` (${said(f.error)})` : '';
+}
+
 function pullSteps(f: Facts): StepTemplate[] {
   return [
     { words: ['kubectl', 'get', 'pod', ...podWords(f), '-o', 'jsonpath={.spec.containers[*].image}'], why: 'the image references the pod asks for: registry, repository and tag' },
@@ -52,7 +62,7 @@ export const IMAGE_KINDS: readonly FailureKind[] = [
     },
     // The registry gives one answer for both: it does not tell a stranger which repositories exist.
     cause: (f) =>
-      `Pod ${said(f.objectName)} cannot pull image ${said(f.image)}: the registry refused it, which means the repository does not exist or it is private and the pod has no credentials for it.`,
+      `${thePod(f)} cannot pull ${theImage(f)}: the registry refused it, which means the repository does not exist or it is private and the pod has no credentials for it.`,
     steps: pullSteps,
   },
   {
@@ -64,7 +74,7 @@ export const IMAGE_KINDS: readonly FailureKind[] = [
       const p = pullFailure(e);
       return p !== undefined && NOT_FOUND.test(p.error) ? { image: p.image, error: p.error } : undefined;
     },
-    cause: (f) => `Pod ${said(f.objectName)} cannot pull image ${said(f.image)}: the registry has no such image (check the repository and tag).`,
+    cause: (f) => `${thePod(f)} cannot pull ${theImage(f)}: the registry has no such image (check the repository and tag).`,
     steps: pullSteps,
   },
   {
@@ -79,8 +89,8 @@ export const IMAGE_KINDS: readonly FailureKind[] = [
     },
     cause: (f) =>
       /toomanyrequests|429/i.test(f.error ?? '')
-        ? `Pod ${said(f.objectName)} cannot pull image ${said(f.image)}: the registry is rate-limiting pulls.`
-        : `Pod ${said(f.objectName)} cannot pull image ${said(f.image)}: the node cannot reach the registry${f.registryHost === undefined ? '' : ` ${said(f.registryHost)}`} (${said(f.error)}).`,
+        ? `${thePod(f)} cannot pull ${theImage(f)}: the registry is rate-limiting pulls.`
+        : `${thePod(f)} cannot pull ${theImage(f)}: the node cannot reach the registry${present(f.registryHost) ? ` ${said(f.registryHost)}` : ''}${because(f)}.`,
     steps: (f) => [
       ...pullSteps(f).slice(0, 1),
       { words: ['kubectl', 'get', 'events', '-A', '--field-selector', 'reason=Failed', '-o', 'wide'], why: 'whether other pods fail to reach the same registry, from every node or only this one' },
@@ -105,10 +115,10 @@ export const IMAGE_KINDS: readonly FailureKind[] = [
     },
     cause: (f) =>
       f.problem === 'never-pull'
-        ? `Pod ${said(f.objectName)} cannot start: image ${said(f.image)} is not on the node and its pull policy is Never.`
+        ? `${thePod(f)} cannot start: ${theImage(f)} is not on the node and its pull policy is Never.`
         : f.problem === 'inspect'
-          ? `Pod ${said(f.objectName)} cannot start: the node's container runtime cannot inspect image ${said(f.image)} (${said(f.error)}).`
-          : `Pod ${said(f.objectName)} cannot start: its image reference${f.image === undefined ? '' : ` ${said(f.image)}`} is not valid (${said(f.error)}).`,
+          ? `${thePod(f)} cannot start: the node's container runtime cannot inspect ${theImage(f)}${because(f)}.`
+          : `${thePod(f)} cannot start: its image reference${present(f.image) ? ` ${said(f.image)}` : ''} is not valid${because(f)}.`,
     steps: (f) => pullSteps(f).slice(0, 1),
   },
   {
@@ -127,9 +137,9 @@ export const IMAGE_KINDS: readonly FailureKind[] = [
       return p !== undefined ? { image: p.image, error: p.error } : undefined;
     },
     cause: (f) =>
-      f.error !== undefined
-        ? `Pod ${said(f.objectName)} cannot pull image ${said(f.image)}: ${said(f.error)}.`
-        : `Pod ${said(f.objectName)} cannot pull ${f.image === undefined ? 'its image' : `image ${said(f.image)}`}; events do not record the registry's answer: read the pod's events from before the back-off.`,
+      present(f.error)
+        ? `${thePod(f)} cannot pull ${theImage(f)}: ${said(f.error)}.`
+        : `${thePod(f)} cannot pull ${theImage(f)}; events do not record the registry's answer: read the pod's events from before the back-off.`,
     steps: pullSteps,
     explainedBy: ['image-pull-denied', 'image-not-found', 'image-registry-unreachable', 'image-invalid'],
   },

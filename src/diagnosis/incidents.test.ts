@@ -119,6 +119,127 @@ describe('buildIncidents', () => {
     assert.equal(i!.start.time, iso(12));
   });
 
+  describe('a catalogued cause outranks `other` on the same root', () => {
+    const shop = () => [
+      ev({ kind: 'Deployment', object: 'web', reason: 'ScalingReplicaSet', type: 'Normal', component: 'deployment-controller', message: 'Scaled up replica set web-7d4b9c8f5 to 3', first: 0 }),
+      ev({ kind: 'ReplicaSet', object: 'web-7d4b9c8f5', reason: 'FailedCreate', component: 'replicaset-controller', message: 'Error creating: pods "web-7d4b9c8f5-bcdfg" is forbidden: exceeded quota: compute, requested: limits.cpu=2, used: limits.cpu=7, limited: limits.cpu=8', first: 10, last: 45 * MIN, count: 30 }),
+    ];
+
+    it("the README's RolloutStuck Warning on the Deployment is a row of the quota's incident, not its cause", () => {
+      const stuck = ev({ kind: 'Deployment', object: 'web', reason: 'RolloutStuck', message: 'rollout has not progressed', component: 'kevents-record', first: 45 * MIN + 48 });
+      const without = buildIncidents({ events: shop(), ...window }).incidents;
+      const { incidents } = buildIncidents({ events: [...shop(), stuck], ...window });
+      assert.equal(incidents.length, 1, JSON.stringify(incidents.map((i) => [i.root, i.kind])));
+      const [i] = incidents;
+      assert.equal(i!.kind, 'create-forbidden-quota');
+      assert.equal(i!.root, 'Deployment/web');
+      assert.equal(i!.cause, without[0]!.cause);
+      assert.deepEqual(i!.start, without[0]!.start);
+      assert.ok(i!.hints.some((h) => h.command === 'kubectl describe resourcequota compute -n shop'), JSON.stringify(i!.hints));
+      assert.ok(i!.evidence.some((r) => r.reason === 'RolloutStuck'), 'the Warning stays as evidence');
+      assert.equal(i!.lastSeen, iso(45 * MIN + 48));
+    });
+
+    it('an unrecognised Warning is its own `other` incident where nothing catalogued touches its root', () => {
+      const lone = ev({ kind: 'Deployment', object: 'api', reason: 'RolloutStuck', message: 'rollout has not progressed', first: 30 * MIN });
+      const { incidents } = buildIncidents({ events: [...shop(), lone], ...window });
+      assert.deepEqual(incidents.map((i) => [i.root, i.kind]).sort(), [['Deployment/api', 'other'], ['Deployment/web', 'create-forbidden-quota']]);
+    });
+  });
+
+  describe('a step the pod got past is resolved', () => {
+    const pod = 'web-7d4b9c8f5-x2x7k';
+    const cases: { name: string; failing: CoreEvent[]; progress: CoreEvent[]; ongoing: boolean }[] = [
+      {
+        name: 'FailedMount, then the kubelet pulls the image (it pulls only once volumes are mounted)',
+        failing: [ev({ object: pod, reason: 'FailedMount', host: 'node-a', message: 'MountVolume.SetUp failed for volume "conf" : configmap "app-conf" not found', first: 10, last: 50 * MIN, count: 20 })],
+        progress: [ev({ object: pod, reason: 'Pulling', type: 'Normal', fieldPath: 'spec.containers{web}', host: 'node-a', message: 'Pulling image "nginx:1.27"', first: 50 * MIN + 5 })],
+        ongoing: false,
+      },
+      {
+        name: 'FailedScheduling, then Scheduled',
+        failing: [ev({ object: pod, reason: 'FailedScheduling', component: 'default-scheduler', message: '0/3 nodes are available: 3 Insufficient cpu.', first: 10, last: 50 * MIN, count: 12 })],
+        progress: [ev({ object: pod, reason: 'Scheduled', type: 'Normal', component: 'default-scheduler', message: `Successfully assigned shop/${pod} to node-a`, first: 50 * MIN + 30 })],
+        ongoing: false,
+      },
+      {
+        name: 'pull errors, then Pulled',
+        failing: [
+          ev({ object: pod, reason: 'Failed', fieldPath: 'spec.containers{web}', host: 'node-a', message: 'Failed to pull image "registry.internal/web:1": failed to pull and unpack image "registry.internal/web:1": failed to resolve reference "registry.internal/web:1": failed to do request: Head "https://registry.internal/v2/web/manifests/1": dial tcp 10.0.0.9:443: i/o timeout', first: 10, last: 50 * MIN, count: 9 }),
+          ev({ object: pod, reason: 'Failed', fieldPath: 'spec.containers{web}', host: 'node-a', message: 'Error: ImagePullBackOff', first: 11, last: 50 * MIN, count: 30 }),
+        ],
+        progress: [ev({ object: pod, reason: 'Pulled', type: 'Normal', fieldPath: 'spec.containers{web}', host: 'node-a', message: 'Successfully pulled image "registry.internal/web:1" in 2.1s', first: 50 * MIN + 20 })],
+        ongoing: false,
+      },
+      {
+        name: "another container's image pulled does not end this one's pull errors",
+        failing: [ev({ object: pod, reason: 'Failed', fieldPath: 'spec.containers{web}', host: 'node-a', message: 'Failed to pull image "nginx:1.99": failed to pull and unpack image "docker.io/library/nginx:1.99": failed to resolve reference "docker.io/library/nginx:1.99": docker.io/library/nginx:1.99: not found', first: 10, last: 50 * MIN, count: 9 })],
+        progress: [ev({ object: pod, reason: 'Pulled', type: 'Normal', fieldPath: 'spec.containers{sidecar}', host: 'node-a', message: 'Container image "envoy:1.30" already present on machine', first: 50 * MIN + 20 })],
+        ongoing: true,
+      },
+      {
+        name: 'progress before the last failure ends nothing',
+        failing: [ev({ object: pod, reason: 'FailedScheduling', component: 'default-scheduler', message: '0/3 nodes are available: 3 Insufficient cpu.', first: 10, last: 50 * MIN, count: 12 })],
+        progress: [ev({ object: pod, reason: 'Scheduled', type: 'Normal', component: 'default-scheduler', message: `Successfully assigned shop/${pod} to node-a`, first: 5 })],
+        ongoing: true,
+      },
+      {
+        name: 'a crash loop is not ended by the container starting again',
+        failing: [ev({ object: pod, reason: 'BackOff', fieldPath: 'spec.containers{web}', host: 'node-a', message: `Back-off restarting failed container web in pod ${pod}_shop(u)`, first: 10, last: 50 * MIN, count: 30 })],
+        progress: [ev({ object: pod, reason: 'Started', type: 'Normal', fieldPath: 'spec.containers{web}', host: 'node-a', message: 'Started container web', first: 50 * MIN + 10 })],
+        ongoing: true,
+      },
+    ];
+    for (const c of cases) {
+      it(c.name, () => {
+        const before = buildIncidents({ events: c.failing, ...window }).incidents;
+        assert.equal(before.length, 1);
+        assert.equal(before[0]!.ongoing, true, 'ongoing before the progress');
+        const after = buildIncidents({ events: [...c.failing, ...c.progress], ...window }).incidents;
+        assert.equal(after.length, 1);
+        assert.equal(after[0]!.ongoing, c.ongoing);
+        assert.equal(after[0]!.kind, before[0]!.kind);
+        // Progress after the window's end is not known at its end.
+        assert.equal(buildIncidents({ events: [...c.failing, ...c.progress], since: T0, until: T0 + 50 * MIN * 1000 + 1000 }).incidents[0]!.ongoing, true);
+      });
+    }
+
+    it('a pod that got past a step, beside one that did not, leaves its Deployment ongoing', () => {
+      const events = [
+        ev({ object: 'web-1', reason: 'FailedScheduling', message: '0/3 nodes are available: 3 Insufficient cpu.', first: 10, last: 50 * MIN, count: 12 }),
+        ev({ object: 'web-1', reason: 'Scheduled', type: 'Normal', message: 'Successfully assigned shop/web-1 to node-a', first: 50 * MIN + 1 }),
+        ev({ object: 'web-2', reason: 'FailedScheduling', message: '0/3 nodes are available: 3 Insufficient cpu.', first: 10, last: 50 * MIN, count: 12 }),
+        ev({ kind: 'ReplicaSet', object: 'web', reason: 'SuccessfulCreate', type: 'Normal', message: 'Created pod: web-1', first: 5 }),
+        ev({ kind: 'ReplicaSet', object: 'web', reason: 'SuccessfulCreate', type: 'Normal', message: 'Created pod: web-2', first: 5 }),
+      ];
+      const { incidents } = buildIncidents({ events, ...window });
+      assert.equal(incidents.length, 1, JSON.stringify(incidents.map((i) => i.root)));
+      assert.equal(incidents[0]!.ongoing, true);
+      assert.match(incidents[0]!.cause, /web-2/, 'the pod still failing is the one stated');
+    });
+  });
+
+  it("the start is never later than the incident's earliest failing event: an `Error: ImagePullBackOff` before the registry's answer", () => {
+    const pod = 'get-data-mldtn';
+    const events = [
+      ev({ object: pod, reason: 'Failed', fieldPath: 'spec.containers{main}', host: 'node-a', message: 'Error: ImagePullBackOff', first: 100, last: 100 + 20 * MIN, count: 40 }),
+      ev({ object: pod, reason: 'Failed', fieldPath: 'spec.containers{main}', host: 'node-a', message: 'Failed to pull image "acme/get-data:2": failed to pull and unpack image "docker.io/acme/get-data:2": failed to resolve reference "docker.io/acme/get-data:2": docker.io/acme/get-data:2: not found', first: 111, last: 100 + 20 * MIN + 5, count: 6 }),
+    ];
+    const [i, ...rest] = buildIncidents({ events, ...window }).incidents;
+    assert.equal(rest.length, 0);
+    assert.equal(i!.kind, 'image-not-found');
+    assert.equal(i!.start.time, iso(100));
+  });
+
+  it('two events of one failure 601 s apart start at the first (a shrunk counter-example of the properties)', () => {
+    const message = '0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.';
+    const events = [0, 601].map((t) => ev({ object: 'web-1', reason: 'FailedScheduling', component: 'default-scheduler', message, first: t, count: 5 }));
+    const [i, ...rest] = buildIncidents({ events, since: T0, until: T0 + 602_000 }).incidents;
+    assert.equal(rest.length, 0);
+    assert.equal(i!.kind, 'unschedulable-resources');
+    assert.equal(i!.start.time, iso(0));
+  });
+
   it('a chronic node-wide warning on every pod is one node incident', () => {
     const events = ['a-1', 'b-2', 'c-3', 'd-4'].map((pod, n) =>
       ev({ object: pod, reason: 'DNSConfigForming', host: 'node-a', message: 'Nameserver limits were exceeded, some nameservers have been omitted, the applied nameserver line is: 10.0.0.2 10.0.0.3 10.0.0.4', first: 30 + n, last: 50 * MIN, count: 20 }),

@@ -5,6 +5,7 @@ import type { OccurrenceEntry, OwnerLink } from '../timeline/index.js';
 import { classify } from './catalogue.js';
 import type { FailureKindId, FailureMatch } from './kind.js';
 import { stepHints } from './steps.js';
+import { indexProgress } from './progress.js';
 import { findRoots } from './roots.js';
 
 /**
@@ -66,6 +67,8 @@ interface Sighting {
   /** object is the event's `Kind/name`; group the key of the incident it belongs to. */
   object: string;
   group: string;
+  /** resolved: the pod got past this step after its last occurrence (progress.ts). */
+  resolved: boolean;
 }
 
 interface Group {
@@ -112,6 +115,7 @@ export function buildIncidents(input: IncidentInput): IncidentList {
     if (node !== undefined) nodeOfPod.set(podKey(eventCluster(e), namespaceOf(e), e.involvedObject.name ?? ''), node);
   }
 
+  const progress = indexProgress(input.events, input.until);
   const sightings: Sighting[] = [];
   for (const [event, all] of byEvent) {
     const match = classify(event);
@@ -131,6 +135,7 @@ export function buildIncidents(input: IncidentInput): IncidentList {
       count: win.reduce((n, x) => n + x.count, 0),
       object: objectKey(event),
       group: '',
+      resolved: progress.resolved(event, match, lastBefore(all, input.until)),
     });
   }
 
@@ -238,16 +243,25 @@ function isWarmUp(g: Group, until: number): boolean {
 
 function incidentOf(g: Group, until: number): Incident | undefined {
   if (isWarmUp(g, until)) return undefined;
-  const sightings = [...g.sightings].sort((a, b) => a.firstMs - b.firstMs || a.lastMs - b.lastMs || (a.object < b.object ? -1 : 1));
+  const sightings = [...g.sightings].sort((a, b) => a.firstMs - b.firstMs || a.lastMs - b.lastMs || (a.object < b.object ? -1 : a.object > b.object ? 1 : 0) || eventOrder(a, b));
+  // A catalogued failure outranks `other` on the same root: an unrecognised Warning is a row of the incident,
+  // its cause only when nothing catalogued touches the root. A step the pod got past yields to one it did not.
+  const catalogued = sightings.filter((s) => kindOf(s) !== 'other');
+  const ranked = catalogued.length > 0 ? catalogued : sightings;
+  const unresolved = ranked.filter((s) => !s.resolved);
   // The failure is what went wrong last; what stopped well before it began are resolved steps, not its cause.
-  const primary = sightings.reduce((p, s) => (s.lastMs > p.lastMs || (s.lastMs === p.lastMs && s.match.kind.role === 'symptom' && p.match.kind.role === 'cause') ? s : p));
+  const primary = (unresolved.length > 0 ? unresolved : ranked).reduce((p, s) =>
+    s.lastMs > p.lastMs || (s.lastMs === p.lastMs && s.match.kind.role === 'symptom' && p.match.kind.role === 'cause') ? s : p,
+  );
   const cause = chooseCause(primary, sightings);
   const stated = cause ?? primary;
-  // The current failure is the primary's and the cause's kinds, from when they began: another kind that
-  // stopped before (a Job's refusal that a created ServiceAccount ended) is a resolved step, not its start.
-  const failureStart = Math.min(primary.firstMs, stated.firstMs);
+  // The current failure is the primary's and the cause's kinds, and the symptoms the cause explains (a pod's
+  // `Error: ImagePullBackOff` seen before the registry's answer), from the first of them in the window: the
+  // start is never later than the failure's earliest event. Another kind that stopped before (a Job's refusal
+  // that a created ServiceAccount ended) is a resolved step, not its start.
   const kinds = new Set([kindOf(primary), kindOf(stated)]);
-  const current = sightings.filter((s) => kinds.has(kindOf(s)) && s.lastMs >= failureStart - JOIN_SLACK_MS);
+  for (const s of sightings) if (kindOf(stated) !== 'other' && s.match.kind.explainedBy?.includes(kindOf(stated))) kinds.add(kindOf(s));
+  const current = sightings.filter((s) => kinds.has(kindOf(s)));
 
   const objects = [g.root];
   for (const s of sightings) if (!objects.includes(s.object)) objects.push(s.object);
@@ -265,7 +279,8 @@ function incidentOf(g: Group, until: number): Incident | undefined {
     objects,
     start: startOf(current),
     lastSeen: formatTimelineTime(lastMs),
-    ongoing: until - lastMs <= ONGOING_MS,
+    // Ongoing while a failure the pods did not get past was seen recently.
+    ongoing: sightings.some((s) => !s.resolved && until - s.lastMs <= ONGOING_MS),
     occurrences: windowEntries.reduce((n, x) => n + x.count, 0),
     hints: stepHints(templates),
     evidence: evidenceRows(windowEntries).map((e) => {
@@ -275,6 +290,20 @@ function incidentOf(g: Group, until: number): Incident | undefined {
   };
   if (windowEntries.length > incident.evidence.length) incident.evidenceLeftOut = windowEntries.length - incident.evidence.length;
   return incident;
+}
+
+/** lastBefore is the last occurrence of an event before `until` (all of them when undefined). */
+function lastBefore(all: readonly OccurrenceEntry[], until: number | undefined): number {
+  let last = all[0]!.ms;
+  for (const x of all) if ((until === undefined || x.ms < until) && x.ms > last) last = x.ms;
+  return last;
+}
+
+/** eventOrder breaks ties between sightings by the event's identity, so the order of the input never decides. */
+function eventOrder(a: Sighting, b: Sighting): number {
+  const ka = `${a.event.metadata.namespace ?? ''}/${a.event.metadata.name ?? ''}/${a.event.reason ?? ''}`;
+  const kb = `${b.event.metadata.namespace ?? ''}/${b.event.metadata.name ?? ''}/${b.event.reason ?? ''}`;
+  return ka < kb ? -1 : ka > kb ? 1 : 0;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Facts, FailureKind, StepTemplate } from './kind.js';
-import { defined, firstGroup, podWords, said } from './text.js';
+import { capital, defined, firstGroup, named, podWords, present, said, theNode, thePod } from './text.js';
 
 /**
  * Node failures: memory, disk and PID pressure and the evictions they cause,
@@ -9,6 +9,11 @@ import { defined, firstGroup, podWords, said } from './text.js';
 
 function describeNode(f: Facts): StepTemplate {
   return { words: ['kubectl', 'describe', 'node', { value: f.node, role: 'node' }], why: "the node's conditions (Ready, MemoryPressure, DiskPressure, PIDPressure), what is allocated on it and its recent events" };
+}
+
+/** limit is ` "1Gi"`, or nothing when the eviction names no limit. */
+function limit(f: Facts): string {
+  return present(f.limit) ? ` ${said(f.limit)}` : '';
 }
 
 function podsOnNode(f: Facts): StepTemplate {
@@ -43,10 +48,10 @@ export const NODE_KINDS: readonly FailureKind[] = [
     },
     cause: (f) =>
       f.scope === 'container'
-        ? `Pod ${said(f.objectName)} was evicted: its container ${said(f.container)} wrote more than its ephemeral-storage limit ${said(f.limit)} (its own limit, not node pressure).`
+        ? `${thePod(f)} was evicted: its ${named('container', f.container).replace(/^an? /, '')} wrote more than its ephemeral-storage limit${limit(f)} (its own limit, not node pressure).`
         : f.scope === 'volume'
-          ? `Pod ${said(f.objectName)} was evicted: its emptyDir volume ${said(f.volume)} grew past its limit ${said(f.limit)}.`
-          : `Pod ${said(f.objectName)} was evicted: it used more local ephemeral storage than its containers' total limit ${said(f.limit)}.`,
+          ? `${thePod(f)} was evicted: its emptyDir volume${present(f.volume) ? ` ${said(f.volume)}` : ''} grew past its limit${limit(f)}.`
+          : `${thePod(f)} was evicted: it used more local ephemeral storage than its containers' total limit${limit(f)}.`,
     steps: (f) => [
       { words: ['kubectl', 'get', 'pod', ...podWords(f), '-o', 'jsonpath={.spec.containers[*].resources.limits.ephemeral-storage} {.spec.volumes[*].emptyDir}'], why: 'the limits it exceeded: raise them, or write less to the container filesystem and emptyDir' },
     ],
@@ -72,9 +77,9 @@ export const NODE_KINDS: readonly FailureKind[] = [
       return { condition: status.replace(/^NodeHas/, '') };
     },
     cause: (f) =>
-      f.resource !== undefined
-        ? `The node ${said(f.node)} ran low on ${said(f.resource)}${f.available === undefined ? '' : ` (${said(f.available)} left, threshold ${said(f.threshold)})`}, so the kubelet evicted pods to reclaim it.`
-        : `The node ${said(f.node)} reported ${said(f.condition)}, so the kubelet evicts pods until it clears.`,
+      present(f.resource)
+        ? `${capital(theNode(f))} ran low on ${said(f.resource)}${present(f.available) ? ` (${said(f.available)} left${present(f.threshold) ? `, threshold ${said(f.threshold)}` : ''})` : ''}, so the kubelet evicted pods to reclaim it.`
+        : `${capital(theNode(f))} reported ${present(f.condition) ? said(f.condition) : 'pressure'}, so the kubelet evicts pods until it clears.`,
     steps: (f) => [describeNode(f), podsOnNode(f)],
   },
   {
@@ -94,7 +99,7 @@ export const NODE_KINDS: readonly FailureKind[] = [
       });
     },
     cause: (f) =>
-      `The kernel's OOM killer on node ${said(f.node)} killed ${f.process === undefined ? 'a process' : `process ${said(f.process)}`}${f.cgroup === 'container' ? ' at its memory cgroup limit' : ' when the node ran out of memory'}.`,
+      `The kernel's OOM killer on ${theNode(f)} killed ${present(f.process) ? `process ${said(f.process)}` : 'a process'}${f.cgroup === 'container' ? ' at its memory cgroup limit' : ' when the node ran out of memory'}.`,
     steps: (f) => [describeNode(f), podsOnNode(f)],
   },
   {
@@ -111,9 +116,9 @@ export const NODE_KINDS: readonly FailureKind[] = [
       return /NodeNotReady|Node is not ready/.test(m) ? {} : undefined;
     },
     cause: (f) =>
-      f.node === undefined
-        ? `Pod ${said(f.objectName)} was marked not ready because its node stopped reporting; the events do not name the node.`
-        : `The node ${said(f.node)} stopped reporting (NotReady); its pods were marked not ready${f.evicted === 'true' ? ' and then deleted by the taint manager' : ''}.`,
+      !present(f.node)
+        ? `${thePod(f)} was marked not ready because its node stopped reporting; the events do not name the node.`
+        : `${capital(theNode(f))} stopped reporting (NotReady); its pods were marked not ready${f.evicted === 'true' ? ' and then deleted by the taint manager' : ''}.`,
     steps: (f) => [describeNode(f), podsOnNode(f)],
   },
   {
@@ -124,7 +129,7 @@ export const NODE_KINDS: readonly FailureKind[] = [
     subject: 'node',
     reasons: ['FreeDiskSpaceFailed', 'ImageGCFailed', 'ContainerGCFailed', 'InvalidDiskCapacity'],
     match: (e) => ({ error: e.message ?? '' }),
-    cause: (f) => `The node ${said(f.node)} cannot free disk space (${said(f.reason)}: ${said(f.error)}); disk-pressure evictions follow if it fills.`,
+    cause: (f) => `${capital(theNode(f))} cannot free disk space${present(f.error) ? ` (${present(f.reason) ? `${said(f.reason)}: ` : ''}${said(f.error)})` : present(f.reason) ? ` (${said(f.reason)})` : ''}; disk-pressure evictions follow if it fills.`,
     steps: (f) => [describeNode(f)],
   },
 ];

@@ -1,5 +1,5 @@
 import type { FailureKind } from './kind.js';
-import { objectWords, said, theObject } from './text.js';
+import { objectWords, present, said, theObject } from './text.js';
 
 /** WARNING_TYPE is the type of the events `other` reads, compared ignoring case (core/v1 does not validate it). */
 export const WARNING_TYPE = 'Warning';
@@ -14,6 +14,6 @@ export const OTHER_KIND: FailureKind = {
   subject: 'object',
   reasons: [],
   match: (e) => ((e.type ?? '').toLowerCase() === WARNING_TYPE.toLowerCase() ? {} : undefined),
-  cause: (f) => `${theObject(f)} reported ${said(f.reason)}: ${said(f.message)}.`,
+  cause: (f) => `${theObject(f)} reported ${present(f.reason) ? said(f.reason) : 'a Warning'}${present(f.message) ? `: ${said(f.message)}` : ''}.`,
   steps: (f) => [{ words: ['kubectl', 'describe', ...objectWords(f)], why: 'the object as it is now, and its events' }],
 };

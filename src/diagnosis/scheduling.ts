@@ -1,6 +1,6 @@
 import type { CoreEvent } from '../api/index.js';
 import type { Facts, FailureKind, StepTemplate } from './kind.js';
-import { defined, firstGroup, podWords, said } from './text.js';
+import { defined, firstGroup, podWords, present, said, theNode, thePod } from './text.js';
 
 /**
  * Scheduling failures: the scheduler's FailedScheduling and Preempted events.
@@ -98,8 +98,10 @@ function fitFacts(e: CoreEvent, cls: SchedulingClass): Record<string, string> | 
   });
 }
 
+/** nodesAvailable is the scheduler's verdict in brackets, ` (0/3 nodes are available: "…")`, or nothing when it is empty. */
 function nodesAvailable(f: Facts): string {
-  return f.nodes === undefined ? said(f.scheduler) : `0/${f.nodes} nodes are available: ${said(f.scheduler)}`;
+  if (!present(f.scheduler)) return present(f.nodes) ? ` (0/${f.nodes} nodes are available)` : '';
+  return present(f.nodes) ? ` (0/${f.nodes} nodes are available: ${said(f.scheduler)})` : ` (${said(f.scheduler)})`;
 }
 
 const describeNodes: StepTemplate = { words: ['kubectl', 'describe', 'nodes'], why: "each node's Allocatable, Allocated resources, Taints and Unschedulable flag" };
@@ -113,9 +115,9 @@ export const SCHEDULING_KINDS: readonly FailureKind[] = [
     reasons: ['FailedScheduling'],
     match: (e) => fitFacts(e, 'unschedulable-volume'),
     cause: (f) =>
-      f.claim !== undefined
-        ? `Pod ${said(f.objectName)} cannot be scheduled: its PersistentVolumeClaim ${said(f.claim)} does not exist.`
-        : `Pod ${said(f.objectName)} cannot be scheduled until its PersistentVolumeClaims bind (${nodesAvailable(f)}); events do not say why they are not bound: read the claims' events.`,
+      present(f.claim)
+        ? `${thePod(f)} cannot be scheduled: its PersistentVolumeClaim ${said(f.claim)} does not exist.`
+        : `${thePod(f)} cannot be scheduled until its PersistentVolumeClaims bind${nodesAvailable(f)}; events do not say why they are not bound: read the claims' events.`,
     steps: (f) => [
       { words: ['kubectl', 'get', 'pvc', '-n', { value: f.namespace, role: 'namespace' }], why: 'the claims of the namespace: which are Pending, and their StorageClass' },
       { words: ['kubectl', 'get', 'pod', ...podWords(f), '-o', "jsonpath={.spec.volumes[*].persistentVolumeClaim.claimName}"], why: 'the claims the pod mounts' },
@@ -128,7 +130,7 @@ export const SCHEDULING_KINDS: readonly FailureKind[] = [
     subject: 'object',
     reasons: ['FailedScheduling'],
     match: (e) => fitFacts(e, 'unschedulable-cordoned'),
-    cause: (f) => `Pod ${said(f.objectName)} cannot be scheduled: nodes are cordoned (${nodesAvailable(f)}).`,
+    cause: (f) => `${thePod(f)} cannot be scheduled: nodes are cordoned${nodesAvailable(f)}.`,
     steps: () => [{ words: ['kubectl', 'get', 'nodes'], why: 'SchedulingDisabled marks a cordoned node: a drain or upgrade in progress, or one left cordoned (kubectl uncordon)' }],
   },
   {
@@ -137,7 +139,7 @@ export const SCHEDULING_KINDS: readonly FailureKind[] = [
     subject: 'object',
     reasons: ['FailedScheduling'],
     match: (e) => fitFacts(e, 'unschedulable-resources'),
-    cause: (f) => `Pod ${said(f.objectName)} cannot be scheduled: no node has enough free ${f.resources === undefined ? 'resources' : said(f.resources)} for its requests (${nodesAvailable(f)}).`,
+    cause: (f) => `${thePod(f)} cannot be scheduled: no node has enough free ${present(f.resources) ? said(f.resources) : 'resources'} for its requests${nodesAvailable(f)}.`,
     steps: (f) => [
       { words: ['kubectl', 'get', 'pod', ...podWords(f), '-o', 'jsonpath={.spec.containers[*].resources.requests}'], why: "the pod's requests, to compare with what the nodes have left" },
       describeNodes,
@@ -150,7 +152,7 @@ export const SCHEDULING_KINDS: readonly FailureKind[] = [
     reasons: ['FailedScheduling'],
     match: (e) => fitFacts(e, 'unschedulable-taint'),
     cause: (f) =>
-      `Pod ${said(f.objectName)} cannot be scheduled: nodes carry ${f.taint === undefined ? 'taints' : `the taint {${said(f.taint)}}`} it does not tolerate (${nodesAvailable(f)}).`,
+      `${thePod(f)} cannot be scheduled: nodes carry ${present(f.taint) ? `the taint {${said(f.taint)}}` : 'taints'} it does not tolerate${nodesAvailable(f)}.`,
     steps: (f) => [
       { words: ['kubectl', 'get', 'nodes', '-o', 'custom-columns=NAME:.metadata.name,TAINTS:.spec.taints'], why: "the nodes' taints" },
       { words: ['kubectl', 'get', 'pod', ...podWords(f), '-o', 'jsonpath={.spec.tolerations}'], why: "the pod's tolerations: add one for the taint, or target untainted nodes" },
@@ -162,7 +164,7 @@ export const SCHEDULING_KINDS: readonly FailureKind[] = [
     subject: 'object',
     reasons: ['FailedScheduling'],
     match: (e) => fitFacts(e, 'unschedulable-affinity'),
-    cause: (f) => `Pod ${said(f.objectName)} cannot be scheduled: no node matches its node selector or affinity rules (${nodesAvailable(f)}).`,
+    cause: (f) => `${thePod(f)} cannot be scheduled: no node matches its node selector or affinity rules${nodesAvailable(f)}.`,
     steps: (f) => [
       { words: ['kubectl', 'get', 'pod', ...podWords(f), '-o', 'jsonpath={.spec.nodeSelector} {.spec.affinity}'], why: "the pod's node selector and affinity" },
       { words: ['kubectl', 'get', 'nodes', '--show-labels'], why: 'the labels the selector has to match' },
@@ -179,7 +181,7 @@ export const SCHEDULING_KINDS: readonly FailureKind[] = [
       const m = /Preempted by (?:pod )?(\S+) on node (\S+)/.exec(e.message ?? '');
       return m ? { preemptor: m[1]!, node: m[2]! } : undefined;
     },
-    cause: (f) => `Pod ${said(f.objectName)} was preempted on node ${said(f.node)} to make room for the higher-priority pod ${said(f.preemptor)}.`,
+    cause: (f) => `${thePod(f)} was preempted on ${theNode(f)} to make room for ${present(f.preemptor) ? `the higher-priority pod ${said(f.preemptor)}` : 'a higher-priority pod'}.`,
     steps: (f) => [
       { words: ['kubectl', 'get', 'pod', ...podWords(f), '-o', 'jsonpath={.spec.priorityClassName}'], why: "the pod's priority class" },
       { words: ['kubectl', 'get', 'priorityclasses'], why: 'the priorities that decide who preempts whom' },

@@ -1,5 +1,5 @@
 import type { FailureKind } from './kind.js';
-import { defined, firstGroup, objectWords, said, theObject } from './text.js';
+import { defined, firstGroup, named, objectWords, present, said, theObject } from './text.js';
 
 /** Workload controllers' failures: an autoscaler without metrics, a Job out of retries or time. */
 
@@ -43,10 +43,10 @@ export const WORKLOAD_KINDS: readonly FailureKind[] = [
     },
     cause: (f) =>
       f.problem === 'missing-request'
-        ? `${theObject(f)} cannot scale on ${said(f.metric)}: container ${said(f.container)} of its pods sets no ${said(f.metric)} request.`
+        ? `${theObject(f)} cannot scale${present(f.metric) ? ` on ${said(f.metric)}` : ''}: ${named('container', f.container)} of its pods sets no ${present(f.metric) ? `${said(f.metric)} ` : ''}request.`
         : f.problem === 'no-api'
-          ? `${theObject(f)} cannot scale: it gets no ${f.metric === undefined ? '' : `${said(f.metric)} `}metrics from the metrics API (is metrics-server installed and healthy?).`
-          : `${theObject(f)} cannot compute its replica count: ${said(f.error)}.`,
+          ? `${theObject(f)} cannot scale: it gets no ${present(f.metric) ? `${said(f.metric)} ` : ''}metrics from the metrics API (is metrics-server installed and healthy?).`
+          : `${theObject(f)} cannot compute its replica count${present(f.error) ? `: ${said(f.error)}` : ''}.`,
     steps: (f) => [
       { words: ['kubectl', 'describe', ...objectWords(f)], why: "the autoscaler's conditions (ScalingActive) and targets" },
       f.problem === 'missing-request'

@@ -36,13 +36,14 @@ export const OCCURRENCE_TABLE_COLUMNS: readonly TableColumnDefinition[] = [
   column('Name', 'Name of the occurrence: the event name and a sequence number.', 1),
 ];
 
-function occurrenceTable(items: Occurrence[], list: OccurrenceList['metadata'], now: number, includeObject: string | null): Table {
+/** occurrenceTable renders `items` as a Table: the cells from each occurrence, the object (includeObject=Object) from `objects`, the same occurrences with their texts shared. */
+function occurrenceTable(items: readonly Occurrence[], objects: readonly Occurrence[], list: OccurrenceList['metadata'], now: number, includeObject: string | null): Table {
   return {
     kind: 'Table',
     apiVersion: 'meta.k8s.io/v1',
     metadata: list,
     columnDefinitions: OCCURRENCE_TABLE_COLUMNS.map((c) => ({ ...c })),
-    rows: items.map((o) => ({
+    rows: items.map((o, i) => ({
       cells: [
         translateTimestampSince(o.observedTime, now),
         o.type ?? '',
@@ -53,7 +54,7 @@ function occurrenceTable(items: Occurrence[], list: OccurrenceList['metadata'], 
         o.cluster ?? '',
         o.metadata.name ?? '',
       ],
-      object: tableRowObject(includeObject, o, o.metadata),
+      object: tableRowObject(includeObject, objects[i], o.metadata),
     })),
   };
 }
@@ -88,26 +89,34 @@ async function list(req: IncomingMessage, res: ServerResponse, namespace: string
   if (!isArchiveStore(store)) throw newPathNotFound();
   const [page, rv] = await Promise.all([store.listOccurrences(query), store.currentResourceVersion()]);
   const metadata: OccurrenceList['metadata'] = { resourceVersion: String(rv) };
-  const { items, next } = boundedOccurrences(page.items, deps.maxAnswerBytes);
-  const cursor = next ?? page.next;
-  if (cursor !== undefined) metadata.continue = encodeArchiveContinue(cursor);
+  const shared = shareOccurrenceMessages(page.items);
   if (format.kind === 'table') {
-    sendObject(res, 200, occurrenceTable(page.items.slice(0, items.length), metadata, deps.clock.now(), params.get('includeObject')), format);
+    // A Table's rows are bounded as rendered: with includeObject=Object each carries its occurrence.
+    const table = occurrenceTable(page.items, shared, metadata, deps.clock.now(), params.get('includeObject'));
+    const kept = keepWithin(table.rows.map(jsonBytes), deps.maxAnswerBytes - ENVELOPE_BYTES - jsonBytes(table.columnDefinitions));
+    const cursor = kept < shared.length ? occurrenceCursor(shared[kept - 1]!) : page.next;
+    if (cursor !== undefined) metadata.continue = encodeArchiveContinue(cursor);
+    table.rows = table.rows.slice(0, kept);
+    sendObject(res, 200, table, format);
     return;
   }
+  const { items, next } = boundedOccurrences(shared, deps.maxAnswerBytes);
+  const cursor = next ?? page.next;
+  if (cursor !== undefined) metadata.continue = encodeArchiveContinue(cursor);
   const body: OccurrenceList = { kind: 'OccurrenceList', apiVersion: ARCHIVE_API, metadata, items };
   if (format.kind === 'json') await sendJsonStream(res, 200, body, 'items');
   else sendObject(res, 200, body, format);
 }
 
+/** ENVELOPE_BYTES is room for an answer's kind, apiVersion and list metadata (a continue token is under 200 bytes). */
+const ENVELOPE_BYTES = 1024;
+
 /**
- * boundedOccurrences is a page of occurrences as an answer carries it: each
- * event's message once (`shareOccurrenceMessages`), and no more items than fit
- * in `maxBytes` (at least one); `next` is where a page cut short goes on.
+ * boundedOccurrences is a page of occurrences (their texts already shared, `shareOccurrenceMessages`) as an
+ * answer carries it: no more items than fit in `maxBytes` (at least one); `next` is where a page cut short goes on.
  */
-export function boundedOccurrences(items: readonly Occurrence[], maxBytes: number): { items: Occurrence[]; next?: OccurrenceCursor } {
-  const shared = shareOccurrenceMessages(items);
-  const kept = keepWithin(shared.map(jsonBytes), maxBytes - 512);
-  if (kept === shared.length) return { items: shared };
+export function boundedOccurrences(shared: readonly Occurrence[], maxBytes: number): { items: Occurrence[]; next?: OccurrenceCursor } {
+  const kept = keepWithin(shared.map(jsonBytes), maxBytes - ENVELOPE_BYTES);
+  if (kept === shared.length) return { items: [...shared] };
   return { items: shared.slice(0, kept), next: occurrenceCursor(shared[kept - 1]!) };
 }

@@ -103,6 +103,9 @@ void describe('incidents route', () => {
     assert.equal(short.status, 200);
     assert.equal((short.json as IncidentObjectList).window.since, iso(20 * 60));
     assert.deepEqual((short.json as IncidentObjectList).items, []);
+    const all = await call(base, 'GET', `${BASE}/incidents?fieldSelector=${encodeURIComponent('window=all')}`);
+    assert.equal((all.json as IncidentObjectList).window.since, null);
+    assert.equal((all.json as IncidentObjectList).items.length, 2);
     const other = await call(base, 'GET', `${BASE}/namespaces/shop/incidents?fieldSelector=${encodeURIComponent('metadata.namespace=pay')}`);
     assert.deepEqual((other.json as IncidentObjectList).items, []);
   });
@@ -122,8 +125,11 @@ void describe('incidents route', () => {
   });
 
   const bad: [string, string, RegExp][] = [
-    ['a time that is not RFC 3339', '?since=yesterday', /since: invalid time "yesterday"/],
-    ['a window that ends before it starts', `?since=${iso(10)}&until=${iso(0)}`, /until must be after since/],
+    ['a time that is not RFC 3339', '?since=yesterday', /since: "yesterday" is not an RFC 3339 time/],
+    ['a duration as since (a request is read later than it was written)', '?since=1h', /since: "1h" is not an RFC 3339 time/],
+    ['a window that ends before it starts', `?since=${iso(10)}&until=${iso(0)}`, /until: must be after the start of the window/],
+    ['a look-back that is not a duration', '?lookBack=forever', /lookBack: invalid duration "forever"/],
+    ['a look-back past its bound', '?lookBack=8d', /lookBack: must be at most 7d/],
     ["the timeline's for", '?for=pod/x', /for: not a parameter of incidents/],
     ['a field the selector does not know', `?fieldSelector=${encodeURIComponent('status.root=x')}`, /field label not supported: status\.root/],
     ['a window that is no duration', `?fieldSelector=${encodeURIComponent('window=a day')}`, /fieldSelector window: /],

@@ -6,25 +6,29 @@ import {
   incidentObjects,
   incidentsAnswer,
   incidentTable,
+  isIncidentWindowError,
   newBadRequest,
   newMethodNotAllowed,
   newNotFound,
   newPathNotFound,
   parseFieldSelector,
   parseGoDuration,
+  parseIncidentQueryParams,
 } from '../api/index.js';
 import type { IncidentList } from '../api/index.js';
 import { requestTarget } from '../auth/index.js';
 import type { Clock, Logger } from '../internal/index.js';
 import { negotiateOutput, sendError, sendJsonStream, sendObject } from './http-io.js';
 import type { ServerMetrics } from './metrics.js';
-import { parseTimelineQuery } from './timeline-routes.js';
+import { listParam } from './timeline-routes.js';
 
-/** IncidentQuery is an incidents request: a namespace (undefined: all), a window (Unix ms) and clusters. */
+/** IncidentQuery is an incidents request: a namespace (undefined: all), a window (Unix ms), its look-back (ms) and clusters. */
 export interface IncidentQuery {
   namespace?: string | undefined;
   since?: number | undefined;
   until?: number | undefined;
+  /** lookBack is how long before `since` the archive is read for causes, roots and starts (src/api's incidentWindow); undefined: its default. */
+  lookBack?: number | undefined;
   /** clusters keeps what was archived from these clusters (`cluster`, repeatable); undefined keeps all. */
   clusters?: string[] | undefined;
 }
@@ -50,15 +54,18 @@ export interface IncidentRouteDeps {
 export const DEFAULT_INCIDENT_WINDOW_MS = 60 * 60 * 1000;
 
 /**
- * incidentWindow reads the incidents' field selector: `window=DURATION` (Go's syntax, `24h`) is
- * the window ending now, as `kubectl get incidents --field-selector window=24h` asks;
+ * selectedWindow reads the incidents' field selector: `window=DURATION` (Go's syntax, `24h`) is
+ * the window ending now, as `kubectl get incidents --field-selector window=24h` asks, and
+ * `window=all` the whole archive (what `kevents incidents` without `--since` asks);
  * `metadata.namespace=NS` is the namespace the path names (another is an empty list, as upstream).
  * Any other field is upstream's 400.
  */
-function incidentWindow(params: URLSearchParams): { windowMs?: number; namespace?: string } {
-  const out: { windowMs?: number; namespace?: string } = {};
+function selectedWindow(params: URLSearchParams): { windowMs?: number | 'all'; namespace?: string } {
+  const out: { windowMs?: number | 'all'; namespace?: string } = {};
   for (const r of parseFieldSelector(params.get('fieldSelector') ?? '')) {
-    if (r.field === 'window' && r.operator === '=') {
+    if (r.field === 'window' && r.operator === '=' && r.value === 'all') {
+      out.windowMs = 'all';
+    } else if (r.field === 'window' && r.operator === '=') {
       let ms: number;
       try {
         ms = parseGoDuration(r.value);
@@ -77,27 +84,35 @@ function incidentWindow(params: URLSearchParams): { windowMs?: number; namespace
 }
 
 /**
- * parseIncidentQuery reads `since`, `until` (RFC 3339) and `cluster`
- * (comma-separated, or repeated) as the timeline reads them, or the field
- * selector's `window`; with neither `since` nor a window, the window is the last
- * hour before `now`. The timeline's `for` and `types` have no meaning here and
- * are refused.
+ * parseIncidentQuery reads `since`, `until` (RFC 3339), `lookBack` (a
+ * duration) with src/api's one window reader, what `kevents incidents` and the
+ * web UI send (incidentQueryParams), and `cluster` (comma-separated, or
+ * repeated), or the field selector's `window`, as kubectl sends it; with
+ * neither `since` nor a window, the window is the last hour before `now`. The
+ * timeline's `for` and `types` have no meaning here and are refused.
  */
 export function parseIncidentQuery(params: URLSearchParams, namespace: string | undefined, now: number): IncidentQuery & { empty?: boolean } {
   for (const name of ['for', 'types']) {
     if (params.has(name)) throw newBadRequest(`${name}: not a parameter of incidents (an incident's timeline takes it)`);
   }
-  const t = parseTimelineQuery(params, namespace);
-  const w = incidentWindow(params);
-  if (w.windowMs !== undefined && (t.since !== undefined || t.until !== undefined)) throw newBadRequest('fieldSelector window: give a window or since and until, not both');
+  let t;
+  try {
+    t = parseIncidentQueryParams(params);
+  } catch (e) {
+    if (isIncidentWindowError(e)) throw newBadRequest(`${e.param === 'sinceTime' ? 'since' : e.param}: ${e.message}`);
+    throw e;
+  }
+  const w = selectedWindow(params);
+  if (typeof w.windowMs === 'number' && (t.since !== undefined || t.until !== undefined)) throw newBadRequest('fieldSelector window: give a window or since and until, not both');
+  const clusters = [...new Set(listParam(params, 'cluster'))];
   let ns = namespace;
   let empty = false;
   if (w.namespace !== undefined) {
     if (ns !== undefined && ns !== w.namespace) empty = true;
     ns = w.namespace;
   }
-  const since = t.since ?? now - (w.windowMs ?? DEFAULT_INCIDENT_WINDOW_MS);
-  return { namespace: ns, since, until: t.until, ...(t.clusters !== undefined ? { clusters: t.clusters } : {}), ...(empty ? { empty } : {}) };
+  const since = t.since ?? (w.windowMs === 'all' ? undefined : now - (w.windowMs ?? DEFAULT_INCIDENT_WINDOW_MS));
+  return { namespace: ns, since, until: t.until, lookBack: t.lookBack, ...(clusters.length > 0 ? { clusters } : {}), ...(empty ? { empty } : {}) };
 }
 
 /** PER_INCIDENT_BYTES is room for what the list kind adds to each incident of the document (its apiVersion, kind and metadata). */
@@ -111,7 +126,7 @@ const PER_INCIDENT_BYTES = 768;
  *   GET /apis/archive.kevents.io/v1alpha1/incidents
  *   GET /apis/archive.kevents.io/v1alpha1/namespaces/{namespace}/incidents
  *   GET /apis/archive.kevents.io/v1alpha1/namespaces/{namespace}/incidents/{name}
- *     ?since=RFC3339&until=RFC3339&cluster=NAME&fieldSelector=window%3D24h
+ *     ?since=RFC3339&until=RFC3339&lookBack=DURATION&cluster=NAME&fieldSelector=window%3D24h
  *
  * One incident is found by its name among its namespace's of the same window: it is built at each
  * read, not stored.
@@ -141,7 +156,7 @@ async function get(req: IncomingMessage, res: ServerResponse, namespace: string 
   const params = requestTarget(req).params;
   const now = deps.clock.now();
   const { empty, ...query } = parseIncidentQuery(params, namespace, now);
-  const doc = empty === true ? { window: { since: new Date(query.since!).toISOString(), until: null }, incidents: [] } : await deps.incidents(query);
+  const doc = empty === true ? { window: { since: query.since === undefined ? null : new Date(query.since).toISOString(), until: null }, incidents: [] } : await deps.incidents(query);
   const room = Math.max(deps.maxAnswerBytes / 2, deps.maxAnswerBytes - PER_INCIDENT_BYTES * doc.incidents.length);
   const all = incidentObjects(incidentsAnswer(doc, room));
   let list = all;

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { FakeClock } from '../internal/index.js';
+import { StorageError } from '../storage/index.js';
+import type { SearchPage, SearchRequest } from '../storage/index.js';
 import { MemoryEventStore } from '../storage/memory/index.js';
 import { createEventsServer } from './server.js';
 import type { KeventsServer } from './server.js';
@@ -161,4 +163,39 @@ void describe('search route', () => {
     assert.equal(r.status, 410, JSON.stringify(r.json));
     assert.equal(r.json.reason, 'Expired');
   });
+});
+
+/** TimedOutStore is an archive whose every search is cancelled past its limit, as a PostgreSQL search past its statement_timeout is. */
+class TimedOutStore extends MemoryEventStore {
+  override search(_request: SearchRequest): Promise<SearchPage> {
+    return Promise.reject(new StorageError('Timeout', 'the search took longer than its limit of 10 s per statement and was cancelled: narrow the query or its window (since, until)'));
+  }
+}
+
+void describe('search route over a search past its limit', () => {
+  let server: KeventsServer;
+  let base: string;
+  before(async () => {
+    const clock = new FakeClock(T0);
+    server = createEventsServer({ store: new TimedOutStore({ clock }), clock });
+    base = `http://127.0.0.1:${(await server.listen('127.0.0.1', 0)).port}`;
+  });
+  after(async () => {
+    await server.close();
+  });
+
+  for (const [what, query] of [
+    ['a first page', `q=${q('mountvolume')}`],
+    ['a histogram', `q=${q('reason:BackOff')}&histogram=1h&since=${new Date(T0 - 86_400_000).toISOString()}`],
+  ] as const) {
+    void it(`answers ${what} with kube-apiserver's 504 Timeout Status, not a 500`, async () => {
+      const r = await call(base, 'GET', `${ARCHIVE}/namespaces/shop/search?${query}`);
+      assert.equal(r.status, 504, JSON.stringify(r.json));
+      assert.equal(r.json.kind, 'Status');
+      assert.equal(r.json.status, 'Failure');
+      assert.equal(r.json.reason, 'Timeout');
+      assert.equal(r.json.code, 504);
+      assert.match(r.json.message, /^the search took longer than its limit of 10 s per statement and was cancelled: narrow the query or its window/);
+    });
+  }
 });

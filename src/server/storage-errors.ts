@@ -7,6 +7,7 @@ import {
   newNotFound,
   newServiceUnavailable,
   newStatusError,
+  newTimeout,
   newTooLargeResourceVersion,
   OPTIMISTIC_LOCK_ERROR_MSG,
   StatusError,
@@ -67,6 +68,9 @@ export function toStatusError(err: unknown, verb: Verb, name = '', api?: EventAp
       return newServiceUnavailable(`storage is unavailable: ${err.message}`);
     case 'NoSpace':
       return newInsufficientStorage(`the archive has no space left for this write, which was not stored (reads are still served): ${err.message}`);
+    case 'Timeout':
+      // kube-apiserver answers a storage request past its deadline with 504 Timeout, which clients may retry.
+      return newTimeout(err.message);
     case 'WatcherTooSlow':
       return newExpired(`the watch was ended because the client did not keep up with the changes; list again and watch from the new resourceVersion (${err.message})`);
     case 'InvalidObject':

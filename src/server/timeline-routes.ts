@@ -48,7 +48,7 @@ export function timeParam(params: URLSearchParams, name: 'since' | 'until'): num
 }
 
 /** listParam reads a parameter given comma-separated, repeated, or both. */
-function listParam(params: URLSearchParams, name: string): string[] {
+export function listParam(params: URLSearchParams, name: string): string[] {
   return params.getAll(name).flatMap((t) => t.split(',')).map((t) => t.trim()).filter((t) => t !== '');
 }
 

@@ -316,6 +316,44 @@ export interface ArchiveStore extends EventStore {
   search?(request: SearchRequest): Promise<SearchPage>;
 }
 
+/** SizeRelation is one table or index of an archive and the bytes it takes. */
+export interface SizeRelation {
+  name: string;
+  /** table is the table the relation belongs to: its own name for a table, the indexed table's for an index. */
+  table: string;
+  kind: 'table' | 'index';
+  bytes: number;
+}
+
+/** SizeReport is what an archive's data takes, by table and index, and what it holds (`kevents archive stats`). */
+export interface SizeReport {
+  /** totalBytes is the sum of the relations' bytes (the file's pages in use, for SQLite). */
+  totalBytes: number;
+  /** relations are the archive's tables and indexes, largest first. */
+  relations: SizeRelation[];
+  /** events counts the events the archive holds now (their current versions). */
+  events: number;
+  /** versions counts every stored version: current, history, and the past versions occurrences keep. */
+  versions: number;
+  occurrences: number;
+  /**
+   * retention, when asked about a cutoff, is what a retention of that cutoff would remove: the occurrences
+   * observed before it, and their share of the bytes of the tables that grow with the archive (an estimate).
+   */
+  retention?: { cutoffMs: number; occurrences: number; bytes: number };
+}
+
+/** SizeReporting is the capability of an archive that reports its size (`canReportSize`). */
+export interface SizeReporting {
+  /** sizeReport measures the archive: each relation's bytes, what it holds and, with `retentionCutoffMs`, what a retention would free. */
+  sizeReport(options?: { retentionCutoffMs?: number }): Promise<SizeReport>;
+}
+
+/** canReportSize tells whether a store reports its size. */
+export function canReportSize(store: EventStore): store is ArchiveStore & SizeReporting {
+  return isArchiveStore(store) && typeof (store as Partial<SizeReporting>).sizeReport === 'function';
+}
+
 /** canSearch tells whether a store answers the archive's search. */
 export function canSearch(store: EventStore): store is ArchiveStore & Required<Pick<ArchiveStore, 'search'>> {
   return isArchiveStore(store) && typeof store.search === 'function';

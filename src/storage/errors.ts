@@ -14,6 +14,8 @@ export type StorageErrorCode =
   | 'Unreachable'
   /** NoSpace: the store's disk (or its database's space quota) is full; reads still work, writes are refused until space is freed. */
   | 'NoSpace'
+  /** Timeout: a read ran past the time the store allows it (a PostgreSQL search statement past its statement_timeout) and was cancelled; nothing changed, and a narrower read may succeed. */
+  | 'Timeout'
   | 'Internal';
 
 /** StorageError is what every `EventStore` method throws or rejects with. */

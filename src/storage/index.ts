@@ -1,6 +1,6 @@
 export * from './errors.js';
 export type * from './event-store.js';
-export { DEFAULT_HISTORY_WINDOW_SECONDS, occurrenceCursor } from './shared/index.js';
+export { activeIn, DEFAULT_HISTORY_WINDOW_SECONDS, occurrenceCursor } from './shared/index.js';
 export * from './archive-store.js';
 export * from './any-of.js';
 export * from './search/index.js';

@@ -17,6 +17,11 @@ export interface TimelineInput {
   for?: ObjectRef | undefined;
   /** owners are recorded owner references, where the archive has them. */
   owners?: readonly OwnerLink[];
+  /**
+   * include are objects (`Kind/name`, in the namespace of `for`) outside its scope whose events the rows show too:
+   * those its cause takes in (a StatefulSet's claim whose StorageClass is missing), which the explainer names.
+   */
+  include?: readonly string[] | undefined;
   /** since (inclusive) and until (exclusive) bound the rows, Unix ms. */
   since?: number | undefined;
   until?: number | undefined;
@@ -35,8 +40,12 @@ export interface TimelineInput {
 
 /** TimelineExplanation is what the failure catalogue says of a timeline's input. */
 export interface TimelineExplanation {
-  /** cause is the incident the input shows, null when its events show no failure. */
+  /** cause is the incident the input shows, null when its events show no failure or several incidents (see causes). */
   cause: TimelineCause | null;
+  /** causes are each incident's cause, most recent first, where the input shows several and no one object. */
+  causes?: TimelineCause[] | undefined;
+  /** objects are `Kind/name` of the objects outside the timeline's scope that its cause's incident takes in: their events are rows too. */
+  objects?: readonly string[] | undefined;
   /** hints are the next steps, the cause's first. */
   hints: TimelineHint[];
 }
@@ -115,7 +124,10 @@ export function timelineEntries(input: TimelineInput): TimelineEntries {
   let events = all;
   if (input.for !== undefined) {
     const scope = scopeObjects(input.for, all, input.owners);
-    events = all.filter((e) => inScope(scope, e));
+    const include = new Set(input.include ?? []);
+    const namespace = input.for.namespace ?? '';
+    const included = (e: CoreEvent): boolean => include.has(objectKey(e)) && (e.involvedObject.namespace ?? e.metadata.namespace ?? '') === namespace;
+    events = all.filter((e) => inScope(scope, e) || (include.size > 0 && included(e)));
   }
   const history = input.occurrences === undefined ? undefined : groupOccurrences(input.occurrences);
   const types = input.types?.map((t) => t.toLowerCase());
@@ -149,11 +161,14 @@ export function timelineEntries(input: TimelineInput): TimelineEntries {
  * given, never on their order.
  */
 export function buildTimeline(input: TimelineInput): Timeline {
-  const { entries: sorted, fromHistory, undated } = timelineEntries(input);
-  const rows = sorted.map(timelineRow);
-  const summary = summarize(rows, sorted, input, fromHistory, undated);
+  // The explainer reads the input, not the rows: what it says decides which rows there are (the objects its cause takes in).
   const explained = input.explain?.(input);
-  return { summary: explained === undefined ? summary : { cause: explained.cause, ...summary }, rows, hints: explained?.hints ?? [] };
+  const scoped = explained?.objects !== undefined && explained.objects.length > 0 ? { ...input, include: [...(input.include ?? []), ...explained.objects] } : input;
+  const { entries: sorted, fromHistory, undated } = timelineEntries(scoped);
+  const rows = sorted.map(timelineRow);
+  const summary = summarize(rows, sorted, scoped, fromHistory, undated);
+  const stated = explained === undefined ? summary : { cause: explained.cause, ...(explained.causes !== undefined ? { causes: explained.causes } : {}), ...summary };
+  return { summary: stated, rows, hints: explained?.hints ?? [] };
 }
 
 function boundTime(ms: number | undefined): string | null {

@@ -1,5 +1,5 @@
-import { escapeCsvField, escapeMarkdown, escapeTerminalLine, humanDuration, markdownCode, timelineAnswer } from '../api/index.js';
-import type { Timeline, TimelineRow } from '../api/index.js';
+import { escapeCsvField, escapeMarkdown, escapeTerminalLine, foldRuns, humanDuration, markdownCode, timelineAnswer } from '../api/index.js';
+import type { RowRun, Timeline, TimelineCause, TimelineRow } from '../api/index.js';
 
 /** TimelineFormat is an `-o` value of `kevents timeline`. */
 export type TimelineFormat = 'table' | 'markdown' | 'csv' | 'json';
@@ -28,38 +28,11 @@ export interface FormatTimelineOptions {
   style?: TimelineStyle;
   /**
    * fold prints, in the table, each run of consecutive rows of one event's
-   * repeats (same object, type, reason and message) as one row at its first
-   * time, its count written `x14 over 28m`; `kevents timeline` folds unless `--expand`.
+   * repeats (same object, type, reason and message), and each of two events
+   * whose runs alternate, as one row at its first time, its count written
+   * `x14 over 28m` (src/api's foldRuns); `kevents timeline` folds unless `--expand`.
    */
   fold?: boolean;
-}
-
-/** RowRun is a run of consecutive rows of one event's repeats. */
-interface RowRun {
-  first: TimelineRow;
-  last: TimelineRow;
-  rows: number;
-  count: number;
-}
-
-function sameEvent(a: TimelineRow, b: TimelineRow): boolean {
-  return a.namespace === b.namespace && a.cluster === b.cluster && a.object === b.object && a.type === b.type && a.reason === b.reason && a.message === b.message;
-}
-
-/** foldRuns groups consecutive rows of one event's repeats; without folding each row is its own run. */
-function foldRuns(rows: readonly TimelineRow[], fold: boolean): RowRun[] {
-  const out: RowRun[] = [];
-  for (const r of rows) {
-    const run = out[out.length - 1];
-    if (fold && run !== undefined && sameEvent(run.last, r)) {
-      run.last = r;
-      run.rows++;
-      run.count += r.count;
-    } else {
-      out.push({ first: r, last: r, rows: 1, count: r.count });
-    }
-  }
-  return out;
 }
 
 /** runCount is a run's COUNT cell: the count of one row, `x14 over 28m` for a folded run. */
@@ -81,6 +54,14 @@ export function formatTimeline(t: Timeline, options: FormatTimelineOptions): str
     case 'table':
       return formatText(t, options);
   }
+}
+
+/** MAX_CAUSE_LINES bounds the causes a summary lists: the summary stays a summary, `kevents incidents` lists them all. */
+const MAX_CAUSE_LINES = 10;
+
+/** causeWhere names an incident's root and its namespace. */
+function causeWhere(c: TimelineCause): string {
+  return c.namespace ? `${c.root} in ${c.namespace}` : c.root;
 }
 
 /** oneLine is event text as a terminal shows it: a line break and the blanks around it become one space, controls are escaped. */
@@ -124,6 +105,11 @@ function formatText(t: Timeline, o: FormatTimelineOptions): string {
   const lines: string[] = [];
   lines.push(style.bold(`Timeline${o.title ? ` of ${o.title}` : ''}: ${windowText(t)}`));
   if (s.cause) lines.push(style.bold(`Cause: ${oneLine(s.cause.text)}`));
+  if (s.causes !== undefined && s.causes.length > 0) {
+    lines.push(style.bold(`Causes: ${s.causes.length} incidents, one line each (kevents incidents shows each with its next steps)`));
+    for (const c of s.causes.slice(0, MAX_CAUSE_LINES)) lines.push(`  ${oneLine(causeWhere(c))}: ${oneLine(c.text)}`);
+    if (s.causes.length > MAX_CAUSE_LINES) lines.push(`  and ${s.causes.length - MAX_CAUSE_LINES} more`);
+  }
   if (s.firstWarning !== null) {
     const w = s.firstWarning;
     lines.push(`First Warning: ${w.estimated ? '~' : ''}${w.time} ${oneLine(w.object)} ${style.warning(oneLine(w.reason))}: ${oneLine(w.message)}`);
@@ -178,6 +164,11 @@ function formatMarkdown(t: Timeline, o: FormatTimelineOptions): string {
   const out: string[] = [];
   out.push(`# Timeline${o.title ? ` of ${escapeMarkdown(o.title)}` : ''}`, '');
   if (s.cause) out.push(`- **Cause:** ${escapeMarkdown(s.cause.text)}`);
+  if (s.causes !== undefined && s.causes.length > 0) {
+    out.push(`- **Causes:** ${s.causes.length} incidents (\`kevents incidents\` shows each with its next steps)`);
+    for (const c of s.causes.slice(0, MAX_CAUSE_LINES)) out.push(`  - ${markdownCode(causeWhere(c))}: ${escapeMarkdown(c.text)}`);
+    if (s.causes.length > MAX_CAUSE_LINES) out.push(`  - and ${s.causes.length - MAX_CAUSE_LINES} more`);
+  }
   out.push(`- **Window:** ${windowText(t)}`);
   out.push(
     s.firstWarning === null

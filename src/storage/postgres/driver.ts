@@ -65,13 +65,15 @@ function closeOnFailedLogin(Base: PgClientClass): PgClientClass {
 /** CONNECTION_CODES are the driver's socket errors and PostgreSQL's connection-exception and shutdown SQLSTATEs. */
 const CONNECTION_CODES = /^(08\w{3}|57P0[1-3]|53300|ECONNREFUSED|ECONNRESET|ENOTFOUND|ETIMEDOUT|EPIPE|EHOSTUNREACH)$/;
 
-/** pgFailure wraps a driver error in the storage vocabulary: a lost or refused connection is Unreachable, anything else Internal. */
+/** pgFailure wraps a driver error in the storage vocabulary: a lost or refused connection is Unreachable, a cancelled statement Timeout, anything else Internal. */
 export function pgFailure(e: unknown): StorageError {
   if (isStorageError(e)) return e;
   const code = (e as { code?: unknown } | null)?.code;
   const message = e instanceof Error ? e.message : String(e);
   // 53100 is disk_full: the database's own disk, as SQLITE_FULL is the file's.
   if (code === '53100') return new StorageError('NoSpace', `postgres: ${message}`, { cause: e });
+  // 57014 is query_canceled: a statement past its statement_timeout (or cancelled by an administrator) did nothing.
+  if (code === '57014') return new StorageError('Timeout', `postgres: ${message}`, { cause: e });
   const unreachable = (typeof code === 'string' && CONNECTION_CODES.test(code)) || /Connection terminated|not queryable|pool after calling end/i.test(message);
   return new StorageError(unreachable ? 'Unreachable' : 'Internal', `postgres: ${message}`, { cause: e });
 }

@@ -67,6 +67,13 @@ export interface PostgresEventStoreOptions extends CommonStoreOptions {
   maxBatch?: number;
   /** watchCacheSize is how many recent changes each replica keeps in memory for watchers that resume close to now; older history is read from SQL. */
   watchCacheSize?: number;
+  /**
+   * searchTimeoutMs bounds each statement of a search (PostgreSQL's
+   * `statement_timeout`, set for the search's transaction alone): a statement
+   * past it is cancelled and the search fails with Timeout. Other statements
+   * keep the server's setting.
+   */
+  searchTimeoutMs?: number;
 }
 
 /** DEFAULT_SCHEMA is where the tables live unless told otherwise. */
@@ -77,6 +84,18 @@ export const DEFAULT_POOL_SIZE = 10;
 export const DEFAULT_MAX_BATCH = 1_000;
 /** DEFAULT_WATCH_CACHE_SIZE covers a few seconds of changes at full ingest rate, which is how far back most watch resumes reach. */
 export const DEFAULT_WATCH_CACHE_SIZE = 8_192;
+
+/** DEFAULT_SEARCH_TIMEOUT_MS lets a search's statement read an archive's worst index path cold (seconds at tens of millions of versions), and stops one that would hold a connection of the pool past that. */
+export const DEFAULT_SEARCH_TIMEOUT_MS = 10_000;
+
+/** MAX_TIMEOUT_MS is the largest statement_timeout PostgreSQL takes (an int of ms). */
+const MAX_TIMEOUT_MS = 2_147_483_647;
+
+/** searchTimeoutOf is the store's searchTimeoutMs as statement_timeout takes it: whole ms, at least 1; unset or not positive, the default. */
+export function searchTimeoutOf(options: Pick<PostgresEventStoreOptions, 'searchTimeoutMs'>): number {
+  const ms = options.searchTimeoutMs;
+  return ms !== undefined && ms > 0 ? Math.min(Math.ceil(ms), MAX_TIMEOUT_MS) : DEFAULT_SEARCH_TIMEOUT_MS;
+}
 
 /** splitSchema takes a `schema` parameter out of a connection string (PostgreSQL itself would refuse it as an unknown setting). */
 export function splitSchema(connectionString: string | undefined): { connectionString: string | undefined; schema: string | undefined } {

@@ -13,6 +13,8 @@ import type {
   ReasonCountQuery,
   RetentionPolicy,
   RetentionResult,
+  SizeReport,
+  SizeReporting,
   SourceCheckpoint,
 } from '../archive-store.js';
 import type {
@@ -34,9 +36,11 @@ import { PostgresConnection } from './connection.js';
 import { PostgresLists } from './list.js';
 import type { PostgresEventStoreOptions } from './options.js';
 import { PostgresRetention } from './retention.js';
-import { PostgresSearch } from './search.js';
+import { searchTimeoutOf } from './options.js';
+import { NEWEST_FIRST, PostgresSearch } from './search.js';
 import { watchFeed } from './watch.js';
 import { PostgresWrites } from './write.js';
+import { postgresSizeReport } from './size-report.js';
 
 /** MAX_OCCURRENCE_BATCH caps the rows one occurrence page reads per query when a filter drops rows. */
 const MAX_OCCURRENCE_BATCH = 5_000;
@@ -56,7 +60,7 @@ const MAX_OCCURRENCE_BATCH = 5_000;
  * the SQLite backend does: lists (`list.ts`), writes (`write.ts`), watches
  * (`watch.ts`), retention (`retention.ts`) and the archive's search (`search.ts`).
  */
-export class PostgresEventStore implements ArchiveStore {
+export class PostgresEventStore implements ArchiveStore, SizeReporting {
   private readonly c: PostgresConnection;
   private readonly lists: PostgresLists;
   private readonly writes: PostgresWrites;
@@ -68,10 +72,15 @@ export class PostgresEventStore implements ArchiveStore {
     this.lists = new PostgresLists(this.c);
     this.writes = new PostgresWrites(this.c);
     this.retention = new PostgresRetention(this.c);
-    this.searches = new PostgresSearch(this.c.s, async () => {
-      const m = this.c.state?.maintenance;
-      if (m !== undefined) await Promise.all([m.sweeper.idle(), m.compactor.idle()]);
-    });
+    this.searches = new PostgresSearch(
+      this.c.s,
+      async () => {
+        const m = this.c.state?.maintenance;
+        if (m !== undefined) await Promise.all([m.sweeper.idle(), m.compactor.idle()]);
+      },
+      NEWEST_FIRST,
+      searchTimeoutOf(options),
+    );
   }
 
   create(event: CoreEvent, options: WriteOptions = {}): Promise<CoreEvent> {
@@ -165,6 +174,10 @@ export class PostgresEventStore implements ArchiveStore {
 
   archiveBytes(): Promise<number> {
     return this.retention.archiveBytes();
+  }
+
+  sizeReport(options: { retentionCutoffMs?: number } = {}): Promise<SizeReport> {
+    return postgresSizeReport(this.c, options.retentionCutoffMs);
   }
 
   async currentResourceVersion(): Promise<number> {

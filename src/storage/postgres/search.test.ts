@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
 import type { CoreEvent } from '../../api/index.js';
 import { FakeClock } from '../../internal/index.js';
+import { isStorageError } from '../errors.js';
 import { MemoryEventStore } from '../memory/index.js';
 import { parseSearchQuery } from '../search/index.js';
 import type { SearchCursor, SearchPage, SearchRequest } from '../search/index.js';
@@ -223,5 +225,46 @@ void describe('a phrase of common words, and several common terms, read newest f
       assert.ok(want.length > 0, q);
       assert.deepEqual(await paged((r) => search.search(pool, r), q, limit, namespace), want, `${q} by ${limit}`);
     }
+  });
+});
+
+void describe('a search statement past its statement_timeout', () => {
+  const clock = new FakeClock();
+  const schema = fresh();
+  let store: PostgresEventStore | undefined;
+  let pool: pg.Pool | undefined;
+  before(async () => {
+    // A pool of two: one connection listens for the change feed, so every other statement of the store, and the test's SHOW, share the second.
+    pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 2 });
+    store = new PostgresEventStore({ pool, schema, clock, searchTimeoutMs: 200 });
+    for (const e of edges(clock.now())) await store.create(e);
+  });
+  after(async () => {
+    await store?.close();
+    await pool?.end();
+    await drop(schema);
+  });
+
+  void it('is cancelled, and the search fails with Timeout, leaving the connection as it was', { timeout: 30_000 }, async () => {
+    const now = clock.now();
+    assert.equal((await store!.search(request('needle', now))).items.length > 0, true);
+    // A lock held by another transaction stops every read of the versions: without the timeout the search would wait for ever.
+    const locker = await admin.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query(`LOCK TABLE ${schema}.versions IN ACCESS EXCLUSIVE MODE`);
+      const failure = await store!.search(request('needle', now)).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      assert.ok(isStorageError(failure, 'Timeout'), String(failure));
+      assert.match(failure.message, /the search took longer than its limit of 200 ms per statement and was cancelled: narrow the query or its window/);
+    } finally {
+      await locker.query('ROLLBACK');
+      locker.release();
+    }
+    const { rows } = await pool!.query<{ statement_timeout: string }>('SHOW statement_timeout');
+    assert.equal(rows[0]!.statement_timeout, (await admin.query<{ statement_timeout: string }>('SHOW statement_timeout')).rows[0]!.statement_timeout);
+    assert.equal((await store!.search(request('needle', now))).items.length > 0, true);
   });
 });

@@ -24,6 +24,7 @@ import { SEARCH_TEXT_FIELDS, compareSearchOrder } from '../search/index.js';
 import type { FieldTerm, SearchBucket, SearchCursor, SearchField, SearchPage, SearchQuery, SearchRequest } from '../search/index.js';
 import { decodeEvent, listRevision, namespaceRange } from '../shared/index.js';
 import { pgFailure } from './driver.js';
+import { DEFAULT_SEARCH_TIMEOUT_MS } from './options.js';
 import type { PgClient, PgPool } from './options.js';
 
 /** SearchColumns are the search columns of one stored version: its vector (tsvector text) and its last time. */
@@ -341,20 +342,25 @@ export class PostgresSearch {
     /** idle resolves once the maintenance this replica runs (expiry, compaction) is done, so a search reads its outcome. */
     private readonly idle: () => Promise<void>,
     private readonly order: NewestFirstOptions = NEWEST_FIRST,
+    /** timeoutMs is each statement's statement_timeout (searchTimeoutOf), a whole number of ms, at least 1 (0 would mean none). */
+    private readonly timeoutMs: number = DEFAULT_SEARCH_TIMEOUT_MS,
   ) {}
 
   /**
    * search reads one page in a read-only transaction of its own (one snapshot):
    * the revision and compaction point, then the candidates newest first from the
    * request's position, in growing chunks, each decoded and checked, until the
-   * page and one more hit are found, the candidates end, or MAX_EXAMINED.
+   * page and one more hit are found, the candidates end, or MAX_EXAMINED. Each
+   * statement runs under the transaction's statement_timeout, set with BEGIN in
+   * one round trip; one cancelled by it fails the search with Timeout.
    */
   async search(pool: PgPool, request: SearchRequest): Promise<SearchPage> {
     await this.idle();
     const client = await pool.connect();
     let broken: Error | undefined;
     try {
-      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      // SET LOCAL ends with the transaction, so the pooled connection goes back with the server's setting.
+      await client.query(`BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET LOCAL statement_timeout = ${this.timeoutMs}`);
       const page = await this.read(client, request);
       await client.query('COMMIT');
       return page;
@@ -363,7 +369,10 @@ export class PostgresSearch {
         broken = r instanceof Error ? r : new Error(String(r));
       });
       if (e instanceof StorageError) throw e;
-      throw pgFailure(e);
+      const failure = pgFailure(e);
+      if (failure.code !== 'Timeout') throw failure;
+      const limit = this.timeoutMs % 1000 === 0 ? `${this.timeoutMs / 1000} s` : `${this.timeoutMs} ms`;
+      throw new StorageError('Timeout', `the search took longer than its limit of ${limit} per statement and was cancelled: narrow the query or its window (since, until)`, { cause: e });
     } finally {
       client.release(broken);
     }

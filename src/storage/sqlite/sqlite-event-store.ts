@@ -13,6 +13,8 @@ import type {
   ReasonCountQuery,
   RetentionPolicy,
   RetentionResult,
+  SizeReport,
+  SizeReporting,
   SourceCheckpoint,
 } from '../archive-store.js';
 import type {
@@ -36,6 +38,7 @@ import type { SqliteEventStoreOptions } from './options.js';
 import { SqliteRetention } from './retention.js';
 import { followCommit, followerRead } from './watch.js';
 import { SqliteWrites } from './write.js';
+import { sqliteSizeReport } from './size-report.js';
 
 /**
  * SqliteEventStore keeps events in one SQLite file (WAL). Writes issued in the
@@ -48,7 +51,7 @@ import { SqliteWrites } from './write.js';
  * (`list.ts`), writes (`write.ts`), a follower's watch feed (`watch.ts`),
  * retention (`retention.ts`) and the search index (`search-index.ts`).
  */
-export class SqliteEventStore implements ArchiveStore {
+export class SqliteEventStore implements ArchiveStore, SizeReporting {
   private readonly c: SqliteConnection;
   private readonly lists: SqliteLists;
   private readonly writes: SqliteWrites;
@@ -191,6 +194,13 @@ export class SqliteEventStore implements ArchiveStore {
 
   archiveBytes(): Promise<number> {
     return this.c.read(() => this.c.archive.usedBytes());
+  }
+
+  sizeReport(options: { retentionCutoffMs?: number } = {}): Promise<SizeReport> {
+    return this.c.read(() => {
+      if (this.c.db === undefined) throw new Error('the store is closed');
+      return sqliteSizeReport(this.c.db, options.retentionCutoffMs);
+    });
   }
 
   currentResourceVersion(): Promise<number> {

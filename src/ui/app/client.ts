@@ -3,6 +3,8 @@ import type { CLUSTER_FIELD } from '../../api/cluster.js';
 import type { IncidentList } from '../../api/incident.js';
 import { incidentDocument } from '../../api/incident-object.js';
 import type { IncidentObjectList } from '../../api/incident-object.js';
+import { incidentQueryParams } from '../../api/incident-window.js';
+import type { IncidentWindow } from '../../api/incident-window.js';
 import type { SearchResult } from '../../api/search.js';
 import type { Timeline } from '../../api/timeline.js';
 import { resolveIncidents, resolveOccurrenceMessages, resolveTimeline } from '../../api/answer-text.js';
@@ -157,10 +159,9 @@ export function searchArchive(s: SearchQuery): Promise<SearchResult> {
   });
 }
 
-/** IncidentQuery selects the incidents of a window (Unix ms; no until: up to now), a namespace (empty or undefined: all) and a cluster. */
+/** IncidentQuery selects the incidents of a window (src/api's incidentWindow, as `kevents incidents` reads its flags), a namespace (empty or undefined: all) and a cluster. */
 export interface IncidentQuery {
-  since: number;
-  until?: number | undefined;
+  window: IncidentWindow;
   namespace?: string | undefined;
   /** cluster keeps what was archived from that cluster; empty or undefined: all. */
   cluster?: string | undefined;
@@ -169,13 +170,12 @@ export interface IncidentQuery {
 
 /**
  * getIncidents reads the window's incidents as the server builds them with
- * src/diagnosis (what `kevents incidents -o json` prints), most recent first.
+ * src/diagnosis (what `kevents incidents -o json` prints), most recent first,
+ * sending what `kevents incidents` sends for the same window (incidentQueryParams).
  */
 export function getIncidents(q: IncidentQuery): Promise<IncidentList> {
   const base = q.namespace ? `${ARCHIVE}/namespaces/${encodeURIComponent(q.namespace)}/incidents` : `${ARCHIVE}/incidents`;
-  const p = new URLSearchParams({ since: new Date(q.since).toISOString() });
-  if (q.until !== undefined) p.set('until', new Date(q.until).toISOString());
-  if (q.cluster) p.set('cluster', q.cluster);
+  const p = incidentQueryParams(q.window, q.cluster ? [q.cluster] : []);
   // The route answers the list kind (items whose status is an incident); the views read the document.
   return getJson<IncidentObjectList>(`${base}?${p.toString()}`, q.signal).then((list) => resolveIncidents(incidentDocument(list)));
 }

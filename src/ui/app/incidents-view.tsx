@@ -1,5 +1,6 @@
 import { useMemo } from 'preact/hooks';
 import type { Incident } from '../../api/incident.js';
+import { incidentWindow } from '../../api/incident-window.js';
 import { isolateLine } from '../../api/escape.js';
 import { CopyCommand } from './copy-command.js';
 import type { EventCache } from './event-cache.js';
@@ -8,7 +9,7 @@ import { age, clockTime, compact, estimateSpan } from './format.js';
 import { useIncidents } from './hooks.js';
 import type { Preloaded } from './hooks.js';
 import { incidentMatcher, incidentsKey, incidentTimeline } from './incident-list.js';
-import { formatRoute, WINDOWS } from './route.js';
+import { formatRoute } from './route.js';
 import type { Route } from './route.js';
 import type { Navigate } from './use-route.js';
 import { WindowPicker } from './window-picker.js';
@@ -57,10 +58,9 @@ function IncidentStart({ incident, now }: { incident: Incident; now: number }) {
  */
 export function IncidentsView({ cache, route, navigate, now, preloaded }: IncidentsViewProps) {
   const { filters } = route;
-  const windowMs = WINDOWS[route.window]!;
   const key = incidentsKey(route);
   const served = useIncidents(
-    () => ({ since: Date.now() - windowMs, namespace: filters.namespace || undefined, cluster: filters.cluster || undefined }),
+    () => ({ window: incidentWindow({ since: route.window }, Date.now()), namespace: filters.namespace || undefined, cluster: filters.cluster || undefined }),
     key,
     REFRESH_MS,
     preloaded,

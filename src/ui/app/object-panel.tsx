@@ -8,7 +8,7 @@ import { EventText } from './event-text.js';
 import { clockTime, estimateSpan, humanDuration, interval } from './format.js';
 import { useTimeline } from './hooks.js';
 import { parseObjectKey, toRow } from './model.js';
-import { foldRuns } from './row-runs.js';
+import { foldRuns } from '../../api/row-runs.js';
 
 /** ObjectPanelProps configure the ObjectPanel. */
 export interface ObjectPanelProps {

@@ -1,8 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
+import { incidentWindow } from '../../api/incident-window.js';
 import { getIncidents } from './client.js';
 import type { Preloaded } from './hooks.js';
 import { incidentsKey } from './incident-list.js';
-import { DEFAULT_WINDOW, parseRoute, WINDOWS } from './route.js';
+import { DEFAULT_WINDOW, parseRoute } from './route.js';
 import type { Navigate } from './use-route.js';
 
 /** Landing is whether the first view is still being picked, and the incidents read to pick it. */
@@ -27,7 +28,7 @@ export function useLanding(navigate: Navigate): Landing {
   useEffect(() => {
     if (!landing.deciding) return;
     const abort = new AbortController();
-    getIncidents({ since: Date.now() - WINDOWS[DEFAULT_WINDOW]!, signal: abort.signal }).then(
+    getIncidents({ window: incidentWindow({ since: DEFAULT_WINDOW }, Date.now()), signal: abort.signal }).then(
       (list) => {
         // The reader may have picked a view meanwhile: theirs stands.
         if (list.incidents.length === 0 || !isBare(location.hash)) {

@@ -11,7 +11,10 @@ export interface IncidentsPrint {
   listNamespace: string | undefined;
 }
 
-/** printIncidents writes the incidents to stdout. */
+/** printIncidents writes the incidents to stdout, and to stderr how many older ones the server's answer left out. */
 export function printIncidents(list: IncidentList, o: IncidentsPrint, io: CliIO): void {
   io.stdout.write(formatIncidents(list, { format: o.format, now: Date.now(), showNamespace: o.listNamespace === undefined, namespace: o.listNamespace }));
+  // The server bounds its answer in bytes (--max-answer-bytes): a list it ended short says so, here as in the JSON.
+  const left = list.incidentsLeftOut ?? 0;
+  if (left > 0) io.stderr.write(`${left} older incident${left === 1 ? '' : 's'} left out of the server's answer (past its --max-answer-bytes): narrow the window or the namespace to see ${left === 1 ? 'it' : 'them'}\n`);
 }

@@ -21,8 +21,9 @@ export interface BannerFacts {
 
 /**
  * serveBanner is what `kevents serve` prints once it listens: where, the web
- * UI, and first commands, each of which runs as printed in another terminal of
- * the same directory (kevents named the way this one was started).
+ * UI, and first commands (record, timeline, incidents, search, kubectl), each
+ * of which runs as printed in another terminal of the same directory (kevents
+ * named the way this one was started).
  */
 export function serveBanner(b: BannerFacts): string {
   const server = `--server ${b.url}`;
@@ -39,6 +40,9 @@ export function serveBanner(b: BannerFacts): string {
     'In another terminal, record an event and read it back:',
     `  ${b.kevents} record ${server} --for pod/web-1 --type Warning --reason BackOff --action Restarting --message "Back-off restarting failed container"`,
     `  ${b.kevents} timeline ${server} -A`,
+    'See what is broken and why, and search everything kept:',
+    `  ${b.kevents} incidents ${server} -A`,
+    `  ${b.kevents} search ${server} -A reason:BackOff`,
     'Point kubectl at it:',
     `  kubectl --server ${b.url} get events -A`,
     'or write a kubeconfig:',

@@ -11,5 +11,5 @@ import { storeTimelineSource } from '../../../timeline/index.js';
  */
 export function storeIncidentReader(store: EventStore): IncidentReader {
   return (q: IncidentQuery): Promise<IncidentList> =>
-    collectIncidents({ source: storeTimelineSource(store, { clusters: q.clusters }), namespace: q.namespace, since: q.since, until: q.until });
+    collectIncidents({ source: storeTimelineSource(store, { clusters: q.clusters }), namespace: q.namespace, since: q.since, until: q.until, lookBack: q.lookBack });
 }

@@ -313,10 +313,16 @@ describe('the archive through the aggregation layer', { timeout: 600_000 }, () =
     assert.match(refused.stderr, /Forbidden/);
   });
 
-  it('searches through --raw, authorized by both the cluster and kevents', async () => {
+  it('searches and reads a timeline through --raw and occurrences as a resource, authorized by both the cluster and kevents', async () => {
     const r = await kubectl('alice', ['get', '--raw', `${API}/namespaces/shop/search?q=quota`]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /exceeded quota: compute/);
+    const timeline = await kubectl('alice', ['get', '--raw', `${API}/namespaces/shop/timeline?for=replicaset/web-7d4b9c8f5`]);
+    assert.equal(timeline.code, 0, timeline.stderr);
+    assert.ok((JSON.parse(timeline.stdout) as { rows: { reason: string }[] }).rows.some((row) => row.reason === 'FailedCreate'), timeline.stdout.slice(0, 400));
+    const occurrences = await kubectl('alice', ['get', 'occurrences', '-n', 'shop']);
+    assert.equal(occurrences.code, 0, occurrences.stderr);
+    assert.match(occurrences.stdout, /FailedCreate\s+replicaset\/web-7d4b9c8f5/);
   });
 
   it('refuses another namespace and another user (403 from kube-apiserver)', async () => {

@@ -106,6 +106,9 @@ void describe('incidents route', () => {
     const all = await call(base, 'GET', `${BASE}/incidents?fieldSelector=${encodeURIComponent('window=all')}`);
     assert.equal((all.json as IncidentObjectList).window.since, null);
     assert.equal((all.json as IncidentObjectList).items.length, 2);
+    // An incident has no labels: kubectl get incidents -l app=web lists none, -l '!app' all.
+    assert.deepEqual((await call(base, 'GET', `${BASE}/incidents?labelSelector=${encodeURIComponent('app=web')}`)).json.items, []);
+    assert.equal((await call(base, 'GET', `${BASE}/incidents?labelSelector=${encodeURIComponent('!app')}`)).json.items.length, 2);
     const other = await call(base, 'GET', `${BASE}/namespaces/shop/incidents?fieldSelector=${encodeURIComponent('metadata.namespace=pay')}`);
     assert.deepEqual((other.json as IncidentObjectList).items, []);
   });

@@ -14,6 +14,7 @@ import {
   parseFieldSelector,
   parseGoDuration,
   parseIncidentQueryParams,
+  parseLabelSelector,
 } from '../api/index.js';
 import type { IncidentList } from '../api/index.js';
 import { requestTarget } from '../auth/index.js';
@@ -106,7 +107,8 @@ export function parseIncidentQuery(params: URLSearchParams, namespace: string | 
   if (typeof w.windowMs === 'number' && (t.since !== undefined || t.until !== undefined)) throw newBadRequest('fieldSelector window: give a window or since and until, not both');
   const clusters = [...new Set(listParam(params, 'cluster'))];
   let ns = namespace;
-  let empty = false;
+  // An incident has no labels: a label selector keeps all of them, or none.
+  let empty = !parseLabelSelector(params.get('labelSelector') ?? '').matches({});
   if (w.namespace !== undefined) {
     if (ns !== undefined && ns !== w.namespace) empty = true;
     ns = w.namespace;

@@ -16,7 +16,8 @@ rmSync(outdir, { recursive: true, force: true });
 await build({
   absWorkingDir: root,
   // The SQLite writer thread (kevents serve --writer-thread) starts from an entry of its own, beside the CLI's.
-  entryPoints: { kevents: 'src/cli/main.ts', 'sqlite-writer': 'src/storage/sqlite/writer-thread-main.ts' },
+  // kubectl-kevents is the kubectl plugin: the same commands, reading the archive through the cluster's aggregation layer.
+  entryPoints: { kevents: 'src/cli/main.ts', 'kubectl-kevents': 'src/cli/kubectl-main.ts', 'sqlite-writer': 'src/storage/sqlite/writer-thread-main.ts' },
   entryNames: '[name]',
   chunkNames: '[name]-[hash]',
   outdir,

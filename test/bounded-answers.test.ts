@@ -187,8 +187,8 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       const r = await request(srv.url, 'GET', `${ARCHIVE}/incidents?since=${at(Date.now() - 3_600_000)}`);
       assert.equal(r.status, 200, r.text.slice(0, 300));
       assert.ok(bytes(r.text) <= BOUND, `${bytes(r.text)} bytes`);
-      assert.ok(r.json.incidents.length > 0);
-      for (const inc of r.json.incidents) {
+      assert.ok(r.json.items.length > 0);
+      for (const { status: inc } of r.json.items) {
         for (const row of inc.evidence) if (row.messageOf === undefined) assert.match(row.message, /… \[\d+ more characters\]$/);
       }
     });

@@ -79,6 +79,57 @@ void describe('deploy/', () => {
     });
   }
 
+  /** withAggregatedApi builds an overlay with components/aggregated-api as docs/deploy.md adds it: no namespace of its own, since one RoleBinding lives in kube-system. */
+  const withAggregatedApi = (overlay: string): Doc[] => {
+    const dir = mkdtempSync(join(tmpdir(), 'kevents-kustomize-'));
+    try {
+      const rel = (p: string): string => relative(dir, `${root}deploy/kustomize/${p}`);
+      writeFileSync(
+        join(dir, 'kustomization.yaml'),
+        ['apiVersion: kustomize.config.k8s.io/v1beta1', 'kind: Kustomization', `resources: [${rel(`overlays/${overlay}`)}]`, `components: [${rel('components/aggregated-api')}]`, ''].join('\n'),
+      );
+      return docs(execFileSync(kubectl.path, ['kustomize', dir], { encoding: 'utf8' }));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+
+  for (const overlay of ['sqlite', 'postgres']) {
+    void it(`with aggregatedApi.enabled the chart renders what overlays/${overlay} builds with components/aggregated-api`, () => {
+      const built = withAggregatedApi(overlay);
+      const fromKustomize = byKey(built.filter((d) => d.kind !== 'Namespace'));
+      const fromHelm = byKey(docs(helm(['template', 'kevents', `${root}deploy/chart/kevents`, '--namespace', 'kevents', '--set', `archive.type=${overlay}`, '--set', 'aggregatedApi.enabled=true'])));
+      assert.deepEqual([...fromHelm.keys()].sort(), [...fromKustomize.keys()].sort());
+      for (const [key, doc] of fromKustomize) assert.deepEqual(fromHelm.get(key), doc, key);
+
+      const get = (key: string): any => fromKustomize.get(key);
+      const apiService = get('APIService//v1alpha1.archive.kevents.io');
+      assert.deepEqual(apiService.spec, { group: 'archive.kevents.io', version: 'v1alpha1', service: { namespace: 'kevents', name: 'kevents', port: 443 }, groupPriorityMinimum: 1000, versionPriority: 15 });
+      assert.equal(apiService.metadata.annotations['cert-manager.io/inject-ca-from'], 'kevents/kevents-tls');
+      assert.deepEqual(get('Certificate/kevents/kevents-tls').spec.dnsNames, ['kevents.kevents.svc', 'kevents.kevents.svc.cluster.local']);
+      assert.equal(get('Service/kevents/kevents').spec.ports[0].port, 443);
+      const sa = [{ kind: 'ServiceAccount', name: 'kevents', namespace: 'kevents' }];
+      assert.deepEqual([get('ClusterRoleBinding//kevents-auth-delegator').roleRef.name, get('ClusterRoleBinding//kevents-auth-delegator').subjects], ['system:auth-delegator', sa]);
+      const reader = get('RoleBinding/kube-system/kevents-auth-reader');
+      assert.deepEqual([reader.roleRef, reader.subjects], [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'extension-apiserver-authentication-reader' }, sa]);
+      const role = get('ClusterRole//kevents-archive-reader');
+      for (const to of ['view', 'edit', 'admin']) assert.equal(role.metadata.labels[`rbac.authorization.k8s.io/aggregate-to-${to}`], 'true');
+      assert.deepEqual(role.rules, [{ apiGroups: ['archive.kevents.io'], resources: ['events', 'incidents', 'occurrences', 'search', 'timeline'], verbs: ['get', 'list', 'watch'] }]);
+      const serve = get('Deployment/kevents/kevents').spec.template.spec.containers[0];
+      assert.equal(serve.name, 'serve');
+      assert.ok(serve.args.includes('--delegate-auth'), serve.args.join(' '));
+    });
+  }
+
+  void it('aggregatedApi.caBundle puts the CA in the APIService and renders no cert-manager object', () => {
+    const rendered = docs(helm(['template', 'kevents', `${root}deploy/chart/kevents`, '--namespace', 'archive', '--set', 'aggregatedApi.enabled=true', '--set', 'aggregatedApi.caBundle=Q0EK']));
+    assert.deepEqual(rendered.filter((d) => d.apiVersion.startsWith('cert-manager.io/')), []);
+    const apiService = rendered.find((d) => d.kind === 'APIService') as any;
+    assert.equal(apiService.spec.caBundle, 'Q0EK');
+    assert.equal(apiService.spec.service.namespace, 'archive');
+    assert.equal(apiService.metadata.annotations, undefined);
+  });
+
   void it('helm lint passes and a wrong archive.type is refused', () => {
     helm(['lint', `${root}deploy/chart/kevents`]);
     assert.throws(() => helm(['template', 'kevents', `${root}deploy/chart/kevents`, '--set', 'archive.type=etcd']), /archive\.type must be sqlite or postgres/);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { IncidentList } from '../src/api/index.js';
+import type { IncidentList, IncidentObjectList } from '../src/api/index.js';
 import { isoSecondsAgo, request } from './support/http.js';
 import { runBuiltCli as cli } from './support/cli-process.js';
 import { startServer } from './support/server-process.js';
@@ -71,9 +71,11 @@ describe('kevents incidents', () => {
     assert.deepEqual(quota.hints[0], { command: 'kubectl describe resourcequota compute-resources -n shop', why: "the quota's limits and what is already used against them" });
     const api = await request(srv.url, 'GET', `/apis/archive.kevents.io/v1alpha1/incidents?since=${encodeURIComponent(list.window.since!)}`);
     assert.equal(api.status, 200, api.text);
-    const served = api.json as IncidentList;
+    // The route answers the list kind: each item's status is an incident of the CLI's document.
+    const served = api.json as IncidentObjectList;
+    assert.equal(served.kind, 'IncidentList');
     assert.deepEqual(
-      served.incidents.map((i) => [i.kind, i.root, i.cause, i.start, i.occurrences]),
+      served.items.map(({ status: i }) => [i.kind, i.root, i.cause, i.start, i.occurrences]),
       list.incidents.map((i) => [i.kind, i.root, i.cause, i.start, i.occurrences]),
     );
   });

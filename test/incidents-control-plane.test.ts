@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments, stringify } from 'yaml';
-import type { Incident, IncidentList } from '../src/api/index.js';
+import type { Incident, IncidentObjectList } from '../src/api/index.js';
 import { kwokStagesYaml } from '../src/lab/index.js';
 import { runBuiltCli } from './support/cli-process.js';
 import { findPeers, startControlPlane } from './support/control-plane.js';
@@ -187,7 +187,7 @@ describe('incidents from a real control plane', { timeout: 900_000 }, () => {
     const path = ns === undefined ? '/apis/archive.kevents.io/v1alpha1/incidents' : `/apis/archive.kevents.io/v1alpha1/namespaces/${ns}/incidents`;
     const res = await fetch(`${archive.url}${path}?since=${encodeURIComponent(new Date(Date.now() - 3_600_000).toISOString())}`);
     assert.equal(res.status, 200, await res.clone().text());
-    return ((await res.json()) as IncidentList).incidents;
+    return ((await res.json()) as IncidentObjectList).items.map((i) => i.status);
   };
 
   /** incidentWhen polls the served incidents until one satisfies `ready`, then returns it. */

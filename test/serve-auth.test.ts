@@ -219,12 +219,12 @@ void describe('kevents serve beyond loopback', () => {
     assert.equal(plain.status, 2, plain.stderr);
     assert.match(
       plain.stderr,
-      /refusing to listen on 0\.0\.0\.0 without TLS \(--tls-cert-file and --tls-private-key-file\) and authentication \(--token-auth-file or --delegate-auth\): .*--insecure-allow-remote/,
+      /refusing to listen on 0\.0\.0\.0 without TLS \(--tls-cert-file and --tls-private-key-file\) and authentication \(--token-auth-file, --delegate-auth or --requestheader-client-ca-file\): .*--insecure-allow-remote/,
     );
     const certs = makeCertificates();
     const tlsOnly = serve(['--listen', '[::]:0', '--tls-cert-file', certs.certFile, '--tls-private-key-file', certs.keyFile]);
     assert.equal(tlsOnly.status, 2);
-    assert.match(tlsOnly.stderr, /refusing to listen on :: without authentication \(--token-auth-file or --delegate-auth\)/);
+    assert.match(tlsOnly.stderr, /refusing to listen on :: without authentication \(--token-auth-file, --delegate-auth or --requestheader-client-ca-file\)/);
     const half = serve(['--tls-cert-file', certs.certFile]);
     assert.equal(half.status, 2);
     assert.match(half.stderr, /--tls-cert-file and --tls-private-key-file go together/);
@@ -237,6 +237,22 @@ void describe('kevents serve beyond loopback', () => {
     const bad = serve(['--token-auth-file', badFile]);
     assert.equal(bad.status, 1);
     assert.match(bad.stderr, /token file '.*bad\.csv' must have at least 3 columns \(token, user name, user uid\), found 2/);
+  });
+  void it('refuses front-proxy flags without their CA, the CA without TLS, and a CA file holding no certificate', async () => {
+    const certs = makeCertificates();
+    const names = serve(['--requestheader-allowed-names', 'front-proxy-client']);
+    assert.equal(names.status, 2);
+    assert.match(names.stderr, /--requestheader-allowed-names needs --requestheader-client-ca-file: headers are trusted only from a client certificate that CA signed/);
+    const noTls = serve(['--requestheader-client-ca-file', certs.caFile]);
+    assert.equal(noTls.status, 2);
+    assert.match(noTls.stderr, /--requestheader-client-ca-file needs --tls-cert-file and --tls-private-key-file/);
+    const notPem = serve(['--tls-cert-file', certs.certFile, '--tls-private-key-file', certs.keyFile, '--requestheader-client-ca-file', certs.keyFile]);
+    assert.equal(notPem.status, 1);
+    assert.match(notPem.stderr, /--requestheader-client-ca-file '.*' holds no PEM certificate/);
+    // With its CA, a front proxy is authentication enough to listen beyond loopback.
+    const remote = await startServer(['--listen', '0.0.0.0:0', '--tls-cert-file', certs.certFile, '--tls-private-key-file', certs.keyFile, '--requestheader-client-ca-file', certs.caFile, '--requestheader-allowed-names', 'a,b']);
+    assert.match(remote.url, /^https:\/\/0\.0\.0\.0:\d+$/);
+    await remote.stop();
   });
 
   void it('listens anyway when told --insecure-allow-remote', async () => {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import type { IncidentList, Timeline } from '../src/api/index.js';
+import type { IncidentObjectList, Timeline } from '../src/api/index.js';
 import { runBuiltCli } from './support/cli-process.js';
 import { request } from './support/http.js';
 import { foldRuns } from '../src/api/row-runs.js';
@@ -189,7 +189,7 @@ describe('web UI over an archive of three clusters, in headless Chromium', () =>
     const since = new Date(Date.now() - 3_600_000).toISOString();
     const r = await request(srv.url, 'GET', `/apis/archive.kevents.io/v1alpha1/incidents?since=${since}`);
     assert.equal(r.status, 200, r.text);
-    const served = (r.json as IncidentList).incidents;
+    const served = (r.json as IncidentObjectList).items.map((i) => i.status);
     assert.deepEqual(new Set(served.map((i) => i.cluster)), new Set(Object.keys(FLEET)));
 
     const { page, seen } = await openPage(context);

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { escapeTerminalLine } from '../src/api/index.js';
-import type { Incident, IncidentList } from '../src/api/index.js';
+import type { Incident, IncidentList, IncidentObjectList } from '../src/api/index.js';
 import { request } from './support/http.js';
 import { runBuiltCli } from './support/cli-process.js';
 import { startServer } from './support/server-process.js';
@@ -48,7 +48,7 @@ describe('web UI Incidents view over the lab\'s failures, in headless Chromium',
     await seedLabFailures(srv.url);
     const r = await request(srv.url, 'GET', `/apis/archive.kevents.io/v1alpha1/incidents?since=${new Date(Date.now() - HOUR_MS).toISOString()}`);
     assert.equal(r.status, 200, r.text);
-    served = (r.json as IncidentList).incidents;
+    served = (r.json as IncidentObjectList).items.map((i) => i.status);
     // Each seeded failure is one incident of its kind, so the view's rows can be checked one by one.
     for (const want of LAB_INCIDENTS) {
       const found = served.filter((i) => i.kind === want.kind && i.namespace === want.namespace);

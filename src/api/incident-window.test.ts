@@ -61,6 +61,9 @@ void test('incidentQueryParams: what the CLI and the UI send reads back as the s
   assert.equal(p.toString(), 'since=2026-03-01T11%3A57%3A00.250Z&lookBack=3600s&cluster=a&cluster=b');
   // The default look-back is not written, so a request without it means the same.
   assert.equal(incidentQueryParams(incidentWindow({ since: '3m' }, NOW)).has('lookBack'), false);
+  // A window open at its start says so: the route reads the last hour when given no start, as kubectl asks.
+  assert.equal(incidentQueryParams(incidentWindow({}, NOW)).toString(), 'fieldSelector=window%3Dall');
+  assert.equal(incidentQueryParams(incidentWindow({ since: '3m' }, NOW)).has('fieldSelector'), false);
 });
 
 void test('parseIncidentQueryParams: since on the wire is a time, never a duration', () => {

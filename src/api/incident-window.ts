@@ -106,11 +106,14 @@ export function incidentReadSince(w: IncidentWindow): number | undefined {
 /**
  * incidentQueryParams writes a window (and clusters) as the incidents route
  * reads them: `since`, `until` (RFC 3339, to the millisecond), `lookBack` (in
- * seconds, Go syntax) and `cluster` (repeated). What the CLI and the web UI send.
+ * seconds, Go syntax) and `cluster` (repeated); a window open at its start is
+ * `fieldSelector=window=all`, since the route reads the last hour when given no
+ * start (what `kubectl get incidents` asks). What the CLI and the web UI send.
  */
 export function incidentQueryParams(w: IncidentWindow, clusters: readonly string[] = []): URLSearchParams {
   const p = new URLSearchParams();
   if (w.since !== undefined) p.set('since', new Date(w.since).toISOString());
+  else p.set('fieldSelector', 'window=all');
   if (w.until !== undefined) p.set('until', new Date(w.until).toISOString());
   if (w.lookBack !== DEFAULT_LOOK_BACK_MS) p.set('lookBack', `${w.lookBack / 1000}s`);
   for (const c of clusters) p.append('cluster', c);

@@ -26,6 +26,7 @@ export * from './cluster.js';
 export * from './timeline.js';
 export * from './row-runs.js';
 export * from './incident.js';
+export { incidentDocument, incidentObjects, incidentTable, INCIDENT_TABLE_COLUMNS, type IncidentObject, type IncidentObjectList } from './incident-object.js';
 export * from './incident-window.js';
 export * from './answer-text.js';
 export type * from './search.js';

@@ -16,8 +16,22 @@ const OBJECT_META_NAME_DOC =
 const FIELD_PATH_DOC =
   'If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement, such as desiredState.manifest.containers[2]. For example, if the object reference is to a container within a pod, this would take on a value like: "spec.containers{name}" (where "name" refers to the name of the container that triggered the event) or if no container name is specified "spec.containers[2]" (container with index 2 in this pod). This syntax is chosen only to have some well-defined way of referencing a part of an object.';
 
-function column(name: string, description: string, priority = 0, format = ''): TableColumnDefinition {
+/** tableColumn is one string column of a Table (kube-apiserver types every printed column `string`). */
+export function tableColumn(name: string, description: string, priority = 0, format = ''): TableColumnDefinition {
   return { name, type: 'string', format, description, priority };
+}
+
+const column = tableColumn;
+
+/**
+ * tableRowObject is a Table row's `object` for the request's `includeObject`: the object itself,
+ * null for None, or (kubectl's default, Metadata) its PartialObjectMetadata, whose namespace
+ * `kubectl get -A` prints.
+ */
+export function tableRowObject(includeObject: string | null | undefined, object: unknown, metadata: object): unknown {
+  if (includeObject === 'Object') return object;
+  if (includeObject === 'None') return null;
+  return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: { ...metadata } };
 }
 
 /**
@@ -166,11 +180,7 @@ function tableListMeta(m: ListMeta | undefined): ListMeta {
 export function eventTable(items: readonly CoreEvent[], options: EventTableOptions): Table {
   const include = options.includeObject ?? '';
   const rows = items.map((e): TableRow => {
-    const row: TableRow = { cells: eventTableCells(e, options.now) };
-    if (include === 'Object') row.object = options.encodeObject ? options.encodeObject(e) : e;
-    else if (include === 'None') row.object = null;
-    else row.object = { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: { ...e.metadata } };
-    return row;
+    return { cells: eventTableCells(e, options.now), object: tableRowObject(include, include === 'Object' && options.encodeObject ? options.encodeObject(e) : e, e.metadata) };
   });
   return {
     kind: 'Table',

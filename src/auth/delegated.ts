@@ -77,6 +77,7 @@ export function subjectAccessReviewAuthorizer(client: ReviewClient, options: { c
   return {
     async authorize(user: UserInfo, a: RequestAttributes): Promise<Decision> {
       const spec: Record<string, unknown> = { user: user.username, uid: user.uid, groups: user.groups };
+      if (user.extra !== undefined) spec.extra = user.extra;
       if (a.resourceRequest) {
         spec.resourceAttributes = {
           namespace: a.namespace,

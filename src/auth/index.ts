@@ -8,3 +8,4 @@ export { loadTlsKeyPair, watchTlsKeyPair, type TlsKeyPair } from './tls-files.js
 export { watchFiles, DEFAULT_RELOAD_INTERVAL_MS, type FileWatch } from './file-watch.js';
 export { tokenReviewAuthenticator, subjectAccessReviewAuthorizer, DELEGATED_CACHE_TTL_MS, type ReviewClient } from './delegated.js';
 export { isLoopbackHost } from './loopback.js';
+export { requestHeaderAuthenticator, parseHeaderList, DEFAULT_REQUEST_HEADERS, type RequestAuthenticator, type RequestAuthentication, type RequestHeaderConfig } from './request-header.js';

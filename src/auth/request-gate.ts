@@ -5,6 +5,7 @@ import type { Logger } from '../internal/index.js';
 import type { Authorizer, Decision } from './group-authorizer.js';
 import { requestTarget } from './request-attributes.js';
 import type { RequestAttributes } from './request-attributes.js';
+import type { RequestAuthenticator } from './request-header.js';
 import { ARCHIVERS_GROUP, MASTERS_GROUP } from './user.js';
 import type { Authenticator, UserInfo } from './user.js';
 
@@ -46,16 +47,34 @@ function then<T, U>(v: Maybe<T>, f: (t: T) => Maybe<U>): Maybe<U> {
 }
 
 /**
- * createRequestGate authenticates each request's bearer token with the first
- * authenticator that knows it, then asks each authorizer until one allows
+ * createRequestGate authenticates each request by what it carries besides a token (a front
+ * proxy's verified certificate and its headers, `requestAuthenticators`), else its bearer token
+ * with the first authenticator that knows it, then asks each authorizer until one allows
  * (a union, as kube-apiserver's `--authorization-mode` list). No or an
  * unknown token is upstream's 401 `Unauthorized`; a denial is upstream's 403
  * naming the user, verb and resource. Everything stays synchronous when the
  * authenticators and authorizers are (a token file and groups), so the create
  * path pays a map lookup and no extra turn of the event loop.
  */
-export function createRequestGate(options: { authenticators: Authenticator[]; authorizers: Authorizer[]; logger: Logger }): RequestGate {
+export function createRequestGate(options: {
+  authenticators: Authenticator[];
+  requestAuthenticators?: RequestAuthenticator[];
+  authorizers: Authorizer[];
+  logger: Logger;
+}): RequestGate {
   const { authenticators, authorizers, logger } = options;
+  const requestAuthenticators = options.requestAuthenticators ?? [];
+  /** fromRequest is the user a request authenticator found, or the refusals to log should no token authenticate it either. */
+  const fromRequest = (req: IncomingMessage): { user?: UserInfo; refused: string[] } => {
+    const refused: string[] = [];
+    for (const a of requestAuthenticators) {
+      const r = a.authenticateRequest(req);
+      if (r === undefined) continue;
+      if ('user' in r) return { user: r.user, refused };
+      refused.push(r.refused);
+    }
+    return { refused };
+  };
   const authenticate = (token: string, i = 0): Maybe<UserInfo | undefined> => {
     const a = authenticators[i];
     if (a === undefined) return undefined;
@@ -81,12 +100,17 @@ export function createRequestGate(options: { authenticators: Authenticator[]; au
         return e as StatusError;
       }
       if (isPublic(req.method, target.path, target.params)) return undefined;
-      const token = bearerToken(req.headers.authorization);
-      if (token === undefined) return newUnauthorized();
+      const proxied = requestAuthenticators.length > 0 ? fromRequest(req) : { refused: [] };
+      const token = proxied.user === undefined ? bearerToken(req.headers.authorization) : undefined;
+      const unauthorized = (): StatusError => {
+        if (proxied.refused.length > 0) logger.info('front-proxy authentication refused', { reasons: proxied.refused.join('; '), remote: req.socket.remoteAddress });
+        return newUnauthorized();
+      };
+      if (proxied.user === undefined && token === undefined) return unauthorized();
       const attrs = target.attributes;
       try {
-        const out = then(authenticate(token), (user): Maybe<StatusError | undefined> => {
-          if (user === undefined) return newUnauthorized();
+        const out = then(proxied.user ?? authenticate(token!), (user): Maybe<StatusError | undefined> => {
+          if (user === undefined) return unauthorized();
           return then(authorize(user, attrs), (d) => {
             if (!d.allowed) return newForbidden({ ...attrs, user: user.username }, d.reason);
             if (user.groups.some((g) => PRIVILEGED_GROUPS.includes(g))) privileged.set(req, true);

@@ -3,6 +3,8 @@ export interface UserInfo {
   username: string;
   uid: string;
   groups: string[];
+  /** extra is what a front proxy told of the user besides its name and groups (X-Remote-Extra-*), passed on to a SubjectAccessReview. */
+  extra?: Record<string, string[]>;
 }
 
 /** AUTHENTICATED_GROUP is the group kube-apiserver adds to every authenticated user. */

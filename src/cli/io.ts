@@ -4,4 +4,9 @@ export interface CliIO {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
   env: NodeJS.ProcessEnv;
+  /**
+   * archiveEvents reads events from the archive's `events.archive.kevents.io` rather than core/v1 (`kubectl kevents`:
+   * the cluster's kubeconfig reaches the archive through the aggregation layer, where `/api/v1/events` is the cluster's own).
+   */
+  archiveEvents?: boolean;
 }

@@ -1,6 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { CoreEvent, CoreEventList, IncidentList, Occurrence, OccurrenceList, SearchResult, Status, Table, WatchEvent } from '../api/index.js';
-import { ARCHIVE_API, resolveIncidents, resolveOccurrenceMessages } from '../api/index.js';
+import type { CoreEvent, CoreEventList, IncidentList, IncidentObjectList, Occurrence, OccurrenceList, SearchResult, Status, Table, WatchEvent } from '../api/index.js';
+import { ARCHIVE_API, incidentDocument, resolveIncidents, resolveOccurrenceMessages } from '../api/index.js';
 import { EventResource } from './event-resource.js';
 import type { ListOptions, RequestOptions } from './event-resource.js';
 import { KubeConnection } from './kube-connection.js';
@@ -61,20 +61,25 @@ export interface ReadClient {
   incidents(options: IncidentsOptions): Promise<IncidentList>;
 }
 
-/** createReadClient returns a ReadClient for the kubeconfig's current context. */
-export function createReadClient(options: { kubeConfig: KubeConfig; timeoutMs?: number; userAgent?: string }): ReadClient {
+/**
+ * createReadClient returns a ReadClient for the kubeconfig's current context. `eventsPrefix` is where it reads
+ * core/v1 Events (default `/api/v1`): `/apis/archive.kevents.io/v1alpha1` reads the archive's events through a
+ * cluster that aggregates the archive API, not the cluster's own.
+ */
+export function createReadClient(options: { kubeConfig: KubeConfig; timeoutMs?: number; userAgent?: string; eventsPrefix?: string }): ReadClient {
+  const prefix = options.eventsPrefix ?? '/api/v1';
   const connection = new KubeConnection(options.kubeConfig);
   const rest = new RestClient(connection, {
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
     ...(options.userAgent !== undefined ? { userAgent: options.userAgent } : {}),
   });
   const eventsPath = (namespace: string | undefined, name?: string): string => {
-    const base = namespace === undefined || namespace === '' ? '/api/v1/events' : `/api/v1/namespaces/${encodeURIComponent(namespace)}/events`;
+    const base = namespace === undefined || namespace === '' ? `${prefix}/events` : `${prefix}/namespaces/${encodeURIComponent(namespace)}/events`;
     return name === undefined ? base : `${base}/${encodeURIComponent(name)}`;
   };
   return {
     server: connection.server,
-    coreV1: new EventResource<CoreEvent, CoreEventList>(rest, '/api/v1'),
+    coreV1: new EventResource<CoreEvent, CoreEventList>(rest, prefix),
     async listTable(o) {
       const query = o.name === undefined ? listQuery(o) : new URLSearchParams();
       return await rest.request<Table>({
@@ -138,7 +143,9 @@ export function createReadClient(options: { kubeConfig: KubeConfig; timeoutMs?: 
     async incidents(o) {
       const base = `/apis/${ARCHIVE_API}`;
       const path = o.namespace === undefined || o.namespace === '' ? `${base}/incidents` : `${base}/namespaces/${encodeURIComponent(o.namespace)}/incidents`;
-      const list = await rest.request<IncidentList>({ method: 'GET', path, query: o.query, verb: 'list incidents', ...(o.signal !== undefined ? { signal: o.signal } : {}) });
+      const answer = await rest.request<IncidentObjectList | IncidentList>({ method: 'GET', path, query: o.query, verb: 'list incidents', ...(o.signal !== undefined ? { signal: o.signal } : {}) });
+      // The route answers the list kind (items whose status is an incident); a server before it, the document itself.
+      const list = 'items' in answer ? incidentDocument(answer) : answer;
       // An evidence row's text is sent once an answer: each row gets it back.
       return resolveIncidents(list);
     },

@@ -137,12 +137,36 @@ void describe('archive API (in process)', () => {
     });
   }
 
+  void it('serves the stored events as events.archive.kevents.io: list, get and a Table with kubectl\'s event columns, never a write', async () => {
+    // Events of their own: the suite's clock has run past the TTL of the ones above.
+    for (const [ns, name] of [['ev', 'x1'], ['ev', 'x2'], ['ev2', 'x3']] as const) {
+      assert.equal((await call(base, 'POST', `/api/v1/namespaces/${ns}/events`, event(ns, name, 'web-1'))).status, 201);
+    }
+    const list = await call(base, 'GET', `${ARCHIVE}/namespaces/ev/events`);
+    assert.equal(list.status, 200);
+    assert.deepEqual(list.json.items.map((e: any) => e.metadata.name).sort(), ['x1', 'x2']);
+    const one = await call(base, 'GET', `${ARCHIVE}/namespaces/ev2/events/x3`);
+    assert.equal(one.status, 200);
+    assert.equal(one.json.reason, 'BackOff');
+    const table = await call(base, 'GET', `${ARCHIVE}/events?fieldSelector=${encodeURIComponent('involvedObject.name=web-1')}`, undefined, { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' });
+    assert.deepEqual(table.json.columnDefinitions.filter((c: any) => c.priority === 0).map((c: any) => c.name), ['Last Seen', 'Type', 'Reason', 'Object', 'Message']);
+    assert.deepEqual(table.json.rows.map((r: any) => r.object.metadata.name).sort(), ['x1', 'x2', 'x3']);
+    assert.equal((await call(base, 'POST', `${ARCHIVE}/namespaces/ev/events`, event('ev', 'x9', 'web-9'))).status, 405);
+    assert.equal((await call(base, 'DELETE', `${ARCHIVE}/namespaces/ev/events/x1`)).status, 405);
+    assert.equal((await call(base, 'GET', '/api/v1/namespaces/ev/events/x1')).status, 200, 'a refused write wrote nothing');
+    assert.equal((await call(base, 'GET', '/api/v1/namespaces/ev/events/x9')).status, 404, 'a refused create created nothing');
+  });
+
   void it('is listed in discovery', async () => {
     const r = await call(base, 'GET', ARCHIVE);
     assert.equal(r.status, 200);
     assert.deepEqual(
       r.json.resources.map((x: any) => [x.name, x.kind, x.namespaced, x.verbs]),
-      [['occurrences', 'Occurrence', true, ['list']]],
+      [
+        ['events', 'Event', true, ['get', 'list', 'watch']],
+        ['incidents', 'Incident', true, ['get', 'list']],
+        ['occurrences', 'Occurrence', true, ['list']],
+      ],
     );
     const groups = await call(base, 'GET', '/apis');
     assert.ok(groups.json.groups.some((g: any) => g.name === 'archive.kevents.io'));

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { requestTarget } from '../auth/index.js';
 import type { HTTPVersion, Instance as Router } from 'find-my-way';
-import { ARCHIVE_API, cutText, jsonBytes, keepWithin, newMethodNotAllowed, newPathNotFound, shareOccurrenceMessages, translateTimestampSince } from '../api/index.js';
+import { ARCHIVE_API, cutText, tableColumn, tableRowObject, jsonBytes, keepWithin, newMethodNotAllowed, newPathNotFound, shareOccurrenceMessages, translateTimestampSince } from '../api/index.js';
 import type { Occurrence, OccurrenceList, Table, TableColumnDefinition } from '../api/index.js';
 import type { Clock, Logger } from '../internal/index.js';
 import { isArchiveStore, occurrenceCursor } from '../storage/index.js';
@@ -21,7 +21,7 @@ export interface ArchiveRouteDeps {
 }
 
 function column(name: string, description: string, priority = 0): TableColumnDefinition {
-  return { name, type: 'string', format: name === 'Name' ? 'name' : '', description, priority };
+  return tableColumn(name, description, priority, name === 'Name' ? 'name' : '');
 }
 
 /** OCCURRENCE_TABLE_COLUMNS are the columns `kubectl get occurrences` prints. */
@@ -54,12 +54,7 @@ function occurrenceTable(items: readonly Occurrence[], objects: readonly Occurre
         o.cluster ?? '',
         o.metadata.name ?? '',
       ],
-      object:
-        includeObject === 'None'
-          ? null
-          : includeObject === 'Object'
-            ? objects[i]
-            : { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: { ...o.metadata } },
+      object: tableRowObject(includeObject, objects[i], o.metadata),
     })),
   };
 }

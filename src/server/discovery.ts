@@ -68,6 +68,10 @@ export const KNOWN_KINDS: readonly KnownKind[] = [
   kind('batch', 'jobs', 'Job', true, []),
   // The archive API (src/api/occurrence.ts): occurrences are listed, never written through the API.
   { ...kind('archive.kevents.io', 'occurrences', 'Occurrence', true, ['occ'], []), version: 'v1alpha1', verbs: ['list'] },
+  // Incidents (src/api/incident-object.ts) are built from the archive at each list; nothing stores or writes them.
+  { ...kind('archive.kevents.io', 'incidents', 'Incident', true, [], []), version: 'v1alpha1', verbs: ['get', 'list'] },
+  // The archive's events: the stored core/v1 Events, read-only, under the archive's RBAC.
+  { ...kind('archive.kevents.io', 'events', 'Event', true, [], []), version: 'v1alpha1', verbs: READ_ONLY_VERBS },
 ];
 
 /** GroupVersion names one served group/version; `group` is `''` for core. */

@@ -1,5 +1,5 @@
 export { createEventsServer, DEFAULT_EVENT_TTL_SECONDS } from './server.js';
-export type { KeventsServer, ServerOptions, RequestGate, TlsPair } from './server.js';
+export type { KeventsServer, ServerOptions, RequestGate, ServerTls, TlsPair } from './server.js';
 export { KNOWN_KINDS, type KnownKind } from './discovery.js';
 export { DEFAULT_RENDER_CACHE_MIB } from './rendered-versions.js';
 export { DEFAULT_RENDER_CACHE_WARM_MS } from './render-warm.js';

@@ -55,7 +55,7 @@ export function checkOrigin(req: IncomingMessage, tls: boolean): StatusError | u
  * (a link, an image, a fetch in no-cors mode): each may cost the server a
  * search over the whole archive, and the page never needs to read the answer.
  */
-const ARCHIVE_READS = new RegExp(`^/apis/${ARCHIVE_API.replace(/\./g, '\\.')}/(?:namespaces/[^/]+/)?(?:search|incidents|timeline|occurrences)/?$`);
+const ARCHIVE_READS = new RegExp(`^/apis/${ARCHIVE_API.replace(/\./g, '\\.')}/(?:namespaces/[^/]+/)?(?:search|incidents|timeline|occurrences|events)/?$`);
 
 /** BEARER is an Authorization header a page of another site cannot make a browser send without asking the server first (CORS preflight). */
 const BEARER = /^bearer\s+\S/i;

@@ -5,7 +5,7 @@ import type { Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type FindMyWayModule from 'find-my-way';
 import type { HTTPVersion, Instance as Router } from 'find-my-way';
-import { CORE_API, DEFAULT_MAX_ANSWER_BYTES, EVENTS_API, newInternalError, newPathNotFound, newTooManyRequests } from '../api/index.js';
+import { ARCHIVE_API, CORE_API, DEFAULT_MAX_ANSWER_BYTES, EVENTS_API, newInternalError, newMethodNotAllowed, newPathNotFound, newTooManyRequests } from '../api/index.js';
 import type { EventApi, StatusError } from '../api/index.js';
 import { requestTarget } from '../auth/index.js';
 import { noopLogger, realClock, requireCjs } from '../internal/index.js';
@@ -54,8 +54,8 @@ export interface ServerOptions {
   incidents?: IncidentReader;
   /** gate admits or refuses each request before it is routed (authentication and authorization). */
   gate?: RequestGate;
-  /** tls serves HTTPS with this certificate chain and key (PEM); swap it later with `setTls`. */
-  tls?: TlsPair;
+  /** tls serves HTTPS with this certificate chain and key (PEM), and the front proxy's client CA; swap the pair later with `setTls`. */
+  tls?: ServerTls;
   /** renderCacheBytes bounds the wire bytes of listed versions kept for later lists (default DEFAULT_RENDER_CACHE_MIB MiB; 0 keeps none). */
   renderCacheBytes?: number;
   /**
@@ -96,6 +96,26 @@ export interface RequestGate {
 export interface TlsPair {
   cert: Buffer;
   key: Buffer;
+}
+
+/**
+ * ServerTls is the server's certificate and key and, where a front proxy is trusted, the CA its
+ * client certificate is verified against (`--requestheader-client-ca-file`): a client certificate
+ * is then asked for but not required, and the gate decides what a verified one is worth.
+ */
+export interface ServerTls extends TlsPair {
+  clientCa?: Buffer;
+}
+
+/** secureContext is the node:tls secure context of a ServerTls. */
+function secureContext(tls: ServerTls): { cert: Buffer; key: Buffer; ca?: Buffer } {
+  const { cert, key, clientCa } = tls;
+  return clientCa === undefined ? { cert, key } : { cert, key, ca: clientCa };
+}
+
+/** secureOptions are the node:https server options of a ServerTls. */
+function secureOptions(tls: ServerTls): { cert: Buffer; key: Buffer; ca?: Buffer; requestCert?: boolean; rejectUnauthorized?: boolean } {
+  return tls.clientCa === undefined ? secureContext(tls) : { ...secureContext(tls), requestCert: true, rejectUnauthorized: false };
 }
 
 /** ReadinessCheck is one named check of /readyz. */
@@ -217,7 +237,7 @@ export function createEventsServer(options: ServerOptions): KeventsServer {
   registerArchiveRoutes(router, { store: options.store, clock, logger, metrics, maxAnswerBytes });
   registerTimelineRoutes(router, { timeline: options.timeline, logger, metrics, maxAnswerBytes });
   registerSearchRoutes(router, { store: options.store, clock, logger, metrics, maxAnswerBytes });
-  registerIncidentRoutes(router, { incidents: options.incidents, logger, metrics, maxAnswerBytes });
+  registerIncidentRoutes(router, { incidents: options.incidents, clock, logger, metrics, maxAnswerBytes });
   registerDocuments(router, { logger, keventsVersion: options.keventsVersion ?? '0.0.0' });
   registerKnownKinds(router, { store: options.store, logger });
   const ui = registerUiAssets(router, { logger });
@@ -242,6 +262,24 @@ export function createEventsServer(options: ServerOptions): KeventsServer {
     router.on([...allMethods], `${prefix}/watch/namespaces/:namespace/events/:name`, (req, res, p) =>
       events.item(req, res, api, p.namespace!, p.name!, true),
     );
+  }
+
+  // The archive's events (events.archive.kevents.io): the stored core/v1 Events, read-only, under a resource of the
+  // archive's group, so that the cluster's RBAC and kubectl reach them through the aggregation layer apart from the
+  // cluster's own events.
+  const archiveEvents = `/apis/${ARCHIVE_API}`;
+  const readOnly = (req: IncomingMessage, res: ServerResponse): void => sendError(res, newMethodNotAllowed(), logger, req.url ?? '');
+  const writeMethods = ['POST', 'PUT', 'PATCH', 'DELETE'] as const;
+  for (const [path, serve] of [
+    [`${archiveEvents}/events`, (req, res) => events.collection(req, res, CORE_API, undefined, false)],
+    [`${archiveEvents}/watch/events`, (req, res) => events.collection(req, res, CORE_API, undefined, true)],
+    [`${archiveEvents}/namespaces/:namespace/events`, (req, res, p) => events.collection(req, res, CORE_API, p.namespace, false)],
+    [`${archiveEvents}/watch/namespaces/:namespace/events`, (req, res, p) => events.collection(req, res, CORE_API, p.namespace, true)],
+    [`${archiveEvents}/namespaces/:namespace/events/:name`, (req, res, p) => events.item(req, res, CORE_API, p.namespace!, p.name!, false)],
+    [`${archiveEvents}/watch/namespaces/:namespace/events/:name`, (req, res, p) => events.item(req, res, CORE_API, p.namespace!, p.name!, true)],
+  ] as [string, (req: IncomingMessage, res: ServerResponse, p: Record<string, string | undefined>) => void][]) {
+    router.on('GET', path, serve);
+    router.on([...writeMethods], path, readOnly);
   }
 
   const route = (req: IncomingMessage, res: ServerResponse): void => {
@@ -302,7 +340,7 @@ export function createEventsServer(options: ServerOptions): KeventsServer {
   };
   const limits = resolveLimits(options.limits);
   const serverOptions = { keepAliveTimeout: 65_000, ...serverOptionsOf(limits) };
-  const httpServer = options.tls === undefined ? createHttpServer(serverOptions, handle) : createHttpsServer({ ...serverOptions, ...options.tls }, handle);
+  const httpServer = options.tls === undefined ? createHttpServer(serverOptions, handle) : createHttpsServer({ ...serverOptions, ...secureOptions(options.tls) }, handle);
   const connections = applyLimits(httpServer, limits, { authenticated: gate !== undefined });
 
   return {
@@ -312,7 +350,8 @@ export function createEventsServer(options: ServerOptions): KeventsServer {
     ui,
     setTls(pair) {
       if (!('setSecureContext' in httpServer)) throw new Error('setTls: this server was created without TLS');
-      httpServer.setSecureContext(pair);
+      // The client CA is no file the pair's watch reloads: it stays as the server started.
+      httpServer.setSecureContext(secureContext({ ...pair, ...(options.tls?.clientCa !== undefined ? { clientCa: options.tls.clientCa } : {}) }));
     },
     async listen(host, port) {
       hosts.listenHost = host;

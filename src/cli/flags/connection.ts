@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { isStatusError } from '../../api/index.js';
+import { ARCHIVE_API, isStatusError } from '../../api/index.js';
 import { createReadClient, loadKubeConfig, namespaceOf } from '../../client/index.js';
 import type { ConnectionFlags, ReadClient } from '../../client/index.js';
 import { DEFAULT_SERVER } from './defaults.js';
@@ -137,5 +137,6 @@ export interface ReadConnection extends Pick<Connection, 'origin' | 'server'> {
 export async function connectRead(flags: ReadConnectionFlags, io: CliIO): Promise<ReadConnection> {
   const { kubeConfig, origin, server } = await connect(flags, io.env);
   const namespace = flags.namespace ?? namespaceOf(kubeConfig);
-  return { client: createReadClient({ kubeConfig }), namespace, listNamespace: flags.allNamespaces ? undefined : namespace, origin, server };
+  const client = createReadClient({ kubeConfig, ...(io.archiveEvents === true ? { eventsPrefix: `/apis/${ARCHIVE_API}` } : {}) });
+  return { client, namespace, listNamespace: flags.allNamespaces ? undefined : namespace, origin, server };
 }

@@ -1,6 +1,8 @@
 import type { CoreEvent, WatchEvent } from '../../api/types.js';
 import type { CLUSTER_FIELD } from '../../api/cluster.js';
 import type { IncidentList } from '../../api/incident.js';
+import { incidentDocument } from '../../api/incident-object.js';
+import type { IncidentObjectList } from '../../api/incident-object.js';
 import { incidentQueryParams } from '../../api/incident-window.js';
 import type { IncidentWindow } from '../../api/incident-window.js';
 import type { SearchResult } from '../../api/search.js';
@@ -174,5 +176,6 @@ export interface IncidentQuery {
 export function getIncidents(q: IncidentQuery): Promise<IncidentList> {
   const base = q.namespace ? `${ARCHIVE}/namespaces/${encodeURIComponent(q.namespace)}/incidents` : `${ARCHIVE}/incidents`;
   const p = incidentQueryParams(q.window, q.cluster ? [q.cluster] : []);
-  return getJson<IncidentList>(`${base}?${p.toString()}`, q.signal).then(resolveIncidents);
+  // The route answers the list kind (items whose status is an incident); the views read the document.
+  return getJson<IncidentObjectList>(`${base}?${p.toString()}`, q.signal).then((list) => resolveIncidents(incidentDocument(list)));
 }

@@ -1,5 +1,10 @@
+import { readFileSync } from 'node:fs';
+import { createSecureContext } from 'node:tls';
 import {
   createRequestGate,
+  DEFAULT_REQUEST_HEADERS,
+  parseHeaderList,
+  requestHeaderAuthenticator,
   createTokenFileAuthenticator,
   groupAuthorizer,
   isLoopbackHost,
@@ -8,7 +13,7 @@ import {
   tokenReviewAuthenticator,
   watchTlsKeyPair,
 } from '../../../auth/index.js';
-import type { Authenticator, Authorizer, FileWatch, ReviewClient, TlsKeyPair } from '../../../auth/index.js';
+import type { Authenticator, Authorizer, FileWatch, RequestAuthenticator, RequestHeaderConfig, ReviewClient, TlsKeyPair } from '../../../auth/index.js';
 import type { Logger } from '../../../internal/index.js';
 import type { RequestGate } from '../../../server/index.js';
 import { CliError, UsageError } from '../../errors.js';
@@ -21,11 +26,27 @@ export interface ServeAuthFlags {
   delegateAuth?: boolean;
   delegateAuthKubeconfig?: string;
   insecureAllowRemote?: boolean;
+  /** requestheaderClientCaFile is the CA a front proxy's client certificate is verified against (k8s.io/apiserver's flag). */
+  requestheaderClientCaFile?: string;
+  /** requestheaderAllowedNames are the common names a front proxy's certificate may have (empty: any the CA signed). */
+  requestheaderAllowedNames?: string[];
+  requestheaderUsernameHeaders?: string[];
+  requestheaderGroupHeaders?: string[];
+  requestheaderExtraHeadersPrefix?: string[];
 }
+
+/** REQUEST_HEADER_FLAGS are the flags of front-proxy authentication besides the CA file, with their ServeAuthFlags keys. */
+const REQUEST_HEADER_FLAGS = [
+  ['--requestheader-allowed-names', 'requestheaderAllowedNames'],
+  ['--requestheader-username-headers', 'requestheaderUsernameHeaders'],
+  ['--requestheader-group-headers', 'requestheaderGroupHeaders'],
+  ['--requestheader-extra-headers-prefix', 'requestheaderExtraHeadersPrefix'],
+] as const;
 
 /** ServeSecurity is what the flags compose: a TLS pair, a request gate, and the file watches to stop. */
 export interface ServeSecurity {
-  tls?: TlsKeyPair;
+  /** tls is the serving pair and, with front-proxy authentication, the CA its client certificates are verified against. */
+  tls?: TlsKeyPair & { clientCa?: Buffer };
   gate?: RequestGate;
   /** watchTls starts reloading the certificate into the running server. */
   watchTls(onReload: (pair: TlsKeyPair) => void): void;
@@ -46,9 +67,13 @@ export async function prepareServeSecurity(flags: ServeAuthFlags, host: string, 
   const keyGiven = given(flags.tlsPrivateKeyFile);
   if (certGiven !== keyGiven) throw new UsageError('--tls-cert-file and --tls-private-key-file go together: give both or neither');
   if (given(flags.delegateAuthKubeconfig) && flags.delegateAuth !== true) throw new UsageError('--delegate-auth-kubeconfig needs --delegate-auth');
-  const authGiven = given(flags.tokenAuthFile) || flags.delegateAuth === true;
+  const caGiven = given(flags.requestheaderClientCaFile);
+  const headerFlagGiven = REQUEST_HEADER_FLAGS.find(([, key]) => parseHeaderList(flags[key]) !== undefined);
+  if (headerFlagGiven !== undefined && !caGiven) throw new UsageError(`${headerFlagGiven[0]} needs --requestheader-client-ca-file: headers are trusted only from a client certificate that CA signed`);
+  if (caGiven && !certGiven) throw new UsageError('--requestheader-client-ca-file needs --tls-cert-file and --tls-private-key-file: a front proxy proves itself with a client certificate, over TLS');
+  const authGiven = given(flags.tokenAuthFile) || flags.delegateAuth === true || caGiven;
   if (!isLoopbackHost(host) && !(certGiven && authGiven) && flags.insecureAllowRemote !== true) {
-    const missing = [...(certGiven ? [] : ['TLS (--tls-cert-file and --tls-private-key-file)']), ...(authGiven ? [] : ['authentication (--token-auth-file or --delegate-auth)'])];
+    const missing = [...(certGiven ? [] : ['TLS (--tls-cert-file and --tls-private-key-file)']), ...(authGiven ? [] : ['authentication (--token-auth-file, --delegate-auth or --requestheader-client-ca-file)'])];
     throw new UsageError(`refusing to listen on ${host} without ${missing.join(' and ')}: anyone who reaches it could read and forge events (pass --insecure-allow-remote to listen anyway)`);
   }
   const watches: FileWatch[] = [];
@@ -56,7 +81,7 @@ export async function prepareServeSecurity(flags: ServeAuthFlags, host: string, 
     for (const w of watches) w.close();
   };
   try {
-    let tls: TlsKeyPair | undefined;
+    let tls: (TlsKeyPair & { clientCa?: Buffer }) | undefined;
     if (certGiven && keyGiven) {
       try {
         tls = loadTlsKeyPair(flags.tlsCertFile!, flags.tlsPrivateKeyFile!);
@@ -65,8 +90,11 @@ export async function prepareServeSecurity(flags: ServeAuthFlags, host: string, 
       }
     }
     const authenticators: Authenticator[] = [];
+    const requestAuthenticators: RequestAuthenticator[] = [];
     const authorizers: Authorizer[] = [];
     const parts: string[] = [];
+    let frontProxy: { config: RequestHeaderConfig; ca: Buffer; from: string } | undefined;
+    if (caGiven) frontProxy = { config: requestHeaderFlags(flags), ca: readClientCa(flags.requestheaderClientCaFile!), from: flags.requestheaderClientCaFile! };
     if (given(flags.tokenAuthFile)) {
       let tokens;
       try {
@@ -84,8 +112,18 @@ export async function prepareServeSecurity(flags: ServeAuthFlags, host: string, 
       authenticators.push(tokenReviewAuthenticator(client.rest));
       authorizers.push(subjectAccessReviewAuthorizer(client.rest));
       parts.push(`TokenReview and SubjectAccessReview at ${client.server}`);
+      // As k8s.io/apiserver's delegated authentication: the front proxy the cluster names, unless the flags name one.
+      if (frontProxy === undefined && tls !== undefined) frontProxy = await clusterFrontProxy(client.rest, logger);
     }
-    const gate = authenticators.length > 0 ? createRequestGate({ authenticators, authorizers, logger }) : undefined;
+    if (frontProxy !== undefined) {
+      requestAuthenticators.push(requestHeaderAuthenticator(frontProxy.config));
+      // Without --delegate-auth the users a front proxy names get the roles of kevents' groups.
+      if (authorizers.length === 0) authorizers.push(groupAuthorizer);
+      const names = frontProxy.config.allowedNames.length > 0 ? frontProxy.config.allowedNames.join(',') : 'any name';
+      parts.unshift(`front proxy (${names}) signed by ${frontProxy.from}`);
+      if (tls !== undefined) tls = { ...tls, clientCa: frontProxy.ca };
+    }
+    const gate = authenticators.length + requestAuthenticators.length > 0 ? createRequestGate({ authenticators, requestAuthenticators, authorizers, logger }) : undefined;
     return {
       ...(tls !== undefined ? { tls } : {}),
       ...(gate !== undefined ? { gate } : {}),
@@ -102,7 +140,92 @@ export async function prepareServeSecurity(flags: ServeAuthFlags, host: string, 
   }
 }
 
-async function reviewClient(kubeconfig: string | undefined): Promise<{ rest: ReviewClient; server: string }> {
+/** requestHeaderFlags are the front-proxy settings the flags give, k8s.io/apiserver's delegating defaults where they give none. */
+function requestHeaderFlags(flags: ServeAuthFlags): RequestHeaderConfig {
+  return {
+    allowedNames: parseHeaderList(flags.requestheaderAllowedNames) ?? [],
+    usernameHeaders: parseHeaderList(flags.requestheaderUsernameHeaders) ?? DEFAULT_REQUEST_HEADERS.usernameHeaders,
+    groupHeaders: parseHeaderList(flags.requestheaderGroupHeaders) ?? DEFAULT_REQUEST_HEADERS.groupHeaders,
+    extraHeaderPrefixes: parseHeaderList(flags.requestheaderExtraHeadersPrefix) ?? DEFAULT_REQUEST_HEADERS.extraHeaderPrefixes,
+  };
+}
+
+/** readClientCa reads the request-header CA bundle, refusing one that holds no usable certificate. */
+function readClientCa(path: string): Buffer {
+  let ca: Buffer;
+  try {
+    ca = readFileSync(path);
+  } catch (e) {
+    throw new CliError(`cannot read --requestheader-client-ca-file '${path}': ${(e as Error).message}`, { cause: e });
+  }
+  checkCa(ca, `--requestheader-client-ca-file '${path}'`);
+  return ca;
+}
+
+function checkCa(ca: Buffer, what: string): void {
+  if (!ca.includes('-----BEGIN CERTIFICATE-----')) throw new CliError(`${what} holds no PEM certificate`);
+  try {
+    createSecureContext({ ca });
+  } catch (e) {
+    throw new CliError(`${what} is not a usable CA bundle: ${(e as Error).message}`, { cause: e });
+  }
+}
+
+/** AUTHENTICATION_CONFIGMAP is where kube-apiserver publishes its front proxy's settings for extension API servers. */
+const AUTHENTICATION_CONFIGMAP = '/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication';
+
+/**
+ * clusterFrontProxy reads the front proxy's settings from the cluster's
+ * `extension-apiserver-authentication` ConfigMap, as k8s.io/apiserver does for
+ * `--delegate-auth` without `--requestheader-*` flags. A cluster that publishes
+ * none, or that does not let kevents read it (the RoleBinding to
+ * `extension-apiserver-authentication-reader`), leaves front-proxy
+ * authentication off, with a warning: bearer tokens still work.
+ */
+async function clusterFrontProxy(rest: ConfigMapClient, logger: Logger): Promise<{ config: RequestHeaderConfig; ca: Buffer; from: string } | undefined> {
+  let data: Record<string, string>;
+  try {
+    data = (await rest.request<{ data?: Record<string, string> }>({ method: 'GET', path: AUTHENTICATION_CONFIGMAP, verb: 'get configmaps' })).data ?? {};
+  } catch (e) {
+    logger.warn('front-proxy authentication off: cannot read kube-system/extension-apiserver-authentication', { error: (e as Error).message });
+    return undefined;
+  }
+  const caText = data['requestheader-client-ca-file'];
+  if (caText === undefined || caText === '') {
+    logger.warn('front-proxy authentication off: kube-system/extension-apiserver-authentication names no requestheader-client-ca-file');
+    return undefined;
+  }
+  const list = (key: string): string[] | undefined => {
+    const text = data[key];
+    if (text === undefined || text === '') return undefined;
+    try {
+      const v = JSON.parse(text) as unknown;
+      if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v;
+    } catch {
+      // Not JSON: upstream would refuse the ConfigMap; the error below says which key.
+    }
+    throw new CliError(`kube-system/extension-apiserver-authentication: ${key} is not a JSON list of strings`);
+  };
+  const ca = Buffer.from(caText);
+  checkCa(ca, 'kube-system/extension-apiserver-authentication requestheader-client-ca-file');
+  return {
+    config: {
+      allowedNames: list('requestheader-allowed-names') ?? [],
+      usernameHeaders: list('requestheader-username-headers') ?? DEFAULT_REQUEST_HEADERS.usernameHeaders,
+      groupHeaders: list('requestheader-group-headers') ?? DEFAULT_REQUEST_HEADERS.groupHeaders,
+      extraHeaderPrefixes: list('requestheader-extra-headers-prefix') ?? DEFAULT_REQUEST_HEADERS.extraHeaderPrefixes,
+    },
+    ca,
+    from: 'kube-system/extension-apiserver-authentication',
+  };
+}
+
+/** ConfigMapClient reads one object from the cluster (a RestClient satisfies it). */
+interface ConfigMapClient extends ReviewClient {
+  request<T>(req: { method: 'GET' | 'POST'; path: string; body?: unknown; verb: string }): Promise<T>;
+}
+
+async function reviewClient(kubeconfig: string | undefined): Promise<{ rest: ConfigMapClient; server: string }> {
   const { RestClient, KubeConnection, loadKubeConfig } = await import('../../../client/index.js');
   if (given(kubeconfig)) {
     let kc;

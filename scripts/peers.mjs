@@ -312,7 +312,8 @@ function main() {
   const needsGo = wantKube.some((n) => !isExecutable(join(opts.cache, `kubernetes-${KUBERNETES_VERSION}-stamped`, 'bin', n))) || (opts.only.includes('kwok') && !isExecutable(join(opts.cache, `kwok-${KWOK_VERSION}`, 'bin', 'kwok'))) ||
     Object.entries(GO_PEERS).some(([n, p]) => opts.only.includes(n) && !isExecutable(p.target(opts.cache)));
   const wantKubelet = opts.only.includes('kubelet');
-  const go = needsGo || (wantKubelet && !isExecutable(join(opts.cache, `kubernetes-${KUBERNETES_VERSION}-stamped`, 'bin', 'kubelet'))) ? findGo() : undefined;
+  // The kubelet's images need go too (the pause source is in the k8s.io/kubernetes module).
+  const go = needsGo || wantKubelet ? findGo() : undefined;
   if (needsGo && !go) {
     process.stderr.write('peers: Go 1.24 or newer is needed to build the upstream binaries once; no go was found on PATH (set GO to its path)\n');
     process.exit(1);

@@ -116,11 +116,17 @@ describe('incidents from a real kubelet', { timeout: 1_200_000, skip: UNAVAILABL
     return false;
   };
 
-  /** fromKubelet checks that the incident's evidence is the kubelet's own, from node real-1. */
-  const assertFromKubelet = async (ns: string, reasons: string[]): Promise<void> => {
+  /**
+   * assertFromKubelet checks that the incident's evidence is the kubelet's own, from node real-1, and shows its
+   * words in the test's output (the table cases in src/diagnosis/catalogue-cases.ts are made from them).
+   */
+  const assertFromKubelet = async (t: TestContext, ns: string, reasons: string[]): Promise<void> => {
     const events = (await sourceEvents(ns)).filter((e) => reasons.includes(e.reason ?? ''));
     assert.ok(events.length > 0, `no ${reasons.join('/')} event`);
-    for (const e of events) assert.deepEqual(e.source, { component: 'kubelet', host: node!.name }, JSON.stringify(e));
+    for (const e of events) {
+      assert.deepEqual(e.source, { component: 'kubelet', host: node!.name }, JSON.stringify(e));
+      t.diagnostic(`${e.type ?? ''} ${e.reason ?? ''} ${JSON.stringify(e.message ?? '')}`);
+    }
   };
 
   before(async () => {
@@ -153,6 +159,10 @@ describe('incidents from a real kubelet', { timeout: 1_200_000, skip: UNAVAILABL
       await namespace('image');
       await pod('image', 'image', { image: `${node.registry}/absent:1`, imagePullPolicy: 'Always' });
     }
+    if (node.lockedRegistry !== undefined) {
+      await namespace('denied');
+      await pod('denied', 'denied', { image: `${node.lockedRegistry}/private:1`, imagePullPolicy: 'Always' });
+    }
   });
 
   after(async () => {
@@ -180,7 +190,7 @@ describe('incidents from a real kubelet', { timeout: 1_200_000, skip: UNAVAILABL
     assert.ok(i.hints.some((h) => h.command.includes('kubectl logs') && h.command.includes('--previous') && h.command.includes('-n crash')), JSON.stringify(i.hints));
     assert.ok(i.evidence.some((r) => r.reason === 'BackOff'), JSON.stringify(i.evidence));
     assert.equal(i.start.time <= (await firstSeen('crash', ['BackOff'])), true, `${i.start.time}`);
-    await assertFromKubelet('crash', ['BackOff']);
+    await assertFromKubelet(t, 'crash', ['BackOff']);
     const backOff = (await sourceEvents('crash')).find((e) => e.reason === 'BackOff')!;
     assert.equal(backOff.involvedObject.fieldPath, `spec.containers{${MAIN}}`);
     assert.equal(backOff.type, 'Warning');
@@ -196,7 +206,7 @@ describe('incidents from a real kubelet', { timeout: 1_200_000, skip: UNAVAILABL
     assert.ok(i.hints.some((h) => h.command.includes('does-not-exist') && h.command.includes('-n mount')), JSON.stringify(i.hints));
     assert.equal(i.start.time, await firstSeen('mount', ['FailedMount']));
     assert.equal(i.ongoing, true);
-    await assertFromKubelet('mount', ['FailedMount']);
+    await assertFromKubelet(t, 'mount', ['FailedMount']);
   });
 
   it('a Secret key missing from env is config-missing (the kubelet\'s CreateContainerConfigError) with the key and the Secret', async (t) => {
@@ -209,7 +219,7 @@ describe('incidents from a real kubelet', { timeout: 1_200_000, skip: UNAVAILABL
     assert.equal(i.facts.container, MAIN);
     assert.ok(i.hints.some((h) => h.command.includes('creds') && h.command.includes('-n config')), JSON.stringify(i.hints));
     assert.equal(i.start.time, await firstSeen('config', ['Failed']));
-    await assertFromKubelet('config', ['Failed']);
+    await assertFromKubelet(t, 'config', ['Failed']);
   });
 
   it('an image absent from the node with pull policy Never is image-invalid (never-pull) with the image', async (t) => {
@@ -219,23 +229,29 @@ describe('incidents from a real kubelet', { timeout: 1_200_000, skip: UNAVAILABL
     assert.equal(i.facts.image, 'kevents.local/absent:1');
     assert.equal(i.facts.problem, 'never-pull');
     assert.equal(i.start.time, await firstSeen('never', ['ErrImageNeverPull']));
-    await assertFromKubelet('never', ['ErrImageNeverPull']);
+    await assertFromKubelet(t, 'never', ['ErrImageNeverPull']);
   });
 
-  it('a tag the local registry lacks is image-not-found with the image, its pull back-off one incident with it', async (t) => {
-    if (!running(t)) return;
-    if (node!.registry === undefined) {
-      t.skip('docker-registry is not installed (apt-get install docker-registry)');
-      return;
-    }
-    const image = `${node!.registry}/absent:1`;
-    const i = await incidentWhen('image', (x) => x.kind === 'image-not-found');
-    assert.equal(i.root, 'Pod/image');
-    assert.equal(i.facts.image, image);
-    assert.equal((await incidents('image')).length, 1, 'ErrImagePull and ImagePullBackOff join the pull\'s cause');
-    assert.equal(i.start.time <= (await firstSeen('image', ['Failed'])), true, i.start.time);
-    await assertFromKubelet('image', ['Failed']);
-  });
+  const pulls = [
+    { ns: 'image', what: 'a tag the local registry lacks', kind: 'image-not-found', registry: () => node!.registry, path: 'absent:1', missing: 'docker-registry is not installed (apt-get install docker-registry)' },
+    { ns: 'denied', what: 'a registry that answers 401 to the node', kind: 'image-pull-denied', registry: () => node!.lockedRegistry, path: 'private:1', missing: 'docker-registry or a bcrypt hasher (python3 crypt) is missing' },
+  ];
+  for (const p of pulls) {
+    it(`${p.what} is ${p.kind} with the image, its ErrImagePull and pull back-off one incident with it`, async (t) => {
+      if (!running(t)) return;
+      const registry = p.registry();
+      if (registry === undefined) {
+        t.skip(p.missing);
+        return;
+      }
+      const i = await incidentWhen(p.ns, (x) => x.kind === p.kind);
+      assert.equal(i.root, `Pod/${p.ns}`);
+      assert.equal(i.facts.image, `${registry}/${p.path}`);
+      assert.equal((await incidents(p.ns)).length, 1, 'ErrImagePull and ImagePullBackOff join the pull\'s cause');
+      assert.equal(i.start.time <= (await firstSeen(p.ns, ['Failed'])), true, i.start.time);
+      await assertFromKubelet(t, p.ns, ['Failed']);
+    });
+  }
 
   it('a command not in the image is start-error with the command and the container', async (t) => {
     if (!running(t)) return;
@@ -244,7 +260,7 @@ describe('incidents from a real kubelet', { timeout: 1_200_000, skip: UNAVAILABL
     assert.equal(i.facts.command, 'wge');
     assert.equal(i.facts.problem, 'not-found');
     assert.equal(i.facts.container, MAIN);
-    await assertFromKubelet('command', ['Failed']);
+    await assertFromKubelet(t, 'command', ['Failed']);
   });
 
   it('an exec liveness probe that fails is probe-liveness with its output, the kubelet\'s Killing joined to it', async (t) => {
@@ -254,6 +270,6 @@ describe('incidents from a real kubelet', { timeout: 1_200_000, skip: UNAVAILABL
     assert.equal(i.facts.probe, 'liveness');
     assert.match(i.facts.output ?? '', /can't open '\/tmp\/healthy'/);
     assert.equal((await incidents('probe')).length, 1, JSON.stringify(await incidents('probe'), null, 1));
-    await assertFromKubelet('probe', ['Unhealthy', 'Killing']);
+    await assertFromKubelet(t, 'probe', ['Unhealthy', 'Killing']);
   });
 });

@@ -1,4 +1,5 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -34,6 +35,11 @@ export interface RealNode {
    * pulls answer not found, or undefined where docker-registry is not installed.
    */
   registry: string | undefined;
+  /**
+   * lockedRegistry is `127.0.0.1:PORT` of a docker-registry behind htpasswd auth the node has no credentials
+   * for, or undefined where docker-registry or a bcrypt hasher is missing.
+   */
+  lockedRegistry: string | undefined;
   /** logs are the last lines containerd and the kubelet wrote, to show with a failure. */
   logs(): string;
   /** stop deletes the node's pods, stops the kubelet and containerd and removes their mounts, cgroups, files and sysctl changes. */
@@ -61,6 +67,39 @@ const KERNEL_TUNABLES = ['vm/overcommit_memory', 'vm/panic_on_oom', 'kernel/pani
 
 /** DOCKER_REGISTRY is Debian's docker-registry (the CNCF distribution registry). */
 const DOCKER_REGISTRY = '/usr/bin/docker-registry';
+
+/** bcrypt hashes a password for docker-registry's htpasswd (bcrypt only) with Debian's Python and libxcrypt. */
+function bcrypt(password: string): string | undefined {
+  const r = spawnSync('/usr/bin/python3', ['-W', 'ignore', '-c', 'import crypt, sys; print(crypt.crypt(sys.argv[1], crypt.mksalt(crypt.METHOD_BLOWFISH)))', password], { encoding: 'utf8' });
+  return r.status === 0 && r.stdout.startsWith('$2') ? r.stdout.trim() : undefined;
+}
+
+/**
+ * startRegistry runs an empty docker-registry on a loopback port (behind htpasswd auth with user `kevents` when
+ * a hash is given) and tells the node's containerd, through its hosts folder, that it speaks plain HTTP.
+ */
+async function startRegistry(dir: string, name: string, htpasswdHash: string | undefined): Promise<{ proc: Proc; host: string }> {
+  const host = `127.0.0.1:${(await freePorts(1))[0]!}`;
+  let auth = '';
+  if (htpasswdHash !== undefined) {
+    writeFileSync(join(dir, `${name}.htpasswd`), `kevents:${htpasswdHash}\n`);
+    auth = `auth: {htpasswd: {realm: kevents, path: ${dir}/${name}.htpasswd}}\n`;
+  }
+  writeFileSync(join(dir, `${name}-registry.yaml`), `version: 0.1\nlog: {level: warn}\nstorage: {filesystem: {rootdirectory: ${dir}/${name}-registry}}\nhttp: {addr: "${host}"}\n${auth}`);
+  const proc = launch(DOCKER_REGISTRY, ['serve', join(dir, `${name}-registry.yaml`)]);
+  mkdirSync(join(dir, 'certs.d', host), { recursive: true });
+  writeFileSync(join(dir, 'certs.d', host, 'hosts.toml'), `server = "http://${host}"\n\n[host."http://${host}"]\n  capabilities = ["pull", "resolve"]\n`);
+  await until(`docker-registry ${name} listens on ${host}`, async () => {
+    if (proc.child.exitCode !== null) throw new Error(`docker-registry exited: ${proc.err().slice(-2000)}`);
+    try {
+      const res = await fetch(`http://${host}/v2/`);
+      return res.status === (htpasswdHash === undefined ? 200 : 401);
+    } catch {
+      return false;
+    }
+  }, 30_000, 200);
+  return { proc, host };
+}
 
 function containerdConfig(dir: string, pause: string): string {
   const cri = 'plugins."io.containerd.grpc.v1.cri"';
@@ -221,8 +260,9 @@ export async function startRealNode(cp: ControlPlane, name = 'real-1'): Promise<
   const ctr = (...args: string[]): string => execFileSync('ctr', ['--address', socket, '--namespace', 'k8s.io', ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 });
   let containerd: Proc | undefined;
   let kubelet: Proc | undefined;
-  let registry: Proc | undefined;
+  const registries: Proc[] = [];
   let registryHost: string | undefined;
+  let lockedHost: string | undefined;
 
   const cleanup = async (): Promise<void> => {
     if (kubelet !== undefined) await stopProc(kubelet);
@@ -242,7 +282,7 @@ export async function startRealNode(cp: ControlPlane, name = 'real-1'): Promise<
       }
       await stopProc(containerd);
     }
-    if (registry !== undefined) await stopProc(registry);
+    for (const r of registries) await stopProc(r);
     // Shims and containers outlive containerd by design; ours name the scratch folder in their command lines.
     for (const pid of processesMentioning(dir)) {
       try {
@@ -284,11 +324,15 @@ export async function startRealNode(cp: ControlPlane, name = 'real-1'): Promise<
     writeFileSync(join(dir, 'cni', '10-loopback.conflist'), JSON.stringify({ cniVersion: '0.4.0', name: 'kevents-loopback', plugins: [{ type: 'loopback' }] }));
     writeFileSync(join(dir, 'containerd.toml'), containerdConfig(dir, pause.name));
     if (existsSync(DOCKER_REGISTRY)) {
-      registryHost = `127.0.0.1:${(await freePorts(1))[0]!}`;
-      writeFileSync(join(dir, 'registry.yaml'), `version: 0.1\nlog: {level: warn}\nstorage: {filesystem: {rootdirectory: ${dir}/registry}}\nhttp: {addr: "${registryHost}"}\n`);
-      registry = launch(DOCKER_REGISTRY, ['serve', join(dir, 'registry.yaml')]);
-      mkdirSync(join(dir, 'certs.d', registryHost), { recursive: true });
-      writeFileSync(join(dir, 'certs.d', registryHost, 'hosts.toml'), `server = "http://${registryHost}"\n\n[host."http://${registryHost}"]\n  capabilities = ["pull", "resolve"]\n`);
+      const open = await startRegistry(dir, 'open', undefined);
+      registries.push(open.proc);
+      registryHost = open.host;
+      const hash = bcrypt(randomBytes(12).toString('hex'));
+      if (hash !== undefined) {
+        const locked = await startRegistry(dir, 'locked', hash);
+        registries.push(locked.proc);
+        lockedHost = locked.host;
+      }
     }
     containerd = launch('containerd', ['--config', join(dir, 'containerd.toml'), '--log-level', 'warn']);
     await until('containerd answers on its socket', () => {
@@ -324,6 +368,7 @@ export async function startRealNode(cp: ControlPlane, name = 'real-1'): Promise<
     name,
     busybox: busybox.name,
     registry: registryHost,
+    lockedRegistry: lockedHost,
     logs: () => `containerd:\n${containerd?.err().slice(-3000) ?? ''}\nkubelet:\n${kubelet?.err().slice(-6000) ?? ''}`,
     stop: async () => {
       // Pods deleted through the API stop the kubelet's containers as a node drain would; whatever remains is killed.

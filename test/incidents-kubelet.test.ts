@@ -9,8 +9,11 @@ import { startControlPlane } from './support/control-plane.js';
 import type { ControlPlane } from './support/control-plane.js';
 import { REAL_NODE_TAINT, realNodeUnavailable, startRealNode } from './support/real-node.js';
 import type { RealNode } from './support/real-node.js';
+import { allOccurrences, expectedHistories, histories, historyDiffs } from './support/archive-check.js';
 import { startServer } from './support/server-process.js';
 import type { ServerProcess } from './support/server-process.js';
+import { startWitness } from './support/source-witness.js';
+import type { SourceWitness } from './support/source-witness.js';
 import { until } from './support/wait.js';
 
 /**
@@ -42,6 +45,7 @@ describe('incidents from a real kubelet', { timeout: 1_200_000, skip: UNAVAILABL
   let cp: ControlPlane | undefined;
   let node: RealNode | undefined;
   let archive: ServerProcess | undefined;
+  let witness: SourceWitness | undefined;
   let dir = '';
   /** notRunning says why the node did not start on a machine that passed realNodeUnavailable (the cases skip with it). */
   let notRunning: string | undefined;
@@ -131,6 +135,7 @@ describe('incidents from a real kubelet', { timeout: 1_200_000, skip: UNAVAILABL
 
   before(async () => {
     cp = await startControlPlane({});
+    witness = startWitness(cp, (await cp.request('GET', '/api/v1/events?limit=1')).json.metadata.resourceVersion as string);
     try {
       node = await startRealNode(cp);
     } catch (err) {
@@ -166,6 +171,7 @@ describe('incidents from a real kubelet', { timeout: 1_200_000, skip: UNAVAILABL
   });
 
   after(async () => {
+    witness?.stop();
     await archive?.stop();
     await node?.stop();
     await cp?.stop();
@@ -271,5 +277,31 @@ describe('incidents from a real kubelet', { timeout: 1_200_000, skip: UNAVAILABL
     assert.match(i.facts.output ?? '', /can't open '\/tmp\/healthy'/);
     assert.equal((await incidents('probe')).length, 1, JSON.stringify(await incidents('probe'), null, 1));
     await assertFromKubelet(t, 'probe', ['Unhealthy', 'Killing']);
+  });
+
+  it("the crash loop's count bumps, as the kubelet writes them, are archived as occurrences, none lost or invented (against a watch of kube-apiserver)", async (t) => {
+    if (!running(t)) return;
+    // Several restarts: the kubelet's back-off doubles from 10 s, and each restart bumps Pulled, Created, Started and BackOff.
+    const counts = async (): Promise<Map<string, number>> => new Map((await sourceEvents('crash')).map((e) => [e.reason ?? '', (e as { count?: number }).count ?? 0]));
+    await until('the crash loop restarted four times', async () => ((await counts()).get('Started') ?? 0) >= 4 && ((await counts()).get('BackOff') ?? 0) >= 3, 300_000, 1_000);
+    // The pod stops, so its events stop changing and the archive can be compared with the watch at rest.
+    await api('DELETE', '/api/v1/namespaces/crash/pods/crash?gracePeriodSeconds=0');
+    const uids = new Set((await sourceEvents('crash')).map((e) => (e as { metadata?: { uid?: string } }).metadata?.uid ?? ''));
+    let last = '';
+    try {
+      await until('the archive holds every change the watch saw of the crash loop\'s events', async () => {
+        const crash = witness!.versions.filter((v) => v.metadata.namespace === 'crash');
+        const want = expectedHistories(crash);
+        const have = new Map([...histories((await allOccurrences(archive!.url)).filter((o: { event: { namespace: string } }) => o.event.namespace === 'crash'))]);
+        last = historyDiffs(want, have);
+        return [...uids].every((uid) => want.has(uid)) && [...want].every(([uid, c]) => JSON.stringify(have.get(uid)) === JSON.stringify(c)) && have.size === want.size;
+      }, 120_000, 500);
+    } catch (e) {
+      throw new Error(`${(e as Error).message}: ${last}`);
+    }
+    const backOff = witness!.versions.filter((v) => v.metadata.namespace === 'crash' && v.reason === 'BackOff');
+    assert.ok(backOff.length >= 3, `${backOff.length} versions of BackOff`);
+    assert.ok(backOff.every((v) => v.series === undefined), 'a core/v1 kubelet event carries count, not series');
+    t.diagnostic(`BackOff versions watched: ${backOff.map((v) => v.count).join(', ')}`);
   });
 });

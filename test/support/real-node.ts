@@ -216,6 +216,56 @@ function processesMentioning(dir: string): number[] {
   return pids;
 }
 
+/** killMentioning kills, at once, the processes whose command line names dir. */
+function killMentioning(dir: string): void {
+  for (const pid of processesMentioning(dir)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+}
+
+function unmountUnder(dir: string): void {
+  for (const m of mountsUnder(dir)) spawnSync('umount', ['-l', m], { stdio: 'ignore' });
+}
+
+/**
+ * unfinished are the scratch folders of nodes not stopped yet: a test process that ends without stopping its node
+ * (a crash, a cancelled run) still kills the node's processes and lifts its mounts on the way out.
+ */
+const unfinished = new Map<string, string>();
+process.once('exit', () => {
+  for (const [dir, cgroupRoot] of unfinished) {
+    killMentioning(dir);
+    killInCgroups(cgroupRoot);
+    unmountUnder(dir);
+  }
+});
+
+/** killInCgroups kills every process in the node's cgroups: the containers, which name no folder of the node. */
+function killInCgroups(cgroupRoot: string): void {
+  const visit = (path: string): void => {
+    if (!existsSync(path)) return;
+    let pids: string[] = [];
+    try {
+      pids = readFileSync(join(path, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean);
+    } catch {
+      // Removed meanwhile.
+    }
+    for (const pid of pids) {
+      try {
+        process.kill(Number(pid), 'SIGKILL');
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+    for (const entry of readdirSync(path, { withFileTypes: true })) if (entry.isDirectory()) visit(join(path, entry.name));
+  };
+  for (const h of cgroupHierarchies()) visit(join(h, cgroupRoot));
+}
+
 interface Proc {
   child: ChildProcess;
   err: () => string;
@@ -251,7 +301,9 @@ export async function startRealNode(cp: ControlPlane, name = 'real-1'): Promise<
   if (peers.kubelet === undefined || peers.nodeImages === undefined) throw new Error(realNodeUnavailable() ?? 'no kubelet');
   const { pause, busybox } = peers.nodeImages;
   const dir = mkdtempSync('/tmp/kevents-node-');
+
   const cgroupRoot = `kevents-${dir.split('-').pop()!}`;
+  unfinished.set(dir, cgroupRoot);
   const tunables = new Map(KERNEL_TUNABLES.filter((t) => existsSync(`/proc/sys/${t}`)).map((t) => [t, readFileSync(`/proc/sys/${t}`, 'utf8')]));
   const hadVarLibKubelet = existsSync('/var/lib/kubelet');
   const hadVarLogContainers = existsSync('/var/log/containers');
@@ -284,15 +336,11 @@ export async function startRealNode(cp: ControlPlane, name = 'real-1'): Promise<
     }
     for (const r of registries) await stopProc(r);
     // Shims and containers outlive containerd by design; ours name the scratch folder in their command lines.
-    for (const pid of processesMentioning(dir)) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // Gone meanwhile.
-      }
-    }
+    killMentioning(dir);
+    killInCgroups(cgroupRoot);
     await until('the node\'s processes are gone', () => processesMentioning(dir).every((pid) => !alive(pid)), 30_000, 200);
-    for (const m of mountsUnder(dir)) spawnSync('umount', ['-l', m], { stdio: 'ignore' });
+    unmountUnder(dir);
+    unfinished.delete(dir);
     for (const h of cgroupHierarchies()) rmCgroupTree(join(h, cgroupRoot));
     for (const [t, v] of tunables) {
       try {

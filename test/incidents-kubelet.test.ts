@@ -6,6 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Incident, IncidentList } from '../src/api/index.js';
 import { startControlPlane } from './support/control-plane.js';
+import { findKubectls, runKubectl } from './support/kubectl.js';
+import { simpleCommandWords } from './support/posix-command.js';
 import type { ControlPlane } from './support/control-plane.js';
 import { REAL_NODE_TAINT, realNodeUnavailable, startRealNode } from './support/real-node.js';
 import type { RealNode } from './support/real-node.js';
@@ -158,6 +160,10 @@ describe('incidents from a real kubelet', { timeout: 1_200_000, skip: UNAVAILABL
     await pod('never', 'never', { image: 'kevents.local/absent:1' });
     await namespace('command');
     await pod('command', 'command', { command: ['wge', 'http://127.0.0.1:1/'] });
+    // Named hog, not oom: the test reads the namespace's events for any word of an OOM kill.
+    await namespace('hog');
+    // A shell doubling a string runs into its memory limit within a second; the kernel kills it (exit 137).
+    await pod('hog', 'hog', { command: ['sh', '-c', 'a=x; while :; do a=$a$a; done'], resources: { requests: { memory: '16Mi' }, limits: { memory: '16Mi' } } });
     await namespace('probe');
     await pod('probe', 'probe', { livenessProbe: { exec: { command: ['cat', '/tmp/healthy'] }, periodSeconds: 2, failureThreshold: 1 } });
     if (node.registry !== undefined) {
@@ -267,6 +273,31 @@ describe('incidents from a real kubelet', { timeout: 1_200_000, skip: UNAVAILABL
     assert.equal(i.facts.problem, 'not-found');
     assert.equal(i.facts.container, MAIN);
     await assertFromKubelet(t, 'command', ['Failed']);
+  });
+
+  it('an OOM kill, which the kubelet records in the pod\'s status and in no event, is a crash loop whose step reads OOMKilled', async (t) => {
+    if (!running(t)) return;
+    const i = await incidentWhen('hog', (x) => x.kind === 'crash-loop');
+    assert.equal(i.root, 'Pod/hog');
+    assert.match(i.cause, /events do not record why/);
+    const events = await sourceEvents('hog');
+    assert.ok(!events.some((e) => /oom|memory/i.test(`${e.reason ?? ''} ${e.message ?? ''}`)), events.map((e) => `${e.reason}: ${e.message}`).join('\n'));
+    const step = i.hints.find((h) => h.command.includes('lastState'));
+    assert.ok(step, JSON.stringify(i.hints));
+    const kubectl = findKubectls().at(-1);
+    assert.ok(kubectl, 'kubectl is installed');
+    // The step, run as the user pastes it, shows what the events could not: the kernel's OOM kill.
+    // The kubelet writes the pod's status apart from its events: the last state may lag the BackOff a moment.
+    let out = '';
+    await until('the step shows the OOM kill', async () => {
+      const r = await runKubectl(kubectl, cp!.url, simpleCommandWords(step.command).slice(1), { kubeconfig: cp!.kubeconfigFile() });
+      assert.equal(r.code, 0, r.stderr);
+      out = r.stdout;
+      return /^main: OOMKilled exit 137$/m.test(out);
+    }, 60_000, 1_000).catch((e: unknown) => {
+      throw new Error(`${String(e)}: ${out}`);
+    });
+    await assertFromKubelet(t, 'hog', ['BackOff']);
   });
 
   it('an exec liveness probe that fails is probe-liveness with its output, the kubelet\'s Killing joined to it', async (t) => {

@@ -131,6 +131,7 @@ describe('incidents from a real kubelet', { timeout: 1_200_000, skip: UNAVAILABL
     assert.ok(events.length > 0, `no ${reasons.join('/')} event`);
     for (const e of events) {
       assert.deepEqual(e.source, { component: 'kubelet', host: node!.name }, JSON.stringify(e));
+      assert.equal((e as { reportingComponent?: string }).reportingComponent, 'kubelet', JSON.stringify(e));
       t.diagnostic(`${e.type ?? ''} ${e.reason ?? ''} ${JSON.stringify(e.message ?? '')}`);
     }
   };
@@ -206,6 +207,13 @@ describe('incidents from a real kubelet', { timeout: 1_200_000, skip: UNAVAILABL
     const backOff = (await sourceEvents('crash')).find((e) => e.reason === 'BackOff')!;
     assert.equal(backOff.involvedObject.fieldPath, `spec.containers{${MAIN}}`);
     assert.equal(backOff.type, 'Warning');
+    // The archive serves the kubelet's core/v1 event through events.k8s.io/v1 as kube-apiserver does.
+    const res = await fetch(`${archive!.url}/apis/events.k8s.io/v1/namespaces/crash/events`);
+    assert.equal(res.status, 200);
+    const archived = ((await res.json()) as { items: { reason?: string; reportingController?: string; reportingInstance?: string; regarding?: { fieldPath?: string } }[] }).items.find((e) => e.reason === 'BackOff');
+    assert.ok(archived, 'the archive holds the BackOff');
+    assert.equal(archived.reportingController, 'kubelet');
+    assert.equal(archived.regarding?.fieldPath, `spec.containers{${MAIN}}`);
   });
 
   it('a ConfigMap volume that does not exist is mount-missing-source with the volume and the ConfigMap', async (t) => {

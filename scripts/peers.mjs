@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Builds the real upstream peers the tests run against (kube-apiserver, kube-scheduler,
-// kube-controller-manager, kwok, the OpenTelemetry Collector, prometheus, alertmanager) from their published Go modules, once, into a cache
-// outside the repository keyed by version, and prints where they are.
+// kube-controller-manager, kwok, the OpenTelemetry Collector, prometheus, alertmanager, and the real node's kubelet
+// with its pause and busybox images) from their published Go modules, once, into a cache outside the repository
+// keyed by version, and prints where they are.
 //
 //   node scripts/peers.mjs [--json] [--only NAME[,NAME]] [--cache DIR] [--log FILE]
 //
@@ -18,6 +19,7 @@ import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync, renameSync } 
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { runLogged, withLock } from './builder-io.mjs';
+import { buildNodeImages } from './node-images.mjs';
 
 /** KUBERNETES_VERSION matches the newest bundled kubectl minor (1.33). */
 export const KUBERNETES_VERSION = 'v1.33.13';
@@ -35,7 +37,7 @@ export const PROMETHEUS_VERSION = 'v0.316.0';
 export const ALERTMANAGER_VERSION = 'v0.35.0';
 
 const KUBE_COMMANDS = ['kube-apiserver', 'kube-scheduler', 'kube-controller-manager'];
-const ALL = [...KUBE_COMMANDS, 'kwok', 'etcd', 'otelcol', 'prometheus', 'alertmanager'];
+const ALL = [...KUBE_COMMANDS, 'kubelet', 'kwok', 'etcd', 'otelcol', 'prometheus', 'alertmanager'];
 
 function parseArgs(argv) {
   const opts = { json: false, only: ALL, cache: process.env.KEVENTS_PEERS_CACHE ?? join(homedir(), '.cache', 'kevents-peers'), quiet: false, log: undefined };
@@ -105,6 +107,38 @@ function versionLdflags() {
   return flags.join(' ');
 }
 
+/** writeWrapper writes the throw-away module that builds k8s.io/kubernetes commands (see the header). */
+function writeWrapper(go, wrapper) {
+  mkdirSync(wrapper, { recursive: true });
+  const info = JSON.parse(execFileSync(go, ['mod', 'download', '-json', `k8s.io/kubernetes@${KUBERNETES_VERSION}`], { encoding: 'utf8', env: { ...process.env, GOTOOLCHAIN: 'local' }, stdio: ['ignore', 'pipe', 'inherit'] }));
+  const upstreamMod = readFileSync(info.GoMod, 'utf8');
+  const staging = [...upstreamMod.matchAll(/^\s*(k8s\.io\/[\w.\-/]+)\s+v0\.0\.0\s*$/gm)].map((m) => m[1]);
+  if (staging.length === 0) throw new Error(`no staging modules found in ${info.GoMod}`);
+  const goVersion = /^go\s+(\S+)/m.exec(upstreamMod)?.[1] ?? '1.24';
+  const twin = `v0.${KUBERNETES_VERSION.slice(3)}`;
+  const lines = [
+    'module kevents.local/peers',
+    '',
+    `go ${goVersion}`,
+    '',
+    `require k8s.io/kubernetes ${KUBERNETES_VERSION}`,
+    '',
+    'replace (',
+    ...staging.map((m) => `\t${m} => ${m} ${twin}`),
+    ')',
+    '',
+  ];
+  writeFileSync(join(wrapper, 'go.mod'), lines.join('\n'));
+  writeFileSync(join(wrapper, 'peers.go'), '// Package peers only anchors the build of upstream commands.\npackage peers\n');
+  return info.Dir;
+}
+
+/** kubernetesModuleDir is where the module cache holds k8s.io/kubernetes (the pause image's source is there). */
+function kubernetesModuleDir(go) {
+  if (!go) throw new Error('no go was found on PATH to download k8s.io/kubernetes');
+  return JSON.parse(execFileSync(go, ['mod', 'download', '-json', `k8s.io/kubernetes@${KUBERNETES_VERSION}`], { encoding: 'utf8', env: { ...process.env, GOTOOLCHAIN: 'local' }, stdio: ['ignore', 'pipe', 'inherit'] })).Dir;
+}
+
 function buildKube(opts, go, names) {
   const dir = join(opts.cache, `kubernetes-${KUBERNETES_VERSION}-stamped`);
   const bin = join(dir, 'bin');
@@ -114,31 +148,14 @@ function buildKube(opts, go, names) {
     const still = names.filter((n) => !isExecutable(join(bin, n)));
     if (still.length === 0) return;
     const wrapper = join(dir, 'wrapper');
-    mkdirSync(wrapper, { recursive: true });
-    const info = JSON.parse(execFileSync(go, ['mod', 'download', '-json', `k8s.io/kubernetes@${KUBERNETES_VERSION}`], { encoding: 'utf8', env: { ...process.env, GOTOOLCHAIN: 'local' }, stdio: ['ignore', 'pipe', 'inherit'] }));
-    const upstreamMod = readFileSync(info.GoMod, 'utf8');
-    const staging = [...upstreamMod.matchAll(/^\s*(k8s\.io\/[\w.\-/]+)\s+v0\.0\.0\s*$/gm)].map((m) => m[1]);
-    if (staging.length === 0) throw new Error(`no staging modules found in ${info.GoMod}`);
-    const goVersion = /^go\s+(\S+)/m.exec(upstreamMod)?.[1] ?? '1.24';
-    const twin = `v0.${KUBERNETES_VERSION.slice(3)}`;
-    const lines = [
-      'module kevents.local/peers',
-      '',
-      `go ${goVersion}`,
-      '',
-      `require k8s.io/kubernetes ${KUBERNETES_VERSION}`,
-      '',
-      'replace (',
-      ...staging.map((m) => `\t${m} => ${m} ${twin}`),
-      ')',
-      '',
-    ];
-    writeFileSync(join(wrapper, 'go.mod'), lines.join('\n'));
-    writeFileSync(join(wrapper, 'peers.go'), '// Package peers only anchors the build of upstream commands.\npackage peers\n');
+    writeWrapper(go, wrapper);
     log(opts, `building ${still.join(', ')} ${KUBERNETES_VERSION} (a cold build takes many minutes; output in ${opts.log})`);
     mkdirSync(bin, { recursive: true });
     for (const name of still) {
       const out = join(bin, `${name}.partial`);
+      // The kubelet needs modules (circbuf, otelrestful, testify/mock) that the wrapper's go.sum
+      // lacks after the other commands; `go get` adds them at upstream's versions.
+      if (name === 'kubelet') run(opts, go, ['get', `k8s.io/kubernetes/cmd/kubelet@${KUBERNETES_VERSION}`], wrapper);
       run(opts, go, ['build', '-trimpath', `-ldflags=${versionLdflags()}`, '-o', out, `k8s.io/kubernetes/cmd/${name}`], wrapper, { CGO_ENABLED: '0' });
       renameSync(out, join(bin, name));
     }
@@ -294,7 +311,9 @@ function main() {
   const wantKube = opts.only.filter((n) => KUBE_COMMANDS.includes(n));
   const needsGo = wantKube.some((n) => !isExecutable(join(opts.cache, `kubernetes-${KUBERNETES_VERSION}-stamped`, 'bin', n))) || (opts.only.includes('kwok') && !isExecutable(join(opts.cache, `kwok-${KWOK_VERSION}`, 'bin', 'kwok'))) ||
     Object.entries(GO_PEERS).some(([n, p]) => opts.only.includes(n) && !isExecutable(p.target(opts.cache)));
-  const go = needsGo ? findGo() : undefined;
+  const wantKubelet = opts.only.includes('kubelet');
+  // The kubelet's images need go too (the pause source is in the k8s.io/kubernetes module).
+  const go = needsGo || wantKubelet ? findGo() : undefined;
   if (needsGo && !go) {
     process.stderr.write('peers: Go 1.24 or newer is needed to build the upstream binaries once; no go was found on PATH (set GO to its path)\n');
     process.exit(1);
@@ -309,6 +328,18 @@ function main() {
   } catch (err) {
     process.stderr.write(`peers: ${err.message}\n`);
     process.exit(1);
+  }
+  // The real node is optional: a machine that cannot build or run it still runs every other
+  // test, and the kubelet tests skip with the reason given here.
+  if (wantKubelet) {
+    try {
+      if (!go && !isExecutable(join(opts.cache, `kubernetes-${KUBERNETES_VERSION}-stamped`, 'bin', 'kubelet'))) throw new Error('no go was found on PATH to build it (set GO to its path)');
+      result.kubelet = join(buildKube(opts, go, ['kubelet']), 'bin', 'kubelet');
+      result.nodeImages = buildNodeImages({ cache: opts.cache, log: opts.log, goModDir: () => kubernetesModuleDir(go), say: (m) => log(opts, m) });
+    } catch (err) {
+      result.kubeletUnavailable = `the kubelet or its images could not be built: ${err.message.split('\n')[0]}`;
+      log(opts, result.kubeletUnavailable);
+    }
   }
   if (opts.only.includes('etcd')) {
     const etcd = findEtcd();

@@ -11,7 +11,7 @@
 //
 // run-tests.mjs calls prepare() and hands the result to the tests as environment variables.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, writeFileSync, chownSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync, chownSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -55,6 +55,70 @@ const REQUIREMENTS = [
   { what: 'runc', pkg: 'runc', ok: () => has('runc') || existsSync('/usr/sbin/runc') },
   { what: 'mmdebstrap', pkg: 'mmdebstrap', ok: () => has('mmdebstrap') },
 ];
+
+/**
+ * NODE_REQUIREMENTS are what the real node (kubelet tests, `kevents lab up --kubelet`) needs beyond
+ * REQUIREMENTS. They are optional: where they cannot be installed the kubelet tests skip with the
+ * reason, and every other test still runs.
+ */
+const NODE_REQUIREMENTS = [
+  { what: 'containerd', pkg: 'containerd', ok: () => has('containerd') && has('ctr') },
+  { what: 'busybox (static, for the node image)', pkg: 'busybox-static', ok: () => existsSync('/bin/busybox') && isStatic('/bin/busybox') },
+  { what: 'a static C library (the pause image)', pkg: 'libc6-dev', ok: () => existsSync('/usr/lib/x86_64-linux-gnu/libc.a') || existsSync('/usr/lib/aarch64-linux-gnu/libc.a') },
+  { what: 'gcc (the pause image)', pkg: 'gcc', ok: () => has('gcc') },
+  { what: 'the CNI loopback plugin', pkg: 'containernetworking-plugins', ok: () => existsSync('/usr/lib/cni/loopback') },
+  // Without it only the pull cases skip (test/support/real-node.ts looks for it): not a reason to skip the node.
+  { what: 'an image registry on loopback (docker-registry)', pkg: 'docker-registry', ok: () => existsSync('/usr/bin/docker-registry'), optional: true },
+];
+
+function isStatic(path) {
+  const r = spawnSync('file', ['-L', path], { encoding: 'utf8' });
+  // Without file(1), trust Debian: /bin/busybox of busybox-static is static, busybox's is not.
+  if (r.status !== 0) return spawnSync('dpkg', ['-s', 'busybox-static'], { stdio: 'ignore' }).status === 0;
+  return /statically linked|static-pie/.test(r.stdout);
+}
+
+/**
+ * aptInstallNoServices installs packages without letting Debian start their services
+ * (containerd's would listen on the system's socket): policy-rc.d answers 101 ("action
+ * forbidden") to invoke-rc.d for the length of the install, unless the machine has its own.
+ */
+function aptInstallNoServices(pkgs, env) {
+  const policy = '/usr/sbin/policy-rc.d';
+  const ours = !existsSync(policy);
+  if (ours) writeFileSync(policy, '#!/bin/sh\nexit 101\n', { mode: 0o755 });
+  try {
+    execFileSync('apt-get', ['-o', 'DPkg::Lock::Timeout=600', 'install', '-y', '-qq', '--no-install-recommends', ...pkgs], { stdio: ['ignore', 'ignore', 'inherit'], env });
+  } finally {
+    if (ours) rmSync(policy, { force: true });
+  }
+}
+
+/** installNodePackages installs what the real node needs, and says (instead of failing) what is still missing. */
+export function installNodePackages({ quiet }) {
+  const missing = NODE_REQUIREMENTS.filter((r) => !r.ok());
+  if (missing.length === 0) return undefined;
+  const pkgs = [...new Set(missing.map((r) => r.pkg))];
+  if (!isRoot && missing.every((r) => r.optional)) return undefined;
+  if (!isRoot) return `missing ${missing.map((r) => r.what).join(', ')} (sudo apt-get install -y --no-install-recommends ${pkgs.join(' ')})`;
+  log(quiet, `installing ${pkgs.join(' ')} (Debian packages of the real node; their services are not started)`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  try {
+    execFileSync('apt-get', ['-o', 'DPkg::Lock::Timeout=600', 'update', '-qq'], { stdio: ['ignore', 'ignore', 'inherit'], env });
+    aptInstallNoServices(pkgs, env);
+  } catch (err) {
+    // One package the archive lacks fails the whole install: try the others one by one.
+    for (const pkg of pkgs) {
+      try {
+        aptInstallNoServices([pkg], env);
+      } catch {
+        log(quiet, `apt-get install ${pkg} failed: ${err.message.split('\n')[0]}`);
+      }
+    }
+  }
+  const still = NODE_REQUIREMENTS.filter((r) => !r.ok() && !r.optional);
+  return still.length > 0 ? `still missing after apt-get install: ${still.map((r) => r.what).join(', ')}` : undefined;
+}
 
 function log(quiet, msg) {
   if (!quiet) process.stderr.write(`setup: ${msg}\n`);
@@ -175,7 +239,9 @@ export function prepare({ quiet = false, packagesOnly = false } = {}) {
   const env = {};
   env.KEVENTS_TEST_POSTGRES = process.env.KEVENTS_TEST_POSTGRES ?? startPostgres({ quiet });
   if (packagesOnly) return env;
+  const nodeMissing = installNodePackages({ quiet });
   const peers = runBuilder('peers.mjs', { quiet });
+  if (peers && nodeMissing !== undefined) peers.kubeletUnavailable = nodeMissing;
   if (peers) env.KEVENTS_PEERS = JSON.stringify(peers);
   const sinks = runBuilder('sinks.mjs', { quiet });
   if (sinks) env.KEVENTS_SINKS = JSON.stringify(sinks);

@@ -83,6 +83,20 @@ describe('buildIncidents', () => {
     assert.equal(i!.occurrences, 47);
   });
 
+  it("a real kubelet's liveness failure: Unhealthy (the probe's output) then Killing (the container) in one second, and the incident says both", () => {
+    const events = [
+      ev({ object: 'probe', reason: 'Unhealthy', component: 'kubelet', fieldPath: 'spec.containers{main}', message: "Liveness probe failed: cat: can't open '/tmp/healthy': No such file or directory\n", first: 30 }),
+      ev({ object: 'probe', reason: 'Killing', type: 'Normal', component: 'kubelet', fieldPath: 'spec.containers{main}', message: 'Container main failed liveness probe, will be restarted', first: 30 }),
+    ];
+    const { incidents } = buildIncidents({ events, ...window });
+    assert.equal(incidents.length, 1);
+    assert.equal(incidents[0]!.kind, 'probe-liveness');
+    assert.equal(incidents[0]!.facts.container, 'main');
+    assert.equal(incidents[0]!.facts.probe, 'liveness');
+    assert.equal(incidents[0]!.facts.output, "cat: can't open '/tmp/healthy': No such file or directory");
+    assert.match(incidents[0]!.cause, /can't open/);
+  });
+
   it('a crash loop with no cause in events says so', () => {
     const events = [ev({ object: 'api-1', reason: 'BackOff', fieldPath: 'spec.containers{api}', host: 'node-a', message: 'Back-off restarting failed container api in pod api-1_shop(uid)', first: 100, last: 100 + 5 * MIN, count: 9 })];
     const [i] = buildIncidents({ events, ...window }).incidents;

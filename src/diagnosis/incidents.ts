@@ -271,6 +271,20 @@ function jobPods(g: Group, input: IncidentInput): JobPods {
   return last === undefined ? { objects: pods } : { objects: pods, last: last.name };
 }
 
+
+/**
+ * factsOf are the stated sighting's facts, completed by the other events of its kind about its object: a real
+ * kubelet's `Killing` (the container) follows its `Unhealthy` (the probe's output), and the incident says both.
+ */
+function factsOf(stated: Sighting, sightings: readonly Sighting[]): Record<string, string> {
+  const facts: Record<string, string> = { ...stated.match.facts };
+  for (const s of sightings) {
+    if (s === stated || s.object !== stated.object || kindOf(s) !== kindOf(stated)) continue;
+    for (const [k, v] of Object.entries(s.match.facts)) if (facts[k] === undefined) facts[k] = v;
+  }
+  return facts;
+}
+
 function incidentOf(g: Group, until: number, pods: JobPods): Incident | undefined {
   if (isWarmUp(g, until)) return undefined;
   const sightings = [...g.sightings].sort((a, b) => a.firstMs - b.firstMs || a.lastMs - b.lastMs || (a.object < b.object ? -1 : a.object > b.object ? 1 : 0) || eventOrder(a, b));
@@ -298,7 +312,8 @@ function incidentOf(g: Group, until: number, pods: JobPods): Incident | undefine
   for (const p of pods.objects) if (!objects.includes(p)) objects.push(p);
   const windowEntries = sightings.flatMap((s) => s.inWindow).sort((a, b) => a.ms - b.ms);
   const lastMs = windowEntries[windowEntries.length - 1]!.ms;
-  const templates = [...stated.match.kind.steps(stated.match.facts), ...(stated === primary ? [] : primary.match.kind.steps(primary.match.facts))];
+  const facts = factsOf(stated, sightings);
+  const templates = [...stated.match.kind.steps(facts), ...(stated === primary ? [] : primary.match.kind.steps(primary.match.facts))];
   if (pods.last !== undefined && JOB_KINDS.has(stated.match.kind.id)) {
     // By the pod's own name first: `kubectl logs job/NAME` stops answering once the Job is deleted.
     templates.unshift({
@@ -309,8 +324,8 @@ function incidentOf(g: Group, until: number, pods: JobPods): Incident | undefine
   const incident: Incident = {
     kind: stated.match.kind.id,
     // Texts derived from a stranger's message are cut (cutText); the steps above were made from the whole facts.
-    cause: cutText(stated.match.kind.cause(stated.match.facts)),
-    facts: Object.fromEntries(Object.entries(stated.match.facts).map(([k, v]) => [k, cutText(v)])),
+    cause: cutText(stated.match.kind.cause(facts)),
+    facts: Object.fromEntries(Object.entries(facts).map(([k, v]) => [k, cutText(v)])),
     namespace: g.namespace,
     ...(g.cluster !== '' ? { cluster: g.cluster } : {}),
     root: g.root,

@@ -190,7 +190,8 @@ export class SqliteEventStore implements ArchiveStore {
   }
 
   archiveBytes(): Promise<number> {
-    return this.c.read(() => this.c.archive.usedBytes());
+    // The writer's search index first: its size is part of the archive's, and its entries are written in a moment anyway.
+    return this.c.read(() => (this.c.catchUpIndex(), this.c.archive.usedBytes()));
   }
 
   currentResourceVersion(): Promise<number> {

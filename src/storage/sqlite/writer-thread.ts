@@ -30,7 +30,7 @@ import { SqliteEventStore } from './sqlite-event-store.js';
  */
 
 /** WriterThreadOptions are what the writer thread's store is opened with: plain data, the file and its tuning. */
-export type WriterThreadOptions = Pick<SqliteEventStoreOptions, 'path' | 'synchronous' | 'cacheSizeMiB' | 'maxCountRemaining' | 'maxBatch'> &
+export type WriterThreadOptions = Pick<SqliteEventStoreOptions, 'path' | 'synchronous' | 'cacheSizeMiB' | 'maxCountRemaining' | 'maxBatch' | 'searchIndexDelayMs'> &
   Pick<CommonStoreOptions, 'historyWindowSeconds' | 'compactIntervalMs' | 'expiryIntervalMs' | 'watchBufferSize'>;
 
 /** WriterThreadCall is one write sent to the writer thread; calls go in batches, one message per turn of the event loop. */
@@ -266,7 +266,7 @@ export async function openSqliteWithWriterThread(options: SqliteEventStoreOption
   // The writer's expiry and compaction run on the thread's own timers.
   if (options.clock !== undefined && options.clock !== realClock) throw new Error('a store with a writer thread keeps time by the real clock');
   const threadOptions: WriterThreadOptions = { path: options.path };
-  for (const k of ['synchronous', 'cacheSizeMiB', 'maxCountRemaining', 'maxBatch', 'historyWindowSeconds', 'compactIntervalMs', 'expiryIntervalMs', 'watchBufferSize'] as const) {
+  for (const k of ['synchronous', 'cacheSizeMiB', 'maxCountRemaining', 'maxBatch', 'searchIndexDelayMs', 'historyWindowSeconds', 'compactIntervalMs', 'expiryIntervalMs', 'watchBufferSize'] as const) {
     if (options[k] !== undefined) (threadOptions as Record<string, unknown>)[k] = options[k];
   }
   const worker = start(threadOptions);

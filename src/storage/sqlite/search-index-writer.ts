@@ -104,7 +104,7 @@ function prepareAddText(db: Database.Database): Database.Statement<unknown[]> {
 const REREAD_CHUNK = 20_000;
 
 /** LAG_BOUNDS are the upper bounds, in seconds, of the buckets of the index's lag (`SearchIndexLag`). */
-export const LAG_BOUNDS: readonly number[] = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+export const LAG_BOUNDS: readonly number[] = [0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.75, 1, 2.5, 5, 10];
 
 /** SearchIndexLag is a cumulative histogram of the time each version waited, from its commit to its index entry's commit. */
 export interface SearchIndexLag {

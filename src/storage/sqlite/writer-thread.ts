@@ -9,6 +9,8 @@ import type { WriteOptions } from '../event-store.js';
 import { fromWireError } from './follower-writes.js';
 import type { WireError } from './follower-writes.js';
 import type { FollowerWrite, SqliteEventStoreOptions, WriterLink } from './options.js';
+import { LAG_BOUNDS } from './search-index-writer.js';
+import type { SearchIndexLag } from './search-index-writer.js';
 import { SqliteEventStore } from './sqlite-event-store.js';
 
 /**
@@ -54,7 +56,9 @@ export type WriterThreadMessage =
   /** commit: the writer committed up to `rv`; the replies with it are of writes that commit (or one before it) holds. */
   | { t: 'commit'; rv: number; compacted: number; replies?: WriterThreadReply[] }
   | { t: 'replies'; replies: WriterThreadReply[] }
-  | { t: 'log'; level: LogLevel; msg: string; fields?: LogFields };
+  | { t: 'log'; level: LogLevel; msg: string; fields?: LogFields }
+  /** indexLag: the search index's lag histogram, after it changed (at most once a second). */
+  | { t: 'indexLag'; lag: SearchIndexLag };
 
 /** STOP_TIMEOUT_MS is how long closing waits for the writer thread to close its store before ending it. */
 const STOP_TIMEOUT_MS = 10_000;
@@ -101,6 +105,8 @@ class WriterThread implements WriterLink {
   readonly opened: Promise<void>;
   private settleOpen!: (e?: StorageError) => void;
   follower: SqliteEventStore | undefined;
+  /** indexLag is the last lag histogram of the search index the thread told. */
+  indexLag: SearchIndexLag | undefined;
 
   constructor(
     private readonly worker: Worker,
@@ -123,6 +129,9 @@ class WriterThread implements WriterLink {
           return this.answer(m.replies);
         case 'log':
           return this.logger[m.level](m.msg, m.fields);
+        case 'indexLag':
+          this.indexLag = m.lag;
+          return;
         case 'ready':
           return this.settleOpen();
         case 'failed':
@@ -236,6 +245,11 @@ class ThreadedSqliteEventStore extends SqliteEventStore {
     await this.thread.stop();
   }
 
+  override searchIndexLag(): SearchIndexLag | undefined {
+    // Nothing indexed yet until the thread first tells.
+    return this.thread.indexLag ?? { counts: LAG_BOUNDS.map(() => 0).concat(0), sum: 0, count: 0 };
+  }
+
   /** writerFailure is why the writer thread failed, while it has. */
   writerFailure(): string | undefined {
     return this.thread.failure();
@@ -250,6 +264,18 @@ class ThreadedSqliteEventStore extends SqliteEventStore {
 export function writerThreadReadiness(store: unknown): { ready: boolean; message: string } {
   const why = store instanceof ThreadedSqliteEventStore ? store.writerFailure() : undefined;
   return why === undefined ? { ready: true, message: 'ok' } : { ready: false, message: why };
+}
+
+/** SEARCH_INDEX_LAG_BOUNDS are the upper bounds, in seconds, of the buckets of `searchIndexLagOf`. */
+export const SEARCH_INDEX_LAG_BOUNDS = LAG_BOUNDS;
+
+/**
+ * searchIndexLagOf is the histogram of the time each version waited for its search index entry, from its commit
+ * to the commit of the entry, of a SQLite store that writes its file (in its thread or its writer thread): for
+ * /metrics. Undefined for any other store.
+ */
+export function searchIndexLagOf(store: unknown): SearchIndexLag | undefined {
+  return store instanceof SqliteEventStore ? store.searchIndexLag() : undefined;
 }
 
 /**

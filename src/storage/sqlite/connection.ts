@@ -383,23 +383,24 @@ export class SqliteConnection {
 
   /**
    * scheduleIndex plans the search index's next catch-up: at once when what waits is past a batch (or the queue
-   * was lost), else SEARCH_INDEX_DELAY_MS after the oldest waiting commit. `committed` tells of a commit just made.
+   * was lost), else SEARCH_INDEX_DELAY_MS after the oldest waiting commit. `committed` tells of a commit just made;
+   * after a failed catch-up (`failed`) the next waits SEARCH_INDEX_DELAY_MS whatever waits, so that a lasting
+   * failure (a full disk) is retried a few times a second rather than in a loop.
    */
-  scheduleIndex(committed = false): void {
+  scheduleIndex(committed = false, failed = false): void {
     const index = this.searchIndex;
     if (index === undefined || this.closed) return;
     if (committed) index.committed(this.o.clock.now());
     const w = index.waiting;
     if (!w.lost && w.versions === 0) return;
-    const now = w.lost || w.versions >= SEARCH_INDEX_BATCH || w.bytes >= SEARCH_INDEX_BATCH_BYTES;
+    const now = !failed && (w.lost || w.versions >= SEARCH_INDEX_BATCH || w.bytes >= SEARCH_INDEX_BATCH_BYTES);
     if (this.indexTimer !== undefined) {
       if (!now || this.indexTimer.soon) return;
       this.cancelIndexTimer();
     }
     const run = (): void => {
       this.indexTimer = undefined;
-      this.catchUpIndex();
-      this.scheduleIndex();
+      this.scheduleIndex(false, !this.catchUpIndex());
     };
     const handle = now ? setImmediate(run) : setTimeout(run, this.searchIndexDelayMs);
     // A store only waiting to index keeps no process alive: the next open catches up.
@@ -418,26 +419,28 @@ export class SqliteConnection {
   /**
    * catchUpIndex writes what waits of the search index in a transaction of its own, off the writes' path: a write
    * commits its version and is answered, and the index follows. A failure leaves the versions unindexed (a search
-   * scans them) and is retried: the index reads them back from the file.
+   * scans them) and is retried: the index reads them back from the file. It returns false when it failed.
    */
-  catchUpIndex(): void {
+  catchUpIndex(): boolean {
     const index = this.searchIndex;
     const db = this.db;
-    if (index === undefined || db === undefined) return;
+    if (index === undefined || db === undefined) return true;
     const w = index.waiting;
-    if (!w.lost && w.versions === 0) return;
+    if (!w.lost && w.versions === 0) return true;
     try {
       db.exec('BEGIN IMMEDIATE');
       index.write(this.rv);
       db.exec('COMMIT');
       index.written(this.o.clock.now());
       this.indexFailure = undefined;
+      return true;
     } catch (e) {
       if (db.inTransaction) db.exec('ROLLBACK');
       index.discard();
       const failure = storageFailure(e);
       if (failure.message !== this.indexFailure) this.o.logger.error('sqlite: the search index could not catch up; searches scan the versions written since', { error: failure });
       this.indexFailure = failure.message;
+      return false;
     }
   }
 

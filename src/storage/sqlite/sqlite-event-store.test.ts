@@ -393,6 +393,33 @@ void describe('SqliteEventStore on disk', () => {
     await reopened.close();
   });
 
+  void it('leaves the versions a failed catch-up of the index did not write to the scan, logs it once, and indexes them from the file later', async () => {
+    const path = join(dir, 'failing-index.db');
+    const clock = new FakeClock();
+    const errors: string[] = [];
+    const logger = { ...noopLogger, error: (msg: string) => errors.push(msg) };
+    const store = new SqliteEventStore({ path, clock, logger, searchIndexDelayMs: 3_600_000 });
+    await store.create(sampleEvent('default', 'a', { message: 'kept words' }));
+    await store.catchUpSearchIndex();
+    await store.create(sampleEvent('default', 'b', { message: 'kept words' }));
+    // The index's table gone from under the writer: its catch-ups fail until it is back.
+    const db = (store as unknown as { c: { db: Database.Database } }).c.db;
+    const sql = (db.prepare("SELECT sql FROM sqlite_master WHERE name = 'search_fts'").get() as { sql: string }).sql;
+    db.exec('DROP TABLE search_fts');
+    await store.catchUpSearchIndex();
+    await store.create(sampleEvent('default', 'c', { message: 'kept words' }));
+    await store.catchUpSearchIndex();
+    assert.deepEqual(errors, ['sqlite: the search index could not catch up; searches scan the versions written since'], 'logged once');
+    db.exec(sql);
+    db.exec('INSERT INTO search_fts (rowid, message) SELECT docid, \'kept words\' FROM search_docs');
+    const search = async (q: string): Promise<string[]> => (await store.search({ query: parseSearchQuery(q, { nowMs: clock.now() }), limit: 10 })).items.map((h) => h.event.metadata.name!);
+    assert.deepEqual(await search('kept'), ['a', 'b', 'c'], 'found by the index and the scan');
+    await store.catchUpSearchIndex();
+    assert.equal(rowCount(path, 'search_docs'), 3, 'the versions above the mark read back from the file, once each');
+    assert.deepEqual(await search('kept'), ['a', 'b', 'c']);
+    await store.close();
+  });
+
   void it('answers the objects of a listed page as listed, whether or not events were written between the list and the reads of its objects', async () => {
     const store = open(join(dir, 'range.db'), new FakeClock());
     for (const name of ['a', 'b', 'c', 'd', 'e', 'f']) await store.create(sampleEvent('default', name, { type: name === 'd' ? 'Warning' : 'Normal' }));

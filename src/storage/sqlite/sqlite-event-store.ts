@@ -191,7 +191,7 @@ export class SqliteEventStore implements ArchiveStore {
    * the store that writes the file (a follower's writer catches up on its own).
    */
   catchUpSearchIndex(): Promise<void> {
-    return this.c.read(() => this.c.catchUpIndex());
+    return this.c.read(() => void this.c.catchUpIndex());
   }
 
   /** searchIndexLag is the histogram of the search index's lag behind the writes (`SearchIndexLag`), on the store that writes the file. */

@@ -9,7 +9,9 @@
  *   deletecollection: one DELETE of the warmed and wrk phases' namespace (every event they created).
  * For each it reports the rate, the server's CPU per create (per delete for the last) (all its threads and
  * processes, and its main thread alone) and the clients' CPU per create (this process's, or wrk's): on this
- * 2-core machine the server and its clients share the cores, so both decide the rate.
+ * 2-core machine the server and its clients share the cores, so both decide the rate. For the loaded create
+ * phases it also reads the search index's lag (`kevents_search_index_lag_seconds` on /metrics, before the phase
+ * and LAG_SETTLE_MS after it) and reports the bucket its p99 falls in, the worst of the rounds.
  * With BENCH_BASELINE_CLI (another build's dist/bin/kevents.js) or BENCH_BASELINE_FLAGS
  * (this build with other flags) a baseline alternates with this build on fresh servers
  * in the same run and each figure gets its ratio to it.
@@ -43,6 +45,34 @@ interface Figure {
   /** mainUs is the server's main thread alone (the one that answers requests). */
   mainUs: number;
   clientUs: number;
+  /** lagMs is the p99 of the search index's lag over the phase's versions (`kevents_search_index_lag_seconds`), where the build has it. */
+  lagMs?: number;
+}
+
+/** LAG_METRIC is the build's histogram of the time each version waited for its search index entry. */
+const LAG_METRIC = 'kevents_search_index_lag_seconds_bucket';
+/** LAG_SETTLE_MS is how long a phase's last versions are given to be indexed (and the writer thread to tell) before the lag is read. */
+const LAG_SETTLE_MS = 1_500;
+
+/** indexLag reads the lag histogram's cumulative buckets from /metrics (empty for a build without it). */
+async function indexLag(s: Server): Promise<Map<number, number>> {
+  const agent = agentFor(s, 1);
+  try {
+    const r = await send(agent, s, 'GET', '/metrics');
+    const out = new Map<number, number>();
+    for (const m of r.body.toString().matchAll(new RegExp(`^${LAG_METRIC}\\{le="([^"]+)"\\} (\\d+)`, 'gm'))) out.set(m[1] === '+Inf' ? Infinity : Number(m[1]), Number(m[2]));
+    return out;
+  } finally {
+    agent.destroy();
+  }
+}
+
+/** lagP99Ms is the upper bound of the bucket holding the 99th percentile of the versions indexed between two readings. */
+function lagP99Ms(before: Map<number, number>, after: Map<number, number>): number | undefined {
+  const total = (after.get(Infinity) ?? 0) - (before.get(Infinity) ?? 0);
+  if (total <= 0) return undefined;
+  for (const [le, n] of [...after].sort((a, b) => a[0] - b[0])) if (n - (before.get(le) ?? 0) >= 0.99 * total) return le * 1000;
+  return undefined;
 }
 
 /** mainThreadSeconds is the CPU time of a process's main thread (its task of the same id). */
@@ -51,7 +81,8 @@ const mainThreadSeconds = (pid: number): number => statSeconds(`/proc/${pid}/tas
 /** ownCpuSeconds is this process's CPU time, with that of its children that have ended (wrk's). */
 const ownCpuSeconds = (): number => statSeconds('/proc/self/stat', true);
 
-async function phase(s: Server, done: () => number, run: () => Promise<number>): Promise<Figure> {
+async function phase(s: Server, done: () => number, run: () => Promise<number>, lag = false): Promise<Figure> {
+  const lag0 = lag ? await indexLag(s) : undefined;
   const server0 = cpuSeconds(s.pids());
   const main0 = mainThreadSeconds(s.pids()[0]!);
   const client0 = ownCpuSeconds();
@@ -61,7 +92,13 @@ async function phase(s: Server, done: () => number, run: () => Promise<number>):
   const seconds = (performance.now() - t0) / 1000;
   const n = done() - n0;
   const per = (seconds: number): number => (seconds * 1e6) / n;
-  return { rate: n / seconds, serverUs: per(cpuSeconds(s.pids()) - server0), mainUs: per(mainThreadSeconds(s.pids()[0]!) - main0), clientUs: per(ownCpuSeconds() - client0) };
+  const figure: Figure = { rate: n / seconds, serverUs: per(cpuSeconds(s.pids()) - server0), mainUs: per(mainThreadSeconds(s.pids()[0]!) - main0), clientUs: per(ownCpuSeconds() - client0) };
+  if (lag0 !== undefined) {
+    await new Promise((resolve) => setTimeout(resolve, LAG_SETTLE_MS));
+    const p99 = lagP99Ms(lag0, await indexLag(s));
+    if (p99 !== undefined) figure.lagMs = p99;
+  }
+  return figure;
 }
 
 async function measure(s: Server): Promise<Record<string, Figure>> {
@@ -80,8 +117,8 @@ async function measure(s: Server): Promise<Record<string, Figure>> {
     return next;
   };
   const out: Record<string, Figure> = {};
-  out['from the start'] = await phase(s, () => next, create((i) => `ns-${i % NAMESPACES}`));
-  out.warmed = await phase(s, () => next, create(() => 'wrk'));
+  out['from the start'] = await phase(s, () => next, create((i) => `ns-${i % NAMESPACES}`), true);
+  out.warmed = await phase(s, () => next, create(() => 'wrk'), true);
   agent.destroy();
   // One client, each create after the answer to the one before: what a write's round trip costs.
   const single = agentFor(s, 1);
@@ -108,6 +145,7 @@ async function measure(s: Server): Promise<Record<string, Figure>> {
         requests = r.requests;
         return requests;
       },
+      true,
     );
   }
   // Every event of the warmed and wrk phases, in one request, as a namespace's deletion has the namespace controller delete them.
@@ -149,7 +187,7 @@ async function main(): Promise<void> {
         results.get(name)!.push(r);
         process.stderr.write(
           `round ${round} ${name}: ${Object.entries(r)
-            .map(([p, f]) => `${p} ${f.rate.toFixed(0)}/s (server ${f.serverUs.toFixed(0)} µs, its main thread ${f.mainUs.toFixed(0)} µs, clients ${f.clientUs.toFixed(0)} µs)`)
+            .map(([p, f]) => `${p} ${f.rate.toFixed(0)}/s (server ${f.serverUs.toFixed(0)} µs, its main thread ${f.mainUs.toFixed(0)} µs, clients ${f.clientUs.toFixed(0)} µs${f.lagMs !== undefined ? `, index lag p99 ≤ ${f.lagMs} ms` : ''})`)
             .join('; ')}\n`,
         );
       } finally {
@@ -161,10 +199,12 @@ async function main(): Promise<void> {
   const base = BASELINE ? results.get('kevents before')! : undefined;
   for (const p of Object.keys(results.get('kevents')![0]!)) {
     for (const [name, rs] of results) {
-      const m = (k: keyof Figure, of = rs): number => median(of.map((r) => r[p]![k]));
+      const m = (k: Exclude<keyof Figure, 'lagMs'>, of = rs): number => median(of.map((r) => r[p]![k]));
+      const lags = rs.map((r) => r[p]!.lagMs).filter((l): l is number => l !== undefined);
+      const lag = lags.length > 0 ? `  index lag p99 ≤ ${Math.max(...lags)} ms` : '';
       const vs = base !== undefined && name === 'kevents' ? ` (${(m('rate') / m('rate', base)).toFixed(2)}×, server CPU ${(m('serverUs') / m('serverUs', base)).toFixed(2)}×)` : '';
       console.log(
-        `${p.padEnd(16)} ${name.padEnd(15)} ${m('rate').toFixed(0).padStart(6)}/s  server ${m('serverUs').toFixed(0).padStart(4)} µs/${unit(p)} (main thread ${m('mainUs').toFixed(0).padStart(4)})  clients ${m('clientUs').toFixed(0).padStart(4)} µs/${unit(p)}${vs}`,
+        `${p.padEnd(16)} ${name.padEnd(15)} ${m('rate').toFixed(0).padStart(6)}/s  server ${m('serverUs').toFixed(0).padStart(4)} µs/${unit(p)} (main thread ${m('mainUs').toFixed(0).padStart(4)})  clients ${m('clientUs').toFixed(0).padStart(4)} µs/${unit(p)}${lag}${vs}`,
       );
     }
   }

@@ -3,7 +3,7 @@ export type { KeventsServer, ServerOptions, RequestGate, ServerTls, TlsPair } fr
 export { KNOWN_KINDS, type KnownKind } from './discovery.js';
 export { DEFAULT_RENDER_CACHE_MIB } from './rendered-versions.js';
 export { DEFAULT_RENDER_CACHE_WARM_MS } from './render-warm.js';
-export { createServerMetrics } from './metrics.js';
+export { SnapshotHistogram, createServerMetrics } from './metrics.js';
 export type { ReadinessCheck } from './server.js';
 export { parseTimelineQuery, type TimelineQuery, type TimelineReader } from './timeline-routes.js';
 export { parseIncidentQuery, type IncidentQuery, type IncidentReader } from './incident-routes.js';

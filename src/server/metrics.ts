@@ -106,6 +106,37 @@ export class LabelledHistogram<L extends string> implements Collectable {
   }
 }
 
+/** HistogramSnapshot is a cumulative histogram another part of the process keeps: each bucket's count (then the count past the last bound), the sum and the count. */
+export interface HistogramSnapshot {
+  counts: number[];
+  sum: number;
+  count: number;
+}
+
+/** SnapshotHistogram renders a histogram kept elsewhere (a store's), read at each scrape; nothing while `read` has none. */
+export class SnapshotHistogram implements Collectable {
+  readonly type = 'histogram';
+  readonly aggregator = 'sum';
+
+  constructor(readonly name: string, readonly help: string, private readonly upperBounds: readonly number[], private readonly read: () => HistogramSnapshot | undefined) {}
+
+  get(): ReturnType<Collectable['get']> {
+    const s = this.read();
+    const values: MetricValue[] = [];
+    if (s !== undefined) {
+      let cumulative = 0;
+      this.upperBounds.forEach((le, i) => {
+        cumulative += s.counts[i] ?? 0;
+        values.push({ metricName: `${this.name}_bucket`, labels: { le }, value: cumulative });
+      });
+      values.push({ metricName: `${this.name}_bucket`, labels: { le: '+Inf' }, value: s.count });
+      values.push({ metricName: `${this.name}_sum`, labels: {}, value: s.sum });
+      values.push({ metricName: `${this.name}_count`, labels: {}, value: s.count });
+    }
+    return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
+  }
+}
+
 /** ServerMetrics are the Prometheus metrics `kevents serve` exposes at /metrics. */
 export interface ServerMetrics {
   requests: LabelledCounter<'verb' | 'resource' | 'code'>;
@@ -114,6 +145,8 @@ export interface ServerMetrics {
   watchEvents: LabelledCounter<'type'>;
   /** listRendered counts the versions a list rendered from storage rather than from the render cache, by who rendered them. */
   listRendered: LabelledCounter<'by'>;
+  /** register adds a metric kept elsewhere (the store's) to those rendered, without loading prom-client before a scrape. */
+  register(metric: SnapshotHistogram): void;
   /**
    * registry loads prom-client on first use and resolves with the registry that
    * renders these metrics and the process's default ones; others (the mirror's)
@@ -145,14 +178,20 @@ export function createServerMetrics(): ServerMetrics {
     ),
   };
   let loading: Promise<Registry> | undefined;
+  const others: Collectable[] = [];
   return {
     ...own,
+    register(metric) {
+      // Before the registry loads, it takes the metric as it loads; after, the metric joins it.
+      if (loading === undefined) others.push(metric);
+      else void loading.then((registry) => registry.registerMetric(metric as unknown as Metric));
+    },
     registry() {
       loading ??= import('prom-client').then(({ Registry, collectDefaultMetrics }) => {
         const registry = new Registry();
         collectDefaultMetrics({ register: registry, prefix: 'kevents_' });
         // The registry only reads name, help, type and get() of what it holds.
-        for (const m of Object.values(own)) registry.registerMetric(m as unknown as Metric);
+        for (const m of [...Object.values(own), ...others]) registry.registerMetric(m as unknown as Metric);
         return registry;
       });
       return loading;

@@ -37,6 +37,17 @@ interface Pending {
 /** MARK_INTERVAL_MS is the resolution of the time-to-revision marks retention reads. */
 const MARK_INTERVAL_MS = 1_000;
 
+/**
+ * SEARCH_INDEX_DELAY_MS is how long a committed version waits at most, the writer being free, before the search
+ * index's catch-up writes it (with every other waiting): the index's lag under a steady load, as a search reads the
+ * versions above its high-water mark by scanning them. Longer makes larger batches (one FTS5 segment each, fewer
+ * merges) for a longer scan; see docs/benchmarks.md.
+ */
+export const SEARCH_INDEX_DELAY_MS = 200;
+/** SEARCH_INDEX_BATCH and SEARCH_INDEX_BATCH_BYTES start a catch-up at once: what a search's scan of the versions not indexed decodes stays bounded. */
+const SEARCH_INDEX_BATCH = 8_192;
+const SEARCH_INDEX_BATCH_BYTES = 8 * 1024 * 1024;
+
 /** SAFETY_CHECKPOINT_PAGES (80 MiB of WAL) makes the writer checkpoint itself only if the checkpoint thread cannot keep up. */
 const SAFETY_CHECKPOINT_PAGES = 20_000;
 /** WAL_SIZE_LIMIT truncates the WAL file back to 64 MiB after a burst. */
@@ -98,8 +109,13 @@ export class SqliteConnection {
   lists!: ListQueries;
   /** searches answers the archive's search, on the connection lists read with. */
   searches!: SqliteSearch;
-  /** searchIndex is set on a writer: it indexes the versions a batch inserts, as the batch commits (see `SearchIndexWriter`). */
+  /** searchIndex is set on a writer: it indexes the versions the writes insert, in catch-ups of their own (see `SearchIndexWriter`). */
   searchIndex: SearchIndexWriter | undefined;
+  private readonly searchIndexDelayMs: number;
+  /** indexTimer is the next catch-up of the search index, while one is due. */
+  private indexTimer: { soon: boolean; handle: NodeJS.Timeout | NodeJS.Immediate } | undefined;
+  /** indexFailure is the last failure of a catch-up, so that a lasting one is logged once. */
+  private indexFailure: string | undefined;
   archive!: ArchiveTables;
   private lastMark = 0;
   readonly openError: StorageError | undefined;
@@ -126,6 +142,7 @@ export class SqliteConnection {
   constructor(options: SqliteEventStoreOptions) {
     this.o = resolveCommonOptions(options);
     this.maxBatch = options.maxBatch !== undefined && options.maxBatch > 0 ? options.maxBatch : DEFAULT_MAX_BATCH;
+    this.searchIndexDelayMs = options.searchIndexDelayMs ?? SEARCH_INDEX_DELAY_MS;
     this.hub = new WatchHub(
       {
         changesAfter: (after, limit) => this.changesAfter(after, limit),
@@ -228,6 +245,9 @@ export class SqliteConnection {
     this.closed = true;
     for (const t of this.tickers) t.stop();
     while (this.queue.length > 0) this.flush();
+    // The index catches up with what is committed (bounded by the batch); what it cannot, the next open does.
+    this.cancelIndexTimer();
+    this.catchUpIndex();
     this.hub.closeAll();
     await this.checkpointer?.stop();
     this.checkpointer = undefined;
@@ -328,7 +348,6 @@ export class SqliteConnection {
         this.archive.mark(now, this.rv);
         this.lastMark = now;
       }
-      this.searchIndex?.write();
       db.exec('COMMIT');
       if (this.noSpace) {
         this.noSpace = false;
@@ -336,8 +355,8 @@ export class SqliteConnection {
         this.o.logger.info('sqlite: writes are stored again', { path: this.checkpointPath });
       }
     } catch (e) {
-      this.searchIndex?.discard();
       if (db.inTransaction) db.exec('ROLLBACK');
+      this.searchIndex?.discard();
       this.rv = before;
       this.archive.loadLags();
       // A size cut may have moved the compaction point in the rolled back transaction.
@@ -354,11 +373,75 @@ export class SqliteConnection {
     }
     this.hub.publish(changes);
     this.onCommit?.(this.rv, this.compacted);
+    this.scheduleIndex(true);
     batch.forEach((p, i) => {
       const o = outcomes[i]!;
       if (o.ok) p.resolve(o.value);
       else p.reject(o.value as Error);
     });
+  }
+
+  /**
+   * scheduleIndex plans the search index's next catch-up: at once when what waits is past a batch (or the queue
+   * was lost), else SEARCH_INDEX_DELAY_MS after the oldest waiting commit. `committed` tells of a commit just made;
+   * after a failed catch-up (`failed`) the next waits SEARCH_INDEX_DELAY_MS whatever waits, so that a lasting
+   * failure (a full disk) is retried a few times a second rather than in a loop.
+   */
+  scheduleIndex(committed = false, failed = false): void {
+    const index = this.searchIndex;
+    if (index === undefined || this.closed) return;
+    if (committed) index.committed(this.o.clock.now());
+    const w = index.waiting;
+    if (!w.lost && w.versions === 0) return;
+    const now = !failed && (w.lost || w.versions >= SEARCH_INDEX_BATCH || w.bytes >= SEARCH_INDEX_BATCH_BYTES);
+    if (this.indexTimer !== undefined) {
+      if (!now || this.indexTimer.soon) return;
+      this.cancelIndexTimer();
+    }
+    const run = (): void => {
+      this.indexTimer = undefined;
+      this.scheduleIndex(false, !this.catchUpIndex());
+    };
+    const handle = now ? setImmediate(run) : setTimeout(run, this.searchIndexDelayMs);
+    // A store only waiting to index keeps no process alive: the next open catches up.
+    handle.unref();
+    this.indexTimer = { soon: now, handle };
+  }
+
+  private cancelIndexTimer(): void {
+    const t = this.indexTimer;
+    if (t === undefined) return;
+    if (t.soon) clearImmediate(t.handle as NodeJS.Immediate);
+    else clearTimeout(t.handle as NodeJS.Timeout);
+    this.indexTimer = undefined;
+  }
+
+  /**
+   * catchUpIndex writes what waits of the search index in a transaction of its own, off the writes' path: a write
+   * commits its version and is answered, and the index follows. A failure leaves the versions unindexed (a search
+   * scans them) and is retried: the index reads them back from the file. It returns false when it failed.
+   */
+  catchUpIndex(): boolean {
+    const index = this.searchIndex;
+    const db = this.db;
+    if (index === undefined || db === undefined) return true;
+    const w = index.waiting;
+    if (!w.lost && w.versions === 0) return true;
+    try {
+      db.exec('BEGIN IMMEDIATE');
+      index.write(this.rv);
+      db.exec('COMMIT');
+      index.written(this.o.clock.now());
+      this.indexFailure = undefined;
+      return true;
+    } catch (e) {
+      if (db.inTransaction) db.exec('ROLLBACK');
+      index.discard();
+      const failure = storageFailure(e);
+      if (failure.message !== this.indexFailure) this.o.logger.error('sqlite: the search index could not catch up; searches scan the versions written since', { error: failure });
+      this.indexFailure = failure.message;
+      return false;
+    }
   }
 
   /** changesAfter reads up to `limit` changes of the log after revision `after`, each with the version it replaced. */

@@ -20,6 +20,11 @@ export interface SqliteEventStoreOptions extends CommonStoreOptions {
    * than this, `remainingItemCount` is left out (counting is a scan of the rest).
    */
   maxCountRemaining?: number;
+  /**
+   * searchIndexDelayMs is how long a committed version waits at most for its search index entry, the writer being
+   * free (`SEARCH_INDEX_DELAY_MS`); searches scan the versions not indexed yet, so it never hides a hit.
+   */
+  searchIndexDelayMs?: number;
   /** maxBatch caps the writes committed in one transaction, so one commit never stalls the process for long. */
   maxBatch?: number;
   /**

@@ -82,11 +82,17 @@ export class SqliteRetention {
   private cutForSize(maxBytes: number, changes: Change[]): RetentionResult {
     const c = this.c;
     const cut: RetentionResult = { events: 0, occurrences: 0, more: false };
+    // The search index's waiting entries first, in this transaction: the size measured is the archive's with its index.
+    while (c.searchIndex?.write(c.rv) === true);
     if (c.archive.usedBytes() <= maxBytes) return cut;
     let purgeBudget = SIZE_PURGE_BUDGET;
     const purgeAll = (): boolean => {
       this.compactTo(c.rv);
-      for (let n = 1; n > 0 && purgeBudget > 0; purgeBudget -= n) n = this.purgeStep();
+      let purged = 0;
+      for (let n = 1; n > 0 && purgeBudget > 0; purgeBudget -= n) purged += n = this.purgeStep();
+      // A contentless FTS5 table frees a deleted entry's space only when its segment is merged, and a catch-up of the
+      // index writes a segment of thousands of versions: a bounded merge (64 pages) rewrites those mostly deleted.
+      if (purged > 0 && c.searchIndex !== undefined) c.stmt.mergeSearchIndex.run();
       return purgeBudget > 0;
     };
     if (!purgeAll()) return { ...cut, more: true };
@@ -189,13 +195,19 @@ export class SqliteRetention {
     const c = this.c;
     const db = c.checkOpen();
     const superseded = c.stmt.supersededUpTo.all(c.compacted, PURGE_BATCH);
-    db.transaction(() => {
-      for (const { rv } of superseded) {
-        c.stmt.keepPast.run({ rv });
-        c.searchIndex?.drop(rv);
-        c.stmt.dropVersion.run(rv);
-      }
-    })();
+    try {
+      db.transaction(() => {
+        for (const { rv } of superseded) {
+          c.stmt.keepPast.run({ rv });
+          c.searchIndex?.drop(rv);
+          c.stmt.dropVersion.run(rv);
+        }
+      })();
+    } catch (e) {
+      // A drop may have forgotten a queued entry of a version the rollback keeps: the index reads the file again.
+      c.searchIndex?.discard();
+      throw e;
+    }
     return superseded.length + c.stmt.purgeTombstones.run(c.compacted, PURGE_BATCH).changes;
   }
 }

@@ -13,9 +13,11 @@ export interface Candidate {
   object: Buffer;
 }
 
-/** SearchScope is what every read of one search binds: the revision and the key range of its namespace. */
+/** SearchScope is what every read of one search binds: the revision, the index's high-water mark, and the key range of its namespace. */
 export interface SearchScope {
   at: number;
+  /** indexed is the index's high-water mark as the search read it (at most `at`): the index's reads hold the versions at or below it. */
+  indexed: number;
   nsLow: string;
   nsHigh: string;
 }

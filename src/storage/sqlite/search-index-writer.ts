@@ -6,7 +6,7 @@ import type { SearchTextField } from '../search/index.js';
 import { migrationLog } from './migration-progress.js';
 import type { MigrationProgress } from './migration-progress.js';
 import { decodeObject } from './object-codec.js';
-import { DOCID_SLOTS, KEYED_FIELDS, SEARCH_TOKENIZER, VALUE_TOKENS_META, docidSecond, indexHoldsValueTokens, valueToken } from './search-index.js';
+import { DOCID_SLOTS, INDEXED_RV_META, KEYED_FIELDS, SEARCH_TOKENIZER, VALUE_TOKENS_META, docidSecond, indexHoldsValueTokens, valueToken } from './search-index.js';
 import type { SearchTokenizer } from './search-index.js';
 
 /**
@@ -100,16 +100,44 @@ function prepareAddText(db: Database.Database): Database.Statement<unknown[]> {
   return db.prepare(`INSERT INTO search_fts (rowid, ${COLUMNS}) VALUES (?, ${SEARCH_TEXT_FIELDS.map(() => '?').join(', ')})`);
 }
 
-/** SearchIndexWriter keeps the index on a writing connection, in step with its writes of `versions`. */
+/** REREAD_CHUNK is how many versions one catch-up reads back from the file when the writer lost its queue (a rolled back transaction). */
+const REREAD_CHUNK = 20_000;
+
+/** LAG_BOUNDS are the upper bounds, in seconds, of the buckets of the index's lag (`SearchIndexLag`). */
+export const LAG_BOUNDS: readonly number[] = [0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.75, 1, 2.5, 5, 10];
+
+/** SearchIndexLag is a cumulative histogram of the time each version waited, from its commit to its index entry's commit. */
+export interface SearchIndexLag {
+  /** counts holds the versions of each bucket of LAG_BOUNDS, then those past the last bound. */
+  counts: number[];
+  sum: number;
+  count: number;
+}
+
+/** SearchIndexWriter keeps the index on a writing connection, behind its writes of `versions` by a bounded time. */
 export interface SearchIndexWriter {
-  /** add queues the entry of the version just inserted at `rv` (never a tombstone), for `write`. */
-  add(rv: number, event: CoreEvent | undefined): void;
+  /** add queues the entry of the version just inserted at `rv` (never a tombstone), of `bytes` stored, for a later `write`. */
+  add(rv: number, event: CoreEvent | undefined, bytes?: number): void;
   /** drop removes the entry of the version at `rv`, which the caller deletes in the same transaction (a queued one is forgotten). */
   drop(rv: number): void;
-  /** write writes the queued entries inside the transaction that inserted their versions: the last thing before it commits. */
-  write(): void;
-  /** discard forgets the queued entries of a transaction rolled back. */
+  /** committed says the transaction that queued entries since the last call committed, at `nowMs`: their lag counts from there. */
+  committed(nowMs: number): void;
+  /**
+   * write writes the queued entries inside the caller's transaction and moves the high-water mark to `upTo` (every
+   * version at or below it committed: by default the newest queued). After a `discard` it reads the versions
+   * above the mark back from the file instead, REREAD_CHUNK at a time. It returns true while more is left to index.
+   */
+  write(upTo?: number): boolean;
+  /** written says the transaction of the last `write` committed, at `nowMs`: its versions' lag is counted. */
+  written(nowMs: number): void;
+  /** discard forgets the queue (a transaction rolled back, the index's own or a write's): the next `write` reads the file above the mark. */
   discard(): void;
+  /** waiting is what waits for the next `write`: versions and their stored bytes (none known while the queue is lost). */
+  readonly waiting: { versions: number; bytes: number; lost: boolean };
+  /** indexedRv is the high-water mark. */
+  readonly indexedRv: number;
+  /** lag is the histogram of the lag of the versions indexed so far. */
+  lag(): SearchIndexLag;
 }
 
 /** createSearchIndexWriter prepares the index's statements on a connection whose file has the index's tables. */
@@ -121,11 +149,49 @@ export function createSearchIndexWriter(db: Database.Database): SearchIndexWrite
   const docOf = db.prepare<[number], { docid: number }>('SELECT docid FROM search_docs WHERE rv = ?');
   const dropDoc = db.prepare<[number]>('DELETE FROM search_docs WHERE docid = ?');
   const dropText = db.prepare<[number]>('DELETE FROM search_fts WHERE rowid = ?');
+  const setMark = db.prepare<[string, number]>('INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value');
+  const unindexed = db.prepare<[number, number, number], { rv: number; object: Buffer }>('SELECT rv, object FROM versions WHERE rv > ? AND rv <= ? AND op <> 3 ORDER BY rv LIMIT ?');
   const tokenizer = indexTokenizer(db);
-  const queued = new Map<number, IndexedText>();
+  // The events, not their entries: an entry is made when it is written, off the write's path.
+  const queued = new Map<number, CoreEvent | undefined>();
+  let bytes = 0;
+  let indexedRv = readIndexedRv(db);
+  // A file whose index its writes kept in their transactions gets its mark here, before any write moves ahead of it.
+  if (db.prepare<[string], { value: number }>('SELECT value FROM meta WHERE name = ?').get(INDEXED_RV_META) === undefined) setMark.run(INDEXED_RV_META, indexedRv);
+  // Versions above the mark were committed and not indexed (the process ended first): the first writes read them back.
+  let lost = indexedRv < maxRv(db);
+  /** commits are the queued versions of each commit not yet indexed: how many, and when they committed. */
+  let commits: { versions: number; atMs: number }[] = [];
+  let uncommitted = 0;
+  let writing: { versions: number; atMs: number }[] = [];
+  const lag: SearchIndexLag = { counts: LAG_BOUNDS.map(() => 0).concat(0), sum: 0, count: 0 };
+
+  /** writeEntries writes the entries of `events` (in ascending rv). */
+  const writeEntries = (events: Iterable<[number, CoreEvent | undefined]>): void => {
+    // The next free docid of each second written: looked up once, then counted here. No docid is at or past
+    // `above`, so a second starting there has every slot free without a look-up: the usual case, as an archive
+    // mostly receives events newer than those it holds, often each of its own second.
+    const next = new Map<number, number>();
+    let above = (lastDoc.get()?.docid ?? -1) + 1;
+    for (const [rv, event] of events) {
+      const text = indexedText(event, tokenizer);
+      const at = text.second * DOCID_SLOTS;
+      const slot = next.get(at) ?? (at >= above ? at : (nextSlot.get(at, at + DOCID_SLOTS)?.docid ?? at));
+      // A second whose slots are all taken gets a docid past every other (see `docidSecond`).
+      const free = slot < at + DOCID_SLOTS;
+      const docid = Number(addDoc.run(free ? slot : null, rv).lastInsertRowid);
+      if (free) next.set(at, slot + 1);
+      if (docid >= above) above = docid + 1;
+      addText.run(docid, ...text.fields);
+    }
+  };
+
   return {
-    add(rv, event) {
-      queued.set(rv, indexedText(event, tokenizer));
+    add(rv, event, size = 0) {
+      uncommitted++;
+      if (lost) return;
+      queued.set(rv, event);
+      bytes += size;
     },
     drop(rv) {
       if (queued.delete(rv)) return;
@@ -134,29 +200,74 @@ export function createSearchIndexWriter(db: Database.Database): SearchIndexWrite
       dropText.run(doc.docid);
       dropDoc.run(doc.docid);
     },
-    write() {
-      if (queued.size === 0) return;
-      // The next free docid of each second written: looked up once, then counted here. No docid is at or past
-      // `above`, so a second starting there has every slot free without a look-up: the usual case, as an archive
-      // mostly receives events newer than those it holds, often each of its own second.
-      const next = new Map<number, number>();
-      let above = (lastDoc.get()?.docid ?? -1) + 1;
-      for (const [rv, text] of queued) {
-        const at = text.second * DOCID_SLOTS;
-        const slot = next.get(at) ?? (at >= above ? at : (nextSlot.get(at, at + DOCID_SLOTS)?.docid ?? at));
-        // A second whose slots are all taken gets a docid past every other (see `docidSecond`).
-        const free = slot < at + DOCID_SLOTS;
-        const docid = Number(addDoc.run(free ? slot : null, rv).lastInsertRowid);
-        if (free) next.set(at, slot + 1);
-        if (docid >= above) above = docid + 1;
-        addText.run(docid, ...text.fields);
+    committed(nowMs) {
+      if (uncommitted > 0 && !lost) commits.push({ versions: uncommitted, atMs: nowMs });
+      uncommitted = 0;
+    },
+    write(upTo) {
+      if (lost) {
+        const top = upTo ?? Number.MAX_SAFE_INTEGER;
+        const rows = unindexed.all(indexedRv, top, REREAD_CHUNK);
+        writeEntries(rows.map(({ rv, object }) => [rv, decodeEvent(object)] as [number, CoreEvent | undefined]));
+        const more = rows.length === REREAD_CHUNK;
+        indexedRv = more ? rows[rows.length - 1]!.rv : Math.max(indexedRv, upTo ?? rows[rows.length - 1]?.rv ?? indexedRv);
+        setMark.run(INDEXED_RV_META, indexedRv);
+        // Caught up: what is written from now on is queued again.
+        if (!more) lost = false;
+        writing = [];
+        return more;
       }
+      writeEntries(queued);
+      let top = indexedRv;
+      for (const rv of queued.keys()) if (rv > top) top = rv;
+      indexedRv = Math.max(top, upTo ?? top);
+      setMark.run(INDEXED_RV_META, indexedRv);
       queued.clear();
+      bytes = 0;
+      writing = commits;
+      commits = [];
+      return false;
+    },
+    written(nowMs) {
+      for (const c of writing) {
+        const seconds = Math.max(0, nowMs - c.atMs) / 1000;
+        const i = LAG_BOUNDS.findIndex((b) => seconds <= b);
+        lag.counts[i < 0 ? LAG_BOUNDS.length : i]! += c.versions;
+        lag.sum += seconds * c.versions;
+        lag.count += c.versions;
+      }
+      writing = [];
     },
     discard() {
       queued.clear();
+      bytes = 0;
+      commits = [];
+      writing = [];
+      uncommitted = 0;
+      lost = true;
+      // The mark as the file holds it: a write of the index rolled back did not move it.
+      indexedRv = readIndexedRv(db);
+    },
+    get waiting() {
+      return { versions: queued.size, bytes, lost };
+    },
+    get indexedRv() {
+      return indexedRv;
+    },
+    lag() {
+      return { counts: [...lag.counts], sum: lag.sum, count: lag.count };
     },
   };
+}
+
+/** readIndexedRv is a file's high-water mark; a file without one has its index written in its writes' transactions: every version. */
+function readIndexedRv(db: Database.Database): number {
+  const mark = db.prepare<[string], { value: number }>('SELECT value FROM meta WHERE name = ?').get(INDEXED_RV_META);
+  return mark !== undefined ? mark.value : maxRv(db);
+}
+
+function maxRv(db: Database.Database): number {
+  return db.prepare<[], { rv: number | null }>('SELECT max(rv) AS rv FROM versions').get()?.rv ?? 0;
 }
 
 /** IndexProgress reports a migration's progress: versions indexed so far of the total. */
@@ -182,6 +293,7 @@ export function buildSearchIndex(db: Database.Database, progress?: IndexProgress
     after = batch[batch.length - 1]!.rv;
     progress?.(done, total);
   }
+  db.prepare<[string, number]>('INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value').run(INDEXED_RV_META, maxRv(db));
   return done;
 }
 
@@ -218,13 +330,32 @@ export function rebuildSearchText(db: Database.Database, progress?: IndexProgres
 }
 
 /**
+ * catchUpSearchIndex indexes, in one transaction, the versions a writer
+ * committed and had not indexed when its process ended (kill -9 between a
+ * write and its index's), logging what it did when there were any.
+ */
+function catchUpSearchIndex(db: Database.Database, writer: SearchIndexWriter, logger: Pick<Logger, 'info'>): void {
+  if (!writer.waiting.lost) return;
+  const from = writer.indexedRv;
+  const top = maxRv(db);
+  const total = db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM versions WHERE rv > ? AND op <> 3').get(from)!.n;
+  const log = migrationLog(logger, { progress: 'indexing for search the versions written before the last stop', finished: 'the search index caught up with the versions written before the last stop' });
+  db.transaction(() => {
+    while (writer.write(top)) log.progress(db.prepare<[number, number], { n: number }>('SELECT count(*) AS n FROM versions WHERE rv > ? AND rv <= ? AND op <> 3').get(from, writer.indexedRv)!.n, total);
+  })();
+  writer.written(Date.now());
+  log.finished(total);
+}
+
+/**
  * openSearchIndex readies the index on a writer's connection and returns its
  * writer. On a file written before the index (an archive of schema 5 or older)
  * it builds it in place in one transaction; on one whose index has no value
  * tokens (schema 8 or older) it rebuilds the FTS5 table (`rebuildSearchText`)
  * in one transaction, queries reading the phrases of the values' words until it
  * commits. Either logs its progress every million versions and its time per
- * million (`migrationLog`).
+ * million (`migrationLog`). Versions committed above the index's high-water mark
+ * (a process that ended before indexing them) are indexed before it returns.
  */
 export function openSearchIndex(db: Database.Database, logger: Pick<Logger, 'info'>): SearchIndexWriter {
   if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'search_fts'").get() !== undefined) {
@@ -233,7 +364,9 @@ export function openSearchIndex(db: Database.Database, logger: Pick<Logger, 'inf
       const total = db.transaction(() => rebuildSearchText(db, log.progress))();
       log.finished(total);
     }
-    return createSearchIndexWriter(db);
+    const writer = createSearchIndexWriter(db);
+    catchUpSearchIndex(db, writer, logger);
+    return writer;
   }
   const log = migrationLog(logger, { progress: 'indexing the archive for search', finished: 'the archive\'s search index is built' });
   const total = db.transaction(() => {

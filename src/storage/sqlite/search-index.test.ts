@@ -211,10 +211,70 @@ for (const tokenizer of ['unicode61', 'trigram'] as const) {
       a.writer!.write();
       assert.equal(a.indexedRows(), 1);
       assert.deepEqual(a.search('words'), ['y']);
+      a.db.exec('BEGIN');
       a.put(ev('z', 'rolled back', NOW), true);
+      a.db.exec('ROLLBACK');
+      a.rv--;
       a.writer!.discard();
       a.writer!.write();
       assert.equal(a.indexedRows(), 1);
+    });
+
+    void it('reads a queue lost to a rollback back from the file: the versions above the mark, once each', () => {
+      const a = new Archive(tokenizer);
+      a.put(ev('x', 'kept words', NOW));
+      a.put(ev('y', 'kept words', NOW + 1000), true);
+      a.db.exec('BEGIN');
+      a.put(ev('z', 'kept words', NOW + 2000), true);
+      a.db.exec('ROLLBACK');
+      a.rv--;
+      a.writer!.discard();
+      assert.equal(a.writer!.waiting.lost, true);
+      assert.deepEqual(a.search('kept'), ['y', 'x'], 'the version above the mark is found by the scan');
+      a.put(ev('w', 'kept words', NOW + 3000), true);
+      assert.equal(a.writer!.write(a.rv), false);
+      assert.equal(a.indexedRows(), 3);
+      assert.equal(a.writer!.indexedRv, a.rv);
+      assert.equal(a.writer!.waiting.lost, false);
+      assert.deepEqual(a.search('kept'), ['w', 'y', 'x']);
+    });
+
+    void it('finds the versions above the high-water mark, in order with the indexed ones, across pages and in the histogram', async () => {
+      const a = new Archive(tokenizer);
+      const second = Math.floor(NOW / 1000) * 1000;
+      a.put(ev('i-new', 'fresh words', second + 5000));
+      a.put(ev('i-old', 'fresh words', second - 5000));
+      a.put(ev('i-mid', 'other words', second));
+      a.put(ev('u-newest', 'fresh words', second + 9000), true);
+      a.put(ev('u-mid', 'fresh words', second + 1), true);
+      a.put(ev('u-oldest', 'fresh words', second - 9000), true);
+      // i-mid updated above the mark: its indexed version is superseded, its new one is found by the scan.
+      a.put(ev('i-mid', 'fresh words now', second + 2), true);
+      assert.equal(a.writer!.indexedRv, 3);
+      const all = ['u-newest', 'i-new', 'i-mid', 'u-mid', 'i-old', 'u-oldest'];
+      assert.deepEqual(a.search('fresh'), all);
+      assert.deepEqual(a.search('fresh', { namespace: 'shop' }), all);
+      assert.deepEqual(a.search('fresh', { namespace: 'other' }), []);
+      assert.deepEqual(a.search('fresh', {}, 3), ['i-new', 'i-old'], 'a revision at the mark reads the index alone');
+      assert.deepEqual(a.search('"fresh words now"'), ['i-mid']);
+      assert.deepEqual(a.search('fresh -now since:2025-06-01T11:59:58Z'), ['u-newest', 'i-new', 'u-mid']);
+      const search = new SqliteSearch(a.db, tokenizer);
+      for (const limit of [1, 2, 4]) {
+        const names: string[] = [];
+        let after: SearchCursor | undefined;
+        for (let pages = 0; pages < 10; pages++) {
+          const page = search.search({ query: parseSearchQuery('fresh', { nowMs: NOW }), limit, ...(after !== undefined ? { after } : {}) }, a.rv);
+          names.push(...page.items.map((h) => h.event.metadata.name!));
+          if (page.next === undefined) break;
+          after = page.next;
+        }
+        assert.deepEqual(names, all, `pages of ${limit}`);
+      }
+      const histogram = { sinceMs: second - 10_000, untilMs: second + 10_000, bucketMs: 5000 };
+      const buckets = await search.histogram({ query: parseSearchQuery('fresh', { nowMs: NOW }), limit: 1, histogram }, a.rv, () => Promise.resolve());
+      assert.deepEqual(buckets.map((b) => b.hits), [1, 1, 2, 2]);
+      a.writer!.write(a.rv);
+      assert.deepEqual(a.search('fresh'), all, 'the same once indexed');
     });
 
     void it('builds the index of an archive written before it, as the write path would', () => {

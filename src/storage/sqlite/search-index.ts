@@ -1,11 +1,11 @@
 import type Database from 'better-sqlite3';
 import type { CoreEvent } from '../../api/index.js';
-import { createSearchMatcher, searchWords } from '../search/index.js';
+import { countInHistogram, createSearchMatcher, searchTimeMs, searchWords } from '../search/index.js';
 import { compareSearchOrder, searchCursorOf } from '../search/index.js';
-import type { FieldTerm, SearchBucket, SearchCursor, SearchField, SearchPage, SearchQuery, SearchRequest } from '../search/index.js';
+import type { FieldTerm, SearchBucket, SearchCursor, SearchField, SearchHit, SearchMatcher, SearchPage, SearchQuery, SearchRequest } from '../search/index.js';
 import { decodeObject } from './object-codec.js';
 import { searchHistogram } from './search-histogram.js';
-import type { Candidate } from './search-histogram.js';
+import type { Candidate, SearchScope } from './search-histogram.js';
 import { columnFilter, decidedByColumns } from './search-columns.js';
 
 /**
@@ -217,6 +217,12 @@ export function probeWords(query: SearchQuery, tokenizer: SearchTokenizer, names
 
 /** VISIBLE is what a candidate version must be: not a tombstone, visible at revision `@at`, in the key range `@nsLow`..`@nsHigh`. */
 const VISIBLE = 'v.op <> 3 AND v.rv <= @at AND (v.superseded_rv IS NULL OR v.superseded_rv > @at) AND v.key >= @nsLow AND v.key < @nsHigh';
+/**
+ * INDEXED_VISIBLE is a visible version the index holds: at or below `@indexed`, the index's high-water mark
+ * as the search read it, so that a catch-up committed while a search reads adds nothing its scan of the versions
+ * above the mark (`unindexedRows`) also finds.
+ */
+const INDEXED_VISIBLE = `v.rv <= @indexed AND ${VISIBLE}`;
 
 /**
  * fromCandidates is the FROM and WHERE of a search's candidates: the versions
@@ -225,9 +231,15 @@ const VISIBLE = 'v.op <> 3 AND v.rv <= @at AND (v.superseded_rv IS NULL OR v.sup
  */
 export function fromCandidates(byMatch: boolean): string {
   return byMatch
-    ? `FROM search_fts f JOIN search_docs d ON d.docid = f.rowid JOIN versions v ON v.rv = d.rv WHERE search_fts MATCH @match AND f.rowid < @high AND f.rowid >= @low AND ${VISIBLE}`
-    : `FROM search_docs d JOIN versions v ON v.rv = d.rv WHERE d.docid < @high AND d.docid >= @low AND ${VISIBLE}`;
+    ? `FROM search_fts f JOIN search_docs d ON d.docid = f.rowid JOIN versions v ON v.rv = d.rv WHERE search_fts MATCH @match AND f.rowid < @high AND f.rowid >= @low AND ${INDEXED_VISIBLE}`
+    : `FROM search_docs d JOIN versions v ON v.rv = d.rv WHERE d.docid < @high AND d.docid >= @low AND ${INDEXED_VISIBLE}`;
 }
+
+/**
+ * INDEXED_RV_META is the `meta` row holding the index's high-water mark: every version at or below it is indexed
+ * (or needs no entry). The writer moves it in the transaction that writes the entries (`SearchIndexWriter.write`).
+ */
+export const INDEXED_RV_META = 'search_indexed_rv';
 
 /** VALUE_TOKENS_META is the `meta` row that says the index holds value tokens: set by the build that writes them. */
 export const VALUE_TOKENS_META = 'search_value_tokens';
@@ -369,6 +381,56 @@ export class SqliteSearch {
     return this.versionsBetween.get(newest[n - 1]!.docid, newest[0]!.docid, most + 1)!.n <= most;
   }
 
+  private readonly mark: Database.Statement<[string], { value: number }>;
+
+  /**
+   * scopeAt is what every read of a search at revision `at` binds: the revision, the index's high-water mark at
+   * most `at` (a file without one has every version indexed: its writes indexed them), and the namespace's key range.
+   */
+  private scopeAt(at: number, ns: string | undefined): SearchScope {
+    const indexed = Math.min(at, this.mark.get(INDEXED_RV_META)?.value ?? at);
+    return { at, indexed, nsLow: ns === undefined ? '' : `${ns}/`, nsHigh: ns === undefined ? '\u{10ffff}' : `${ns}0` };
+  }
+
+  /**
+   * unindexedRows reads the visible versions above the index's high-water mark (written a moment ago: the index
+   * follows the writes by a bounded time, see `SEARCH_INDEX_DELAY_MS`), which the columns of a query's field
+   * terms may leave out (`filter`): a search checks each with the matcher, as the scan search does.
+   */
+  private unindexedRows(scope: SearchScope, filter: string[], params: Record<string, string | number>): Candidate[] {
+    if (scope.indexed >= scope.at) return [];
+    const sql = `SELECT v.rv AS docid, v.rv AS rv, v.key AS key, v.object AS object FROM versions v WHERE v.rv > @indexed AND ${[VISIBLE, ...filter].join(' AND ')}`;
+    return this.prepared(sql).all({ ...params, ...scope });
+  }
+
+  /**
+   * withUnindexed adds to a page read from the index the hits among the versions it does not hold yet: those
+   * in the part of the order the page covers (up to its `next`, or all), so that no page misses a hit and the
+   * next one starts where this one ends.
+   */
+  private withUnindexed(page: SearchPage, request: SearchRequest, matcher: SearchMatcher, rows: Candidate[]): SearchPage {
+    const ns = request.namespace;
+    const end = page.next;
+    const found: { hit: SearchHit; at: SearchCursor }[] = [];
+    for (const row of rows) {
+      const event = JSON.parse(decodeObject(row.object)) as CoreEvent;
+      event.metadata.resourceVersion = String(row.rv);
+      const at = searchCursorOf(event);
+      if (request.after !== undefined && compareSearchOrder(at, request.after) <= 0) continue;
+      if (end !== undefined && compareSearchOrder(at, end) > 0) continue;
+      const matched = matcher.matches(event);
+      if (matched !== undefined && (ns === undefined || event.metadata.namespace === ns)) found.push({ hit: { event, matched }, at });
+    }
+    if (found.length === 0) return page;
+    const all = page.items.map((hit) => ({ hit, at: searchCursorOf(hit.event) })).concat(found);
+    all.sort((a, b) => compareSearchOrder(a.at, b.at));
+    const items = all.slice(0, request.limit);
+    const merged: SearchPage = { items: items.map((h) => h.hit), resourceVersion: page.resourceVersion };
+    if (all.length > request.limit) merged.next = items[items.length - 1]!.at;
+    else if (end !== undefined) merged.next = end;
+    return merged;
+  }
+
   /** keyed says the index holds value tokens (`indexHoldsValueTokens`), read when the connection opens: the writer rebuilds an older index before. */
   private readonly keyed: boolean;
 
@@ -385,6 +447,7 @@ export class SqliteSearch {
     this.versionsBetween = db.prepare('SELECT count(*) AS n FROM (SELECT 1 FROM search_docs WHERE docid >= ? AND docid <= ? LIMIT ?)');
     this.rangeStart = db.prepare('SELECT docid FROM search_docs WHERE docid < ? ORDER BY docid DESC LIMIT 1 OFFSET ?');
     this.keyed = indexHoldsValueTokens(db);
+    this.mark = db.prepare<[string], { value: number }>('SELECT value FROM meta WHERE name = ?');
     this.byMatch = db.prepare(
       `SELECT f.rowid AS docid, v.rv AS rv, v.key AS key, v.object AS object ${fromCandidates(true)} ORDER BY f.rowid DESC LIMIT @limit`,
     );
@@ -402,7 +465,7 @@ export class SqliteSearch {
 
   /** byDocids is the statement of the visible versions of a JSON array of docids (`@ids`), newest first. */
   private byDocids(filter: string[]): Database.Statement<Record<string, string | number>, Candidate> {
-    const where = [VISIBLE, ...filter].join(' AND ');
+    const where = [INDEXED_VISIBLE, ...filter].join(' AND ');
     return this.prepared(
       `SELECT d.docid AS docid, v.rv AS rv, v.key AS key, v.object AS object FROM json_each(@ids) j CROSS JOIN search_docs d ON d.docid = j.value JOIN versions v ON v.rv = d.rv WHERE ${where} ORDER BY d.docid DESC`,
     );
@@ -469,7 +532,7 @@ export class SqliteSearch {
     const loose = this.costly(query, request.namespace);
     const match = matchExpression(query, this.tokenizer, request.namespace, this.keyed, loose);
     const ns = request.namespace;
-    const scope = { at, nsLow: ns === undefined ? '' : `${ns}/`, nsHigh: ns === undefined ? '\u{10ffff}' : `${ns}0` };
+    const scope = this.scopeAt(at, ns);
     const low = query.sinceMs === undefined ? 0 : docidSecond(query.sinceMs) * DOCID_SLOTS;
     const top = request.after !== undefined ? docidSecond(request.after.timeMs) + 1 : query.untilMs !== undefined ? docidSecond(query.untilMs - 1) + 1 : MAX_DOCID_SECOND + 1;
     const params: Record<string, string | number> = { ...scope, low };
@@ -565,7 +628,7 @@ export class SqliteSearch {
     if (hits.length > request.limit) page.next = items[items.length - 1]!.at;
     else if (spanned !== undefined) page.next = spanned;
     else if (more && oldest !== undefined) page.next = oldest;
-    return page;
+    return this.withUnindexed(page, request, matcher, this.unindexedRows(scope, filter, params));
   }
 
   /**
@@ -575,10 +638,20 @@ export class SqliteSearch {
   histogram(request: SearchRequest, at: number, pause: () => Promise<void>): Promise<SearchBucket[]> {
     const { query } = request;
     const ns = request.namespace;
-    const scope = { at, nsLow: ns === undefined ? '' : `${ns}/`, nsHigh: ns === undefined ? '\u{10ffff}' : `${ns}0` };
+    const scope = this.scopeAt(at, ns);
     const match = matchExpression(query, this.tokenizer, ns, this.keyed);
     const textExact = this.tokenizer === 'unicode61';
-    const input = { request, match, matcher: createSearchMatcher(query), scope, textExact, slots: DOCID_SLOTS, second: docidSecond, from: fromCandidates };
-    return searchHistogram(this.db, input, pause);
+    const matcher = createSearchMatcher(query);
+    const input = { request, match, matcher, scope, textExact, slots: DOCID_SLOTS, second: docidSecond, from: fromCandidates };
+    // The versions above the mark, read first: the index's part is read at the same mark, between pauses.
+    const unindexed = this.unindexedRows(scope, [], {});
+    return searchHistogram(this.db, input, pause).then((buckets) => {
+      const h = request.histogram!;
+      for (const row of unindexed) {
+        const event = JSON.parse(decodeObject(row.object)) as CoreEvent;
+        if (matcher.matches(event) !== undefined && (ns === undefined || event.metadata.namespace === ns)) countInHistogram(buckets, h, searchTimeMs(event));
+      }
+      return buckets;
+    });
   }
 }

@@ -43,6 +43,7 @@ function fileStores(prefix: string): ConformanceSetup {
       paths.set(store, path);
       return Promise.resolve(store);
     },
+    settle: (store) => (store as SqliteEventStore).catchUpSearchIndex(),
     openPrevious: (env, logger, which) => {
       const path = join(dir, `${prefix}-${n++}.db`);
       copyFileSync(fixture('sqlite', SCHEMA_VERSION, which), path);
@@ -58,10 +59,10 @@ runEventStoreConformance('sqlite', fileStores('store'));
 void describe('SqliteEventStore on disk', () => {
   const open = (path: string, clock: FakeClock): SqliteEventStore =>
     new SqliteEventStore({ path, clock, ...CONFORMANCE_ENV_DEFAULTS });
-  const rowCount = (path: string): number => {
+  const rowCount = (path: string, table = 'versions'): number => {
     const db = new Database(path, { readonly: true });
     try {
-      return (db.prepare('SELECT count(*) AS n FROM versions').get() as { n: number }).n;
+      return (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
     } finally {
       db.close();
     }
@@ -362,6 +363,61 @@ void describe('SqliteEventStore on disk', () => {
     assert.deepEqual(progress, ['2/5', '4/5', '5/5']);
     assert.deepEqual(db.prepare<[], { labels: string | null }>('SELECT labels FROM versions WHERE op <> 3 ORDER BY rv').all().map((r) => r.labels), ['a', 'b', 'c', 'd', 'e'].map((n) => `{"name":"${n}"}`));
     db.close();
+  });
+
+  void it('indexes on open the versions a process committed and had not indexed when it ended, and logs it', async () => {
+    const path = join(dir, 'lagging.db');
+    const clock = new FakeClock();
+    const store = new SqliteEventStore({ path, clock, searchIndexDelayMs: 3_600_000 });
+    await store.create(sampleEvent('default', 'a', { message: 'indexed before the end' }));
+    await store.catchUpSearchIndex();
+    await store.create(sampleEvent('default', 'b', { message: 'written before the end' }));
+    await store.create(sampleEvent('default', 'c', { message: 'written before the end' }));
+    await store.guaranteedUpdate('default', 'a', (cur) => ({ ...cur!, message: 'updated before the end' }));
+    // The file as a kill -9 leaves it: every write committed (the WAL holds them), the last three not indexed.
+    const copy = join(dir, 'lagging-copy.db');
+    for (const suffix of ['', '-wal']) copyFileSync(path + suffix, copy + suffix);
+    await store.close();
+    const indexed = (p: string): number => rowCount(p, 'search_docs');
+    assert.equal(indexed(copy), 1, 'the copy holds one entry');
+    const lines: string[] = [];
+    const logger = { ...noopLogger, info: (msg: string, fields?: Record<string, unknown>) => lines.push(`${msg} ${JSON.stringify(fields)}`) };
+    const reopened = new SqliteEventStore({ path: copy, clock, logger, searchIndexDelayMs: 3_600_000 });
+    await reopened.ready();
+    assert.deepEqual(lines.map((l) => l.replace(/\{.*/, '')), ['the search index caught up with the versions written before the last stop ']);
+    assert.match(lines[0]!, /"versions":3,/);
+    assert.equal(indexed(copy), 4, 'every version indexed before the store answers');
+    const search = async (q: string): Promise<string[]> => (await reopened.search({ query: parseSearchQuery(q, { nowMs: clock.now() }), limit: 10 })).items.map((h) => h.event.metadata.name!);
+    assert.deepEqual(await search('"before the end"'), ['a', 'b', 'c']);
+    assert.deepEqual(await search('indexed'), [], 'the superseded text is no hit');
+    await reopened.close();
+  });
+
+  void it('leaves the versions a failed catch-up of the index did not write to the scan, logs it once, and indexes them from the file later', async () => {
+    const path = join(dir, 'failing-index.db');
+    const clock = new FakeClock();
+    const errors: string[] = [];
+    const logger = { ...noopLogger, error: (msg: string) => errors.push(msg) };
+    const store = new SqliteEventStore({ path, clock, logger, searchIndexDelayMs: 3_600_000 });
+    await store.create(sampleEvent('default', 'a', { message: 'kept words' }));
+    await store.catchUpSearchIndex();
+    await store.create(sampleEvent('default', 'b', { message: 'kept words' }));
+    // The index's table gone from under the writer: its catch-ups fail until it is back.
+    const db = (store as unknown as { c: { db: Database.Database } }).c.db;
+    const sql = (db.prepare("SELECT sql FROM sqlite_master WHERE name = 'search_fts'").get() as { sql: string }).sql;
+    db.exec('DROP TABLE search_fts');
+    await store.catchUpSearchIndex();
+    await store.create(sampleEvent('default', 'c', { message: 'kept words' }));
+    await store.catchUpSearchIndex();
+    assert.deepEqual(errors, ['sqlite: the search index could not catch up; searches scan the versions written since'], 'logged once');
+    db.exec(sql);
+    db.exec('INSERT INTO search_fts (rowid, message) SELECT docid, \'kept words\' FROM search_docs');
+    const search = async (q: string): Promise<string[]> => (await store.search({ query: parseSearchQuery(q, { nowMs: clock.now() }), limit: 10 })).items.map((h) => h.event.metadata.name!);
+    assert.deepEqual(await search('kept'), ['a', 'b', 'c'], 'found by the index and the scan');
+    await store.catchUpSearchIndex();
+    assert.equal(rowCount(path, 'search_docs'), 3, 'the versions above the mark read back from the file, once each');
+    assert.deepEqual(await search('kept'), ['a', 'b', 'c']);
+    await store.close();
   });
 
   void it('answers the objects of a listed page as listed, whether or not events were written between the list and the reads of its objects', async () => {

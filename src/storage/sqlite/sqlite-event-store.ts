@@ -36,6 +36,7 @@ import { SqliteConnection, storageFailure } from './connection.js';
 import { SqliteLists } from './list.js';
 import type { SqliteEventStoreOptions } from './options.js';
 import { SqliteRetention } from './retention.js';
+import type { SearchIndexLag } from './search-index-writer.js';
 import { followCommit, followerRead } from './watch.js';
 import { SqliteWrites } from './write.js';
 import { sqliteSizeReport } from './size-report.js';
@@ -188,12 +189,26 @@ export class SqliteEventStore implements ArchiveStore, SizeReporting {
     return page;
   }
 
+  /**
+   * catchUpSearchIndex writes the search index's waiting entries now rather than within SEARCH_INDEX_DELAY_MS, on
+   * the store that writes the file (a follower's writer catches up on its own).
+   */
+  catchUpSearchIndex(): Promise<void> {
+    return this.c.read(() => void this.c.catchUpIndex());
+  }
+
+  /** searchIndexLag is the histogram of the search index's lag behind the writes (`SearchIndexLag`), on the store that writes the file. */
+  searchIndexLag(): SearchIndexLag | undefined {
+    return this.c.searchIndex?.lag();
+  }
+
   enforceRetention(policy: RetentionPolicy): Promise<RetentionResult> {
     return this.retention.enforceRetention(policy);
   }
 
   archiveBytes(): Promise<number> {
-    return this.c.read(() => this.c.archive.usedBytes());
+    // The writer's search index first: its size is part of the archive's, and its entries are written in a moment anyway.
+    return this.c.read(() => (this.c.catchUpIndex(), this.c.archive.usedBytes()));
   }
 
   sizeReport(options: { retentionCutoffMs?: number } = {}): Promise<SizeReport> {

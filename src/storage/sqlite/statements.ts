@@ -44,6 +44,8 @@ export interface Statements {
   keepPast: Statement<{ rv: number }>;
   dropVersion: Statement<[number]>;
   purgeTombstones: Statement<[number, number]>;
+  /** mergeSearchIndex merges a bounded part of the search index's segments (FTS5's `merge` of 64 pages), those mostly deleted first. */
+  mergeSearchIndex: { run(): unknown };
 }
 
 /** prepareStatements prepares the statements a store runs on its connection (the writer's, or a follower's one). */
@@ -86,5 +88,7 @@ export function prepareStatements(db: Database.Database): Statements {
     purgeTombstones: db.prepare<[number, number]>(
       `DELETE FROM versions WHERE rv IN (SELECT rv FROM versions INDEXED BY tombstones WHERE op = ${Op.DELETED} AND rv <= ? LIMIT ?)`,
     ),
+    // Prepared when first run: a follower's connection, and a file before its index, have no search_fts to prepare it on.
+    mergeSearchIndex: { run: () => db.prepare("INSERT INTO search_fts (search_fts, rank) VALUES ('merge', 64)").run() },
   };
 }

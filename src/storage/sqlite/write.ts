@@ -70,7 +70,7 @@ export class SqliteWrites {
       }
       const rv = ++c.rv;
       c.stmt.insert.run({ rv, key, op: Op.ADDED, object, prev_rv: null, expires_at: expiresAt, ...fields });
-      c.searchIndex?.add(rv, event);
+      c.searchIndex?.add(rv, event, json.length);
       changes.push({ rv, type: 'ADDED', key, json });
       if (options.occurrence !== undefined) this.appendOccurrence(event, rv, occurrenceChange(undefined, event), options.occurrence);
       return rv;
@@ -128,7 +128,7 @@ export class SqliteWrites {
       if (now !== undefined) c.stmt.supersede.run(rv, now.rv);
       const op = now === undefined ? Op.ADDED : Op.MODIFIED;
       c.stmt.insert.run({ rv, key, op, object, prev_rv: now?.rv ?? null, expires_at: expiresAt, ...fields });
-      c.searchIndex?.add(rv, next);
+      c.searchIndex?.add(rv, next, json.length);
       const change: Change = { rv, type: CHANGE_TYPES[op], key, json };
       if (now !== undefined) {
         change.prevJson = decodeObject(now.object);
@@ -183,7 +183,7 @@ export class SqliteWrites {
         const op = now === undefined ? Op.ADDED : Op.MODIFIED;
         const object = encodeObject(json);
         c.stmt.insert.run({ rv, key: p.key, op, object, prev_rv: now?.row.rv ?? null, expires_at: null, ...fieldsOf(p.object) });
-        c.searchIndex?.add(rv, p.object);
+        c.searchIndex?.add(rv, p.object, json.length);
         found.set(p.key, { row: { rv, object, expires_at: null }, json });
         const change: Change = { rv, type: CHANGE_TYPES[op], key: p.key, json };
         if (now !== undefined) {

@@ -80,6 +80,16 @@ store.ready().then(
   (e: unknown) => post({ t: 'failed', error: toWireError(e) }),
 );
 
+/** LAG_EVERY_MS is how often the thread tells the main thread the search index's lag histogram, when it changed. */
+const LAG_EVERY_MS = 1_000;
+let toldLag = 0;
+setInterval(() => {
+  const lag = store.searchIndexLag();
+  if (lag === undefined || lag.count === toldLag) return;
+  toldLag = lag.count;
+  post({ t: 'indexLag', lag });
+}, LAG_EVERY_MS).unref();
+
 /** reply queues a write's outcome for the next message out. */
 function reply(r: WriterThreadReply): void {
   replies.push(r);

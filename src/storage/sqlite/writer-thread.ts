@@ -9,6 +9,8 @@ import type { WriteOptions } from '../event-store.js';
 import { fromWireError } from './follower-writes.js';
 import type { WireError } from './follower-writes.js';
 import type { FollowerWrite, SqliteEventStoreOptions, WriterLink } from './options.js';
+import { LAG_BOUNDS } from './search-index-writer.js';
+import type { SearchIndexLag } from './search-index-writer.js';
 import { SqliteEventStore } from './sqlite-event-store.js';
 
 /**
@@ -30,7 +32,7 @@ import { SqliteEventStore } from './sqlite-event-store.js';
  */
 
 /** WriterThreadOptions are what the writer thread's store is opened with: plain data, the file and its tuning. */
-export type WriterThreadOptions = Pick<SqliteEventStoreOptions, 'path' | 'synchronous' | 'cacheSizeMiB' | 'maxCountRemaining' | 'maxBatch'> &
+export type WriterThreadOptions = Pick<SqliteEventStoreOptions, 'path' | 'synchronous' | 'cacheSizeMiB' | 'maxCountRemaining' | 'maxBatch' | 'searchIndexDelayMs'> &
   Pick<CommonStoreOptions, 'historyWindowSeconds' | 'compactIntervalMs' | 'expiryIntervalMs' | 'watchBufferSize'>;
 
 /** WriterThreadCall is one write sent to the writer thread; calls go in batches, one message per turn of the event loop. */
@@ -54,7 +56,9 @@ export type WriterThreadMessage =
   /** commit: the writer committed up to `rv`; the replies with it are of writes that commit (or one before it) holds. */
   | { t: 'commit'; rv: number; compacted: number; replies?: WriterThreadReply[] }
   | { t: 'replies'; replies: WriterThreadReply[] }
-  | { t: 'log'; level: LogLevel; msg: string; fields?: LogFields };
+  | { t: 'log'; level: LogLevel; msg: string; fields?: LogFields }
+  /** indexLag: the search index's lag histogram, after it changed (at most once a second). */
+  | { t: 'indexLag'; lag: SearchIndexLag };
 
 /** STOP_TIMEOUT_MS is how long closing waits for the writer thread to close its store before ending it. */
 const STOP_TIMEOUT_MS = 10_000;
@@ -101,6 +105,8 @@ class WriterThread implements WriterLink {
   readonly opened: Promise<void>;
   private settleOpen!: (e?: StorageError) => void;
   follower: SqliteEventStore | undefined;
+  /** indexLag is the last lag histogram of the search index the thread told. */
+  indexLag: SearchIndexLag | undefined;
 
   constructor(
     private readonly worker: Worker,
@@ -123,6 +129,9 @@ class WriterThread implements WriterLink {
           return this.answer(m.replies);
         case 'log':
           return this.logger[m.level](m.msg, m.fields);
+        case 'indexLag':
+          this.indexLag = m.lag;
+          return;
         case 'ready':
           return this.settleOpen();
         case 'failed':
@@ -236,6 +245,11 @@ class ThreadedSqliteEventStore extends SqliteEventStore {
     await this.thread.stop();
   }
 
+  override searchIndexLag(): SearchIndexLag | undefined {
+    // Nothing indexed yet until the thread first tells.
+    return this.thread.indexLag ?? { counts: LAG_BOUNDS.map(() => 0).concat(0), sum: 0, count: 0 };
+  }
+
   /** writerFailure is why the writer thread failed, while it has. */
   writerFailure(): string | undefined {
     return this.thread.failure();
@@ -252,6 +266,18 @@ export function writerThreadReadiness(store: unknown): { ready: boolean; message
   return why === undefined ? { ready: true, message: 'ok' } : { ready: false, message: why };
 }
 
+/** SEARCH_INDEX_LAG_BOUNDS are the upper bounds, in seconds, of the buckets of `searchIndexLagOf`. */
+export const SEARCH_INDEX_LAG_BOUNDS = LAG_BOUNDS;
+
+/**
+ * searchIndexLagOf is the histogram of the time each version waited for its search index entry, from its commit
+ * to the commit of the entry, of a SQLite store that writes its file (in its thread or its writer thread): for
+ * /metrics. Undefined for any other store.
+ */
+export function searchIndexLagOf(store: unknown): SearchIndexLag | undefined {
+  return store instanceof SqliteEventStore ? store.searchIndexLag() : undefined;
+}
+
 /**
  * openSqliteWithWriterThread opens the SQLite store at `options.path` with its
  * writing on a thread of its own, and resolves once both threads have the file
@@ -266,7 +292,7 @@ export async function openSqliteWithWriterThread(options: SqliteEventStoreOption
   // The writer's expiry and compaction run on the thread's own timers.
   if (options.clock !== undefined && options.clock !== realClock) throw new Error('a store with a writer thread keeps time by the real clock');
   const threadOptions: WriterThreadOptions = { path: options.path };
-  for (const k of ['synchronous', 'cacheSizeMiB', 'maxCountRemaining', 'maxBatch', 'historyWindowSeconds', 'compactIntervalMs', 'expiryIntervalMs', 'watchBufferSize'] as const) {
+  for (const k of ['synchronous', 'cacheSizeMiB', 'maxCountRemaining', 'maxBatch', 'searchIndexDelayMs', 'historyWindowSeconds', 'compactIntervalMs', 'expiryIntervalMs', 'watchBufferSize'] as const) {
     if (options[k] !== undefined) (threadOptions as Record<string, unknown>)[k] = options[k];
   }
   const worker = start(threadOptions);

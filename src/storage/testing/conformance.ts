@@ -30,6 +30,11 @@ export interface ConformanceSetup {
    * before the search index (`unindexed`). Only backends with a schema to migrate have it.
    */
   openPrevious?(env: ConformanceEnv, logger: Logger, which: 'previous' | 'unindexed'): Promise<EventStore>;
+  /**
+   * settle brings a store's search index up to date with its writes, for a backend whose index follows them
+   * (SQLite): the search suite's "written a moment ago" cases then search an archive part indexed, part not.
+   */
+  settle?(store: EventStore): Promise<void>;
 }
 
 /** CONFORMANCE_ENV_DEFAULTS are the windows the suite's cases are written against. */

@@ -251,6 +251,49 @@ export function runSearchConformance(name: string, setup: ConformanceSetup): voi
       }),
     );
 
+    // An index that follows the writes (SQLite's) holds the archive but what was written a moment ago: a search
+    // finds both, in one order, across pages and in the histogram. A backend whose index changes with its data has no
+    // moment between: the same cases hold.
+    it(
+      'finds what was written a moment ago beside what the index holds, in one order, paged and counted',
+      withArchive(async (store, _env, now) => {
+        await setup.settle?.(store);
+        await store.create(fixtureEvent({ ...FIXTURES[0]!, name: 'h', object: 'certs-new', lastAgoMs: -MINUTE, message: 'volume certs renewed a moment ago' }, now));
+        await store.create(fixtureEvent({ ...FIXTURES[2]!, name: 'i', object: 'worker-5', lastAgoMs: 90 * MINUTE, message: 'Node worker-5 status is now: NodeNotReady' }, now));
+        await store.guaranteedUpdate('shop', 'd', (cur) => ({ ...cur!, message: 'Back-off pulling image certs-loader' }));
+        await store.delete('shop', 'b');
+        const all = ['h', 'f', 'e', 'd', 'a', 'i', 'c', 'g'];
+        assert.deepEqual(names(await searchAll(store, '', now)), all);
+        assert.deepEqual(names(await searchAll(store, 'certs', now)), ['h', 'f', 'd', 'a']);
+        assert.deepEqual(names(await searchAll(store, '"failed container"', now)), [], 'the text an update replaced a moment ago is no hit');
+        assert.deepEqual(names(await searchAll(store, 'insufficient', now)), [], 'an event deleted a moment ago is no hit');
+        assert.deepEqual(names(await searchAll(store, 'reason:NodeNotReady', now)), ['i', 'c']);
+        assert.deepEqual(names(await searchAll(store, 'certs -renewed type:Warning', now)), ['d', 'a']);
+        assert.deepEqual(names(await searchAll(store, 'status since:2h', now, { namespace: 'ops' })), ['i']);
+        for (const limit of [1, 2, 3, 5]) {
+          const seen: string[] = [];
+          let after: SearchCursor | undefined;
+          for (let pages = 0; ; pages++) {
+            assert.ok(pages < 10, 'the pages end');
+            const page = await store.search(request('', now, { limit, ...(after !== undefined ? { after } : {}) }));
+            seen.push(...names(page.items));
+            if (page.next === undefined) break;
+            after = page.next;
+          }
+          assert.deepEqual(seen, all, `limit ${limit}`);
+        }
+        const histogram = { sinceMs: now - 4 * HOUR, untilMs: now + HOUR, bucketMs: HOUR };
+        for (const q of ['', 'certs', 'status', 'reason:NodeNotReady']) {
+          const want = histogramBuckets(histogram);
+          for (const hit of await searchAll(store, q, now)) countInHistogram(want, histogram, searchTimeMs(hit.event));
+          assert.deepEqual((await store.search(request(q, now, { limit: 1, histogram }))).histogram, want, q);
+        }
+        await setup.settle?.(store);
+        assert.deepEqual(names(await searchAll(store, '', now)), all, 'the same once indexed');
+        assert.deepEqual(names(await searchAll(store, 'certs', now)), ['h', 'f', 'd', 'a']);
+      }),
+    );
+
     it(
       'bounds the window by RFC 3339 times',
       withArchive(async (store, _env, now) => {

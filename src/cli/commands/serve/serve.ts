@@ -1,7 +1,7 @@
 // kevents serve: flags (flags.ts) → options (serveOptions) → run; the banner is banner.ts's.
 import { realClock, createConsoleLogger } from '../../../internal/index.js';
 import type { LogLevel } from '../../../internal/index.js';
-import { createEventsServer, createServerMetrics, DEFAULT_RENDER_CACHE_MIB, DEFAULT_RENDER_CACHE_WARM_MS } from '../../../server/index.js';
+import { createEventsServer, createServerMetrics, SnapshotHistogram, DEFAULT_RENDER_CACHE_MIB, DEFAULT_RENDER_CACHE_WARM_MS } from '../../../server/index.js';
 import type { ConnectionLimits, KeventsServer, ReadinessCheck, ServerOptions, TlsPair } from '../../../server/index.js';
 import { DEFAULT_MAX_ANSWER_BYTES } from '../../../api/index.js';
 import type { CoreEvent, Occurrence } from '../../../api/index.js';
@@ -189,10 +189,12 @@ export async function runServe(flags: ServeFlags, io: CliIO): Promise<void> {
         readinessChecks.map((c) => ({ name: c.name, ...c.check() })).filter((c) => !c.ready).map(({ name, message }) => ({ name, message }));
       const address = await pool.start(store as SqliteEventStore, failing);
       server = { address, ui: pool.ui, registry: () => metrics.registry(), setTls: () => {}, close: () => pool.stop() };
+      if (spec.kind === 'sqlite') await registerSearchIndexLag(metrics, store);
     } else {
       const http = eventsServer(store, security, { limits, renderCacheBytes, renderCacheWarmMs, maxAnswerBytes, ttlMs, logger, readinessChecks, allowedHosts: flags.allowedHost ?? [] });
       const address = await http.listen(host, port);
       server = { address, ui: http.ui, registry: () => http.metrics.registry(), setTls: (pair) => http.setTls(pair), close: () => http.close() };
+      if (spec.kind === 'sqlite') await registerSearchIndexLag(http.metrics, store);
     }
   } catch (e) {
     security.close();
@@ -288,6 +290,19 @@ function eventsServer(
     ...(security.gate !== undefined ? { gate: security.gate } : {}),
     ...(security.tls !== undefined ? { tls: security.tls } : {}),
   });
+}
+
+/** registerSearchIndexLag puts a SQLite store's search index lag on /metrics (`searchIndexLagOf`; docs/search.md). */
+async function registerSearchIndexLag(metrics: Pick<KeventsServer['metrics'], 'register'>, store: EventStore): Promise<void> {
+  const { SEARCH_INDEX_LAG_BOUNDS, searchIndexLagOf } = await import('../../../storage/sqlite/index.js');
+  metrics.register(
+    new SnapshotHistogram(
+      'kevents_search_index_lag_seconds',
+      "Time each stored version waited for its search index entry, from its write's commit to the entry's (searches scan the versions not indexed yet).",
+      SEARCH_INDEX_LAG_BOUNDS,
+      () => searchIndexLagOf(store),
+    ),
+  );
 }
 
 /** perWorker shares --max-connections and its per-address cap among the workers: each new connection goes to the next worker, so together they hold about the caps. */

@@ -1,0 +1,129 @@
+/**
+ * bench/store-writes.ts measures SqliteEventStore's writes in one process, without HTTP: the store's share of a
+ * create's CPU, which `bench/creates.ts` sees only among the server's other costs. Three shapes on fresh files:
+ *   creates: BENCH_WRITES creates from 64 concurrent callers (several to a group commit, as `kevents serve` under load);
+ *   one at a time: BENCH_SINGLE creates, each after the one before (a commit each);
+ *   archive batches: BENCH_WRITES events through applyArchiveBatch, 1,000 to a batch (as the mirror writes).
+ * Each reports writes/s and the process's CPU per write (the checkpoint thread's included), the store closed within
+ * the measure (so a search index that follows the writes has caught up). With BENCH_BASELINE_SRC (another tree's
+ * src/, e.g. a `git archive` of main) that tree's store alternates with this one's, BENCH_ROUNDS times each, and
+ * each figure gets its ratio to it.
+ * Run: node --import tsx bench/store-writes.ts
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { CoreEvent } from '../src/api/index.js';
+import type { ArchiveWrite } from '../src/storage/index.js';
+
+const env = (name: string, fallback: number): number => Number(process.env[`BENCH_${name}`] ?? fallback);
+const WRITES = env('WRITES', 20_000);
+const SINGLE = env('SINGLE', 2_000);
+const ROUNDS = env('ROUNDS', 4);
+const CLIENTS = 64;
+const BATCH = 1_000;
+
+interface Store {
+  ready(): Promise<void>;
+  create(e: CoreEvent): Promise<unknown>;
+  applyArchiveBatch(batch: { writes: ArchiveWrite[]; stamp: object }): Promise<unknown>;
+  close(): Promise<void>;
+}
+type StoreModule = { SqliteEventStore: new (o: { path: string }) => Store };
+
+function event(i: number): CoreEvent {
+  const ns = `ns-${i % 20}`;
+  const t = new Date(Date.UTC(2026, 0, 1) + i * 10).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return {
+    kind: 'Event',
+    apiVersion: 'v1',
+    metadata: { namespace: ns, name: `pod-${i}.${((i * 2_654_435_761) >>> 0).toString(16)}` },
+    involvedObject: { kind: 'Pod', namespace: ns, name: `pod-${i % 500}`, uid: `uid-${i % 500}`, apiVersion: 'v1' },
+    reason: i % 3 === 0 ? 'Pulled' : 'BackOff',
+    type: i % 3 === 0 ? 'Normal' : 'Warning',
+    message: `Back-off restarting failed container app-${i % 97} in pod pod-${i % 500}_${ns}(uid-${i % 500})`,
+    source: { component: 'kubelet', host: `node-${i % 13}` },
+    firstTimestamp: t,
+    lastTimestamp: t,
+    count: 1,
+  };
+}
+
+const upsert = (object: CoreEvent): ArchiveWrite => ({
+  namespace: object.metadata.namespace!,
+  name: object.metadata.name!,
+  decide: () => ({ action: 'write', object, occurrence: { countBefore: 0, countAfter: 1 } }),
+});
+
+const SHAPES: Record<string, { writes: number; run: (s: Store) => Promise<void> }> = {
+  creates: {
+    writes: WRITES,
+    run: async (s) => {
+      for (let i = 0; i < WRITES; i += CLIENTS) await Promise.all(Array.from({ length: CLIENTS }, (_, j) => s.create(event(i + j))));
+    },
+  },
+  'one at a time': {
+    writes: SINGLE,
+    run: async (s) => {
+      for (let i = 0; i < SINGLE; i++) await s.create(event(i));
+    },
+  },
+  'archive batches': {
+    writes: WRITES,
+    run: async (s) => {
+      for (let i = 0; i < WRITES; i += BATCH) await s.applyArchiveBatch({ writes: Array.from({ length: BATCH }, (_, j) => upsert(event(i + j))), stamp: {} });
+    },
+  },
+};
+
+async function measure(m: StoreModule, shape: string): Promise<{ rate: number; cpuUs: number }> {
+  const dir = mkdtempSync(join(tmpdir(), 'kevents-store-writes-'));
+  try {
+    const store = new m.SqliteEventStore({ path: join(dir, 'events.db') });
+    await store.ready();
+    const { writes, run } = SHAPES[shape]!;
+    const cpu0 = process.cpuUsage();
+    const t0 = performance.now();
+    await run(store);
+    await store.close();
+    const cpu = process.cpuUsage(cpu0);
+    return { rate: writes / ((performance.now() - t0) / 1000), cpuUs: (cpu.user + cpu.system) / writes };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+async function main(): Promise<void> {
+  const builds: [string, StoreModule][] = [['this tree', await import('../src/storage/sqlite/index.js')]];
+  const baseline = process.env.BENCH_BASELINE_SRC;
+  if (baseline !== undefined) builds.unshift(['baseline', await import(join(baseline, 'storage/sqlite/index.ts'))]);
+  const results = new Map<string, { rate: number; cpuUs: number }[]>();
+  for (let round = 0; round < ROUNDS; round++) {
+    // Alternate which build goes first, so that a change of the machine's load falls on both.
+    for (const [name, m] of round % 2 === 0 ? builds : [...builds].reverse()) {
+      for (const shape of Object.keys(SHAPES)) {
+        const r = await measure(m, shape);
+        const key = `${shape}\0${name}`;
+        results.set(key, [...(results.get(key) ?? []), r]);
+        process.stderr.write(`round ${round + 1} ${name}: ${shape} ${r.rate.toFixed(0)}/s, ${r.cpuUs.toFixed(1)} µs CPU/write\n`);
+      }
+    }
+  }
+  console.log(`store writes (medians of ${ROUNDS}, ${new Date().toISOString()}, node ${process.version})`);
+  for (const shape of Object.keys(SHAPES)) {
+    const base = results.get(`${shape}\0baseline`);
+    for (const [name] of builds) {
+      const rs = results.get(`${shape}\0${name}`)!;
+      const [rate, cpu] = [median(rs.map((r) => r.rate)), median(rs.map((r) => r.cpuUs))];
+      const vs =
+        base !== undefined && name !== 'baseline'
+          ? ` (${(rate / median(base.map((r) => r.rate))).toFixed(2)}×, CPU ${(cpu / median(base.map((r) => r.cpuUs))).toFixed(2)}×)`
+          : '';
+      console.log(`${shape.padEnd(16)} ${name.padEnd(10)} ${rate.toFixed(0).padStart(6)}/s  ${cpu.toFixed(1).padStart(6)} µs CPU/write${vs}`);
+    }
+  }
+}
+
+await main();

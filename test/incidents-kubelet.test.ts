@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Incident, IncidentList } from '../src/api/index.js';
+import type { Incident, IncidentObjectList } from '../src/api/index.js';
 import { startControlPlane } from './support/control-plane.js';
 import { findKubectls, runKubectl } from './support/kubectl.js';
 import { simpleCommandWords } from './support/posix-command.js';
@@ -97,7 +97,7 @@ describe('incidents from a real kubelet', { timeout: 1_200_000, skip: UNAVAILABL
   const incidents = async (ns: string): Promise<Incident[]> => {
     const res = await fetch(`${archive!.url}/apis/archive.kevents.io/v1alpha1/namespaces/${ns}/incidents?since=${encodeURIComponent(new Date(Date.now() - 3_600_000).toISOString())}`);
     assert.equal(res.status, 200, await res.clone().text());
-    return ((await res.json()) as IncidentList).incidents;
+    return ((await res.json()) as IncidentObjectList).items.map((i) => i.status);
   };
 
   /** incidentWhen polls the namespace's incidents until one satisfies `ready`; a timeout shows the kubelet's events. */

@@ -2,7 +2,7 @@
  * TIME_SLICE_MS is how long a read may keep the event loop before it lets other requests (a probe's /healthz
  * among them) run: decoding a stranger's megabyte-long events hundreds at a time takes seconds.
  */
-export const TIME_SLICE_MS = 10;
+export const TIME_SLICE_MS = 4;
 
 /** yieldLoop lets every other request (and timer) run before the caller goes on. */
 export function yieldLoop(): Promise<void> {

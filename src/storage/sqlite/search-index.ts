@@ -269,9 +269,9 @@ const SEARCH_CHUNK = 256;
 /**
  * MAX_DECODED_PER_READ bounds the characters of events one bounded read (a `maxExamined` request, as the route's
  * pages make) decodes before it ends at the second it is in: 256 candidates of a 3 MiB message would hold the
- * event loop for seconds.
+ * event loop for seconds; two of a MiB take a few ms.
  */
-const MAX_DECODED_PER_READ = 8 * 1024 * 1024;
+const MAX_DECODED_PER_READ = 2 * 1024 * 1024;
 
 /**
  * DEEP_SAMPLE is the share of events, one in DEEP_SAMPLE, below which a word is

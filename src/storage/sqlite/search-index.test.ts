@@ -498,6 +498,19 @@ for (const tokenizer of ['unicode61', 'trigram'] as const) {
       assert.deepEqual(histogram.map((b) => b.hits), [2, 3]);
     });
 
+    void it('counts a histogram SQL decides in statements over ranges of seconds, pausing between two', async () => {
+      const a = new Archive(tokenizer);
+      for (let i = 0; i < 1200; i++) a.put(ev(`e${i}`, 'some words', NOW - i * 1000 - 1));
+      let pauses = 0;
+      const histogram = await new SqliteSearch(a.db, tokenizer).histogram(
+        { query: parseSearchQuery('words', { nowMs: NOW }), limit: 1, histogram: { sinceMs: NOW - 1200 * 1000, untilMs: NOW, bucketMs: 300 * 1000 } },
+        a.rv,
+        () => Promise.resolve(void pauses++),
+      );
+      assert.deepEqual(histogram.map((b) => b.hits), [300, 300, 300, 300]);
+      assert.ok(pauses >= 1, `paused ${pauses} times over 1,200 seconds of hits`);
+    });
+
     void it('decodes the candidates of a histogram SQL cannot count alone a chunk at a time, pausing between two', async () => {
       const a = new Archive(tokenizer);
       for (let i = 0; i < 1200; i++) a.put(ev(`e${i}`, 'some words', NOW - i * 1000 - 1));

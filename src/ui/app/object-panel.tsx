@@ -1,11 +1,11 @@
 import { Fragment } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { CoreEvent, Timeline, TimelineRow } from '../../api/index.js';
-import { foldRuns } from '../../api/index.js';
+import { foldRuns, humanDuration } from '../../api/index.js';
 import { objectEvents } from './client.js';
 import { CopyCommand } from './copy-command.js';
 import { EventText } from './event-text.js';
-import { clockTime, estimateSpan, humanDuration, interval } from './format.js';
+import { clockTime, estimateSpan, interval } from './format.js';
 import { useTimeline } from './hooks.js';
 import { parseObjectKey, toRow } from './model.js';
 

@@ -30,3 +30,4 @@ export { incidentDocument, incidentObjects, incidentTable, INCIDENT_TABLE_COLUMN
 export * from './incident-window.js';
 export * from './answer-text.js';
 export type * from './search.js';
+export * from './kinds.js';

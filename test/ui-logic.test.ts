@@ -1,3 +1,4 @@
+import { parseSearchQuery, searchTextMarks } from '../src/api/index.js';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CoreEvent } from '../src/api/index.js';
@@ -13,7 +14,6 @@ import { estimateSpan } from '../src/ui/app/format.js';
 import type { Incident } from '../src/api/index.js';
 import { histogramBuckets, serverQuery } from '../src/ui/app/search-query.js';
 import { markParts } from '../src/ui/app/search-marks.js';
-import { parseSearchQuery, searchTextMarks } from '../src/storage/search/index.js';
 import { spliceSorted } from '../src/ui/app/splice-sorted.js';
 import { FIRST_PAGE_URL } from '../src/ui/app/event-cache.js';
 import { readFileSync } from 'node:fs';
@@ -344,7 +344,7 @@ describe('search view', () => {
 describe('search view marks', () => {
   /** bracketed writes a message's parts with the marked ones in brackets. */
   const bracketed = (parts: { text: string; marked: boolean }[]): string => parts.map((p) => (p.marked ? `[${p.text}]` : p.text)).join('');
-  /** cliMarks is the same message marked as the CLI's table marks it (src/storage/search/search-marks.ts). */
+  /** cliMarks is the same message marked as the CLI's table marks it (src/api/search-marks.ts). */
   const cliMarks = (q: string, text: string): string => {
     let out = '';
     let at = 0;

@@ -1,3 +1,4 @@
+import { parseSearchQuery } from '../../api/index.js';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -5,7 +6,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
-import { parseSearchQuery } from '../search/index.js';
 import { SqliteEventStore } from './index.js';
 
 /**

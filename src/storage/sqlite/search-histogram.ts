@@ -1,7 +1,9 @@
+import type { FieldTerm, SearchMatcher } from '../../api/index.js';
+import { searchTimeMs } from '../../api/index.js';
 import type Database from 'better-sqlite3';
 import type { CoreEvent } from '../../api/index.js';
-import { countInHistogram, histogramBuckets, searchTimeMs } from '../search/index.js';
-import type { FieldTerm, SearchBucket, SearchMatcher, SearchRequest } from '../search/index.js';
+import { countInHistogram, histogramBuckets } from '../search/index.js';
+import type { SearchBucket, SearchRequest } from '../search/index.js';
 import { decodeObject } from './object-codec.js';
 import { columnConditions } from './search-columns.js';
 

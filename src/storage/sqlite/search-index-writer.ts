@@ -1,8 +1,8 @@
+import type { SearchTextField } from '../../api/index.js';
+import { SEARCH_TEXT_FIELDS, searchFieldValue, searchTimeMs, searchWords } from '../../api/index.js';
 import type Database from 'better-sqlite3';
 import type { CoreEvent } from '../../api/index.js';
 import type { Logger } from '../../internal/index.js';
-import { SEARCH_TEXT_FIELDS, searchFieldValue, searchTimeMs, searchWords } from '../search/index.js';
-import type { SearchTextField } from '../search/index.js';
 import { migrationLog } from './migration-progress.js';
 import type { MigrationProgress } from './migration-progress.js';
 import { decodeObject } from './object-codec.js';

@@ -1,8 +1,8 @@
+import { SEARCH_TEXT_FIELDS, parseSearchQuery, searchFieldValue, searchWords } from '../../api/index.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import type { CoreEvent } from '../../api/index.js';
-import { SEARCH_TEXT_FIELDS, parseSearchQuery, searchFieldValue, searchWords } from '../search/index.js';
 import type { SearchCursor, SearchRequest } from '../search/index.js';
 import { encodeObject } from './object-codec.js';
 import { applySchema, nameHash } from './schema.js';

@@ -1,8 +1,10 @@
+import type { FieldTerm, SearchField, SearchMatcher, SearchQuery } from '../../api/index.js';
+import { createSearchMatcher, searchTimeMs, searchWords } from '../../api/index.js';
 import type Database from 'better-sqlite3';
 import type { CoreEvent } from '../../api/index.js';
-import { countInHistogram, createSearchMatcher, searchTimeMs, searchWords } from '../search/index.js';
+import { countInHistogram } from '../search/index.js';
 import { compareSearchOrder, searchCursorOf } from '../search/index.js';
-import type { FieldTerm, SearchBucket, SearchCursor, SearchField, SearchHit, SearchMatcher, SearchPage, SearchQuery, SearchRequest } from '../search/index.js';
+import type { SearchBucket, SearchCursor, SearchHit, SearchPage, SearchRequest } from '../search/index.js';
 import { decodeObject } from './object-codec.js';
 import { searchHistogram } from './search-histogram.js';
 import type { Candidate, SearchScope } from './search-histogram.js';

@@ -1,3 +1,4 @@
+import { parseSearchQuery } from '../../api/index.js';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +10,6 @@ import type { CoreEvent } from '../../api/index.js';
 import { FakeClock, noopLogger } from '../../internal/index.js';
 import { eventOccurrenceQuery } from '../archive-store.js';
 import { isStorageError } from '../errors.js';
-import { parseSearchQuery } from '../search/index.js';
 import type { EventStore, ListOptions } from '../event-store.js';
 import { CONFORMANCE_ENV_DEFAULTS, runArchiveStoreConformance, runEventStoreConformance, runSearchConformance, sampleEvent } from '../testing/index.js';
 import type { ConformanceSetup } from '../testing/index.js';

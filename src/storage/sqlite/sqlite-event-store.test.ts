@@ -93,6 +93,45 @@ void describe('SqliteEventStore on disk', () => {
     await store.close();
   });
 
+  void it('indexes a repeated long message once, finds it at each revision of the window, and drops its entry with the last version sharing it', async () => {
+    const path = join(dir, 'shared-entry.db');
+    const clock = new FakeClock();
+    const store = open(path, clock);
+    const message = 'boom the container exited while pulling the image '.repeat(100);
+    await store.create(sampleEvent('default', 'a', { count: 1, message }), { occurrence: {} });
+    const rvs = [await store.currentResourceVersion()];
+    for (let i = 2; i <= 4; i++) {
+      await store.guaranteedUpdate('default', 'a', (e) => ({ ...e!, count: i }), { occurrence: {} });
+      rvs.push(await store.currentResourceVersion());
+    }
+    await store.catchUpSearchIndex();
+    const counts = async (q: string, resourceVersion?: number): Promise<(number | undefined)[]> =>
+      (await store.search({ query: parseSearchQuery(q, { nowMs: clock.now() }), limit: 10, ...(resourceVersion !== undefined ? { resourceVersion } : {}) })).items.map((h) => h.event.count);
+    const table = (sql: string): number => {
+      const db = new Database(path, { readonly: true });
+      try {
+        return (db.prepare(sql).get() as { n: number }).n;
+      } finally {
+        db.close();
+      }
+    };
+    assert.equal(table('SELECT count(*) AS n FROM search_fts'), 1, 'one entry for the four versions');
+    assert.equal(table('SELECT count(*) AS n FROM search_docs'), 4);
+    assert.deepEqual(await counts('pulling'), [4]);
+    for (const [i, rv] of rvs.entries()) assert.deepEqual(await counts('pulling', rv), [i + 1], `the version at ${rv}`);
+    await clock.advance((CONFORMANCE_ENV_DEFAULTS.historyWindowSeconds + 5) * 1000);
+    await new Promise((r) => setImmediate(r));
+    assert.equal(rowCount(path), 1, 'compaction removed the versions before the current one');
+    assert.deepEqual(await counts('pulling'), [4], 'the current version still finds the entry its first version made');
+    assert.equal(table('SELECT count(*) AS n FROM search_fts'), 1);
+    await store.delete('default', 'a');
+    await clock.advance((CONFORMANCE_ENV_DEFAULTS.historyWindowSeconds + 5) * 1000);
+    await new Promise((r) => setImmediate(r));
+    assert.equal(table('SELECT count(*) AS n FROM search_docs'), 0);
+    assert.equal(table('SELECT count(*) AS n FROM search_fts'), 0, 'the entry went with the last version that shared it');
+    await store.close();
+  });
+
   void it('refuses a file of another schema version with Unreachable', async () => {
     const path = join(dir, 'future.db');
     const db = new Database(path);

@@ -355,6 +355,31 @@ void describe('SqliteEventStore on disk', () => {
     check.close();
   });
 
+  void it('migrates a version 9 file: its search index gains the shared entries\' column, its entries kept, and a repeat then shares', async () => {
+    const path = join(dir, 'v9.db');
+    copyFileSync(join(FIXTURES_DIR, 'sqlite-v9.db'), path);
+    const columns = (db: Database.Database): string[] => db.prepare<[], { name: string }>('PRAGMA table_info(search_docs)').all().map((c) => c.name);
+    const old = new Database(path, { readonly: true });
+    assert.deepEqual(columns(old), ['docid', 'rv'], 'the fixture is an index without shared entries');
+    const entries = old.prepare<[], { n: number }>('SELECT count(*) AS n FROM search_docs').get()!.n;
+    old.close();
+    const clock = new FakeClock();
+    const store = new SqliteEventStore({ path, clock });
+    await store.ready();
+    const message = 'boom the container exited while pulling the image '.repeat(100);
+    await store.create(sampleEvent('default', 'long', { count: 1, message }));
+    await store.guaranteedUpdate('default', 'long', (e) => ({ ...e!, count: 2 }));
+    await store.catchUpSearchIndex();
+    assert.deepEqual((await store.search({ query: parseSearchQuery('pulling', { nowMs: clock.now() }), limit: 10 })).items.map((h) => h.event.count), [2]);
+    await store.close();
+    const check = new Database(path, { readonly: true });
+    assert.deepEqual(columns(check), ['docid', 'rv', 'text']);
+    assert.equal(check.prepare<[], { value: number }>("SELECT value FROM meta WHERE name = 'schema'").get()?.value, SCHEMA_VERSION);
+    assert.equal(check.prepare<[], { n: number }>('SELECT count(*) AS n FROM search_docs WHERE text IS NULL').get()!.n, entries + 1, 'the entries kept, and one of the new text');
+    assert.equal(check.prepare<[], { n: number }>('SELECT count(*) AS n FROM search_docs WHERE text IS NOT NULL').get()!.n, 1, 'the repeat shares it');
+    check.close();
+  });
+
   void it('migrates a version 8 file: its search index written again with keyword values whole, and logs it', async () => {
     const path = join(dir, 'v8.db');
     copyFileSync(join(FIXTURES_DIR, 'sqlite-v8.db'), path);

@@ -39,6 +39,8 @@ export interface HistogramInput {
   second: (timeMs: number) => number;
   /** from is the FROM and WHERE of the candidates (`fromCandidates`). */
   from: (byMatch: boolean) => string;
+  /** shared is the FROM and WHERE of the candidates that share a matching entry (`fromShared`), read besides a match's. */
+  shared: () => string;
 }
 
 /**
@@ -77,24 +79,29 @@ export async function searchHistogram(db: Database.Database, input: HistogramInp
   const text = request.query.terms.filter((t) => t.kind === 'text');
   const columns = columnConditions(fields, params);
   const exact = columns !== undefined && (text.length === 0 || (match !== undefined && input.textExact && text.every((t) => t.words.every((w) => ASCII_WORD.test(w)))));
-  const where = [input.from(match !== undefined), ...(exact ? columns : [])].join(' AND ');
-  const docid = match === undefined ? 'd.docid' : 'f.rowid';
-  const candidates = db.prepare<Record<string, string | number>, Candidate>(`SELECT ${docid} AS docid, v.rv AS rv, v.key AS key, v.object AS object ${where} ORDER BY ${docid} DESC LIMIT @limit`);
+  // Each read runs over the index's candidates, and with a match over the versions sharing a matching entry too.
+  const reads = [{ where: [input.from(match !== undefined), ...(exact ? columns : [])].join(' AND '), docid: match === undefined ? 'd.docid' : 'f.rowid' }];
+  if (match !== undefined) reads.push({ where: [input.shared(), ...(exact ? columns : [])].join(' AND '), docid: 'd.docid' });
   const count = (rows: Candidate[]): void => {
     for (const row of rows) {
       const event = JSON.parse(decodeObject(row.object)) as CoreEvent;
       if (matcher.matches(event) !== undefined) countInHistogram(buckets, h, searchTimeMs(event));
     }
   };
+  const statements = reads.map(({ where, docid }) =>
+    db.prepare<Record<string, string | number>, Candidate>(`SELECT ${docid} AS docid, v.rv AS rv, v.key AS key, v.object AS object ${where} ORDER BY ${docid} DESC LIMIT @limit`),
+  );
   if (!exact) {
     let examined = 0;
-    for (let high = params.high as number; examined < MAX_HISTOGRAM_EXAMINED; ) {
-      const rows = candidates.all({ ...params, high, limit: HISTOGRAM_CHUNK });
-      count(rows);
-      examined += rows.length;
-      if (rows.length < HISTOGRAM_CHUNK) break;
-      high = rows[rows.length - 1]!.docid;
-      await pause();
+    for (const candidates of statements) {
+      for (let high = params.high as number; examined < MAX_HISTOGRAM_EXAMINED; ) {
+        const rows = candidates.all({ ...params, high, limit: HISTOGRAM_CHUNK });
+        count(rows);
+        examined += rows.length;
+        if (rows.length < HISTOGRAM_CHUNK) break;
+        high = rows[rows.length - 1]!.docid;
+        await pause();
+      }
     }
     return buckets;
   }
@@ -102,27 +109,31 @@ export async function searchHistogram(db: Database.Database, input: HistogramInp
   const cut = new Set<number>();
   for (let edge = h.sinceMs; edge <= h.untilMs; edge += h.bucketMs) if (edge % 1000 !== 0) cut.add(Math.floor(edge / 1000));
   for (const edge of [lo, hi, h.untilMs]) if (edge % 1000 !== 0) cut.add(Math.floor(edge / 1000));
-  const perSecond = db.prepare<Record<string, string | number>, { s: number; n: number }>(`SELECT ${docid} / ${slots} AS s, count(*) AS n ${where} GROUP BY s`);
   const first = input.second(lo);
   const end = input.second(hi - 1) + 1;
-  let step = Math.max(1, Math.ceil(h.bucketMs / 1000));
-  for (let from = first; from < end; ) {
-    const to = Math.min(end, from + step);
-    let hits = 0;
-    for (const { s, n } of perSecond.iterate({ ...params, low: from * slots, high: to * slots })) {
-      hits += n;
-      if (cut.has(s) || s * 1000 < lo || s * 1000 >= hi) continue;
-      const b = buckets[Math.floor((s * 1000 - h.sinceMs) / h.bucketMs)];
-      if (b !== undefined) b.hits += n;
+  for (const { where, docid } of reads) {
+    const perSecond = db.prepare<Record<string, string | number>, { s: number; n: number }>(`SELECT ${docid} / ${slots} AS s, count(*) AS n ${where} GROUP BY s`);
+    let step = Math.max(1, Math.ceil(h.bucketMs / 1000));
+    for (let from = first; from < end; ) {
+      const to = Math.min(end, from + step);
+      let hits = 0;
+      for (const { s, n } of perSecond.iterate({ ...params, low: from * slots, high: to * slots })) {
+        hits += n;
+        if (cut.has(s) || s * 1000 < lo || s * 1000 >= hi) continue;
+        const b = buckets[Math.floor((s * 1000 - h.sinceMs) / h.bucketMs)];
+        if (b !== undefined) b.hits += n;
+      }
+      step = nextStep(step, hits, to - from);
+      from = to;
+      if (from < end) await pause();
     }
-    step = nextStep(step, hits, to - from);
-    from = to;
-    if (from < end) await pause();
   }
-  for (const s of cut) {
-    if (s * 1000 + 999 >= lo && s * 1000 < hi) {
-      count(candidates.all({ ...params, low: s * slots, high: (s + 1) * slots, limit: -1 }));
-      await pause();
+  for (const candidates of statements) {
+    for (const s of cut) {
+      if (s * 1000 + 999 >= lo && s * 1000 < hi) {
+        count(candidates.all({ ...params, low: s * slots, high: (s + 1) * slots, limit: -1 }));
+        await pause();
+      }
     }
   }
   return buckets;

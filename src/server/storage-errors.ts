@@ -28,8 +28,6 @@ export function resourceOf(api: EventApi | undefined): QualifiedResource {
   return api === 'events.k8s.io/v1' ? EVENTS_V1_RESOURCE : EVENTS_RESOURCE;
 }
 
-const PRECONDITION = /^Precondition failed: (UID|ResourceVersion) in precondition: (.*), (?:UID|ResourceVersion) in object meta: (.*)$/;
-
 /** LIST_TOO_OLD is upstream's message for a list at a compacted revision. */
 export const LIST_TOO_OLD = 'The resourceVersion for the provided list is too old.';
 /** WATCH_TOO_OLD is upstream's message for a watch from a compacted revision. */
@@ -55,10 +53,10 @@ export function toStatusError(err: unknown, verb: Verb, name = '', api?: EventAp
     case 'ResourceVersionConflicts': {
       // An update whose resourceVersion is stale reads as the optimistic-lock conflict; a delete's
       // failed precondition is named as kube-apiserver's deleter names it, on the kind.
-      const pre = verb === 'delete' ? PRECONDITION.exec(err.message) : null;
-      if (pre === null) return newConflict(resource, keyName, OPTIMISTIC_LOCK_ERROR_MSG);
-      const why = pre[1] === 'UID' ? 'The object might have been deleted and then recreated' : 'The object might have been modified';
-      return newStatusError(409, 'Conflict', `Operation cannot be fulfilled on Event "${keyName}": the ${pre[1]} in the precondition (${pre[2]}) does not match the ${pre[1]} in record (${pre[3]}). ${why}`, { name: keyName, kind: 'Event' });
+      const pre = verb === 'delete' ? err.precondition : undefined;
+      if (pre === undefined) return newConflict(resource, keyName, OPTIMISTIC_LOCK_ERROR_MSG);
+      const why = pre.field === 'UID' ? 'The object might have been deleted and then recreated' : 'The object might have been modified';
+      return newStatusError(409, 'Conflict', `Operation cannot be fulfilled on Event "${keyName}": the ${pre.field} in the precondition (${pre.expected}) does not match the ${pre.field} in record (${pre.actual}). ${why}`, { name: keyName, kind: 'Event' });
     }
     case 'TooLargeResourceVersion':
       return newTooLargeResourceVersion(err.resourceVersion ?? 0, err.currentResourceVersion ?? 0);

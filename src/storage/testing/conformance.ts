@@ -5,7 +5,7 @@ import { FakeClock } from '../../internal/index.js';
 import type { Logger } from '../../internal/index.js';
 import type { EventStore, EventWatch, IndexedField, StoreWatchEvent } from '../event-store.js';
 import { isStorageError } from '../errors.js';
-import type { StorageErrorCode } from '../errors.js';
+import type { StorageError, StorageErrorCode } from '../errors.js';
 import { fieldValue } from '../shared/index.js';
 import type { CommonStoreOptions } from '../shared/index.js';
 
@@ -606,6 +606,9 @@ export function runEventStoreConformance(name: string, setup: ConformanceSetup):
           assert.match((uidErr as Error).message, /^Precondition failed: UID in precondition: other, UID in object meta: uid-default-a$/);
           const rvErr = await rejectsWith(store.guaranteedUpdate('default', 'a', bump, { preconditions: { resourceVersion: '1000' } }), 'ResourceVersionConflicts');
           assert.match((rvErr as Error).message, /^Precondition failed: ResourceVersion in precondition: 1000,/);
+          // The server words its 409 from these fields, not from the message.
+          assert.deepEqual((uidErr as StorageError).precondition, { field: 'UID', expected: 'other', actual: 'uid-default-a' });
+          assert.deepEqual((rvErr as StorageError).precondition, { field: 'ResourceVersion', expected: '1000', actual: created.metadata.resourceVersion });
           assert.equal(await store.currentResourceVersion(), rvOf(created));
           const ok = await store.guaranteedUpdate('default', 'a', bump, { preconditions: { uid: 'uid-default-a', resourceVersion: created.metadata.resourceVersion! } });
           assert.equal(ok.object.count, 2);

@@ -1,0 +1,206 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { findPeers } from './support/control-plane.js';
+import { hasKubectl } from './support/kubectl.js';
+import { realNodeUnavailable } from './support/real-node.js';
+import type { RealNodePeers } from './support/real-node.js';
+import { run, sh } from './support/run.js';
+import type { Run } from './support/run.js';
+import { CLI } from './support/server-process.js';
+
+/**
+ * `kevents lab up --kubelet`: the lab with its real node real-1 (a kubelet and containerd on this machine), exercise 6
+ * read from the kubelet's own events, and `lab down` leaving no process, mount or cgroup of the node behind. Where the
+ * node cannot run here, the file is skipped with the reason.
+ */
+
+const root = mkdtempSync(join(tmpdir(), 'kevents-lab-kubelet-'));
+const dir = join(root, 'lab');
+const home = join(root, 'home');
+mkdirSync(home, { recursive: true });
+
+const kevents = (args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> => run(process.execPath, [CLI, ...args], { env, timeoutMs: 600_000 });
+
+let kubeconfig = '';
+
+function learner(script: string): Promise<Run> {
+  return sh(script, { HOME: home, KUBECONFIG: kubeconfig });
+}
+
+async function shOk(script: string): Promise<string> {
+  const r = await learner(script);
+  assert.equal(r.code, 0, `script failed (${r.code}):\n${script}\n${r.stdout}\n${r.stderr}`);
+  return r.stdout + r.stderr;
+}
+
+const check = (n: number): Promise<Run> => kevents(['lab', 'check', String(n), '--dir', dir]);
+
+/** eventually retries a check until it passes, for what the kubelet and the scheduler do in their own time. */
+async function eventually(n: number, timeoutMs: number): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const r = await check(n);
+    if (r.code === 0) return r.stdout;
+    if (Date.now() > deadline) assert.fail(`check ${n} never passed:\n${r.stdout}${r.stderr}\n${nodeLogs()}`);
+    await new Promise((res) => setTimeout(res, 2_000));
+  }
+}
+
+/** heredoc is the `kubectl apply -f - <<'EOF' … EOF` snippet of an exercise's text, as the learner copies it. */
+function heredoc(text: string): string {
+  const lines = text.split('\n');
+  const from = lines.findIndex((l) => l.trim().startsWith('kubectl apply -f - <<'));
+  const to = lines.findIndex((l, i) => i > from && l.trim() === 'EOF');
+  assert.ok(from >= 0 && to > from, `no manifest in:\n${text}`);
+  return lines.slice(from, to + 1).map((l) => l.replace(/^ {4}/, '')).join('\n');
+}
+
+interface NodeState {
+  dir: string;
+  cgroupRoot: string;
+  processes: { name: string; pid: number; log: string }[];
+}
+
+let node: NodeState | undefined;
+let pids: { name: string; pid: number }[] = [];
+
+function nodeLogs(): string {
+  return (node?.processes ?? []).map((p) => {
+    try {
+      return `${p.name}:\n${readFileSync(p.log, 'utf8').slice(-3000)}`;
+    } catch {
+      return `${p.name}: no log`;
+    }
+  }).join('\n');
+}
+
+function running(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) [ZX] /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+/** mentioning are the live processes whose command line names path. */
+function mentioning(path: string): string[] {
+  return readdirSync('/proc').filter((d) => /^\d+$/.test(d) && running(Number(d))).filter((d) => {
+    try {
+      return readFileSync(`/proc/${d}/cmdline`, 'utf8').includes(path);
+    } catch {
+      return false;
+    }
+  });
+}
+
+const unavailable = !hasKubectl() ? 'kubectl is not installed' : realNodeUnavailable();
+if (unavailable !== undefined) process.stderr.write(`lab-kubelet: skipped: ${unavailable}\n`);
+
+describe('kevents lab up --kubelet: a real node in the lab', { skip: unavailable ?? false, timeout: 900_000 }, () => {
+  /** env points lab up at the peers' cache, where the kubelet and the node's images were built. */
+  let env: NodeJS.ProcessEnv = {};
+
+  before(async () => {
+    const peers = findPeers() as RealNodePeers;
+    env = { KEVENTS_PEERS_CACHE: dirname(dirname(peers.nodeImages!.pause.archive)) };
+    const up = await kevents(['lab', 'up', '--dir', dir, '--kubelet', '--no-build'], env);
+    assert.equal(up.code, 0, `lab up --kubelet failed:\n${up.stdout}\n${up.stderr}`);
+    kubeconfig = join(dir, 'kubeconfig');
+    const state = JSON.parse(readFileSync(join(dir, 'state.json'), 'utf8')) as { processes: { name: string; pid: number }[]; realNode?: NodeState };
+    node = state.realNode;
+    pids = [...state.processes, ...(node?.processes ?? [])];
+    assert.match(up.stdout, /real node: {2}real-1 \(kubelet v1\.33\.\d+ and containerd on this machine\), tainted lab\.kevents\.dev\/real-node=yes:NoSchedule/);
+    const took = /up in ([\d.]+) s/.exec(up.stdout)?.[1];
+    process.stderr.write(`lab-kubelet: lab up --kubelet took ${took ?? '?'} s\n`);
+  });
+
+  after(async () => {
+    await kevents(['lab', 'down', '--dir', dir]);
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('real-1 is Ready with its taint, beside the kwok nodes, and lab status lists its programs', async () => {
+    assert.ok(node !== undefined, 'state.json has no realNode');
+    assert.deepEqual(node.processes.map((p) => p.name), ['containerd', 'kubelet']);
+    const n = JSON.parse(await shOk('kubectl get node real-1 -o json')) as { spec: { taints?: { key: string; value: string; effect: string }[] }; status: { conditions: { type: string; status: string }[] } };
+    assert.deepEqual(n.spec.taints?.filter((t) => t.key === 'lab.kevents.dev/real-node'), [{ key: 'lab.kevents.dev/real-node', value: 'yes', effect: 'NoSchedule' }]);
+    assert.ok(n.status.conditions.some((c) => c.type === 'Ready' && c.status === 'True'), JSON.stringify(n.status.conditions));
+    const nodes = await shOk('kubectl get nodes -o name');
+    assert.deepEqual(nodes.trim().split('\n').sort(), ['node/kwok-node-0', 'node/kwok-node-1', 'node/kwok-node-2', 'node/real-1']);
+    const status = await kevents(['lab', 'status', '--dir', dir]);
+    assert.equal(status.code, 0, status.stderr);
+    assert.match(status.stdout, /^ {2}containerd +running \(pid \d+\)/m);
+    assert.match(status.stdout, /^ {2}kubelet +running \(pid \d+\)/m);
+  });
+
+  it('exercise 6 is the real one: its check fails until a pod crash-loops on real-1, then reads the kubelet\'s own events', async () => {
+    const list = await kevents(['lab', 'exercises', '--dir', dir]);
+    assert.match(list.stdout, /^ {2}6 {2}The kubelet's reasons \(real\)/m);
+    const simulated = await kevents(['lab', 'exercises']);
+    assert.match(simulated.stdout, /^ {2}6 {2}The kubelet's reasons \(simulated\)/m);
+    const six = await kevents(['lab', 'exercise', '6', '--dir', dir]);
+    assert.equal(six.code, 0, six.stderr);
+    assert.match(six.stdout, /tainted lab\.kevents\.dev\/real-node=yes:NoSchedule/);
+    const before = await check(6);
+    assert.equal(before.code, 1, before.stdout);
+    assert.match(before.stdout, /missing {2}no pod of namespace lab runs on real-1 yet/);
+    assert.match(before.stdout, /missing {2}no Warning BackOff from the kubelet on real-1 yet/);
+    await shOk(heredoc(six.stdout));
+    const out = await eventually(6, 300_000);
+    assert.match(out, /done {5}pod crashy went through Created and Started on real-1, written by its kubelet/);
+    assert.match(out, /done {5}pod crashy crash-loops: the kubelet on real-1 wrote a Warning BackOff/);
+    assert.match(out, /the kubelet said: Back-off restarting failed container main in pod crashy_lab\([0-9a-f-]+\)/);
+    assert.match(out, /Exercise 6 is done\./);
+    const events = (JSON.parse(await shOk('kubectl get events --field-selector involvedObject.name=crashy -o json')) as { items: { reason: string; type: string; message: string; source?: { component?: string; host?: string }; reportingComponent?: string; involvedObject: { fieldPath?: string } }[] }).items;
+    const backOff = events.find((e) => e.reason === 'BackOff' && e.type === 'Warning');
+    assert.ok(backOff !== undefined, JSON.stringify(events));
+    assert.deepEqual(backOff.source, { component: 'kubelet', host: 'real-1' });
+    assert.equal(backOff.reportingComponent, 'kubelet');
+    assert.equal(backOff.involvedObject.fieldPath, 'spec.containers{main}');
+    assert.deepEqual(events.filter((e) => e.source?.component === 'kwok_controller'), [], 'a pod of the real node has no simulated event');
+    for (const e of events) process.stderr.write(`lab-kubelet: ${e.type} ${e.reason} ${JSON.stringify(e.message)} (${e.source?.component ?? ''})\n`);
+  });
+
+  it('a pod without the toleration stays off real-1: exercise 5\'s scheduler sentence names the taint', async () => {
+    const five = await kevents(['lab', 'exercise', '5', '--dir', dir]);
+    const sentence = /FailedScheduling {3}pod\/hog-… {3}(.+)$/m.exec(five.stdout)?.[1];
+    assert.ok(sentence !== undefined, five.stdout);
+    await shOk(heredoc(five.stdout));
+    const out = await eventually(5, 120_000);
+    assert.ok(out.includes(`the scheduler said: ${sentence}`), `${out}\nexpected: ${sentence}`);
+    const onReal = await shOk('kubectl get pods -l app=hog --field-selector spec.nodeName=real-1 -o name');
+    assert.equal(onReal.trim(), '');
+    await shOk('kubectl delete deployment hog');
+  });
+
+  it('lab down stops the node first and leaves no process, mount or cgroup of it', async () => {
+    assert.ok(node !== undefined);
+    const down = await kevents(['lab', 'down', '--dir', dir]);
+    assert.equal(down.code, 0, down.stderr);
+    assert.match(down.stdout, /stopped kubelet, containerd, kevents-archive, kwok, kube-controller-manager, kube-scheduler, kube-apiserver, etcd; removed/);
+    assert.equal(existsSync(dir), false);
+    for (const p of pids) assert.equal(running(p.pid), false, `${p.name} (pid ${p.pid}) still runs`);
+    assert.deepEqual(mentioning(dir), [], 'a process of the lab (a shim, a container) still runs');
+    const mounts = readFileSync('/proc/self/mountinfo', 'utf8').split('\n').map((l) => l.split(' ')[4] ?? '').filter((m) => m.startsWith(dir));
+    assert.deepEqual(mounts, []);
+    const cgroups = readFileSync('/proc/self/mountinfo', 'utf8').split('\n').map((l) => l.split(' ')).filter((f) => f.includes('cgroup') || f.includes('cgroup2')).map((f) => join(f[4]!, node!.cgroupRoot));
+    assert.ok(cgroups.length > 0, 'no cgroup hierarchy found in /proc/self/mountinfo');
+    assert.deepEqual(cgroups.filter((c) => existsSync(c)), []);
+  });
+});
+
+describe('kevents lab up --kubelet where the node cannot run', () => {
+  it('says why in one line, exits 1 and starts nothing', async () => {
+    const where = join(root, 'no-node');
+    // No containerd on this PATH: the first thing the node needs after root.
+    const r = await run(process.execPath, [CLI, 'lab', 'up', '--dir', where, '--kubelet', '--no-build'], { env: { PATH: join(root, 'empty-path') } });
+    assert.equal(r.code, 1, r.stdout + r.stderr);
+    const lines = r.stderr.trim().split('\n');
+    assert.equal(lines.length, 1, r.stderr);
+    assert.match(lines[0]!, process.getuid?.() === 0 ? /--kubelet: the real node cannot run here: containerd is not installed \(apt-get install containerd\)/ : /--kubelet: the real node cannot run here: the kubelet and containerd need root/);
+    assert.equal(existsSync(where), false);
+  });
+});

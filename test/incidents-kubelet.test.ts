@@ -341,6 +341,19 @@ describe('incidents from a real kubelet', { timeout: 1_200_000, skip: UNAVAILABL
     const backOff = witness!.versions.filter((v) => v.metadata.namespace === 'crash' && v.reason === 'BackOff');
     assert.ok(backOff.length >= 3, `${backOff.length} versions of BackOff`);
     assert.ok(backOff.every((v) => v.series === undefined), 'a core/v1 kubelet event carries count, not series');
+    // The recorder model (client-go's correlator, as src/recorder has it): a repeat patches the one event, count up
+    // by one, firstTimestamp kept, lastTimestamp moved on; nothing here is spam-filtered, so no count is skipped.
+    const byUid = new Map<string, typeof backOff>();
+    for (const v of witness!.versions.filter((x) => x.metadata.namespace === 'crash' && x.source?.component === 'kubelet')) {
+      const uid = v.metadata.uid ?? '';
+      byUid.set(uid, [...(byUid.get(uid) ?? []), v]);
+    }
+    for (const [uid, vs] of byUid) {
+      const what = `${vs[0]!.reason ?? ''} (${uid})`;
+      assert.deepEqual(vs.map((v) => v.count), vs.map((_, i) => i + 1), `${what}: counts as watched`);
+      assert.ok(vs.every((v) => v.firstTimestamp === vs[0]!.firstTimestamp && v.metadata.name === vs[0]!.metadata.name), `${what}: one event, its first time kept`);
+      assert.ok(vs.every((v, i) => i === 0 || Date.parse(v.lastTimestamp ?? '') >= Date.parse(vs[i - 1]!.lastTimestamp ?? '')), `${what}: lastTimestamp never goes back`);
+    }
     t.diagnostic(`BackOff versions watched: ${backOff.map((v) => v.count).join(', ')}`);
   });
 });

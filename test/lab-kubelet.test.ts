@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { findPeers } from './support/control-plane.js';
@@ -125,6 +125,9 @@ describe('kevents lab up --kubelet: a real node in the lab', { skip: unavailable
   it('real-1 is Ready with its taint, beside the kwok nodes, and lab status lists its programs', async () => {
     assert.ok(node !== undefined, 'state.json has no realNode');
     assert.deepEqual(node.processes.map((p) => p.name), ['containerd', 'kubelet']);
+    // What lab down must remove is there while the node runs: its cgroups, mounts and processes.
+    const present = leftovers(dir, node.cgroupRoot);
+    for (const kind of ['process', 'mount', 'cgroup']) assert.ok(present.some((l) => l.startsWith(`${kind} `)), `no ${kind} of the node found while it runs: ${present.join(', ')}`);
     const n = JSON.parse(await shOk('kubectl get node real-1 -o json')) as { spec: { taints?: { key: string; value: string; effect: string }[] }; status: { conditions: { type: string; status: string }[] } };
     assert.deepEqual(n.spec.taints?.filter((t) => t.key === 'lab.kevents.dev/real-node'), [{ key: 'lab.kevents.dev/real-node', value: 'yes', effect: 'NoSchedule' }]);
     assert.ok(n.status.conditions.some((c) => c.type === 'Ready' && c.status === 'True'), JSON.stringify(n.status.conditions));
@@ -183,12 +186,40 @@ describe('kevents lab up --kubelet: a real node in the lab', { skip: unavailable
     assert.match(down.stdout, /stopped kubelet, containerd, kevents-archive, kwok, kube-controller-manager, kube-scheduler, kube-apiserver, etcd; removed/);
     assert.equal(existsSync(dir), false);
     for (const p of pids) assert.equal(running(p.pid), false, `${p.name} (pid ${p.pid}) still runs`);
-    assert.deepEqual(mentioning(dir), [], 'a process of the lab (a shim, a container) still runs');
-    const mounts = readFileSync('/proc/self/mountinfo', 'utf8').split('\n').map((l) => l.split(' ')[4] ?? '').filter((m) => m.startsWith(dir));
-    assert.deepEqual(mounts, []);
-    const cgroups = readFileSync('/proc/self/mountinfo', 'utf8').split('\n').map((l) => l.split(' ')).filter((f) => f.includes('cgroup') || f.includes('cgroup2')).map((f) => join(f[4]!, node!.cgroupRoot));
-    assert.ok(cgroups.length > 0, 'no cgroup hierarchy found in /proc/self/mountinfo');
-    assert.deepEqual(cgroups.filter((c) => existsSync(c)), []);
+    assert.equal(node.dir, join(dir, 'real-node'));
+    assert.deepEqual(leftovers(dir, node.cgroupRoot), [], 'a process (a shim, a container), mount or cgroup of the lab is left');
+    assert.ok(readFileSync('/proc/self/mountinfo', 'utf8').includes(' cgroup'), 'no cgroup hierarchy found in /proc/self/mountinfo');
+  });
+});
+
+/** leftovers are the node's processes, mounts and cgroups still on the host. */
+function leftovers(nodeDir: string, cgroupRoot: string): string[] {
+  const mountinfo = readFileSync('/proc/self/mountinfo', 'utf8').split('\n').map((l) => l.split(' '));
+  const mounts = mountinfo.map((f) => f[4] ?? '').filter((m) => m.startsWith(nodeDir));
+  const cgroups = mountinfo.filter((f) => f.includes('cgroup') || f.includes('cgroup2')).map((f) => join(f[4]!, cgroupRoot)).filter((c) => existsSync(c));
+  return [...mentioning(nodeDir).map((pid) => `process ${pid}`), ...mounts.map((m) => `mount ${m}`), ...cgroups.map((c) => `cgroup ${c}`)];
+}
+
+describe('kevents lab up --kubelet whose kubelet fails', { skip: unavailable ?? false, timeout: 600_000 }, () => {
+  it('fails with the kubelet\'s words, stops all it started, and lab down removes the rest', async () => {
+    const where = join(root, 'failing');
+    const bin = join(root, 'bin-failing');
+    mkdirSync(bin, { recursive: true });
+    // --bin-dir is looked at first for the kubelet too; the control plane's programs come from the peers' cache.
+    writeFileSync(join(bin, 'kubelet'), '#!/bin/sh\necho "kubelet: refusing to start here" >&2\nexit 1\n');
+    chmodSync(join(bin, 'kubelet'), 0o755);
+    const peers = findPeers() as RealNodePeers;
+    const up = await kevents(['lab', 'up', '--dir', where, '--kubelet', '--bin-dir', bin, '--no-build'], { KEVENTS_PEERS_CACHE: dirname(dirname(peers.nodeImages!.pause.archive)) });
+    assert.equal(up.code, 1, up.stdout + up.stderr);
+    assert.match(up.stderr, /error: the real node real-1 did not start: the kubelet exited: kubelet: refusing to start here/);
+    const state = JSON.parse(readFileSync(join(where, 'state.json'), 'utf8')) as { processes: { name: string; pid: number }[]; realNode: NodeState };
+    assert.deepEqual(state.realNode.processes.map((p) => p.name), ['containerd', 'kubelet']);
+    for (const p of [...state.processes, ...state.realNode.processes]) assert.equal(running(p.pid), false, `${p.name} (pid ${p.pid}) still runs`);
+    assert.deepEqual(leftovers(state.realNode.dir, state.realNode.cgroupRoot), []);
+    assert.equal(existsSync(state.realNode.dir), false);
+    const down = await kevents(['lab', 'down', '--dir', where]);
+    assert.equal(down.code, 0, down.stderr);
+    assert.equal(existsSync(where), false);
   });
 });
 

@@ -135,8 +135,9 @@ export async function startRealNode(o: RealNodeOptions): Promise<RealNodeState> 
     return state;
   } catch (err) {
     const logs = realNodeLogs(state);
-    await stopRealNode(state);
-    throw new LabError(`the real node ${o.name} did not start: ${(err as Error).message}\n${logs}`, { cause: err });
+    // The start's failure is the one to report; an undoing that fails too is said after it.
+    const undone = await stopRealNode(state).then(() => '', (e: Error) => `\n(and undoing it failed: ${e.message})`);
+    throw new LabError(`the real node ${o.name} did not start: ${(err as Error).message}\n${logs}${undone}`, { cause: err });
   }
 }
 

@@ -11,4 +11,4 @@ export { createLabView, exerciseContext, type CheckItem, type CheckResult, type 
 export { abandonRealNode } from './node-host.js';
 export { findOnPath, findRealNode, imageName, realNodeHostUnavailable, type NodeImage, type NodeImages, type RealNodeBinaries } from './real-node-find.js';
 export { formatTaint, plainHttpRegistryHosts, registryHostsDir, type Taint } from './real-node-config.js';
-export { realNodeLogs, startRealNode, stopRealNode, type RealNodeOptions, type RealNodeState } from './real-node.js';
+export { realNodeDir, realNodeDirProblem, realNodeLogs, startRealNode, stopRealNode, type RealNodeOptions, type RealNodeState } from './real-node.js';

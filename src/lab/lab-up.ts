@@ -13,7 +13,7 @@ import { LAB_CLUSTER, LAB_NAMESPACE, REAL_NODE_NAME, REAL_NODE_TAINT, labProcess
 import type { LabState } from './lab-state.js';
 import { isRunning, startProcess, stopProcess, tail } from './processes.js';
 import type { LabProcess } from './processes.js';
-import { startRealNode, stopRealNode } from './real-node.js';
+import { realNodeDir, startRealNode, stopRealNode } from './real-node.js';
 import type { RealNodeBinaries } from './real-node-find.js';
 
 /** LabUpOptions shape a lab. */
@@ -238,7 +238,7 @@ export async function labUp(o: LabUpOptions): Promise<LabState> {
       o.log(`starting the real node ${REAL_NODE_NAME} (containerd and kubelet ${KUBERNETES_VERSION})`);
       state.realNode = await startRealNode({
         name: REAL_NODE_NAME,
-        dir: join(o.dir, 'real-node'),
+        dir: realNodeDir(o.dir),
         binaries: o.realNode,
         kubeconfig: kubeconfigOf('lab-kubelet'),
         taint: REAL_NODE_TAINT,

@@ -11,6 +11,7 @@ import type { LabState } from './lab-state.js';
 import { REAL_NODE_TAINT } from './lab-state.js';
 import { containerdConfig, formatTaint, kubeletConfig } from './real-node-config.js';
 import { findRealNode, realNodeHostUnavailable } from './real-node-find.js';
+import { realNodeDir, realNodeDirProblem } from './real-node.js';
 
 function event(over: Partial<CoreEvent> & { pod?: string }): CoreEvent {
   const { pod = 'crashy', ...rest } = over;
@@ -41,6 +42,13 @@ describe('the real node', () => {
     assert.match(containerd, /restrict_oom_score_adj = true/);
     assert.match(containerd, /sandbox_image = "kevents\.local\/pause:3\.10"/);
     assert.equal(formatTaint(REAL_NODE_TAINT), 'lab.kevents.dev/real-node=yes:NoSchedule');
+  });
+
+  it('refuses a lab folder too long for the node\'s unix sockets', () => {
+    assert.equal(realNodeDir('/root/.kevents/lab'), '/root/.kevents/lab/real-node');
+    assert.equal(realNodeDirProblem(realNodeDir('/root/.kevents/lab')), undefined);
+    const long = realNodeDir(`/tmp/${'d'.repeat(60)}`);
+    assert.match(realNodeDirProblem(long) ?? '', /^the node's folder \/tmp\/d+\/real-node is too long for its sockets \(.*kubelet\/pod-resources\/kubelet\.sock has 110 bytes, a unix socket at most 107\): use a shorter --dir$/);
   });
 
   it('says in one line why it cannot run: not root, then the first program missing, then the kubelet and the images', () => {

@@ -61,6 +61,24 @@ const START_TIMEOUT_MS = 180_000;
 /** STOP_TIMEOUT_MS bounds the wait for the node's containers to be gone after their kill. */
 const STOP_TIMEOUT_MS = 30_000;
 
+/** realNodeDir is where a lab in labDir keeps its real node. */
+export function realNodeDir(labDir: string): string {
+  return join(labDir, 'real-node');
+}
+
+/** SOCKET_PATH_MAX is the longest path a unix socket may have on Linux (sun_path is 108 bytes with its NUL). */
+const SOCKET_PATH_MAX = 107;
+
+/**
+ * realNodeDirProblem says why a node cannot live in dir, or undefined: containerd's socket and the kubelet's
+ * pod-resources socket go below it, and a unix socket's path is short.
+ */
+export function realNodeDirProblem(dir: string): string | undefined {
+  const longest = join(dir, 'kubelet', 'pod-resources', 'kubelet.sock');
+  if (Buffer.byteLength(longest) <= SOCKET_PATH_MAX) return undefined;
+  return `the node's folder ${dir} is too long for its sockets (${longest} has ${Buffer.byteLength(longest)} bytes, a unix socket at most ${SOCKET_PATH_MAX}): use a shorter --dir`;
+}
+
 async function poll(what: string, timeoutMs: number, test: () => boolean | Promise<boolean>): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await test())) {
@@ -86,6 +104,8 @@ export function realNodeLogs(state: RealNodeState, bytes = 4000): string {
  */
 export async function startRealNode(o: RealNodeOptions): Promise<RealNodeState> {
   const dir = o.dir;
+  const problem = realNodeDirProblem(dir);
+  if (problem !== undefined) throw new LabError(problem);
   const state: RealNodeState = {
     name: o.name,
     dir,

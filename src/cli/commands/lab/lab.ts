@@ -1,7 +1,7 @@
 // kevents lab: its flags in flags.ts; lab up checks them (labUpOptions) before it looks for binaries or starts anything.
 import { homedir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
-import { KUBERNETES_VERSION, LAB_NAMESPACE, buildBinaries, createLabView, defaultLabDir, exerciseContext, exercisesOf, findBinaries, findExercise, findGo, findRealNode, formatCheck, formatExercise, formatExerciseList, formatTaint, isExecutable, isRunning, labDown, labProcesses, labUp, missingBinariesMessage, passed, readState } from '../../../lab/index.js';
+import { KUBERNETES_VERSION, LAB_NAMESPACE, buildBinaries, realNodeDir, realNodeDirProblem, createLabView, defaultLabDir, exerciseContext, exercisesOf, findBinaries, findExercise, findGo, findRealNode, formatCheck, formatExercise, formatExerciseList, formatTaint, isExecutable, isRunning, labDown, labProcesses, labUp, missingBinariesMessage, passed, readState } from '../../../lab/index.js';
 import type { Exercise, ExerciseContext, LabBinaries, LabState, RealNodeBinaries } from '../../../lab/index.js';
 import { CliError, UsageError } from '../../errors.js';
 import { formatGoDuration, parseDurationFlag } from '../../flags/duration.js';
@@ -44,11 +44,12 @@ function binariesOptions(flags: LabUpFlags, io: CliIO): { binDir: string | undef
  * resolveRealNode finds what `--kubelet` needs, or stops `lab up` before it starts anything: a learner who asked
  * for the real node wants to hear at once that it cannot run here, and runs the lab without --kubelet if that will do.
  */
-function resolveRealNode(flags: LabUpFlags, io: CliIO): RealNodeBinaries | undefined {
+function resolveRealNode(flags: LabUpFlags, dir: string, io: CliIO): RealNodeBinaries | undefined {
   if (flags.kubelet !== true) return undefined;
   const r = findRealNode(binariesOptions(flags, io));
-  if ('unavailable' in r) throw new CliError(`--kubelet: the real node cannot run here: ${r.unavailable} (without --kubelet the lab starts with the kubelet's events simulated)`);
-  return r.found;
+  const why = 'unavailable' in r ? r.unavailable : realNodeDirProblem(realNodeDir(dir));
+  if (why !== undefined) throw new CliError(`--kubelet: the real node cannot run here: ${why} (without --kubelet the lab starts with the kubelet's events simulated)`);
+  return 'found' in r ? r.found : undefined;
 }
 
 function resolveBinaries(flags: LabUpFlags, io: CliIO): LabBinaries {
@@ -84,7 +85,7 @@ export function labUpOptions(flags: LabUpFlags): LabUpOptions {
 export async function runLabUp(flags: LabUpFlags, io: CliIO): Promise<void> {
   const { nodes, ttlMs } = labUpOptions(flags);
   const dir = labDir(flags, io);
-  const realNode = resolveRealNode(flags, io);
+  const realNode = resolveRealNode(flags, dir, io);
   const binaries = resolveBinaries(flags, io);
   const started = Date.now();
   const script = process.argv[1];

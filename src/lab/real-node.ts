@@ -55,6 +55,29 @@ const KERNEL_TUNABLES = ['vm/overcommit_memory', 'vm/panic_on_oom', 'kernel/pani
 /** KUBELET_HOST_PATHS are where the kubelet writes outside its root folder whatever its flags say. */
 const KUBELET_HOST_PATHS = ['/var/lib/kubelet', '/var/log/containers', '/var/log/pods'];
 
+/**
+ * HOST_PATHS_MADE lists the KUBELET_HOST_PATHS that a kevents node made. Two nodes may overlap (a test's beside the
+ * lab's): the second finds the paths there, and only this list tells the last one to stop that they go.
+ * It is on /run, so a reboot forgets it with the processes it was about.
+ */
+const HOST_PATHS_MADE = '/run/kevents-real-node-host-paths';
+
+function hostPathsMade(): string[] {
+  try {
+    return readFileSync(HOST_PATHS_MADE, 'utf8').split('\n').filter((p) => KUBELET_HOST_PATHS.includes(p));
+  } catch {
+    return [];
+  }
+}
+
+/** claimHostPaths makes the kubelet's host paths that are missing, and adds them to HOST_PATHS_MADE. */
+function claimHostPaths(): void {
+  const missing = KUBELET_HOST_PATHS.filter((p) => !existsSync(p));
+  if (missing.length === 0) return;
+  for (const p of missing) mkdirSync(p, { recursive: true });
+  writeFileSync(HOST_PATHS_MADE, [...new Set([...hostPathsMade(), ...missing])].join('\n') + '\n');
+}
+
 /** START_TIMEOUT_MS bounds containerd's start and the kubelet's registration, each (a busy two-core machine is slow). */
 const START_TIMEOUT_MS = 180_000;
 
@@ -138,6 +161,7 @@ export async function startRealNode(o: RealNodeOptions): Promise<RealNodeState> 
     ctr(state, 'images', 'import', o.binaries.images.pause.archive);
     ctr(state, 'images', 'import', o.binaries.images.busybox.archive);
     for (const h of cgroupHierarchies()) mkdirSync(join(h, state.cgroupRoot), { recursive: true });
+    claimHostPaths();
     writeFileSync(join(dir, 'kubelet.yaml'), kubeletConfig({ dir, cgroupRoot: state.cgroupRoot, port: (await freePorts(1))[0]!, taint: o.taint }));
     const kubelet = await start('kubelet', o.binaries.kubelet, [
       `--config=${join(dir, 'kubelet.yaml')}`,
@@ -187,9 +211,6 @@ function restoreHost(state: RealNodeState): void {
       // A read-only /proc/sys: the kubelet could not change it either.
     }
   }
-  // Another kubelet on this host (a test's node beside the lab's) shares these paths: they stay while it runs.
-  if (otherKubeletRuns(state.dir)) return;
-  if (!state.hostPathsBefore.includes('/var/lib/kubelet')) rmSync('/var/lib/kubelet', { recursive: true, force: true });
   for (const path of ['/var/log/containers', '/var/log/pods']) {
     if (!existsSync(path)) continue;
     for (const entry of readdirSync(path)) {
@@ -200,8 +221,13 @@ function restoreHost(state: RealNodeState): void {
         // Gone meanwhile.
       }
     }
-    if (!state.hostPathsBefore.includes(path) && readdirSync(path).length === 0) rmdirSync(path);
   }
+  // Another kubelet on this host (a test's node beside the lab's) shares these paths: they stay while it runs.
+  if (otherKubeletRuns(state.dir)) return;
+  const made = new Set([...hostPathsMade(), ...KUBELET_HOST_PATHS.filter((p) => !state.hostPathsBefore.includes(p))]);
+  if (made.has('/var/lib/kubelet')) rmSync('/var/lib/kubelet', { recursive: true, force: true });
+  for (const path of ['/var/log/containers', '/var/log/pods']) if (made.has(path) && existsSync(path) && readdirSync(path).length === 0) rmdirSync(path);
+  rmSync(HOST_PATHS_MADE, { force: true });
 }
 
 /**

@@ -219,12 +219,12 @@ function registerLabCommands(program: Command, io: CliIO): void {
   addLabUpFlags(
     lab
       .command('up')
-      .description('start the lab: etcd, kube-apiserver, kube-scheduler, kube-controller-manager, kwok nodes and a kevents archive, on 127.0.0.1'),
+      .description('start the lab: etcd, kube-apiserver, kube-scheduler, kube-controller-manager, kwok nodes and a kevents archive, on 127.0.0.1; with --kubelet a real node too'),
   ).action(async (flags: LabUpFlags) => {
     const { runLabUp } = await import('./commands/lab/lab.js');
     await runLabUp(flags, io);
   });
-  withLabDir(lab.command('down').description('stop every program of the lab and remove its directory (certificates, logs, etcd data, archive)')).action(async (flags: LabDirFlags) => {
+  withLabDir(lab.command('down').description('stop every program of the lab, the real node\'s containers, mounts and cgroups included, and remove its directory (certificates, logs, etcd data, archive)')).action(async (flags: LabDirFlags) => {
     const { runLabDown } = await import('./commands/lab/lab.js');
     await runLabDown(flags, io);
   });
@@ -232,9 +232,9 @@ function registerLabCommands(program: Command, io: CliIO): void {
     const { runLabEnv } = await import('./commands/lab/lab.js');
     runLabEnv(flags, io);
   });
-  lab.command('exercises').description('list the exercises of the course').action(async () => {
+  withLabDir(lab.command('exercises').description('list the exercises of the course (exercise 6 reads the real node\'s kubelet in a lab started with --kubelet)')).action(async (flags: LabDirFlags) => {
     const { runLabExercises } = await import('./commands/lab/lab.js');
-    runLabExercises(io);
+    runLabExercises(flags, io);
   });
   withLabDir(lab.command('exercise').description('print one exercise: the task, the commands to try and what you should see').argument('<N>', 'the exercise number')).action(async (n: string, flags: LabDirFlags) => {
     const { runLabExercise } = await import('./commands/lab/lab.js');

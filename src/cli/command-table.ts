@@ -228,7 +228,7 @@ function registerLabCommands(program: Command, io: CliIO): void {
     const { runLabDown } = await import('./commands/lab/lab.js');
     await runLabDown(flags, io);
   });
-  withLabDir(lab.command('env').description('print the exports that point kubectl at the lab (KUBECONFIG) and kevents at its archive (KEVENTS_ARCHIVE): eval "$(kevents lab env)"')).action(async (flags: LabDirFlags) => {
+  withLabDir(lab.command('env').description('print the exports that point kubectl at the lab (KUBECONFIG) and kevents at its archive (KEVENTS_SERVER): eval "$(kevents lab env)"')).action(async (flags: LabDirFlags) => {
     const { runLabEnv } = await import('./commands/lab/lab.js');
     runLabEnv(flags, io);
   });

@@ -121,7 +121,7 @@ function describeLab(state: LabState, headline: string, io: CliIO): string {
     '',
     'Use it:',
     `  export KUBECONFIG=${state.kubeconfig}`,
-    `  export KEVENTS_ARCHIVE=${state.archive}`,
+    `  export KEVENTS_SERVER=${state.archive}`,
     '  kubectl get nodes',
     `  kevents lab exercises${dirFlag}`,
     '',
@@ -206,5 +206,6 @@ export async function runLabCheck(n: string, flags: LabDirFlags, io: CliIO): Pro
 /** runLabEnv is `kevents lab env`: the exports that point kubectl at the lab and kevents at its archive. */
 export function runLabEnv(flags: LabDirFlags, io: CliIO): void {
   const s = readState(labDir(flags, io));
-  io.stdout.write(`export KUBECONFIG=${s.kubeconfig}\nexport KEVENTS_ARCHIVE=${s.archive}\n`);
+  // KEVENTS_SERVER is what every kevents command reads as --server; KEVENTS_ARCHIVE, its name in the lab before, stays for scripts that use it.
+  io.stdout.write(`export KUBECONFIG=${s.kubeconfig}\nexport KEVENTS_SERVER=${s.archive}\nexport KEVENTS_ARCHIVE=${s.archive}\n`);
 }

@@ -35,3 +35,4 @@ export * from './search-query.js';
 export * from './search-words.js';
 export * from './search-text.js';
 export * from './search-marks.js';
+export * from './utf8.js';

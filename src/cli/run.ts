@@ -7,14 +7,28 @@ import { requireCjs } from '../internal/index.js';
 
 const { Command, CommanderError } = requireCjs('commander') as typeof Commander;
 
+/** CommandTable is a module that adds its subcommands to the program (command-table.ts, read-command-table.ts). */
+export interface CommandTable {
+  register(program: Commander.Command, io: CliIO): void;
+}
+
+/** CliShape is which program runCli is: its name and description in help, and its table, loaded once argv is known. */
+export interface CliShape {
+  name: string;
+  description: string;
+  commands: () => Promise<CommandTable>;
+}
+
+const KEVENTS: CliShape = { name: 'kevents', description: 'kevents: record, serve, keep and read Kubernetes Events', commands: () => import('./command-table.js') };
+
 /**
  * runCli parses argv and runs one command. It is the single error boundary of the
  * CLI: usage errors exit 2, API errors print like kubectl and exit 1, anything
  * else is a bug and prints its stack.
  */
-export async function runCli(argv: string[], io: CliIO): Promise<number> {
-  const program = new Command('kevents')
-    .description('kevents: record, serve, keep and read Kubernetes Events')
+export async function runCli(argv: string[], io: CliIO, shape: CliShape = KEVENTS): Promise<number> {
+  const program = new Command(shape.name)
+    .description(shape.description)
     .version(version, '-v, --version', 'print the kevents version')
     .showHelpAfterError('(run with --help for usage)')
     .configureOutput({
@@ -30,8 +44,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       io.stdout.write(`kevents ${version}\n`);
     });
 
-  const commands = await import('./command-table.js');
-  commands.register(program, io);
+  (await shape.commands()).register(program, io);
 
   try {
     if (argv.length === 0) {

@@ -51,7 +51,7 @@ const LAUNCHER = `#!/usr/bin/env node
 // It needs Node.js ${MIN_NODE} or newer as \`node\` on PATH; the commands are in ${BUNDLE} beside this file.
 var major = Number(String(process.versions.node).split('.')[0]);
 if (!(major >= ${MIN_NODE})) {
-  process.stderr.write('kubectl-kevents needs Node.js ${MIN_NODE} or newer as node on PATH; found ' + process.version + '\\n');
+  process.stderr.write('kubectl-kevents needs Node.js ${MIN_NODE} or newer as node on PATH; found Node.js ' + process.versions.node + '\\n');
   process.exit(1);
 }
 var bundle = require('url').pathToFileURL(require('path').join(__dirname, '${BUNDLE}')).href;

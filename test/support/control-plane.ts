@@ -22,6 +22,9 @@ export interface Peers {
   /** prometheus and alertmanager are there when the builder was asked for them (the metrics tests). */
   prometheus?: string;
   alertmanager?: string;
+  /** krew is the krew binary (kubectl krew), or krewUnavailable says why it could not be built. */
+  krew?: string;
+  krewUnavailable?: string;
 }
 
 let cachedPeers: Peers | undefined;

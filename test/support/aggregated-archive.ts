@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
@@ -10,6 +9,7 @@ import { run } from './run.js';
 import type { Run } from './run.js';
 import { startServer } from './server-process.js';
 import type { ServerProcess } from './server-process.js';
+import { ca, CLIENT_EXT, leaf } from './tls.js';
 
 /**
  * The archive in the cluster's own API, as the tests set it up: a real kube-apiserver with the aggregation layer's
@@ -22,25 +22,6 @@ import type { ServerProcess } from './server-process.js';
 export const GROUP = 'archive.kevents.io';
 /** API is the path of the group's version. */
 export const API = `/apis/${GROUP}/v1alpha1`;
-
-function openssl(dir: string, args: string[]): void {
-  execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
-}
-
-/** ca writes a CA `name`.crt/.key. */
-export function ca(dir: string, name: string): void {
-  openssl(dir, ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.crt`, '-days', '2', '-subj', `/CN=${name}`]);
-}
-
-/** leaf writes `name`.crt/.key for `subject`, signed by the CA `caName` (its files in `caDir`), with an extension file's text. */
-export function leaf(dir: string, name: string, subject: string, caDir: string, caName: string, ext: string): void {
-  writeFileSync(join(dir, `${name}.ext`), ext);
-  openssl(dir, ['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', subject]);
-  openssl(dir, ['x509', '-req', '-in', `${name}.csr`, '-CA', join(caDir, `${caName}.crt`), '-CAkey', join(caDir, `${caName}.key`), '-CAcreateserial', '-out', `${name}.crt`, '-days', '2', '-extfile', `${name}.ext`]);
-}
-
-/** CLIENT_EXT makes a leaf a client certificate. */
-export const CLIENT_EXT = 'extendedKeyUsage=clientAuth\n';
 
 /** Answer is one answer of kevents to a direct request. */
 export interface Answer {

@@ -42,6 +42,9 @@ const BIN = 'kubectl-kevents';
 // that the bundler puts them in the file. Any other name is no part of the plugin (better-sqlite3, the drivers).
 const BUNDLED_CJS = ['commander', 'yaml'];
 
+/** PLUGIN_NEVER are the source paths (relative to the checkout) no part of `kubectl kevents` imports. */
+const PLUGIN_NEVER = ['src/cli/command-table.ts', 'src/cli/commands/serve/', 'src/server/', 'src/storage/sqlite/', 'src/storage/postgres/', 'src/storage/etcd/', 'src/storage/memory/', 'src/lab/', 'src/export/', 'src/mirror/'];
+
 /**
  * LAUNCHER is the plugin's bin: CommonJS in syntax any Node parses (krew's install folder has no package.json),
  * so an old Node reaches the version check and says what is wrong in one line instead of a syntax error.
@@ -134,6 +137,10 @@ async function bundlePlugin(version, outfile) {
   const inputs = Object.keys(result.metafile.inputs);
   const native = inputs.filter((p) => /better-sqlite3|\.node$/.test(p));
   if (native.length > 0) throw new Error(`the plugin bundle would load a native module: ${native.join(', ')}`);
+  // The backends load their drivers through requireCjs, which the swap above hides from the check on native
+  // modules: their folders, the server and the full command table (a static import() reaches them) are refused.
+  const foreign = inputs.filter((p) => PLUGIN_NEVER.some((prefix) => p.startsWith(prefix)));
+  if (foreign.length > 0) throw new Error(`the plugin bundle would carry code the read commands never run: ${foreign.slice(0, 5).join(', ')}${foreign.length > 5 ? ', …' : ''}`);
   return inputs.length;
 }
 

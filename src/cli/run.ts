@@ -12,21 +12,22 @@ export interface CommandTable {
   register(program: Commander.Command, io: CliIO): void;
 }
 
-/** CliShape is which program runCli is: its name and description in help, and its table, loaded once argv is known. */
+/**
+ * CliShape is which program runCli is: its name and description in help, and its table, loaded once argv is known.
+ * The caller names the table, so that a bundle of one program (the krew plugin's) holds no other's commands.
+ */
 export interface CliShape {
   name: string;
   description: string;
   commands: () => Promise<CommandTable>;
 }
 
-const KEVENTS: CliShape = { name: 'kevents', description: 'kevents: record, serve, keep and read Kubernetes Events', commands: () => import('./command-table.js') };
-
 /**
  * runCli parses argv and runs one command. It is the single error boundary of the
  * CLI: usage errors exit 2, API errors print like kubectl and exit 1, anything
  * else is a bug and prints its stack.
  */
-export async function runCli(argv: string[], io: CliIO, shape: CliShape = KEVENTS): Promise<number> {
+export async function runCli(argv: string[], io: CliIO, shape: CliShape): Promise<number> {
   const program = new Command(shape.name)
     .description(shape.description)
     .version(version, '-v, --version', 'print the kevents version')

@@ -271,26 +271,31 @@ function buildAlertmanager(opts, go) {
 }
 
 /**
- * buildKrew builds cmd/krew inside its module's folder in the module cache: `go install sigs.k8s.io/krew/cmd/krew@V`
- * first asks the proxy for a module named sigs.k8s.io/krew/cmd/krew, and the proxy's 403 for it ends the lookup
- * before sigs.k8s.io/krew is tried. The tag is stamped as krew's release does; a build without it is a development
- * build to krew.
+ * buildKrew builds cmd/krew, and cmd/validate-krew-manifest (the check krew-index runs on a submitted manifest),
+ * inside their module's folder in the module cache: `go install sigs.k8s.io/krew/cmd/krew@V` first asks the proxy
+ * for a module named sigs.k8s.io/krew/cmd/krew, and the proxy's 403 for it ends the lookup before sigs.k8s.io/krew
+ * is tried. The tag is stamped as krew's release does; a build without it is a development build to krew.
  */
 function buildKrew(opts, go) {
   const dir = join(opts.cache, `krew-${KREW_VERSION}`);
-  const target = join(dir, 'bin', 'krew');
-  if (isExecutable(target)) return target;
+  const targets = KREW_COMMANDS.map((c) => join(dir, 'bin', c));
+  if (targets.every(isExecutable)) return dir;
   withLock(dir, () => {
-    if (isExecutable(target)) return;
+    if (targets.every(isExecutable)) return;
     log(opts, `building krew ${KREW_VERSION} (output in ${opts.log})`);
     const module = moduleDir(opts, go, `sigs.k8s.io/krew@${KREW_VERSION}`, dir);
     mkdirSync(join(dir, 'bin'), { recursive: true });
     const ldflags = `-s -w -X sigs.k8s.io/krew/internal/version.gitTag=${KREW_VERSION}`;
-    run(opts, go, ['build', '-trimpath', `-ldflags=${ldflags}`, '-o', `${target}.partial`, './cmd/krew'], module, { CGO_ENABLED: '0', GOFLAGS: '' });
-    renameSync(`${target}.partial`, target);
+    for (const [i, command] of KREW_COMMANDS.entries()) {
+      run(opts, go, ['build', '-trimpath', `-ldflags=${ldflags}`, '-o', `${targets[i]}.partial`, `./cmd/${command}`], module, { CGO_ENABLED: '0', GOFLAGS: '' });
+      renameSync(`${targets[i]}.partial`, targets[i]);
+    }
   });
-  return target;
+  return dir;
 }
+
+/** KREW_COMMANDS are the commands of the krew module the tests run. */
+const KREW_COMMANDS = ['krew', 'validate-krew-manifest'];
 
 /** moduleDir downloads a module into the module cache and says where it is (go's JSON goes to a log of its own, read back). */
 function moduleDir(opts, go, module, dir) {
@@ -373,8 +378,10 @@ function main() {
   if (wantKrew) {
     try {
       const krewGo = go ?? findGo();
-      if (!krewGo && !isExecutable(join(opts.cache, `krew-${KREW_VERSION}`, 'bin', 'krew'))) throw new Error('no go was found on PATH to build it (set GO to its path)');
-      result.krew = buildKrew(opts, krewGo);
+      if (!krewGo && !KREW_COMMANDS.every((c) => isExecutable(join(opts.cache, `krew-${KREW_VERSION}`, 'bin', c)))) throw new Error('no go was found on PATH to build it (set GO to its path)');
+      const dir = buildKrew(opts, krewGo);
+      result.krew = join(dir, 'bin', 'krew');
+      result.krewValidateManifest = join(dir, 'bin', 'validate-krew-manifest');
     } catch (err) {
       // One line, with the end of go's output: what was refused is in it.
       result.krewUnavailable = `krew ${KREW_VERSION} could not be built: ${err.message.replace(/\s*\n\s*/g, ' ').slice(0, 600)}`;

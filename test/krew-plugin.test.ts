@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { kubeconfigWithCert, startAggregatedArchive } from './support/aggregated-archive.js';
@@ -26,7 +29,7 @@ const PACKAGE_VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'ut
 function krewUnavailable(): string | undefined {
   const peers = findPeers();
   if (peers.krewUnavailable !== undefined) return peers.krewUnavailable;
-  if (peers.krew === undefined) return 'scripts/peers.mjs built no krew (KEVENTS_PEERS names none)';
+  if (peers.krew === undefined || peers.krewValidateManifest === undefined) return 'scripts/peers.mjs built no krew (KEVENTS_PEERS names none)';
   return undefined;
 }
 
@@ -34,10 +37,25 @@ const UNAVAILABLE = krewUnavailable();
 if (UNAVAILABLE !== undefined) process.stdout.write(`# krew-plugin: skipped: ${UNAVAILABLE}\n`);
 
 /** release runs scripts/plugin-release.mjs into `out` (archives and manifest) and gives the manifest's path. */
-function release(out: string): string {
+function release(out: string, baseUrl = BASE_URL): string {
   const manifest = join(out, 'kevents.yaml');
-  execFileSync(process.execPath, [join(ROOT, 'scripts', 'plugin-release.mjs'), '--base-url', BASE_URL, '--out', out, '--manifest', manifest], { stdio: ['ignore', 'ignore', 'pipe'] });
+  execFileSync(process.execPath, [join(ROOT, 'scripts', 'plugin-release.mjs'), '--base-url', baseUrl, '--out', out, '--manifest', manifest], { stdio: ['ignore', 'ignore', 'pipe'] });
   return manifest;
+}
+
+/** serveFiles answers GET /NAME with the file NAME of `dir` on 127.0.0.1, as a release's download site would. */
+async function serveFiles(dir: string): Promise<{ url: string; server: Server }> {
+  const server = createServer((req, res) => {
+    const name = basename(decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname));
+    try {
+      const body = readFileSync(join(dir, name));
+      res.writeHead(200, { 'Content-Type': 'application/gzip', 'Content-Length': body.length }).end(body);
+    } catch {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
 }
 
 /** platform names this machine as krew's selectors do. */
@@ -61,7 +79,9 @@ describe('kubectl kevents installed by krew', { timeout: 900_000, skip: UNAVAILA
     archiveFile = join(dir, 'release', `kubectl-kevents-v${PACKAGE_VERSION}-${platform()}.tar.gz`);
     const tools = join(dir, 'tools');
     mkdirSync(tools);
-    symlinkSync(findPeers().krew!, join(tools, 'kubectl-krew'));
+    // krew checks GitHub for a newer release now and then; validate-krew-manifest runs it with an environment of its
+    // own, so the switch that stops it is set here, where every kubectl krew starts. Nothing leaves 127.0.0.1.
+    writeFileSync(join(tools, 'kubectl-krew'), `#!/bin/sh\nKREW_NO_UPGRADE_CHECK=1 exec "${findPeers().krew!}" "$@"\n`, { mode: 0o755 });
     krewRoot = join(dir, 'krew-root');
     kubectl = (args, env = {}) =>
       run('kubectl', args, {
@@ -125,6 +145,20 @@ describe('kubectl kevents installed by krew', { timeout: 900_000, skip: UNAVAILA
     const refused = await as(alice, ['incidents', '-n', 'pay']);
     assert.notEqual(refused.code, 0);
     assert.match(refused.stderr, /Forbidden/);
+  });
+
+  it("passes krew-index's validate-krew-manifest, which downloads and installs every platform's archive (from 127.0.0.1)", async () => {
+    const out = join(dir, 'served');
+    mkdirSync(out);
+    const site = await serveFiles(out);
+    try {
+      const served = release(out, site.url);
+      const r = await run(findPeers().krewValidateManifest!, ['-manifest', served], { env: { PATH: `${join(dir, 'tools')}:${process.env.PATH ?? ''}`, KREW_NO_UPGRADE_CHECK: '1' }, timeoutMs: 120_000 });
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stderr, /all 4 spec\.platforms installed fine/);
+    } finally {
+      await new Promise<void>((r) => site.server.close(() => r()));
+    }
   });
 
   it('says in one line that it needs a newer Node when the node on PATH is older', async () => {

@@ -22,8 +22,9 @@ export interface Peers {
   /** prometheus and alertmanager are there when the builder was asked for them (the metrics tests). */
   prometheus?: string;
   alertmanager?: string;
-  /** krew is the krew binary (kubectl krew), or krewUnavailable says why it could not be built. */
+  /** krew is the krew binary (kubectl krew) and krewValidateManifest krew-index's check, or krewUnavailable says why they could not be built. */
   krew?: string;
+  krewValidateManifest?: string;
   krewUnavailable?: string;
 }
 

@@ -126,6 +126,11 @@ describe('kubectl kevents installed by krew', { timeout: 900_000, skip: UNAVAILA
     assert.deepEqual(plugins.stdout.split('\n').filter((l) => l.includes('kevents')), ['kubectl-kevents']);
     const where = await kubectl(['plugin', 'list']);
     assert.ok(where.stdout.includes(join(krewRoot, 'bin', 'kubectl-kevents')), where.stdout);
+    // The read commands, and nothing of kevents' server side.
+    const help = await kubectl(['kevents', '--help']);
+    assert.equal(help.code, 0, help.stderr);
+    const commands = [...help.stdout.matchAll(/^ {2}(\w+) /gm)].map((m) => m[1]);
+    assert.deepEqual(commands, ['version', 'get', 'events', 'timeline', 'incidents', 'search', 'lint', 'help']);
   });
 
   it('reads the incidents of every namespace through the aggregated API (kubectl kevents incidents -A), under the cluster\'s RBAC', async () => {

@@ -47,7 +47,7 @@ export function registerReadCommands(program: Command, io: CliIO): void {
       .description('list events as kubectl events prints them: sorted by last seen, with --for and --types')
       .option('-n, --namespace <ns>', 'namespace (default: the context\'s, else default)')
       .option('-A, --all-namespaces', 'list events of every namespace')
-      .option('--for <type/name>', 'only events about this object, e.g. pod/web-1')
+      .option('--for <kind/name>', 'only events about this object, e.g. pod/web-1')
       .option('--types <types>', 'only events of these types: Normal, Warning (repeat or separate with commas)', collect)
       .option('--cluster <name>', 'only events archived from this cluster (repeat for several; a CLUSTER column shows when the answer spans several)', collect)
       .option('-w, --watch', 'watch for new events after listing')

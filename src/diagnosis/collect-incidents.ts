@@ -1,11 +1,10 @@
 import type { CoreEvent, Incident, IncidentList, IncidentStart, Occurrence, TimelineRow } from '../api/index.js';
-import { DEFAULT_LOOK_BACK_MS, eventFirstMs, eventLastMs } from '../api/index.js';
+import { DEFAULT_LOOK_BACK_MS, eventFirstMs, eventLastMs, OWNER_KINDS } from '../api/index.js';
 import { SCHEDULED_REASON } from '../timeline/index.js';
 import type { OwnerLink, SourceQuery, TimelineSource } from '../timeline/index.js';
 import { classify, FAILURE_EVENTS } from './catalogue.js';
 import { buildIncidents, CONTINUITY_GAP_MS } from './incidents.js';
 import { progressOfFailingPods } from './progress.js';
-import { OWNER_KIND_NAMES } from './roots.js';
 
 /** CollectIncidentsOptions say where to read and which window. */
 export interface CollectIncidentsOptions {
@@ -41,7 +40,7 @@ export interface CollectIncidentsOptions {
 export async function collectIncidents(o: CollectIncidentsOptions): Promise<IncidentList> {
   const readSince = o.since === undefined ? undefined : o.since - Math.max(0, o.lookBack ?? DEFAULT_LOOK_BACK_MS);
   const query: SourceQuery = { namespace: o.namespace, since: readSince, until: o.until, inWindowOnly: true };
-  const events: CoreEvent[] = await o.source.listEvents({ ...query, anyOf: { ...FAILURE_EVENTS, kinds: OWNER_KIND_NAMES } });
+  const events: CoreEvent[] = await o.source.listEvents({ ...query, anyOf: { ...FAILURE_EVENTS, kinds: OWNER_KINDS } });
   // As the timeline does: an event that straddles the window's end has its later history read too.
   const straddles = o.until !== undefined && events.some((e) => (eventFirstMs(e) ?? Infinity) < o.until! && (eventLastMs(e) ?? -Infinity) >= o.until!);
   const occurrences: Occurrence[] | undefined = await o.source.listOccurrences({ ...(straddles ? { ...query, until: undefined } : query), anyOf: FAILURE_EVENTS });

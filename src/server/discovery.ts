@@ -4,6 +4,7 @@
  * kinds kevents serves. Pure data; the server sends these as they are.
  */
 import { createHash } from 'node:crypto';
+import { builtinKind } from '../api/index.js';
 
 /** KnownKind is one resource kevents lists in discovery. */
 export interface KnownKind {
@@ -52,20 +53,27 @@ function kind(
   };
 }
 
+/** builtin lists a built-in kind of api's one kind table, read-only, with its names and scope from there. */
+function builtin(kindName: string): KnownKind {
+  const b = builtinKind(kindName);
+  if (b === undefined) throw new Error(`discovery: ${kindName} is not in api's kind table`);
+  return { ...kind(b.group, b.resource, b.kind, b.namespaced, b.shortNames), version: b.version };
+}
+
 /** KNOWN_KINDS is every resource kevents lists in discovery, in upstream's group order. */
 export const KNOWN_KINDS: readonly KnownKind[] = [
   { ...kind('', 'events', 'Event', true, ['ev'], []), verbs: EVENT_VERBS },
-  kind('', 'namespaces', 'Namespace', false, ['ns'], []),
-  kind('', 'nodes', 'Node', false, ['no'], []),
-  kind('', 'pods', 'Pod', true, ['po']),
-  kind('', 'services', 'Service', true, ['svc']),
-  kind('apps', 'daemonsets', 'DaemonSet', true, ['ds']),
-  kind('apps', 'deployments', 'Deployment', true, ['deploy']),
-  kind('apps', 'replicasets', 'ReplicaSet', true, ['rs']),
-  kind('apps', 'statefulsets', 'StatefulSet', true, ['sts']),
+  { ...builtin('Namespace'), categories: [] },
+  { ...builtin('Node'), categories: [] },
+  builtin('Pod'),
+  builtin('Service'),
+  builtin('DaemonSet'),
+  builtin('Deployment'),
+  builtin('ReplicaSet'),
+  builtin('StatefulSet'),
   { ...kind('events.k8s.io', 'events', 'Event', true, ['ev'], []), verbs: EVENT_VERBS },
-  kind('batch', 'cronjobs', 'CronJob', true, ['cj']),
-  kind('batch', 'jobs', 'Job', true, []),
+  builtin('CronJob'),
+  builtin('Job'),
   // The archive API (src/api/occurrence.ts): occurrences are listed, never written through the API.
   { ...kind('archive.kevents.io', 'occurrences', 'Occurrence', true, ['occ'], []), version: 'v1alpha1', verbs: ['list'] },
   // Incidents (src/api/incident-object.ts) are built from the archive at each list; nothing stores or writes them.

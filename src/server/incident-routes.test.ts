@@ -5,7 +5,7 @@ import { collectIncidents } from '../diagnosis/index.js';
 import { FakeClock } from '../internal/index.js';
 import { MemoryEventStore } from '../storage/memory/index.js';
 import { storeTimelineSource } from '../timeline/index.js';
-import { iso, T0, testEvent } from '../timeline/test-events.js';
+import { iso, T0, testEvent } from '../../test/support/timeline-events.js';
 import { createEventsServer } from './server.js';
 import type { KeventsServer } from './server.js';
 

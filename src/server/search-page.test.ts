@@ -1,6 +1,7 @@
+import { parseSearchQuery } from '../api/index.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { compareSearchOrder, parseSearchQuery } from '../storage/index.js';
+import { compareSearchOrder } from '../storage/index.js';
 import type { SearchCursor, SearchPage, SearchRequest } from '../storage/index.js';
 import { searchPage } from './search-page.js';
 

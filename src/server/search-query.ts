@@ -1,5 +1,6 @@
+import { isSearchQueryError, parseSearchQuery } from '../api/index.js';
 import { newBadRequest, parseGoDuration } from '../api/index.js';
-import { SEARCH_PAGE_MAX, histogramBuckets, isSearchQueryError, parseSearchQuery } from '../storage/index.js';
+import { SEARCH_PAGE_MAX, histogramBuckets } from '../storage/index.js';
 import type { SearchCursor, SearchRequest } from '../storage/index.js';
 import { timeParam } from './timeline-routes.js';
 

@@ -1,11 +1,13 @@
+import type { SearchQuery } from '../api/index.js';
+import { searchTextMarks, searchTimeMs } from '../api/index.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HTTPVersion, Instance as Router } from 'find-my-way';
 import { requestTarget } from '../auth/index.js';
 import { ARCHIVE_API, ARCHIVE_GROUP, formatMicroTime, jsonBytes, keepWithin, newMethodNotAllowed, newStatusError, shareOccurrenceMessages } from '../api/index.js';
 import type { CoreEvent, Occurrence, SearchResult, SearchResultItem } from '../api/index.js';
 import type { Clock, Logger } from '../internal/index.js';
-import { canSearch, isArchiveStore, occurrenceTimeMs, searchTextMarks, searchTimeMs } from '../storage/index.js';
-import type { ArchiveStore, EventRef, EventStore, SearchQuery } from '../storage/index.js';
+import { canSearch, isArchiveStore, occurrenceTimeMs } from '../storage/index.js';
+import type { ArchiveStore, EventRef, EventStore } from '../storage/index.js';
 import { negotiateOutput, sendError, sendJsonStream, sendObject } from './http-io.js';
 import type { ServerMetrics } from './metrics.js';
 import { searchPage } from './search-page.js';

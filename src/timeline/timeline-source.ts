@@ -1,7 +1,7 @@
 import type { CoreEvent, Occurrence } from '../api/index.js';
 import { buildTimeline } from './build-timeline.js';
 import type { TimelineExplainer } from './build-timeline.js';
-import { eventFirstMs, eventLastMs } from '../api/index.js';
+import { eventFirstMs, eventLastMs, OWNER_KINDS } from '../api/index.js';
 import type { ObjectRef } from './kinds.js';
 import { isNamespacedKind } from './kinds.js';
 import { scheduledNode, scopeObjects } from './scope.js';
@@ -93,8 +93,8 @@ export interface CollectTimelineOptions {
   explain?: TimelineExplainer | undefined;
 }
 
-/** OWNING_KINDS are the kinds whose scope reaches beyond their own events, so their whole namespace is read. */
-const OWNING_KINDS = new Set(['Deployment', 'ReplicaSet', 'ReplicationController', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob']);
+/** OWNING_KINDS are the kinds whose scope reaches beyond their own events (api's OWNER_KINDS), so their whole namespace is read. */
+const OWNING_KINDS = new Set(OWNER_KINDS);
 
 /**
  * collectTimeline reads what a timeline needs from a source, as narrowly as the

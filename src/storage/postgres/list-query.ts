@@ -1,6 +1,6 @@
+import { NO_TIME_MS } from '../../api/index.js';
 import { asciiLower } from '../any-of.js';
 import type { ActiveWindow, AnyOf, IndexedField } from '../event-store.js';
-import { NO_TIME_MS } from '../search/index.js';
 import { CURRENT, CURRENT_INDEXED, FIELD_COLUMNS, HISTORY } from './schema.js';
 
 /** ListScope is what one list query selects, apart from where it starts. */

@@ -1,10 +1,10 @@
+import { parseSearchQuery } from '../../api/index.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import pg from 'pg';
 import { CLUSTER_LABEL } from '../../api/index.js';
 import type { CoreEvent } from '../../api/index.js';
 import { FakeClock, noopLogger } from '../../internal/index.js';
-import { parseSearchQuery } from '../search/index.js';
 import { isStorageError } from '../errors.js';
 import type { ArchiveWrite, OccurrenceCursor } from '../archive-store.js';
 import type { EventStore } from '../event-store.js';

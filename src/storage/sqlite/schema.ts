@@ -9,7 +9,7 @@ import type { MigrationProgress } from './migration-progress.js';
 import { decodeObject, encodeObject } from './object-codec.js';
 
 /** SCHEMA_VERSION is stored in `meta` so that a later layout can migrate files written by this one. */
-export const SCHEMA_VERSION = 9;
+export const SCHEMA_VERSION = 10;
 
 /** Op is how a row changed its key; the values are stored. */
 export const Op = { ADDED: 1, MODIFIED: 2, DELETED: 3 } as const;
@@ -220,11 +220,15 @@ export function addMigrationFunctions(db: Database.Database): void {
  * Version 9 has the same tables; its search index holds keyword values whole
  * (`valueToken` in `search-index.ts`), which `openSearchIndex` writes after
  * this: an older build must refuse the file, as its writes would leave them out.
+ * Version 10 has the same tables; a repeat of a long text shares its
+ * predecessor's search entry (`search_docs.text`, added by `openSearchIndex`):
+ * an older build must refuse the file, as its search would not find the
+ * sharers and its purge would drop an entry they share.
  */
 export function applySchema(db: Database.Database, logger?: Pick<Logger, 'info'>): void {
   const hasMeta = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get() !== undefined;
   const version = hasMeta ? db.prepare<[], { value: number }>("SELECT value FROM meta WHERE name = 'schema'").get()?.value : undefined;
-  if (version !== undefined && version !== 1 && version !== 2 && version !== 3 && version !== 4 && version !== 5 && version !== 6 && version !== 7 && version !== 8 && version !== SCHEMA_VERSION) {
+  if (version !== undefined && version !== 1 && version !== 2 && version !== 3 && version !== 4 && version !== 5 && version !== 6 && version !== 7 && version !== 8 && version !== 9 && version !== SCHEMA_VERSION) {
     throw new Error(`unsupported schema version ${version} (this build reads ${SCHEMA_VERSION})`);
   }
   db.transaction(() => {

@@ -1,4 +1,4 @@
-import type { CoreEvent, Occurrence } from '../api/index.js';
+import type { CoreEvent, Occurrence } from '../../src/api/index.js';
 
 /** T0 is the instant the test events start from: 2025-01-01T00:00:00Z. */
 export const T0 = Date.UTC(2025, 0, 1);

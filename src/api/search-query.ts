@@ -1,4 +1,5 @@
-import { parseGoDuration, parseTime } from '../../api/index.js';
+import { parseGoDuration } from './go-duration.js';
+import { parseTime } from './time.js';
 import { searchWords } from './search-words.js';
 
 /**

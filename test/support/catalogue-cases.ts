@@ -1,5 +1,5 @@
-import type { CoreEvent } from '../api/index.js';
-import { testEvent } from '../timeline/test-events.js';
+import type { CoreEvent } from '../../src/api/index.js';
+import { testEvent } from './timeline-events.js';
 
 /** CatalogueCase is one event as upstream writes it, and the kind (and facts) the catalogue must find in it. */
 export interface CatalogueCase {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CLUSTER_LABEL } from '../../api/index.js';
-import type { CoreEvent } from '../../api/index.js';
+import { CLUSTER_LABEL } from './cluster.js';
+import type { CoreEvent } from './types.js';
 import { parseSearchQuery } from './search-query.js';
 import { NO_TIME_MS, createSearchMatcher, searchFieldValue, searchTimeMs } from './search-text.js';
 import { searchWords } from './search-words.js';

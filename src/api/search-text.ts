@@ -1,5 +1,6 @@
-import { eventCluster, eventLastMs } from '../../api/index.js';
-import type { CoreEvent } from '../../api/index.js';
+import { eventCluster } from './cluster.js';
+import { eventLastMs } from './occurrence.js';
+import type { CoreEvent } from './types.js';
 import { SEARCH_FIELDS, SEARCH_TEXT_FIELDS } from './search-query.js';
 import { searchWords } from './search-words.js';
 import type { FieldTerm, SearchField, SearchQuery, SearchTextField, TextTerm } from './search-query.js';

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { keventsCli } from '../src/cli/kevents-cli.js';
 import { runCli } from '../src/cli/run.js';
 import type { Timeline } from '../src/timeline/index.js';
 import { recordScenarios, SCENARIOS } from './golden/scenarios.js';
@@ -26,7 +27,7 @@ async function kevents(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ c
         cb();
       },
     });
-  const code = await runCli(args, { stdout: sink((s) => (stdout += s)), stderr: sink((s) => (stderr += s)), env: { ...env } });
+  const code = await runCli(args, { stdout: sink((s) => (stdout += s)), stderr: sink((s) => (stderr += s)), env: { ...env } }, keventsCli);
   return { code, stdout, stderr };
 }
 

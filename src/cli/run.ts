@@ -25,14 +25,29 @@ function formatHelpItem(term: string, termWidth: number, description: string, he
   return `  ${term}\n${wrapped.split('\n').map((line) => indent + line).join('\n')}`;
 }
 
+/** CommandTable is a module that adds its subcommands to the program (command-table.ts, read-command-table.ts). */
+export interface CommandTable {
+  register(program: Commander.Command, io: CliIO): void;
+}
+
+/**
+ * CliShape is which program runCli is: its name and description in help, and its table, loaded once argv is known.
+ * The caller names the table, so that a bundle of one program (the krew plugin's) holds no other's commands.
+ */
+export interface CliShape {
+  name: string;
+  description: string;
+  commands: () => Promise<CommandTable>;
+}
+
 /**
  * runCli parses argv and runs one command. It is the single error boundary of the
  * CLI: usage errors exit 2, API errors print like kubectl and exit 1, anything
  * else is a bug and prints its stack.
  */
-export async function runCli(argv: string[], io: CliIO): Promise<number> {
-  const program = new Command('kevents')
-    .description('kevents: record, serve, keep and read Kubernetes Events')
+export async function runCli(argv: string[], io: CliIO, shape: CliShape): Promise<number> {
+  const program = new Command(shape.name)
+    .description(shape.description)
     .version(version, '-v, --version', 'print the kevents version')
     .showHelpAfterError('(run with --help for usage)')
     .configureHelp({ helpWidth: HELP_WIDTH, formatItem: formatHelpItem })
@@ -49,8 +64,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       io.stdout.write(`kevents ${version}\n`);
     });
 
-  const commands = await import('./command-table.js');
-  commands.register(program, io);
+  (await shape.commands()).register(program, io);
 
   try {
     if (argv.length === 0) {

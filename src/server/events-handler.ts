@@ -215,6 +215,8 @@ export class EventsHandler {
     }
     const pagingCold = this.ahead.claim(query.continue);
     const page = await listEvents(this.o.store, api, query, filter);
+    // The rows of the latest writes wait for an idle moment: a Table listing reads them first.
+    if (format.kind === 'table' && page.keyed) this.written?.flush();
     const rendered = page.keyed ? this.rendered : UNKEPT;
     const includeObject = query.includeObject ?? 'Metadata';
     const missed = rendered.misses;

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { isStatusError } from '../api/index.js';
-import { checkRouteAccept, LIST_PRODUCES, OBJECT_PRODUCES, warningHeader } from './http-io.js';
+import { checkRouteAccept, LIST_PRODUCES, negotiateOutput, OBJECT_PRODUCES, warningHeader } from './http-io.js';
 
 /** refusal is the Status checkRouteAccept throws for `accept`, or undefined when it lets the request through. */
 function refusal(accept: string | undefined, produces: readonly string[] = OBJECT_PRODUCES): unknown {
@@ -53,6 +53,24 @@ describe('checkRouteAccept (kube-apiserver router check of Accept)', () => {
   it('names the stream type on the list and watch routes, where it is accepted', () => {
     assert.equal(refusal('application/json;stream=watch', LIST_PRODUCES), undefined);
     assert.match(String((refusal('application/xml', LIST_PRODUCES) as { message: string }).message), /Available representations: application\/json, application\/yaml, application\/json;stream=watch$/);
+  });
+});
+
+describe('negotiateOutput', () => {
+  it('answers JSON, YAML or a Table as the header asks, the usual headers without parsing them', () => {
+    const cases: [string | undefined, boolean, string][] = [
+      [undefined, true, 'json'],
+      ['', true, 'json'],
+      ['application/json', false, 'json'],
+      ['*/*', false, 'json'],
+      ['application/json, */*', false, 'json'],
+      ['application/yaml', false, 'yaml'],
+      ['application/yaml;q=0.5, application/json', false, 'json'],
+      ['application/json;as=Table;v=v1;g=meta.k8s.io,application/json', true, 'table'],
+      ['application/json;as=Table;v=v1;g=meta.k8s.io,application/json', false, 'json'],
+    ];
+    for (const [accept, allowTable, kind] of cases) assert.equal(negotiateOutput(accept, allowTable).kind, kind, String(accept));
+    assert.throws(() => negotiateOutput('application/vnd.kubernetes.protobuf', false), /only the following media types are accepted/);
   });
 });
 

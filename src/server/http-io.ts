@@ -92,6 +92,8 @@ export function parseAccept(header: string | undefined): MediaRange[] {
 export type OutputFormat = { kind: 'json' } | { kind: 'yaml' } | { kind: 'table'; version: 'v1' | 'v1beta1' };
 
 const JSON_LIKE = new Set(['json', '*']);
+/** JSON_OUTPUT is the JSON format, one shared object (a format is only read). */
+const JSON_OUTPUT: OutputFormat = Object.freeze({ kind: 'json' });
 
 /**
  * negotiateOutput picks the response format from Accept, as the API server does:
@@ -99,6 +101,8 @@ const JSON_LIKE = new Set(['json', '*']);
  * JSON (protobuf is never served: a client that accepts only protobuf gets 406).
  */
 export function negotiateOutput(accept: string | undefined, allowTable: boolean): OutputFormat {
+  // What client-go and kubectl send for an object: decided without parsing the header (every write asks it).
+  if (accept === undefined || accept === 'application/json' || accept === '*/*') return JSON_OUTPUT;
   for (const m of parseAccept(accept)) {
     const as = m.params.as;
     if (as !== undefined) {
@@ -108,7 +112,7 @@ export function negotiateOutput(accept: string | undefined, allowTable: boolean)
       }
       continue;
     }
-    if ((m.type === 'application' || m.type === '*') && JSON_LIKE.has(m.subtype)) return { kind: 'json' };
+    if ((m.type === 'application' || m.type === '*') && JSON_LIKE.has(m.subtype)) return JSON_OUTPUT;
     if (m.type === 'application' && m.subtype === 'yaml') return { kind: 'yaml' };
   }
   throw newNotAcceptable(['application/json', 'application/yaml', 'application/json;as=Table;v=v1;g=meta.k8s.io']);
@@ -130,7 +134,8 @@ export const LIST_PRODUCES = [...OBJECT_PRODUCES, 'application/json;stream=watch
  * the route produces, exactly (a wildcard subtype is not); no header accepts anything.
  */
 export function checkRouteAccept(accept: string | undefined, produces: readonly string[]): void {
-  if (accept === undefined || accept === '') return;
+  // A header of one type the route produces, the usual one, needs no splitting.
+  if (accept === undefined || accept === '' || accept === '*/*' || produces.includes(accept)) return;
   for (const part of accept.split(',')) {
     const semi = part.indexOf(';');
     const type = (semi === -1 ? part : part.slice(0, semi)).replace(/^ +| +$/g, '');

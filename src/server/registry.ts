@@ -224,6 +224,9 @@ export class EventRegistry {
 /** RESERVED_PREFIX marks the labels and annotations kevents writes itself: an archived event's cluster, its source's resourceVersion. */
 export const RESERVED_PREFIX = 'archive.kevents.io/';
 
+/** KEYED_FIELDS are the metadata maps whose `archive.kevents.io/*` keys are kept for privileged writers. */
+const KEYED_FIELDS = ['labels', 'annotations'] as const;
+
 /**
  * reservedKeyErrors refuses an `archive.kevents.io/*` label or annotation a write adds or changes,
  * unless its writer is privileged: anyone else could pose as a mirrored cluster (`cluster=prod`).
@@ -232,7 +235,9 @@ export const RESERVED_PREFIX = 'archive.kevents.io/';
 function reservedKeyErrors(next: CoreEvent, current: CoreEvent | undefined, ctx: WriteContext): FieldError[] {
   if (ctx.privileged === true) return [];
   const errs: FieldError[] = [];
-  for (const field of ['labels', 'annotations'] as const) {
+  for (const field of KEYED_FIELDS) {
+    // Most events carry neither: nothing to compare, nothing to allocate on the create path.
+    if (next.metadata[field] === undefined && current?.metadata[field] === undefined) continue;
     const now = next.metadata[field] ?? {};
     const before = current?.metadata[field] ?? {};
     const keys = new Set([...Object.keys(now), ...Object.keys(before)]);

@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SearchRequest } from '../src/storage/index.js';
 import { SqliteEventStore } from '../src/storage/sqlite/index.js';
-import { searchPage } from '../src/server/search-page.js';
+import { searchPage } from '../src/server/archive/search-page.js';
 import { ARCHIVE_END as END, ARCHIVE_SPAN_MS as SPAN_MS, archiveWrites, realisticArchive } from './support/realistic-events.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 150_000);

@@ -7,7 +7,8 @@ import type { Clock, Logger } from '../../internal/index.js';
 import { isArchiveStore, occurrenceCursor } from '../../storage/index.js';
 import type { EventStore, OccurrenceCursor } from '../../storage/index.js';
 import { encodeArchiveContinue, parseArchiveListQuery } from './archive-query.js';
-import { negotiateOutput, sendError, sendJsonStream, sendObject } from '../http/http-io.js';
+import { negotiateOutput, sendJsonStream, sendObject } from '../http/http-io.js';
+import { route } from '../http/route.js';
 import type { ServerMetrics } from '../http/metrics.js';
 
 /** ArchiveRouteDeps are what the archive API needs from the server. */
@@ -68,13 +69,9 @@ function occurrenceTable(items: readonly Occurrence[], objects: readonly Occurre
 export function registerArchiveRoutes(router: Router<HTTPVersion.V1>, deps: ArchiveRouteDeps): void {
   const base = `/apis/${ARCHIVE_API}`;
   const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
-  const serve = (req: IncomingMessage, res: ServerResponse, namespace: string | undefined): void => {
-    const started = performance.now();
-    res.once('finish', () => deps.metrics.requests.inc({ verb: req.method === 'GET' ? 'LIST' : (req.method ?? ''), resource: 'occurrences', code: String(res.statusCode) }));
-    list(req, res, namespace, deps)
-      .catch((e: unknown) => sendError(res, e, deps.logger, `${req.method} ${req.url ?? ''}`))
-      .finally(() => deps.metrics.requestDuration.observe({ verb: 'LIST', resource: 'occurrences' }, (performance.now() - started) / 1000));
-  };
+  const serve = route(deps, { resource: 'occurrences', verb: 'LIST', countAs: (m) => (m === 'GET' ? 'LIST' : m) }, (req, res, namespace: string | undefined) =>
+    list(req, res, namespace, deps),
+  );
   router.on([...methods], `${base}/occurrences`, (req, res) => serve(req, res, undefined));
   router.on([...methods], `${base}/namespaces/:namespace/occurrences`, (req, res, p) => serve(req, res, p.namespace));
 }

@@ -19,7 +19,8 @@ import {
 import type { IncidentList } from '../../api/index.js';
 import { requestTarget } from '../../auth/index.js';
 import type { Clock, Logger } from '../../internal/index.js';
-import { negotiateOutput, sendError, sendJsonStream, sendObject } from '../http/http-io.js';
+import { negotiateOutput, sendJsonStream, sendObject } from '../http/http-io.js';
+import { route } from '../http/route.js';
 import type { ServerMetrics } from '../http/metrics.js';
 import { listParam } from './timeline-routes.js';
 
@@ -137,13 +138,7 @@ const PER_INCIDENT_BYTES = 768;
 export function registerIncidentRoutes(router: Router<HTTPVersion.V1>, deps: IncidentRouteDeps): void {
   const base = `/apis/${ARCHIVE_API}`;
   const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
-  const serve = (req: IncomingMessage, res: ServerResponse, namespace: string | undefined, name?: string): void => {
-    const started = performance.now();
-    res.once('finish', () => deps.metrics.requests.inc({ verb: req.method ?? '', resource: 'incidents', code: String(res.statusCode) }));
-    get(req, res, namespace, name, deps)
-      .catch((e: unknown) => sendError(res, e, deps.logger, `${req.method} ${req.url ?? ''}`))
-      .finally(() => deps.metrics.requestDuration.observe({ verb: 'GET', resource: 'incidents' }, (performance.now() - started) / 1000));
-  };
+  const serve = route(deps, { resource: 'incidents', verb: 'GET' }, (req, res, namespace: string | undefined, name?: string) => get(req, res, namespace, name, deps));
   router.on([...methods], `${base}/incidents`, (req, res) => serve(req, res, undefined));
   router.on([...methods], `${base}/namespaces/:namespace/incidents`, (req, res, p) => serve(req, res, p.namespace));
   router.on([...methods], `${base}/namespaces/:namespace/incidents/:name`, (req, res, p) => serve(req, res, p.namespace, p.name));

@@ -8,7 +8,8 @@ import type { CoreEvent, Occurrence, SearchResult, SearchResultItem } from '../.
 import type { Clock, Logger } from '../../internal/index.js';
 import { canSearch, isArchiveStore, occurrenceTimeMs } from '../../storage/index.js';
 import type { ArchiveStore, EventRef, EventStore } from '../../storage/index.js';
-import { negotiateOutput, sendError, sendJsonStream, sendObject } from '../http/http-io.js';
+import { negotiateOutput, sendJsonStream, sendObject } from '../http/http-io.js';
+import { route } from '../http/route.js';
 import type { ServerMetrics } from '../http/metrics.js';
 import { searchPage } from './search-page.js';
 import { encodeSearchContinue, parseSearchParams } from './search-query.js';
@@ -45,13 +46,7 @@ export interface SearchRouteDeps {
 export function registerSearchRoutes(router: Router<HTTPVersion.V1>, deps: SearchRouteDeps): void {
   const base = `/apis/${ARCHIVE_API}`;
   const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
-  const serve = (req: IncomingMessage, res: ServerResponse, namespace: string | undefined): void => {
-    const started = performance.now();
-    res.once('finish', () => deps.metrics.requests.inc({ verb: req.method ?? '', resource: 'search', code: String(res.statusCode) }));
-    search(req, res, namespace, deps)
-      .catch((e: unknown) => sendError(res, e, deps.logger, `${req.method} ${req.url ?? ''}`))
-      .finally(() => deps.metrics.requestDuration.observe({ verb: 'GET', resource: 'search' }, (performance.now() - started) / 1000));
-  };
+  const serve = route(deps, { resource: 'search', verb: 'GET' }, (req, res, namespace: string | undefined) => search(req, res, namespace, deps));
   router.on([...methods], `${base}/search`, (req, res) => serve(req, res, undefined));
   router.on([...methods], `${base}/namespaces/:namespace/search`, (req, res, p) => serve(req, res, p.namespace));
 }

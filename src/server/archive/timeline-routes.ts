@@ -4,7 +4,8 @@ import type { HTTPVersion, Instance as Router } from 'find-my-way';
 import { ARCHIVE_API, newBadRequest, newMethodNotAllowed, newPathNotFound, parseTime, timelineAnswer } from '../../api/index.js';
 import type { Timeline } from '../../api/index.js';
 import type { Logger } from '../../internal/index.js';
-import { negotiateOutput, sendError, sendJsonStream, sendObject } from '../http/http-io.js';
+import { negotiateOutput, sendJsonStream, sendObject } from '../http/http-io.js';
+import { route } from '../http/route.js';
 import type { ServerMetrics } from '../http/metrics.js';
 
 /** TimelineQuery is a timeline request: a namespace (undefined: all), an object, a window (Unix ms) and types. */
@@ -87,13 +88,7 @@ export function parseTimelineQuery(params: URLSearchParams, namespace: string | 
 export function registerTimelineRoutes(router: Router<HTTPVersion.V1>, deps: TimelineRouteDeps): void {
   const base = `/apis/${ARCHIVE_API}`;
   const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
-  const serve = (req: IncomingMessage, res: ServerResponse, namespace: string | undefined): void => {
-    const started = performance.now();
-    res.once('finish', () => deps.metrics.requests.inc({ verb: req.method ?? '', resource: 'timeline', code: String(res.statusCode) }));
-    get(req, res, namespace, deps)
-      .catch((e: unknown) => sendError(res, e, deps.logger, `${req.method} ${req.url ?? ''}`))
-      .finally(() => deps.metrics.requestDuration.observe({ verb: 'GET', resource: 'timeline' }, (performance.now() - started) / 1000));
-  };
+  const serve = route(deps, { resource: 'timeline', verb: 'GET' }, (req, res, namespace: string | undefined) => get(req, res, namespace, deps));
   router.on([...methods], `${base}/timeline`, (req, res) => serve(req, res, undefined));
   router.on([...methods], `${base}/namespaces/:namespace/timeline`, (req, res, p) => serve(req, res, p.namespace));
 }

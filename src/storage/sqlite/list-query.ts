@@ -36,9 +36,9 @@ export type Params = Record<string, string | number>;
 export const MAX_OBJECTS_AT_ONCE = 128;
 
 /**
- * SINCE_CANDIDATES bounds the rows `pageSince` takes from a window before sorting them by key: each page of a
- * read through `cur_since` reads the window's rows again, so a window with more rows than this that its anyOf
- * keeps (a broad anyOf, a long window) is read in key order instead, on `cur_key`, once over all its pages.
+ * SINCE_CANDIDATES bounds the rows `pageSince` takes from a window and holds, sorted by key, for the pages of
+ * its read: a window with more rows than this that its anyOf keeps (a broad anyOf, a long window) is read in key
+ * order instead, on `cur_key`, a page at a time.
  */
 export const SINCE_CANDIDATES = 50_000;
 
@@ -102,7 +102,7 @@ export class ListQueries {
       const objects = new Map(this.objects(chunk.map((k) => k.rv)).map((o) => [o.rv, o.object]));
       for (const k of chunk) {
         const object = objects.get(k.rv);
-        // Read in one transaction with the keys: a row chosen is there.
+        // Read at the revision the keys were chosen at, which no write has passed since: a row chosen is there.
         if (object !== undefined) rows.push({ rv: k.rv, key: k.key, object });
       }
     }

@@ -7,7 +7,8 @@ import { isNamespacedKind } from './kinds.js';
 import { scheduledNode, scopeObjects } from './scope.js';
 import type { OwnerLink } from './scope.js';
 import type { Timeline, TimelineSummary } from '../api/index.js';
-import type { AnyOf } from '../storage/index.js';
+import type { ActiveWindow, AnyOf } from '../storage/index.js';
+import { SCHEDULED_REASON } from './scope.js';
 
 /** SourceQuery narrows a read: a namespace (undefined: all), and optionally one involved object. */
 export interface SourceQuery {
@@ -25,7 +26,8 @@ export interface SourceQuery {
   /**
    * inWindowOnly lets an event read leave out the events that did not happen
    * within [since, until) (see `activeIn` of the stores), but for Scheduled
-   * events, which tell the node of a pod whenever it was scheduled. Set where
+   * events, which tell the node of a pod whenever it was scheduled (with
+   * `anyOf`, only where it lists their reason). Set where
    * nothing outside the window changes the timeline: not for an owner's
    * namespace, whose earlier events tell which pods it owns.
    */
@@ -37,6 +39,23 @@ export interface SourceQuery {
    * return more than it selects, never less.
    */
   anyOf?: AnyOf | undefined;
+}
+
+/**
+ * ALWAYS_READ are the reasons an event read within a window keeps whenever they happened: a pod's Scheduled names
+ * its node. A read with anyOf keeps them only where it names them by reason: it says what it reads (incidents read
+ * the Scheduled events they need by pod), and a store reads a window's failures by time only with no such reason.
+ */
+const ALWAYS_READ: readonly string[] = [SCHEDULED_REASON];
+
+/** sourceWindow is the window an event read keeps (`inWindowOnly`), as every source applies it; undefined for none. */
+export function sourceWindow(q: SourceQuery): ActiveWindow | undefined {
+  if (q.inWindowOnly !== true || (q.since === undefined && q.until === undefined)) return undefined;
+  return {
+    ...(q.since !== undefined ? { sinceMs: q.since } : {}),
+    ...(q.until !== undefined ? { untilMs: q.until } : {}),
+    alwaysReasons: q.anyOf === undefined ? ALWAYS_READ : ALWAYS_READ.filter((r) => q.anyOf!.reasons?.includes(r) === true),
+  };
 }
 
 /**

@@ -2,6 +2,7 @@ import { asciiLower } from '../any-of.js';
 import type { ActiveWindow, AnyOf, IndexedField } from '../event-store.js';
 import { NO_TIME_MS } from '../search/index.js';
 import { CURRENT, CURRENT_INDEXED, FIELD_COLUMNS, HISTORY } from './schema.js';
+import { objectSql } from './texts.js';
 
 /** ListScope is what one list query selects, apart from where it starts. */
 export interface ListScope {
@@ -76,13 +77,13 @@ export class ListQueries {
       if (scope.activeIn?.sinceMs !== undefined) conds.push(lastAfterSql(scope.activeIn, scope.activeIn.sinceMs, values));
     }
     const where = conds.join(' AND ');
-    const cols = `SELECT rv, key, object FROM ${this.s}.versions`;
+    const cols = `SELECT rv, key, ${objectSql(this.s, 'v')} AS object FROM ${this.s}.versions v`;
     // With anyOf, the current rows are chosen on cur_key alone, which holds the columns it tests (CUR_KEY_INCLUDES),
     // and only the rows chosen are read from the table: most rows of a key-order scan are left out.
     const current = (cond: string): string =>
       scope.anyOf === undefined
         ? `${cols} WHERE ${CURRENT}${cond} AND ${where} ORDER BY key LIMIT $2`
-        : `SELECT v.rv, v.key, v.object FROM (SELECT rv, key FROM ${this.s}.versions WHERE ${CURRENT}${cond} AND ${where} ORDER BY key LIMIT $2) k JOIN ${this.s}.versions v ON v.rv = k.rv ORDER BY k.key`;
+        : `SELECT v.rv, v.key, ${objectSql(this.s, 'v')} AS object FROM (SELECT rv, key FROM ${this.s}.versions WHERE ${CURRENT}${cond} AND ${where} ORDER BY key LIMIT $2) k JOIN ${this.s}.versions v ON v.rv = k.rv ORDER BY k.key`;
     if (scope.at === undefined) return { text: current(''), values };
     values.push(scope.at);
     const at = `$${values.length}`;

@@ -122,7 +122,8 @@ interface StoredRow extends Fields {
   rv: string;
   key: string;
   object: string;
-  stored: string;
+  /** stored is the `object` column of a row that refers to a text (null for the others: the same as `object`). */
+  stored: string | null;
   text_rv: string | null;
   expires_at: string | null;
 }
@@ -323,13 +324,13 @@ export class WriteBatch {
       if (!assumeAbsent) {
         const stored = await client.query<StoredRow>({
           name: `${this.s}_current_rows`,
-          text: `SELECT rv, key, v.object AS stored, text_rv, ${objectSql(this.s, 'v')} AS object, expires_at, ${FIELD_NAMES.join(', ')} FROM ${this.s}.versions v WHERE key = ANY(ARRAY(SELECT json_array_elements_text($1::json))) AND ${CURRENT}`,
+          text: `SELECT rv, key, CASE WHEN text_rv IS NULL THEN NULL ELSE v.object END AS stored, text_rv, ${objectSql(this.s, 'v')} AS object, expires_at, ${FIELD_NAMES.join(', ')} FROM ${this.s}.versions v WHERE key = ANY(ARRAY(SELECT json_array_elements_text($1::json))) AND ${CURRENT}`,
           values: [JSON.stringify([...keys])],
         });
         for (const k of keys) current.set(k, undefined);
         for (const r of stored.rows) {
           const textAbs = r.text_rv === null ? null : Number(r.text_rv);
-          current.set(r.key, { ...pickFields(r), rv: Number(r.rv), off: null, object: r.object, stored: r.stored, textAbs, textOff: null, expires_at: r.expires_at === null ? null : Number(r.expires_at) });
+          current.set(r.key, { ...pickFields(r), rv: Number(r.rv), off: null, object: r.object, stored: r.stored ?? r.object, textAbs, textOff: null, expires_at: r.expires_at === null ? null : Number(r.expires_at) });
         }
       }
       const checked = [...keys];

@@ -94,6 +94,36 @@ void describe('PostgresEventStore texts', () => {
     }
   });
 
+  void it('reads rows that hold their own copy, as schema 4 wrote them, and a repeat of such a row starts a text', async () => {
+    const schema = fresh();
+    const clock = new FakeClock(Date.UTC(2025, 0, 1));
+    let store = new PostgresEventStore({ connectionString: POSTGRES_URL, schema, clock });
+    try {
+      await store.create(sampleEvent('default', 'a', { message: LONG }), { occurrence: {} });
+      await store.guaranteedUpdate('default', 'a', (cur) => ({ ...cur!, count: 2 }), { occurrence: {} });
+      await store.close();
+      // The rows as an earlier build stored them: each with its message, no text.
+      await admin.query(
+        `UPDATE ${schema}.versions v SET object = replace(v.object, chr(1), t.json), text_rv = NULL FROM ${schema}.texts t WHERE t.rv = v.text_rv; ` +
+          `UPDATE ${schema}.occurrences o SET body = replace(o.body, chr(1), t.json), text_rv = NULL FROM ${schema}.texts t WHERE t.rv = o.text_rv; ` +
+          `DELETE FROM ${schema}.texts; UPDATE ${schema}.meta SET value = 4 WHERE name = 'schema'`,
+      );
+      assert.equal(await count(`SELECT count(*) AS n FROM ${schema}.versions WHERE object LIKE '%needle%'`), 2);
+      store = new PostgresEventStore({ connectionString: POSTGRES_URL, schema, clock });
+      assert.equal((await store.get('default', 'a')).message, LONG);
+      assert.deepEqual((await store.listOccurrences({})).items.map((o) => [o.countAfter, o.message === LONG]), [[1, true], [2, true]]);
+      await store.guaranteedUpdate('default', 'a', (cur) => ({ ...cur!, count: 3 }), { occurrence: {} });
+      await store.guaranteedUpdate('default', 'a', (cur) => ({ ...cur!, count: 4 }), { occurrence: {} });
+      assert.equal(await count(`SELECT count(*) AS n FROM ${schema}.texts`), 1, 'the first repeat after the upgrade stores the text, the next refers to it');
+      assert.deepEqual((await store.listOccurrences({})).items.map((o) => [o.countAfter, o.message === LONG]), [[1, true], [2, true], [3, true], [4, true]]);
+      const page = await store.search({ query: parseSearchQuery('needle', { nowMs: clock.now() }), limit: 10, resourceVersion: 2 });
+      assert.deepEqual(page.items.map((h) => [h.event.count, h.event.message === LONG]), [[2, true]], 'a version of before, read at its revision');
+    } finally {
+      await store.close();
+      await drop(schema);
+    }
+  });
+
   void it('drops a text once no version nor occurrence refers to it: after compaction and after retention', async () => {
     const schema = fresh();
     const clock = new FakeClock(Date.UTC(2025, 0, 1));

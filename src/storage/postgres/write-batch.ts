@@ -108,7 +108,7 @@ interface Row extends Fields {
 interface Current extends Fields {
   rv: number | null;
   off: number | null;
-  /** object is the whole stored text, stored the `object` column, textAbs and textOff its text's row (see Row). */
+  /** object is the whole text, `stored` the `object` column, textAbs and textOff the row of its text (see Row). */
   object: string;
   stored: string;
   textAbs: number | null;

@@ -40,23 +40,25 @@ let schemas = 0;
 
 /**
  * postgresStorage is a fresh schema's `--storage` URL, named by an application_name that finds its backends in
- * pg_stat_activity, and what reads those backends' CPU time (each connection is a process of its own on this machine).
+ * pg_stat_activity, and what reads those backends' CPU time (each connection is a process of its own on this machine;
+ * a backend that ends counts up to its last reading).
  */
 function postgresStorage(url: string): { storage: string; cpuSeconds: () => Promise<number> } {
   const name = `kevents_bench_${process.pid}_${++schemas}`;
   const storage = `${url}${url.includes('?') ? '&' : '?'}schema=${name}&application_name=${name}`;
   const admin = new pg.Pool({ connectionString: url, max: 1 });
+  // A backend the pool closes takes its CPU time with it: each keeps the last time read, so the sum never goes back.
+  const seen = new Map<number, number>();
   const cpuSeconds = async (): Promise<number> => {
     const { rows } = await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [name]);
-    let sum = 0;
     for (const r of rows) {
       try {
-        sum += statSeconds(`/proc/${r.pid}/stat`);
+        seen.set(r.pid, statSeconds(`/proc/${r.pid}/stat`));
       } catch {
         // A backend that ended between the query and the read.
       }
     }
-    return sum;
+    return [...seen.values()].reduce((a, b) => a + b, 0);
   };
   return { storage, cpuSeconds };
 }

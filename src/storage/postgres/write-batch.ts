@@ -229,7 +229,9 @@ BEGIN
   -- Replaced rows leave the current-key index before their successors enter it.
   IF n > 0 THEN
     UPDATE ${s}.versions v SET superseded_rv = base + o.off FROM unnest(old_rvs, old_sup_off) AS o(rv, off) WHERE v.rv = ANY(old_rvs) AND v.rv = o.rv;
-    INSERT INTO ${s}.texts (rv, json) SELECT base + u.a, u.b FROM unnest(new_text_offs, new_texts) AS u(a, b);
+    IF cardinality(new_text_offs) > 0 THEN
+      INSERT INTO ${s}.texts (rv, json) SELECT base + u.a, u.b FROM unnest(new_text_offs, new_texts) AS u(a, b);
+    END IF;
     INSERT INTO ${s}.versions (${cols.join(', ')})
       SELECT ${vals.join(', ')} FROM unnest(${unnested.join(', ')}) AS u(${alias.join(', ')});
     UPDATE ${s}.meta SET value = base + n WHERE name = 'revision';

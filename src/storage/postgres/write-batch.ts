@@ -458,6 +458,7 @@ class Plan {
     const occColumn = <K extends keyof OccurrenceRow>(k: K): OccurrenceRow[K][] => occ.map((r) => r.occurrence[k]);
     const lags = [...this.lags];
     const texts = this.rows.filter((r) => r.newText !== null);
+    const texted = this.rows.some((r) => r.textAbs !== null || r.textOff !== null);
     return [
       keys,
       checks,
@@ -472,8 +473,9 @@ class Plan {
       ...FIELD_NAMES.map((f) => column(f)),
       column('search'),
       column('last_ms'),
-      column('textAbs'),
-      column('textOff'),
+      // unnest pads a shorter array with nulls: a batch without texts sends none of their references.
+      texted ? column('textAbs') : [],
+      texted ? column('textOff') : [],
       texts.map((r) => r.off),
       texts.map((r) => r.newText).join(SEPARATOR),
       this.supersede.map((p) => p[0]),
@@ -483,8 +485,8 @@ class Plan {
       origin,
       notify,
       occ.map((r) => r.off),
-      occColumn('textAbs').map((r) => r ?? null),
-      occColumn('textOff').map((r) => r ?? null),
+      texted ? occColumn('textAbs').map((r) => r ?? null) : [],
+      texted ? occColumn('textOff').map((r) => r ?? null) : [],
       occColumn('observedMicros'),
       occColumn('namespace'),
       occColumn('eventName'),

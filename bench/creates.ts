@@ -17,12 +17,17 @@
  * in the same run and each figure gets its ratio to it.
  * Sizes come from BENCH_CREATES, BENCH_NAMESPACES, BENCH_CLIENTS, BENCH_ROUNDS, BENCH_SEQUENTIAL,
  * BENCH_WRK_SECONDS; BENCH_KEVENTS_FLAGS are more `kevents serve` flags for this build,
- * BENCH_BASELINE_FLAGS for the baseline. With BENCH_STORAGE=postgres://… the servers store in PostgreSQL
- * (a fresh schema each), and each figure adds the CPU per create of the PostgreSQL backends serving them.
+ * BENCH_BASELINE_FLAGS for the baseline; BENCH_PHASES (start,warmed,single,wrk,deletecollection) runs
+ * some phases only; BENCH_KEVENTS_NODE_ARGS are node's own arguments for every kevents server
+ * (`--cpu-prof --cpu-prof-dir DIR` to profile them; see bench/profile-parts.ts). BENCH_BARE=1 adds a bare
+ * node:https server (same certificate, each body parsed and written back) to each round, loaded as the two loaded
+ * phases load kevents, and gives each rate as a share of its rate. With BENCH_STORAGE=postgres://… the servers
+ * store in PostgreSQL (a fresh schema each), and each figure adds the CPU per create of the PostgreSQL backends
+ * serving them.
  * Run: npm run build && npx tsx bench/creates.ts
  */
 import { agentFor, runLoad, send } from './support/https-load.js';
-import { cpuSeconds, eventBody, startKevents, statSeconds } from './support/servers.js';
+import { cpuSeconds, eventBody, startBareHttps, startKevents, statSeconds } from './support/servers.js';
 import type { Server } from './support/servers.js';
 import { hasWrk, runWrk } from './support/wrk.js';
 
@@ -38,6 +43,12 @@ const flags = (name: string): string[] => (process.env[name] ?? '').split(' ').f
 const FLAGS = flags('BENCH_KEVENTS_FLAGS');
 const BASELINE_FLAGS = flags('BENCH_BASELINE_FLAGS');
 const BASELINE = BASELINE_CLI !== undefined || process.env.BENCH_BASELINE_FLAGS !== undefined;
+/** PHASES are the phases to run (BENCH_PHASES=start,warmed,single,wrk,deletecollection; all by default): a profile of the loaded creates alone, say. */
+const PHASES = new Set(flags('BENCH_PHASES').flatMap((p) => p.split(',')));
+const wanted = (phase: string): boolean => PHASES.size === 0 || PHASES.has(phase);
+/** BARE adds a bare node:https server (`startBareHttps`) to each round, loaded as in the two loaded phases: each rate is then a share of its rate. */
+const BARE = process.env.BENCH_BARE === '1';
+const BARE_NAME = 'bare node:https';
 
 /** Figure is one phase on one server: creates per second, and CPU per create of the server, of its main thread, and of the clients. */
 interface Figure {
@@ -106,7 +117,7 @@ async function phase(s: Server, done: () => number, run: () => Promise<number>, 
   return figure;
 }
 
-async function measure(s: Server): Promise<Record<string, Figure>> {
+async function measure(s: Server, bare = false): Promise<Record<string, Figure>> {
   const agent = agentFor(s, CLIENTS);
   let next = 0;
   const create = (namespace: (i: number) => string) => async (): Promise<number> => {
@@ -122,9 +133,11 @@ async function measure(s: Server): Promise<Record<string, Figure>> {
     return next;
   };
   const out: Record<string, Figure> = {};
-  out['from the start'] = await phase(s, () => next, create((i) => `ns-${i % NAMESPACES}`), true);
-  out.warmed = await phase(s, () => next, create(() => 'wrk'), true);
+  if (wanted('start')) out['from the start'] = await phase(s, () => next, create((i) => `ns-${i % NAMESPACES}`), !bare);
+  if (wanted('warmed')) out.warmed = await phase(s, () => next, create(() => 'wrk'), !bare);
   agent.destroy();
+  if (bare) return out;
+  if (!wanted('single')) return measureRest(s, out);
   // One client, each create after the answer to the one before: what a write's round trip costs.
   const single = agentFor(s, 1);
   out['one at a time'] = await phase(
@@ -139,7 +152,12 @@ async function measure(s: Server): Promise<Record<string, Figure>> {
     },
   );
   single.destroy();
-  if (hasWrk()) {
+  return measureRest(s, out);
+}
+
+/** measureRest runs the phases after the Node clients' creates: wrk's, then the deletecollection. */
+async function measureRest(s: Server, out: Record<string, Figure>): Promise<Record<string, Figure>> {
+  if (hasWrk() && wanted('wrk')) {
     let requests = 0;
     out.wrk = await phase(
       s,
@@ -153,6 +171,7 @@ async function measure(s: Server): Promise<Record<string, Figure>> {
       true,
     );
   }
+  if (!wanted('deletecollection')) return out;
   // Every event of the warmed and wrk phases, in one request, as a namespace's deletion has the namespace controller delete them.
   const deleter = agentFor(s, 1);
   let deleted = 0;
@@ -181,14 +200,15 @@ const median = (xs: number[]): number => {
 async function main(): Promise<void> {
   const builds: [string, string | undefined, string[]][] = [['kevents', undefined, FLAGS]];
   if (BASELINE) builds.unshift(['kevents before', BASELINE_CLI, BASELINE_FLAGS]);
+  if (BARE) builds.unshift([BARE_NAME, undefined, []]);
   const results = new Map<string, Record<string, Figure>[]>(builds.map(([name]) => [name, []]));
   for (let round = 1; round <= ROUNDS; round++) {
     // Alternate which build goes first, so that a change of the machine's load falls on both.
     const order = round % 2 === 1 ? builds : [...builds].reverse();
     for (const [name, cli, serveFlags] of order) {
-      const s = await startKevents(serveFlags, undefined, cli, name);
+      const s = name === BARE_NAME ? await startBareHttps() : await startKevents(serveFlags, undefined, cli, name);
       try {
-        const r = await measure(s);
+        const r = await measure(s, name === BARE_NAME);
         results.get(name)!.push(r);
         process.stderr.write(
           `round ${round} ${name}: ${Object.entries(r)
@@ -203,8 +223,11 @@ async function main(): Promise<void> {
   console.log(`creates (${CLIENTS} clients, ${CREATES} per phase, medians of ${ROUNDS} fresh servers, ${new Date().toISOString()}, node ${process.version})`);
   const base = BASELINE ? results.get('kevents before')! : undefined;
   for (const p of Object.keys(results.get('kevents')![0]!)) {
+    const bare = results.get(BARE_NAME);
     for (const [name, rs] of results) {
+      if (rs[0]![p] === undefined) continue;
       const m = (k: Exclude<keyof Figure, 'lagMs' | 'dbUs'>, of = rs): number => median(of.map((r) => r[p]![k]));
+      const share = bare?.[0]![p] !== undefined && name !== BARE_NAME ? `  ${((100 * m('rate')) / m('rate', bare)).toFixed(0)}% of bare` : '';
       const dbs = rs.map((r) => r[p]!.dbUs).filter((d): d is number => d !== undefined);
       const baseDbs = (base ?? []).map((r) => r[p]!.dbUs).filter((d): d is number => d !== undefined);
       const db = dbs.length > 0 ? `  postgres ${median(dbs).toFixed(0).padStart(4)} µs/${unit(p)}` : '';
@@ -213,7 +236,7 @@ async function main(): Promise<void> {
       const lag = lags.length > 0 ? `  index lag p99 ≤ ${Math.max(...lags)} ms` : '';
       const vs = base !== undefined && name === 'kevents' ? ` (${(m('rate') / m('rate', base)).toFixed(2)}×, server CPU ${(m('serverUs') / m('serverUs', base)).toFixed(2)}×${dbVs})` : '';
       console.log(
-        `${p.padEnd(16)} ${name.padEnd(15)} ${m('rate').toFixed(0).padStart(6)}/s  server ${m('serverUs').toFixed(0).padStart(4)} µs/${unit(p)} (main thread ${m('mainUs').toFixed(0).padStart(4)})${db}  clients ${m('clientUs').toFixed(0).padStart(4)} µs/${unit(p)}${lag}${vs}`,
+        `${p.padEnd(16)} ${name.padEnd(15)} ${m('rate').toFixed(0).padStart(6)}/s  server ${m('serverUs').toFixed(0).padStart(4)} µs/${unit(p)} (main thread ${m('mainUs').toFixed(0).padStart(4)})${db}  clients ${m('clientUs').toFixed(0).padStart(4)} µs/${unit(p)}${lag}${vs}${share}`,
       );
     }
   }

@@ -13,6 +13,10 @@
  * check fails: nothing is solved, so each reads everything it looks at); the
  * median is printed.
  *
+ * Where the real node can run (root, containerd, the kubelet and its images in
+ * the peers cache), `kevents lab up --kubelet` is then timed BENCH_REPEAT times,
+ * each beside a `kevents lab up` without it run just before, as the baseline.
+ *
  * Run: npm run build && node --import tsx bench/lab.ts
  */
 import { spawnSync } from 'node:child_process';
@@ -21,6 +25,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startControlPlane } from '../test/support/control-plane.js';
+import { realNodeUnavailable } from '../test/support/real-node.js';
 
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 3);
 const CLI = fileURLToPath(new URL('../dist/bin/kevents.js', import.meta.url));
@@ -56,6 +61,24 @@ try {
     const runs = Array.from({ length: REPEAT }, () => timed(process.execPath, [CLI, 'lab', 'check', String(n), '--dir', dir]));
     const s = median(runs.map((r) => r.seconds));
     console.log(`check ${n}: ${s.toFixed(2)} s (exit ${runs[0]!.code}; ${(s / kubectl).toFixed(2)}x kubectl get events)`);
+  }
+  spawnSync(process.execPath, [CLI, 'lab', 'down', '--dir', dir], { stdio: 'ignore' });
+
+  const unavailable = realNodeUnavailable();
+  if (unavailable !== undefined) console.log(`lab up --kubelet: not measured, the real node cannot run here: ${unavailable}`);
+  else {
+    const plain: number[] = [];
+    const withNode: number[] = [];
+    for (let i = 0; i < REPEAT; i++) {
+      for (const [flags, into] of [[[], plain], [['--kubelet'], withNode]] as const) {
+        const r = timed(process.execPath, [CLI, 'lab', 'up', '--dir', dir, '--no-build', ...flags]);
+        spawnSync(process.execPath, [CLI, 'lab', 'down', '--dir', dir], { stdio: 'ignore' });
+        if (r.code !== 0) throw new Error(`lab up ${flags.join(' ')} failed:\n${r.out}`);
+        into.push(r.seconds);
+      }
+    }
+    const f = (xs: number[]): string => xs.map((x) => x.toFixed(1)).join(', ');
+    console.log(`lab up --kubelet: ${median(withNode).toFixed(1)} s to ready (median of ${REPEAT}: ${f(withNode)}); without --kubelet ${median(plain).toFixed(1)} s (${f(plain)}), so ${(median(withNode) / median(plain)).toFixed(2)}x`);
   }
 } finally {
   spawnSync(process.execPath, [CLI, 'lab', 'down', '--dir', dir], { stdio: 'ignore' });

@@ -20,10 +20,10 @@
  * the store and the tsvector candidate query (no archive without the index, no migration, no trigram);
  * BENCH_KEEP=1 keeps the indexed archive (schema kevents_bench_search_<events>) and a later run with it reuses it.
  */
+import type { SearchQuery } from '../src/api/index.js';
+import { parseSearchQuery, searchFieldValue, searchWords, SEARCH_TEXT_FIELDS } from '../src/api/index.js';
 import pg from 'pg';
-import { parseSearchQuery, searchFieldValue, searchWords } from '../src/storage/index.js';
-import type { SearchQuery, SearchRequest } from '../src/storage/index.js';
-import { SEARCH_TEXT_FIELDS } from '../src/storage/search/index.js';
+import type { SearchRequest } from '../src/storage/index.js';
 import { PostgresEventStore } from '../src/storage/postgres/index.js';
 import { compileQuery, fillSearchColumns, searchColumns, searchIndexSql } from '../src/storage/postgres/search.js';
 import type { CoreEvent } from '../src/api/index.js';

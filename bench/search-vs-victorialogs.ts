@@ -40,14 +40,15 @@
  * A PostgreSQL archive is kept in its schema, which holds one size at a time (bench/support/postgres-archive.ts).
  * BENCH_FRESH=1 rebuilds them.
  */
+import type { SearchField } from '../src/api/index.js';
+import { parseSearchQuery, searchFieldValue, searchTimeMs } from '../src/api/index.js';
 import Database from 'better-sqlite3';
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CoreEvent } from '../src/api/index.js';
-import { parseSearchQuery, searchFieldValue, searchTimeMs } from '../src/storage/index.js';
-import type { SearchField, SearchRequest } from '../src/storage/index.js';
+import type { SearchRequest } from '../src/storage/index.js';
 import { SqliteEventStore } from '../src/storage/sqlite/index.js';
 import { sinkPaths, startVictoriaLogs } from '../test/support/sink-servers.js';
 import { startCli, stopCli } from './support/cli.js';

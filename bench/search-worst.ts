@@ -13,13 +13,13 @@
  *
  * Run: node --import tsx bench/search-worst.ts   (BENCH_EVENTS=150000 BENCH_RUNS=5)
  */
+import { parseSearchQuery } from '../src/api/index.js';
 import { existsSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseSearchQuery } from '../src/storage/index.js';
 import type { SearchRequest } from '../src/storage/index.js';
 import { SqliteEventStore } from '../src/storage/sqlite/index.js';
-import { searchPage } from '../src/server/search-page.js';
+import { searchPage } from '../src/server/archive/search-page.js';
 import { ARCHIVE_END as END, ARCHIVE_SPAN_MS as SPAN_MS, archiveWrites, realisticArchive } from './support/realistic-events.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 150_000);

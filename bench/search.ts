@@ -15,11 +15,11 @@
  * Run: node --import tsx bench/search.ts   (BENCH_EVENTS=1000000 for a larger archive;
  * BENCH_TOKENIZERS=unicode61 or BENCH_QUERIES=0 to measure less)
  */
+import { parseSearchQuery } from '../src/api/index.js';
 import Database from 'better-sqlite3';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseSearchQuery } from '../src/storage/index.js';
 import type { SearchRequest } from '../src/storage/index.js';
 import { SqliteEventStore } from '../src/storage/sqlite/index.js';
 import { SqliteSearch } from '../src/storage/sqlite/search-index.js';

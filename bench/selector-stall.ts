@@ -18,7 +18,7 @@ const CLI = args.get('cli') ?? fileURLToPath(new URL('../dist/bin/kevents.js', i
 const EVENTS = Number(args.get('events') ?? 3000);
 const SELECTOR_BYTES = Number(args.get('selector-kb') ?? 829) * 1000;
 const STORAGE = args.get('storage') ?? 'memory:';
-/** CAPPED_BYTES and CAPPED_REQUIREMENTS are the largest selector the server takes (src/server/query.ts). */
+/** CAPPED_BYTES and CAPPED_REQUIREMENTS are the largest selector the server takes (src/server/rest/query.ts). */
 const CAPPED_BYTES = 32 * 1024;
 const CAPPED_REQUIREMENTS = 256;
 

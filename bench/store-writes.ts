@@ -3,7 +3,10 @@
  * create's CPU, which `bench/creates.ts` sees only among the server's other costs. Three shapes on fresh files:
  *   creates: BENCH_WRITES creates from 64 concurrent callers (several to a group commit, as `kevents serve` under load);
  *   one at a time: BENCH_SINGLE creates, each after the one before (a commit each);
- *   archive batches: BENCH_WRITES events through applyArchiveBatch, 1,000 to a batch (as the mirror writes).
+ *   archive batches: BENCH_WRITES events through applyArchiveBatch, 1,000 to a batch (as the mirror writes);
+ *   long repeats: BENCH_LONG_EVENTS events whose message is BENCH_LONG_KIB KiB of words, each written again
+ *     BENCH_LONG_REPEATS times with its count bumped (a batch per round of all of them), as the mirror writes a
+ *     repeating event with a long message.
  * Each reports writes/s and the process's CPU per write (the checkpoint thread's included), the store closed within
  * the measure (so a search index that follows the writes has caught up). With BENCH_BASELINE_SRC (another tree's
  * src/, e.g. a `git archive` of main) that tree's store alternates with this one's, BENCH_ROUNDS times each, and
@@ -29,6 +32,9 @@ const SINGLE = env('SINGLE', 2_000);
 const ROUNDS = env('ROUNDS', 4);
 const CLIENTS = 64;
 const BATCH = 1_000;
+const LONG_EVENTS = env('LONG_EVENTS', 8);
+const LONG_KIB = env('LONG_KIB', 64);
+const LONG_REPEATS = env('LONG_REPEATS', 50);
 
 interface Store {
   ready(): Promise<void>;
@@ -71,6 +77,21 @@ function event(i: number): CoreEvent {
   };
 }
 
+const WORDS = ['volume', 'mount', 'failed', 'timeout', 'pod', 'container', 'image', 'pull', 'node', 'secret', 'config', 'probe', 'restart', 'error', 'exit', 'code'];
+
+/** longMessage is KiB of words in a fixed pseudo-random order, a different text for each event. */
+function longMessage(seed: number, kib: number): string {
+  const out: string[] = [];
+  let x = seed * 2_654_435_761 + 1;
+  for (let n = 0; n < kib * 1024; ) {
+    x = (Math.imul(x, 1_103_515_245) + 12_345) >>> 0;
+    const w = `${WORDS[x % WORDS.length]!}${(x >>> 8) % 1000}`;
+    out.push(w);
+    n += w.length + 1;
+  }
+  return out.join(' ').slice(0, kib * 1024);
+}
+
 const upsert = (object: CoreEvent): ArchiveWrite => ({
   namespace: object.metadata.namespace!,
   name: object.metadata.name!,
@@ -94,6 +115,16 @@ const SHAPES: Record<string, { writes: number; run: (s: Store) => Promise<void> 
     writes: WRITES,
     run: async (s) => {
       for (let i = 0; i < WRITES; i += BATCH) await s.applyArchiveBatch({ writes: Array.from({ length: BATCH }, (_, j) => upsert(event(i + j))), stamp: {} });
+    },
+  },
+  'long repeats': {
+    writes: LONG_EVENTS * LONG_REPEATS,
+    run: async (s) => {
+      const events = Array.from({ length: LONG_EVENTS }, (_, i) => ({ ...event(i), message: longMessage(i, LONG_KIB) }));
+      for (let r = 1; r <= LONG_REPEATS; r++) {
+        const at = new Date(Date.UTC(2026, 0, 1) + r * 30_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+        await s.applyArchiveBatch({ writes: events.map((e) => upsert({ ...e, count: r, lastTimestamp: at })), stamp: {} });
+      }
     },
   },
 };

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Builds the real upstream peers the tests run against (kube-apiserver, kube-scheduler,
-// kube-controller-manager, kwok, the OpenTelemetry Collector, prometheus, alertmanager, and the real node's kubelet
-// with its pause and busybox images) from their published Go modules, once, into a cache outside the repository
+// kube-controller-manager, kwok, the OpenTelemetry Collector, prometheus, alertmanager, krew, and the real node's
+// kubelet with its pause and busybox images) from their published Go modules, once, into a cache outside the repository
 // keyed by version, and prints where they are.
 //
 //   node scripts/peers.mjs [--json] [--only NAME[,NAME]] [--cache DIR] [--log FILE]
@@ -35,9 +35,14 @@ export const OTELCOL_VERSION = 'v0.111.0';
 export const PROMETHEUS_VERSION = 'v0.316.0';
 /** ALERTMANAGER_VERSION is the Alertmanager release the alerting tests run against. */
 export const ALERTMANAGER_VERSION = 'v0.35.0';
+/**
+ * KREW_VERSION is the newest krew release the Go module proxy serves here (v0.4.5 was refused with a 403 on
+ * 2026-12-07); the plugin's manifest is installed with it.
+ */
+export const KREW_VERSION = 'v0.4.4';
 
 const KUBE_COMMANDS = ['kube-apiserver', 'kube-scheduler', 'kube-controller-manager'];
-const ALL = [...KUBE_COMMANDS, 'kubelet', 'kwok', 'etcd', 'otelcol', 'prometheus', 'alertmanager'];
+const ALL = [...KUBE_COMMANDS, 'kubelet', 'kwok', 'etcd', 'otelcol', 'prometheus', 'alertmanager', 'krew'];
 
 function parseArgs(argv) {
   const opts = { json: false, only: ALL, cache: process.env.KEVENTS_PEERS_CACHE ?? join(homedir(), '.cache', 'kevents-peers'), quiet: false, log: undefined };
@@ -265,6 +270,33 @@ function buildAlertmanager(opts, go) {
   return target;
 }
 
+/**
+ * buildKrew builds cmd/krew, and cmd/validate-krew-manifest (the check krew-index runs on a submitted manifest),
+ * inside their module's folder in the module cache: `go install sigs.k8s.io/krew/cmd/krew@V` first asks the proxy
+ * for a module named sigs.k8s.io/krew/cmd/krew, and the proxy's 403 for it ends the lookup before sigs.k8s.io/krew
+ * is tried. The tag is stamped as krew's release does; a build without it is a development build to krew.
+ */
+function buildKrew(opts, go) {
+  const dir = join(opts.cache, `krew-${KREW_VERSION}`);
+  const targets = KREW_COMMANDS.map((c) => join(dir, 'bin', c));
+  if (targets.every(isExecutable)) return dir;
+  withLock(dir, () => {
+    if (targets.every(isExecutable)) return;
+    log(opts, `building krew ${KREW_VERSION} (output in ${opts.log})`);
+    const module = moduleDir(opts, go, `sigs.k8s.io/krew@${KREW_VERSION}`, dir);
+    mkdirSync(join(dir, 'bin'), { recursive: true });
+    const ldflags = `-s -w -X sigs.k8s.io/krew/internal/version.gitTag=${KREW_VERSION}`;
+    for (const [i, command] of KREW_COMMANDS.entries()) {
+      run(opts, go, ['build', '-trimpath', `-ldflags=${ldflags}`, '-o', `${targets[i]}.partial`, `./cmd/${command}`], module, { CGO_ENABLED: '0', GOFLAGS: '' });
+      renameSync(`${targets[i]}.partial`, targets[i]);
+    }
+  });
+  return dir;
+}
+
+/** KREW_COMMANDS are the commands of the krew module the tests run. */
+const KREW_COMMANDS = ['krew', 'validate-krew-manifest'];
+
 /** moduleDir downloads a module into the module cache and says where it is (go's JSON goes to a log of its own, read back). */
 function moduleDir(opts, go, module, dir) {
   const out = join(dir, 'module.json');
@@ -312,6 +344,7 @@ function main() {
   const needsGo = wantKube.some((n) => !isExecutable(join(opts.cache, `kubernetes-${KUBERNETES_VERSION}-stamped`, 'bin', n))) || (opts.only.includes('kwok') && !isExecutable(join(opts.cache, `kwok-${KWOK_VERSION}`, 'bin', 'kwok'))) ||
     Object.entries(GO_PEERS).some(([n, p]) => opts.only.includes(n) && !isExecutable(p.target(opts.cache)));
   const wantKubelet = opts.only.includes('kubelet');
+  const wantKrew = opts.only.includes('krew');
   // The kubelet's images need go too (the pause source is in the k8s.io/kubernetes module).
   const go = needsGo || wantKubelet ? findGo() : undefined;
   if (needsGo && !go) {
@@ -341,6 +374,20 @@ function main() {
       log(opts, result.kubeletUnavailable);
     }
   }
+  // krew is optional as the real node is: the plugin's install test skips with the reason given here.
+  if (wantKrew) {
+    try {
+      const krewGo = go ?? findGo();
+      if (!krewGo && !KREW_COMMANDS.every((c) => isExecutable(join(opts.cache, `krew-${KREW_VERSION}`, 'bin', c)))) throw new Error('no go was found on PATH to build it (set GO to its path)');
+      const dir = buildKrew(opts, krewGo);
+      result.krew = join(dir, 'bin', 'krew');
+      result.krewValidateManifest = join(dir, 'bin', 'validate-krew-manifest');
+    } catch (err) {
+      // One line, with the end of go's output: what was refused is in it.
+      result.krewUnavailable = `krew ${KREW_VERSION} could not be built: ${err.message.replace(/\s*\n\s*/g, ' ').slice(0, 600)}`;
+      log(opts, result.krewUnavailable);
+    }
+  }
   if (opts.only.includes('etcd')) {
     const etcd = findEtcd();
     if (!etcd) {
@@ -354,6 +401,7 @@ function main() {
   if (opts.only.includes('otelcol')) result.otelcolVersion = OTELCOL_VERSION;
   if (opts.only.includes('prometheus')) result.prometheusVersion = PROMETHEUS_VERSION;
   if (opts.only.includes('alertmanager')) result.alertmanagerVersion = ALERTMANAGER_VERSION;
+  if (opts.only.includes('krew')) result.krewVersion = KREW_VERSION;
   if (opts.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   else for (const [k, v] of Object.entries(result)) process.stdout.write(`${k}\t${v}\n`);
 }

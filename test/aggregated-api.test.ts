@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
-import { startControlPlane } from './support/control-plane.js';
+import { API, direct, GROUP, kubeconfigWithCert, startAggregatedArchive } from './support/aggregated-archive.js';
+import type { AggregatedArchive } from './support/aggregated-archive.js';
 import type { ControlPlane } from './support/control-plane.js';
 import { run } from './support/run.js';
 import type { Run } from './support/run.js';
@@ -14,231 +14,32 @@ import { CLI, startServer } from './support/server-process.js';
 import type { ServerProcess } from './support/server-process.js';
 
 /**
- * The archive in the cluster's own API: a real kube-apiserver with the aggregation layer's flags
- * proxies `archive.kevents.io/v1alpha1` (an APIService, an ExternalName Service to localhost) to a
- * `kevents serve` that trusts its front-proxy certificate and authorizes each user again with
+ * The archive in the cluster's own API (set up by support/aggregated-archive.ts): a real kube-apiserver with the
+ * aggregation layer's flags proxies `archive.kevents.io/v1alpha1` (an APIService, an ExternalName Service to
+ * localhost) to a `kevents serve` that trusts its front-proxy certificate and authorizes each user again with
  * SubjectAccessReview. kubectl (the one on PATH) reads incidents as two users with Roles in two
  * namespaces; kevents itself refuses forged headers, a certificate of another CA and a name not allowed.
  */
-
-const GROUP = 'archive.kevents.io';
-const API = `/apis/${GROUP}/v1alpha1`;
-
-function openssl(dir: string, args: string[]): void {
-  execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
-}
-
-/** ca writes a CA `name`.crt/.key. */
-function ca(dir: string, name: string): void {
-  openssl(dir, ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.crt`, '-days', '2', '-subj', `/CN=${name}`]);
-}
-
-/** leaf writes `name`.crt/.key for `subject`, signed by the CA `caName` (its files in `caDir`), with an extension file's text. */
-function leaf(dir: string, name: string, subject: string, caDir: string, caName: string, ext: string): void {
-  writeFileSync(join(dir, `${name}.ext`), ext);
-  openssl(dir, ['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', subject]);
-  openssl(dir, ['x509', '-req', '-in', `${name}.csr`, '-CA', join(caDir, `${caName}.crt`), '-CAkey', join(caDir, `${caName}.key`), '-CAcreateserial', '-out', `${name}.crt`, '-days', '2', '-extfile', `${name}.ext`]);
-}
-
-const CLIENT_EXT = 'extendedKeyUsage=clientAuth\n';
-
-interface Answer {
-  status: number;
-  text: string;
-  json: any;
-}
-
-/** direct sends one request straight to kevents, with a client certificate (its files) or none. */
-function direct(url: string, caFile: string, path: string, options: { cert?: [string, string]; headers?: Record<string, string>; method?: string; body?: unknown } = {}): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = httpsRequest(
-      new URL(path, url),
-      {
-        method: options.method ?? 'GET',
-        ca: readFileSync(caFile),
-        servername: 'kevents.kevents.svc',
-        headers: { Accept: 'application/json', ...options.headers },
-        // A fresh connection each time: a kept-alive one would carry the first certificate over.
-        agent: false,
-        ...(options.cert !== undefined ? { cert: readFileSync(options.cert[0]), key: readFileSync(options.cert[1]) } : {}),
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (d: string) => (text += d));
-        res.on('end', () => {
-          let json: any;
-          try {
-            json = JSON.parse(text);
-          } catch {
-            json = undefined;
-          }
-          resolve({ status: res.statusCode ?? 0, text, json });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(options.body === undefined ? undefined : JSON.stringify(options.body));
-  });
-}
-
-function kubeconfigWithCert(cp: ControlPlane, user: string, dir: string): string {
-  const path = join(dir, `${user}.kubeconfig`);
-  writeFileSync(
-    path,
-    [
-      'apiVersion: v1',
-      'kind: Config',
-      'clusters:',
-      '- name: test',
-      '  cluster:',
-      `    server: ${cp.url}`,
-      `    certificate-authority: ${cp.caFile}`,
-      'users:',
-      `- name: ${user}`,
-      '  user:',
-      `    client-certificate: ${join(dir, `${user}.crt`)}`,
-      `    client-key: ${join(dir, `${user}.key`)}`,
-      'contexts:',
-      '- name: test',
-      '  context: {cluster: test, user: ' + user + '}',
-      'current-context: test',
-      '',
-    ].join('\n'),
-  );
-  return path;
-}
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
 describe('the archive through the aggregation layer', { timeout: 600_000 }, () => {
+  let archive: AggregatedArchive | undefined;
   let dir: string;
   let cp: ControlPlane;
   let kevents: ServerProcess;
-  let kubectl: (user: string, args: string[]) => Promise<Run>;
-  const fp = (name: string): [string, string] => [join(dir, `${name}.crt`), join(dir, `${name}.key`)];
+  let kubectl: AggregatedArchive['kubectl'];
+  let fp: AggregatedArchive['fp'];
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'kevents-aggregated-'));
-    // The front proxy's CA and its client certificate, as kubeadm makes them; a second CA and a second name to refuse.
-    ca(dir, 'front-proxy-ca');
-    leaf(dir, 'front-proxy-client', '/CN=front-proxy-client', dir, 'front-proxy-ca', CLIENT_EXT);
-    leaf(dir, 'intruder', '/CN=intruder', dir, 'front-proxy-ca', CLIENT_EXT);
-    ca(dir, 'other-ca');
-    leaf(dir, 'other-proxy', '/CN=front-proxy-client', dir, 'other-ca', CLIENT_EXT);
-    // kevents' serving certificate: kube-apiserver checks it for the Service's name, kevents.kevents.svc.
-    ca(dir, 'kevents-ca');
-    leaf(dir, 'kevents', '/CN=kevents', dir, 'kevents-ca', 'subjectAltName=DNS:kevents.kevents.svc,DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n');
-
-    cp = await startControlPlane({
-      extraArgs: [
-        `--requestheader-client-ca-file=${join(dir, 'front-proxy-ca.crt')}`,
-        '--requestheader-allowed-names=front-proxy-client',
-        '--requestheader-username-headers=X-Remote-User',
-        '--requestheader-group-headers=X-Remote-Group',
-        '--requestheader-extra-headers-prefix=X-Remote-Extra-',
-        `--proxy-client-cert-file=${join(dir, 'front-proxy-client.crt')}`,
-        `--proxy-client-key-file=${join(dir, 'front-proxy-client.key')}`,
-      ],
-    });
-    // Two users by client certificate (the control plane's CA), each with a Role in one namespace.
-    for (const user of ['alice', 'bob']) leaf(dir, user, `/CN=${user}`, cp.dir, 'ca', CLIENT_EXT);
-    kevents = await startServer([
-      '--tls-cert-file', join(dir, 'kevents.crt'),
-      '--tls-private-key-file', join(dir, 'kevents.key'),
-      '--delegate-auth', '--delegate-auth-kubeconfig', cp.kubeconfigFile(),
-      '--requestheader-client-ca-file', join(dir, 'front-proxy-ca.crt'),
-      '--requestheader-allowed-names', 'front-proxy-client',
-    ]);
-
-    const apply = async (path: string, obj: unknown): Promise<void> => {
-      const r = await cp.request('POST', path, obj);
-      assert.ok(r.status === 201 || r.status === 409, `${path}: ${r.status} ${r.text}`);
-    };
-    for (const ns of ['kevents', 'shop', 'pay']) await apply('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-    await apply('/api/v1/namespaces/kevents/services', {
-      apiVersion: 'v1',
-      kind: 'Service',
-      metadata: { name: 'kevents', namespace: 'kevents' },
-      spec: { type: 'ExternalName', externalName: 'localhost', ports: [{ name: 'https', port: kevents.port, protocol: 'TCP' }] },
-    });
-    await apply('/apis/apiregistration.k8s.io/v1/apiservices', {
-      apiVersion: 'apiregistration.k8s.io/v1',
-      kind: 'APIService',
-      metadata: { name: `v1alpha1.${GROUP}` },
-      spec: {
-        group: GROUP,
-        version: 'v1alpha1',
-        service: { namespace: 'kevents', name: 'kevents', port: kevents.port },
-        caBundle: readFileSync(join(dir, 'kevents-ca.crt')).toString('base64'),
-        groupPriorityMinimum: 1000,
-        versionPriority: 15,
-      },
-    });
-    const reader = {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRole',
-      metadata: { name: 'archive-reader' },
-      rules: [
-        { apiGroups: [GROUP], resources: ['events', 'incidents', 'occurrences', 'search', 'timeline'], verbs: ['get', 'list', 'watch'] },
-        { apiGroups: [''], resources: ['events'], verbs: ['get', 'list'] },
-      ],
-    };
-    await apply('/apis/rbac.authorization.k8s.io/v1/clusterroles', reader);
-    for (const [user, ns] of [['alice', 'shop'], ['bob', 'pay']] as const) {
-      await apply(`/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/rolebindings`, {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'RoleBinding',
-        metadata: { name: `${user}-archive`, namespace: ns },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'archive-reader' },
-        subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: user }],
-      });
-    }
-
-    // The events of an incident in shop, written straight to kevents with the admin's token (TokenReview).
-    const now = Date.now();
-    const at = (minutesAgo: number): string => new Date(now - minutesAgo * 60_000).toISOString().replace(/\.\d+Z$/, 'Z');
-    const event = {
-      apiVersion: 'v1',
-      kind: 'Event',
-      metadata: { name: 'web-7d4b9c8f5.17a', namespace: 'shop' },
-      involvedObject: { kind: 'ReplicaSet', namespace: 'shop', name: 'web-7d4b9c8f5', apiVersion: 'apps/v1' },
-      reason: 'FailedCreate',
-      type: 'Warning',
-      message: 'Error creating: pods "web-7d4b9c8f5-x" is forbidden: exceeded quota: compute, requested: pods=1, used: pods=2, limited: pods=2',
-      source: { component: 'replicaset-controller' },
-      firstTimestamp: at(20),
-      lastTimestamp: at(1),
-      count: 7,
-    };
-    const posted = await direct(kevents.url, join(dir, 'kevents-ca.crt'), '/api/v1/namespaces/shop/events', {
-      method: 'POST',
-      body: event,
-      headers: { Authorization: `Bearer ${cp.adminToken}`, 'Content-Type': 'application/json' },
-    });
-    assert.equal(posted.status, 201, posted.text);
-
-    kubectl = (user, args) => {
-      const cache = mkdtempSync(join(tmpdir(), 'kevents-kubectl-cache-'));
-      const kubeconfig = user === 'admin' ? cp.kubeconfigFile() : kubeconfigWithCert(cp, user, dir);
-      return run('kubectl', ['--kubeconfig', kubeconfig, '--cache-dir', cache, ...args], { env: { KUBECONFIG: '', HOME: cache }, timeoutMs: 60_000 }).finally(() => rmSync(cache, { recursive: true, force: true }));
-    };
-    // The APIService is Available once kube-apiserver reached kevents' discovery, and RBAC has seen the bindings once alice may list.
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const r = await kubectl('alice', ['get', '--raw', `${API}/namespaces/shop/incidents`]);
-      if (r.code === 0) break;
-      if (Date.now() > deadline) throw new Error(`the aggregated API never answered alice: ${r.stderr}\n${kevents.stderr()}\n${cp.logs()['kube-apiserver']?.slice(-4000) ?? ''}`);
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    archive = await startAggregatedArchive();
+    ({ dir, cp, kevents, kubectl, fp } = archive);
   });
 
   after(async () => {
-    await kevents?.stop();
-    await cp?.stop();
-    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+    await archive?.stop();
   });
 
   it('lists the group in kubectl api-resources and in both discovery documents', async () => {

@@ -146,7 +146,7 @@ void describe('kevents export --leader-elect', () => {
       spawnSync(process.execPath, [CLI, 'export', '--config', join(dir, 'lines.yaml'), '--listen', '127.0.0.1:0', ...args], { encoding: 'utf8', timeout: 30_000 });
     const sqlite = run('--from', `sqlite:${join(dir, 'none.db')}`, '--leader-elect');
     assert.equal(sqlite.status, 2, sqlite.stderr);
-    assert.match(sqlite.stderr, /--leader-elect needs a cluster to hold the Lease \(--kubeconfig, --context or --in-cluster\) or a PostgreSQL archive \(--from postgres:\/\/…\) to hold the lock/);
+    assert.match(sqlite.stderr, /--leader-elect needs a cluster to hold the Lease \(--kubeconfig, --context or --in-cluster\) or a PostgreSQL archive \(--storage postgres:\/\/…\) to hold the lock/);
     const noElect = run('--from', `sqlite:${join(dir, 'none.db')}`, '--context', 'prod');
     assert.equal(noElect.status, 2, noElect.stderr);
     assert.match(noElect.stderr, /--kubeconfig, --context and --in-cluster name the cluster of the --leader-elect Lease: add --leader-elect/);

@@ -129,7 +129,7 @@ void describe('kevents export from PostgreSQL', () => {
       spawnSync(process.execPath, [CLI, 'export', '--config', join(dir, 'refused.yaml'), '--from', from, '--listen', '127.0.0.1:0'], { encoding: 'utf8', timeout: 30_000 });
     const memory = run('memory:');
     assert.equal(memory.status, 2, memory.stderr);
-    assert.match(memory.stderr, /--from needs an archive in SQLite \(sqlite:PATH\) or PostgreSQL \(postgres:\/\/…\); a memory store keeps no export log/);
+    assert.match(memory.stderr, /--storage needs an archive in SQLite \(sqlite:PATH\) or PostgreSQL \(postgres:\/\/…\); a memory store keeps no export log/);
     const empty = run(`${POSTGRES_URL}?schema=${schema}_none`);
     assert.equal(empty.status, 1, empty.stderr);
     assert.match(empty.stderr, new RegExp(`cannot open the archive in schema ${schema}_none: schema ${schema}_none holds no archive \\(start kevents serve or kevents mirror on it first\\)`));

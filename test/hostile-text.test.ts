@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
+import { keventsCli } from '../src/cli/kevents-cli.js';
 import { runCli } from '../src/cli/run.js';
 import type { Timeline } from '../src/timeline/index.js';
 import { simpleCommandWords } from './support/posix-command.js';
@@ -29,7 +30,7 @@ async function kevents(args: string[]): Promise<{ code: number; stdout: string; 
         cb();
       },
     });
-  const code = await runCli(args, { stdout: sink((s) => (stdout += s)), stderr: sink((s) => (stderr += s)), env: {} });
+  const code = await runCli(args, { stdout: sink((s) => (stdout += s)), stderr: sink((s) => (stderr += s)), env: {} }, keventsCli);
   return { code, stdout, stderr };
 }
 

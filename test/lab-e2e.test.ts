@@ -25,7 +25,7 @@ let archive = '';
 /** learner runs a learner's shell snippet: kubectl (the one on PATH) against the lab. */
 function learner(script: string): Promise<Run> {
   // kubectl keeps its discovery cache under a HOME of its own, as a fresh learner's would be.
-  return sh(script, { HOME: home, KUBECONFIG: kubeconfig, KEVENTS_ARCHIVE: archive });
+  return sh(script, { HOME: home, KUBECONFIG: kubeconfig, KEVENTS_SERVER: archive });
 }
 
 async function shOk(script: string): Promise<string> {
@@ -103,7 +103,7 @@ describe('kevents lab: the course on a real control plane', { skip, timeout: 600
     const up = await kevents('lab', 'up', '--dir', dir, '--event-ttl', TTL, '--no-build');
     assert.equal(up.code, 0, `lab up failed:\n${up.stdout}\n${up.stderr}`);
     kubeconfig = /kubeconfig: (\S+)/.exec(up.stdout)?.[1] ?? '';
-    archive = /KEVENTS_ARCHIVE=(\S+)/.exec(up.stdout)?.[1] ?? '';
+    archive = /KEVENTS_SERVER=(\S+)/.exec(up.stdout)?.[1] ?? '';
     assert.equal(kubeconfig, join(dir, 'kubeconfig'));
     assert.match(archive, /^http:\/\/127\.0\.0\.1:\d+$/);
     assert.match(up.stdout, /3 kwok nodes .* each 2 CPU and 4Gi/);

@@ -206,4 +206,19 @@ describe('kevents mirror flags', () => {
       assert.match(r.stderr, /^error: --cache-size must be a whole number of MiB from 1 to 65536/);
     }
   });
+
+  it('names its archive with --storage, takes --to as its older name, and refuses both or neither', () => {
+    const run = (...args: string[]) => spawnSync(process.execPath, [CLI, 'mirror', '--source', 'http://127.0.0.1:9', '--cache-size', '0', ...args], { encoding: 'utf8' });
+    // --cache-size 0 is refused after the archive's flag is read: reaching it shows the archive was accepted.
+    for (const ok of [['--storage', 'memory:'], ['--to', 'memory:']]) assert.match(run(...ok).stderr, /^error: --cache-size must be/, ok.join(' '));
+    const both = run('--storage', 'memory:', '--to', 'memory:');
+    assert.equal(both.status, 2);
+    assert.match(both.stderr, /^error: --storage and --to name the same archive \(--to is its older name\): give one\n/);
+    const neither = run();
+    assert.equal(neither.status, 2);
+    assert.match(neither.stderr, /^error: required option '--storage <spec>' not specified\n/);
+    const help = spawnSync(process.execPath, [CLI, 'mirror', '--help'], { encoding: 'utf8' }).stdout;
+    assert.match(help, /--storage <spec>/);
+    assert.doesNotMatch(help, /--to </, 'the older name is hidden from --help');
+  });
 });

@@ -1,3 +1,4 @@
+import { parseSearchQuery } from '../src/api/index.js';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -5,7 +6,6 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { CoreEvent } from '../src/api/index.js';
 import type { EventStore } from '../src/storage/index.js';
-import { parseSearchQuery } from '../src/storage/index.js';
 import type { SearchCursor, SearchHit, SearchPage, SearchRequest } from '../src/storage/index.js';
 import { PostgresEventStore } from '../src/storage/postgres/index.js';
 import { SqliteEventStore } from '../src/storage/sqlite/index.js';

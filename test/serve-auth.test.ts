@@ -9,7 +9,7 @@ import { legacyEvent } from './support/http.js';
 import { findKubectls, runKubectl } from './support/kubectl.js';
 import { CLI, startServer } from './support/server-process.js';
 import type { ServerProcess } from './support/server-process.js';
-import { makeCertificates } from './support/tls.js';
+import { ca as makeCa, CLIENT_EXT, leaf, makeCertificates } from './support/tls.js';
 import type { TestCertificates } from './support/tls.js';
 
 /**
@@ -205,6 +205,85 @@ void describe('kevents serve with TLS and a token file', { timeout: 600_000 }, (
       }
       if (await old.then(() => false, () => true)) break;
       await sleep(200);
+    }
+  });
+});
+
+/** asProxy sends GET /api/v1/events with a client certificate and a front proxy's headers, on `agent` or a new connection. */
+function asProxy(url: string, serverCa: Buffer, cert: [Buffer, Buffer], agent?: https.Agent): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = https.request(
+      new URL('/api/v1/events', url),
+      {
+        ca: serverCa,
+        cert: cert[0],
+        key: cert[1],
+        headers: { Accept: 'application/json', 'X-Remote-User': 'proxied', 'X-Remote-Group': 'kevents:readers' },
+        agent: agent ?? false,
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+void describe('kevents serve with a front proxy CA file that rotates', { timeout: 600_000 }, () => {
+  void it('trusts the new CA from the next handshake on, closes the connections the old one verified, and keeps it through a broken file', async () => {
+    const certs = makeCertificates();
+    const serverCa = readFileSync(certs.caFile);
+    for (const name of ['proxy-ca-old', 'proxy-ca-new']) makeCa(certs.dir, name);
+    leaf(certs.dir, 'old-client', '/CN=front-proxy-client', certs.dir, 'proxy-ca-old', CLIENT_EXT);
+    leaf(certs.dir, 'new-client', '/CN=front-proxy-client', certs.dir, 'proxy-ca-new', CLIENT_EXT);
+    const pair = (name: string): [Buffer, Buffer] => [readFileSync(join(certs.dir, `${name}.crt`)), readFileSync(join(certs.dir, `${name}.key`))];
+    const [oldClient, newClient] = [pair('old-client'), pair('new-client')];
+    const caFile = join(certs.dir, 'front-proxy-ca.crt');
+    copyFileSync(join(certs.dir, 'proxy-ca-old.crt'), caFile);
+    const server = await startServer([
+      '--tls-cert-file', certs.certFile, '--tls-private-key-file', certs.keyFile,
+      '--requestheader-client-ca-file', caFile, '--requestheader-allowed-names', 'front-proxy-client',
+    ]);
+    // One kept-alive connection, as kube-apiserver's proxy keeps one: it must not outlive the CA that verified it.
+    const kept = new https.Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      assert.equal(await asProxy(server.url, serverCa, oldClient), 200);
+      assert.equal(await asProxy(server.url, serverCa, newClient), 401);
+      assert.equal(await asProxy(server.url, serverCa, oldClient, kept), 200);
+
+      copyFileSync(join(certs.dir, 'proxy-ca-new.crt'), `${caFile}.tmp`);
+      renameSync(`${caFile}.tmp`, caFile);
+      const deadline = Date.now() + 20_000;
+      while ((await asProxy(server.url, serverCa, newClient)) !== 200) {
+        assert.ok(Date.now() < deadline, 'the new CA is trusted');
+        await sleep(200);
+      }
+      // With --workers (KEVENTS_TEST_WORKERS) each process reloads the file on its own, within moments of the others.
+      const replacedBy = Date.now() + (process.env.KEVENTS_TEST_WORKERS ? 5_000 : 0);
+      for (;;) {
+        const fresh = await asProxy(server.url, serverCa, oldClient);
+        const reused = await asProxy(server.url, serverCa, oldClient, kept);
+        if ((fresh === 401 && reused === 401) || Date.now() >= replacedBy) {
+          assert.deepEqual([fresh, reused], [401, 401], 'the old CA verifies no new connection, and its kept-alive one is gone');
+          break;
+        }
+        await sleep(200);
+      }
+
+      // A file holding no certificate (a rotation half written) keeps the CA in use.
+      writeFileSync(`${caFile}.tmp`, 'not a certificate\n');
+      renameSync(`${caFile}.tmp`, caFile);
+      while (!server.stderr().includes('front-proxy-ca.crt\' holds no PEM certificate')) {
+        assert.ok(Date.now() < deadline + 20_000, `the broken file is reported: ${server.stderr()}`);
+        await sleep(200);
+      }
+      assert.equal(await asProxy(server.url, serverCa, newClient), 200);
+      assert.equal(await asProxy(server.url, serverCa, oldClient), 401);
+    } finally {
+      kept.destroy();
+      await server.stop();
     }
   });
 });

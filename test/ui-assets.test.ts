@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import FindMyWay from 'find-my-way';
-import { registerUiAssets, UI_CONTENT_SECURITY_POLICY } from '../src/server/ui-assets.js';
+import { registerUiAssets, UI_CONTENT_SECURITY_POLICY } from '../src/server/http/ui-assets.js';
 import { noopLogger } from '../src/internal/index.js';
 import { startServer } from './support/server-process.js';
 import type { ServerProcess } from './support/server-process.js';

@@ -1,3 +1,4 @@
+import { parseSearchQuery, searchTextMarks } from '../src/api/index.js';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CoreEvent } from '../src/api/index.js';
@@ -5,7 +6,7 @@ import { lanesOf, marksFromTimeline, topTallies } from '../src/ui/app/aggregate.
 import { buildTimeline, formatTimeline } from '../src/timeline/index.js';
 import { foldRuns } from '../src/api/row-runs.js';
 import { bucketSizeFor, countTicks, stackBuckets } from '../src/ui/app/buckets.js';
-import { humanDuration, interval } from '../src/ui/app/format.js';
+import { interval } from '../src/ui/app/format.js';
 import { EMPTY_FILTERS, isFiltered, newerFirst, rowMatcher, toRow } from '../src/ui/app/model.js';
 import { formatRoute, parseRoute } from '../src/ui/app/route.js';
 import { incidentMatcher, incidentTimeline, rootObjectKey } from '../src/ui/app/incident-list.js';
@@ -13,7 +14,6 @@ import { estimateSpan } from '../src/ui/app/format.js';
 import type { Incident } from '../src/api/index.js';
 import { histogramBuckets, serverQuery } from '../src/ui/app/search-query.js';
 import { markParts } from '../src/ui/app/search-marks.js';
-import { parseSearchQuery, searchTextMarks } from '../src/storage/search/index.js';
 import { spliceSorted } from '../src/ui/app/splice-sorted.js';
 import { FIRST_PAGE_URL } from '../src/ui/app/event-cache.js';
 import { readFileSync } from 'node:fs';
@@ -114,13 +114,7 @@ describe('rowMatcher', () => {
   });
 });
 
-describe('humanDuration and interval', () => {
-  const cases: [number, string][] = [
-    [-2000, '<invalid>'], [-500, '0s'], [0, '0s'], [119_000, '119s'], [120_000, '2m'], [191_000, '3m11s'], [600_000, '10m'],
-    [179 * 60_000, '179m'], [3 * 3600_000, '3h'], [3 * 3600_000 + 60_000, '3h1m'], [8 * 3600_000, '8h'], [47 * 3600_000, '47h'],
-    [49 * 3600_000, '2d1h'], [8 * 86400_000, '8d'], [3 * 365 * 86400_000, '3y'],
-  ];
-  for (const [ms, want] of cases) it(`${ms} ms is ${want}`, () => assert.equal(humanDuration(ms), want));
+describe('interval', () => {
   it('shows repeats as kubectl describe does', () => {
     const r = toRow(ev({ name: 'a', count: 12, first: T0, last: T0 + 9 * 60_000 }));
     assert.equal(interval(r, T0 + 10 * 60_000), '60s (x12 over 10m)');
@@ -350,7 +344,7 @@ describe('search view', () => {
 describe('search view marks', () => {
   /** bracketed writes a message's parts with the marked ones in brackets. */
   const bracketed = (parts: { text: string; marked: boolean }[]): string => parts.map((p) => (p.marked ? `[${p.text}]` : p.text)).join('');
-  /** cliMarks is the same message marked as the CLI's table marks it (src/storage/search/search-marks.ts). */
+  /** cliMarks is the same message marked as the CLI's table marks it (src/api/search-marks.ts). */
   const cliMarks = (q: string, text: string): string => {
     let out = '';
     let at = 0;

@@ -63,12 +63,53 @@ function postgresStorage(url: string): { storage: string; cpuSeconds: () => Prom
   return { storage, cpuSeconds };
 }
 
-/** startKevents runs `kevents serve` over SQLite (or BENCH_STORAGE) with TLS (an RSA 2048 certificate, as the control plane's) and a token file. */
-export async function startKevents(extraFlags: string[], dir = benchDir('vs'), cli?: string, name = cli === undefined ? 'kevents' : 'kevents before'): Promise<Server> {
+/** serverCertificate writes a CA and a server certificate for 127.0.0.1 signed by it (RSA 2048, as the control plane's) into `dir`. */
+function serverCertificate(dir: string): void {
   openssl(dir, ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '1', '-subj', '/CN=bench-ca']);
   writeFileSync(join(dir, 'tls.ext'), 'subjectAltName=IP:127.0.0.1\n');
   openssl(dir, ['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'tls.key', '-out', 'tls.csr', '-subj', '/CN=kevents']);
   openssl(dir, ['x509', '-req', '-in', 'tls.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'tls.crt', '-days', '1', '-extfile', 'tls.ext']);
+}
+
+/**
+ * BARE_HTTPS is the baseline of a create: node:https with the same certificate, reading each body, parsing it and
+ * writing it back as the 201 answer, keep-alive as `kevents serve` (no routing, checks, storage or metrics).
+ */
+const BARE_HTTPS = `
+const https = require('node:https');
+const { readFileSync } = require('node:fs');
+https.createServer({ cert: readFileSync(process.argv[2]), key: readFileSync(process.argv[3]), keepAliveTimeout: 65000 }, (req, res) => {
+  const chunks = [];
+  req.on('data', (c) => chunks.push(c));
+  req.on('end', () => {
+    const text = JSON.stringify(JSON.parse(Buffer.concat(chunks).toString()));
+    res.writeHead(201, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
+    res.end(text);
+  });
+}).listen(0, '127.0.0.1', function () { console.log('listening on https://127.0.0.1:' + this.address().port); });
+`;
+
+/** startBareHttps runs BARE_HTTPS, the ceiling a create's rate is read as a share of (it answers creates only). */
+export async function startBareHttps(dir = benchDir('bare')): Promise<Server> {
+  serverCertificate(dir);
+  const script = join(dir, 'bare.cjs');
+  writeFileSync(script, BARE_HTTPS);
+  const srv = await startCli([join(dir, 'tls.crt'), join(dir, 'tls.key')], /listening on (\S+)/, [], script);
+  return {
+    name: 'bare node:https',
+    url: srv.url,
+    token: 'unused',
+    ca: readFileSync(join(dir, 'ca.crt')),
+    pids: () => [srv.child.pid!],
+    prepare: async () => {},
+    restart: () => Promise.reject(new Error('the bare server is not restarted')),
+    stop: () => stopCli(srv.child),
+  };
+}
+
+/** startKevents runs `kevents serve` over SQLite (or BENCH_STORAGE) with TLS (an RSA 2048 certificate, as the control plane's) and a token file. */
+export async function startKevents(extraFlags: string[], dir = benchDir('vs'), cli?: string, name = cli === undefined ? 'kevents' : 'kevents before'): Promise<Server> {
+  serverCertificate(dir);
   const token = 'bench-writer-token-0123456789abcdef';
   writeFileSync(join(dir, 'tokens.csv'), `${token},bench,bench-uid,"kevents:writers"\n`);
   const db = STORAGE === undefined ? undefined : postgresStorage(STORAGE);

@@ -11,7 +11,6 @@ import {
   resolveTimeline,
   shareOccurrenceMessages,
   timelineAnswer,
-  utf8Length,
 } from './answer-text.js';
 import type { Incident, IncidentList } from './incident.js';
 import type { Occurrence } from './occurrence.js';
@@ -50,9 +49,6 @@ test('cutText leaves short texts and cuts long ones with the count of characters
   assert.equal(cutText(long), cutText(long));
 });
 
-test('utf8Length counts UTF-8 bytes as Buffer does', () => {
-  for (const s of ['', 'abc', 'é', '€', '😀', 'a\ud800b', `${'x'.repeat(100)}日本語`]) assert.equal(utf8Length(s), Buffer.byteLength(s), JSON.stringify(s));
-});
 
 test('keepWithin keeps what fits, and always the first item', () => {
   assert.equal(keepWithin([10, 10, 10], 100), 3);

@@ -1,3 +1,4 @@
+import { utf8ByteLength } from './utf8.js';
 import type { Incident, IncidentList } from './incident.js';
 import type { Occurrence } from './occurrence.js';
 import type { Timeline, TimelineRow } from './timeline.js';
@@ -145,33 +146,12 @@ export function resolveRowMessages(rows: TimelineRow[]): void {
 /** DEFAULT_MAX_ANSWER_BYTES is how many bytes of JSON an archive answer or a list holds by default before it ends short (`--max-answer-bytes`). */
 export const DEFAULT_MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 
-/** utf8Length is the UTF-8 byte length of `text` (a lone surrogate counts as the three bytes of U+FFFD). */
-export function utf8Length(text: string): number {
-  let n = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      n += 4;
-      i++;
-    } else n += 3;
-  }
-  return n;
-}
-
 /** jsonBytes is the size of `value` written as JSON. */
 export function jsonBytes(value: unknown): number {
   const text = JSON.stringify(value) ?? '';
-  return nativeByteLength !== undefined ? nativeByteLength(text) : utf8Length(text);
+  return utf8ByteLength(text);
 }
 
-/**
- * nativeByteLength is Node's Buffer.byteLength where the runtime has it: a megabyte-long text is measured in a
- * fraction of the time the loop of utf8Length takes, which counts where a read answers many of them. A browser
- * (the web UI) has no Buffer and uses the loop.
- */
-const nativeByteLength = (globalThis as { Buffer?: { byteLength(text: string): number } }).Buffer?.byteLength.bind((globalThis as { Buffer?: object }).Buffer);
 
 /**
  * keepWithin is how many of `items` (each `sizes[i]` bytes, plus a comma) fit in

@@ -30,3 +30,9 @@ export { incidentDocument, incidentObjects, incidentTable, INCIDENT_TABLE_COLUMN
 export * from './incident-window.js';
 export * from './answer-text.js';
 export type * from './search.js';
+export * from './kinds.js';
+export * from './search-query.js';
+export * from './search-words.js';
+export * from './search-text.js';
+export * from './search-marks.js';
+export * from './utf8.js';

@@ -1,3 +1,4 @@
+import { latin1Decode, utf8ByteLength, utf8Decode, utf8Encode } from './utf8.js';
 /**
  * Name and key syntax checks of apimachinery (`pkg/util/validation`,
  * `pkg/api/validate/content`, `pkg/api/validation`), returning upstream's
@@ -48,7 +49,7 @@ export function regexError(msg: string, re: string, ...examples: string[]): stri
 /** EMPTY_ERROR is upstream's EmptyError text. */
 export const EMPTY_ERROR = 'must be non-empty';
 
-const byteLength = (s: string): number => Buffer.byteLength(s, 'utf8');
+const byteLength = utf8ByteLength;
 
 /**
  * isDNS1123Subdomain checks a lowercase RFC 1123 subdomain. `unit` picks the length
@@ -139,9 +140,9 @@ export function validatePathSegmentName(name: string, prefix: boolean): string[]
  * one char per byte, so non-ASCII bytes still fail the ASCII-only patterns.
  */
 function maskTrailingDash(name: string): string {
-  const bytes = Buffer.from(name, 'utf8');
-  if (bytes.length > 1 && name.endsWith('-')) return `${bytes.subarray(0, bytes.length - 2).toString('latin1')}a`;
-  return bytes.toString('latin1');
+  const bytes = utf8Encode(name);
+  if (bytes.length > 1 && name.endsWith('-')) return `${latin1Decode(bytes.subarray(0, bytes.length - 2))}a`;
+  return latin1Decode(bytes);
 }
 
 /** NameValidator is apimachinery's ValidateNameFunc: messages for a name, or for a generateName when `prefix`. */
@@ -172,8 +173,8 @@ const GENERATED_SUFFIX_LENGTH = 5;
  * 5 random characters. `random` returns a number in [0, 1), like Math.random.
  */
 export function generateName(base: string, random: () => number = Math.random): string {
-  const bytes = Buffer.from(base, 'utf8');
-  const kept = bytes.length > MAX_GENERATED_NAME_BASE_LENGTH ? bytes.subarray(0, MAX_GENERATED_NAME_BASE_LENGTH).toString('utf8') : base;
+  const bytes = utf8Encode(base);
+  const kept = bytes.length > MAX_GENERATED_NAME_BASE_LENGTH ? utf8Decode(bytes.subarray(0, MAX_GENERATED_NAME_BASE_LENGTH)) : base;
   let suffix = '';
   for (let i = 0; i < GENERATED_SUFFIX_LENGTH; i++) {
     const idx = Math.min(Math.floor(random() * GENERATED_NAME_ALPHABET.length), GENERATED_NAME_ALPHABET.length - 1);

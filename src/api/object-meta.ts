@@ -1,3 +1,4 @@
+import { utf8ByteLength } from './utf8.js';
 /**
  * ObjectMeta validation as apimachinery `pkg/api/validation/objectmeta.go` does it,
  * plus the field-error constructors and the Go time encodings the event rules share.
@@ -47,7 +48,7 @@ const FINALIZER_ORPHAN_DEPENDENTS = 'orphan';
 const FINALIZER_DELETE_DEPENDENTS = 'foregroundDeletion';
 const STANDARD_FINALIZERS = new Set(['kubernetes', FINALIZER_ORPHAN_DEPENDENTS, FINALIZER_DELETE_DEPENDENTS]);
 
-const byteLength = (s: string): number => Buffer.byteLength(s, 'utf8');
+const byteLength = utf8ByteLength;
 
 // ---------------------------------------------------------------------------
 // Go time values. A metav1.Time / MicroTime on the wire is an RFC 3339 string or null;

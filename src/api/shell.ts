@@ -1,3 +1,4 @@
+import { utf8ByteLength } from './utf8.js';
 import { hasControlCharacter, escapeTerminalLine } from './escape.js';
 import { isDNS1123Label, isDNS1123Subdomain } from './names.js';
 
@@ -54,7 +55,7 @@ const RULES: Readonly<Record<ShellRole, { noun: string; check: (v: string) => st
   text: {
     noun: 'value',
     check: (v) => {
-      if (Buffer.byteLength(v, 'utf8') > SHELL_TEXT_MAX_BYTES) return `is longer than ${SHELL_TEXT_MAX_BYTES} bytes`;
+      if (utf8ByteLength(v) > SHELL_TEXT_MAX_BYTES) return `is longer than ${SHELL_TEXT_MAX_BYTES} bytes`;
       // Quoting cannot stop a program reading a word that starts with '-' as an option.
       return v.startsWith('-') ? "starts with '-', which a program would read as an option" : undefined;
     },

@@ -5,6 +5,7 @@
  * so error paths use core field names for both APIs. The request's API selects the mode:
  * core/v1 is legacy (lenient), events.k8s.io/v1 is strict.
  */
+import { utf8ByteLength } from './utf8.js';
 import { isDNS1123Subdomain, isQualifiedName, nameIsDNSSubdomain, validatePathSegmentName } from './names.js';
 import {
   FIELD_IMMUTABLE_ERROR_MSG,
@@ -29,7 +30,7 @@ export const REASON_LENGTH_LIMIT = 128;
 /** NOTE_LENGTH_LIMIT is the most bytes message (note) may have. */
 export const NOTE_LENGTH_LIMIT = 1024;
 
-const byteLength = (s: string): number => Buffer.byteLength(s, 'utf8');
+const byteLength = utf8ByteLength;
 
 /** isLegacyEventApi tells whether a request API gets only legacy validation (core/v1). */
 export function isLegacyEventApi(api: EventApi): boolean {

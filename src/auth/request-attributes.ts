@@ -33,6 +33,11 @@ export function watchParam(params: URLSearchParams): boolean {
  * A dot segment, a malformed escape or an encoded slash is refused: the router would read it otherwise.
  */
 function decodeSegment(raw: string): string {
+  // Without an escape there is nothing to decode (and no slash: the path was split on them).
+  if (!raw.includes('%')) {
+    if (raw === '.' || raw === '..') throw newBadRequest(`invalid path segment ${JSON.stringify(raw)}`);
+    return raw;
+  }
   let text: string;
   try {
     text = decodeURIComponent(raw);
@@ -144,14 +149,17 @@ export function requestAttributes(method: string, url: string): RequestAttribute
   return parseRequestTarget(method, url).attributes;
 }
 
-const targets = new WeakMap<IncomingMessage, RequestTarget>();
+/**
+ * TARGET keys the target kept on the request object itself: a WeakMap entry per request cost more (a hash
+ * stamped on each request, an ephemeron for the collector to trace) than a property every request gets alike.
+ */
+const TARGET = Symbol('kevents.requestTarget');
 
 /**
  * requestTarget is parseRequestTarget of a request, read once and kept with it: the
  * server reads it before routing, the gate and the handlers read the same object.
  */
 export function requestTarget(req: IncomingMessage): RequestTarget {
-  let t = targets.get(req);
-  if (t === undefined) targets.set(req, (t = parseRequestTarget(req.method ?? 'GET', req.url ?? '/')));
-  return t;
+  const kept = req as IncomingMessage & { [TARGET]?: RequestTarget };
+  return (kept[TARGET] ??= parseRequestTarget(req.method ?? 'GET', req.url ?? '/'));
 }

@@ -4,8 +4,8 @@ import { CATALOGUE, classify, explainEvent } from './catalogue.js';
 import { FAILURE_KIND_IDS } from './kind.js';
 import { stepHints } from './steps.js';
 import { simpleCommandWords } from '../../test/support/posix-command.js';
-import { testEvent } from '../timeline/test-events.js';
-import { CATALOGUE_CASES as CASES, caseEvent as eventOf } from './catalogue-cases.js';
+import { testEvent } from '../../test/support/timeline-events.js';
+import { CATALOGUE_CASES as CASES, caseEvent as eventOf } from '../../test/support/catalogue-cases.js';
 
 describe('classify', () => {
   for (const c of CASES) {

@@ -101,6 +101,22 @@ export function classify(e: CoreEvent): FailureMatch | undefined {
 }
 
 /**
+ * classifier is `classify` remembering each event's answer, for one
+ * computation that asks again of the same events (reads that pick pods by their
+ * failures, then incidents over a window and its look-back). The answers are
+ * shared: no caller changes a match it is given.
+ */
+export function classifier(): (e: CoreEvent) => FailureMatch | undefined {
+  const known = new Map<CoreEvent, FailureMatch | undefined>();
+  return (e) => {
+    if (known.has(e)) return known.get(e);
+    const m = classify(e);
+    known.set(e, m);
+    return m;
+  };
+}
+
+/**
  * explainEvent is the catalogue's one-sentence cause of a single event, as an
  * incident of that event alone would state it (`other`'s sentence repeats a
  * Warning's reason and message); undefined for an event that shows no failure.

@@ -1,11 +1,11 @@
 import type { CoreEvent, Incident, IncidentList, IncidentStart, Occurrence, TimelineRow } from '../api/index.js';
-import { DEFAULT_LOOK_BACK_MS, eventFirstMs, eventLastMs } from '../api/index.js';
+import { DEFAULT_LOOK_BACK_MS, eventFirstMs, eventLastMs, OWNER_KINDS } from '../api/index.js';
 import { SCHEDULED_REASON } from '../timeline/index.js';
 import type { OwnerLink, SourceQuery, TimelineSource } from '../timeline/index.js';
-import { classify, FAILURE_EVENTS } from './catalogue.js';
-import { buildIncidents, CONTINUITY_GAP_MS } from './incidents.js';
+import { classifier, FAILURE_EVENTS } from './catalogue.js';
+import type { FailureMatch } from './kind.js';
+import { CONTINUITY_GAP_MS, incidentBasis, incidentKey } from './incidents.js';
 import { progressOfFailingPods } from './progress.js';
-import { OWNER_KIND_NAMES } from './roots.js';
 
 /** CollectIncidentsOptions say where to read and which window. */
 export interface CollectIncidentsOptions {
@@ -41,12 +41,14 @@ export interface CollectIncidentsOptions {
 export async function collectIncidents(o: CollectIncidentsOptions): Promise<IncidentList> {
   const readSince = o.since === undefined ? undefined : o.since - Math.max(0, o.lookBack ?? DEFAULT_LOOK_BACK_MS);
   const query: SourceQuery = { namespace: o.namespace, since: readSince, until: o.until, inWindowOnly: true };
-  const events: CoreEvent[] = await o.source.listEvents({ ...query, anyOf: { ...FAILURE_EVENTS, kinds: OWNER_KIND_NAMES } });
+  const events: CoreEvent[] = await o.source.listEvents({ ...query, anyOf: { ...FAILURE_EVENTS, kinds: OWNER_KINDS } });
   // As the timeline does: an event that straddles the window's end has its later history read too.
   const straddles = o.until !== undefined && events.some((e) => (eventFirstMs(e) ?? Infinity) < o.until! && (eventLastMs(e) ?? -Infinity) >= o.until!);
   const occurrences: Occurrence[] | undefined = await o.source.listOccurrences({ ...(straddles ? { ...query, until: undefined } : query), anyOf: FAILURE_EVENTS });
   // Progress from the look-back on too: a failure there that a pod got past is no cause of the window's.
-  const scheduled = (await scheduledOfUnplacedPods(o.source, events)).concat(await progressOfFailingPods(o.source, events, readSince, o.until));
+  // Each event is classified once, for every read and build that asks.
+  const match = classifier();
+  const scheduled = (await scheduledOfUnplacedPods(o.source, events, match)).concat(await progressOfFailingPods(o.source, events, readSince, o.until, match));
   let owners: OwnerLink[] = [];
   if (o.source.listOwners !== undefined) {
     const namespaces = [...new Set(events.map((e) => e.involvedObject.namespace ?? e.metadata.namespace ?? ''))].filter((n) => n !== '').sort();
@@ -54,13 +56,11 @@ export async function collectIncidents(o: CollectIncidentsOptions): Promise<Inci
   }
   const input = { events: scheduled.length > 0 ? events.concat(scheduled) : events, occurrences, owners, until: o.until, now: o.now };
   // Every event read, look-back included, tells the roots, so a root is the same whichever window holds its failures.
-  const inWindow = buildIncidents({ ...input, since: o.since });
+  // The window and the look-back share one basis; the look-back builds only the incidents the window has.
+  const basis = incidentBasis(input, match);
+  const inWindow = basis.incidents(o.since);
   if (readSince === o.since) return inWindow;
-  return withLookBack(inWindow, buildIncidents({ ...input, since: readSince }));
-}
-
-function incidentKey(i: Incident): string {
-  return `${i.cluster ?? ''}\u0000${i.namespace}\u0000${i.root}`;
+  return withLookBack(inWindow, basis.incidents(readSince, new Set(inWindow.incidents.map(incidentKey))));
 }
 
 /**
@@ -120,7 +120,7 @@ function continuousStart(incident: Incident, reach: Incident): IncidentStart {
  * scheduler's bind names it, and the incident is that node's. One read per
  * pod, through the store's index of involved names.
  */
-async function scheduledOfUnplacedPods(source: TimelineSource, events: readonly CoreEvent[]): Promise<CoreEvent[]> {
+async function scheduledOfUnplacedPods(source: TimelineSource, events: readonly CoreEvent[], classify: (e: CoreEvent) => FailureMatch | undefined): Promise<CoreEvent[]> {
   const pods = new Map<string, { namespace: string; name: string }>();
   for (const e of events) {
     if (e.involvedObject.kind !== 'Pod') continue;

@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import type { CoreEvent, Incident } from '../api/index.js';
 import { eventFirstMs } from '../api/index.js';
-import { T0, testEvent } from '../timeline/test-events.js';
-import { CATALOGUE_CASES, caseEvent } from './catalogue-cases.js';
-import type { CatalogueCase } from './catalogue-cases.js';
+import { T0, testEvent } from '../../test/support/timeline-events.js';
+import { CATALOGUE_CASES, caseEvent } from '../../test/support/catalogue-cases.js';
+import type { CatalogueCase } from '../../test/support/catalogue-cases.js';
 import { classify, FAILURE_EVENTS } from './catalogue.js';
 import { buildIncidents } from './incidents.js';
 

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CoreEvent } from '../api/index.js';
 import { buildIncidents } from './incidents.js';
-import { iso, T0, testEvent } from '../timeline/test-events.js';
+import { iso, T0, testEvent } from '../../test/support/timeline-events.js';
 import { simpleCommandWords } from '../../test/support/posix-command.js';
 
 const MIN = 60;

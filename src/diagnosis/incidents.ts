@@ -7,6 +7,7 @@ import type { FailureKindId, FailureMatch } from './kind.js';
 import { stepHints } from './steps.js';
 import { indexProgress } from './progress.js';
 import { findRoots } from './roots.js';
+import type { Roots } from './roots.js';
 
 /**
  * Incidents: a window's failure events grouped by the object they are about
@@ -97,7 +98,42 @@ function namespaceOf(e: CoreEvent): string {
  * on their order.
  */
 export function buildIncidents(input: IncidentInput): IncidentList {
-  const failures = input.events.filter((e) => classify(e) !== undefined);
+  return incidentBasis(input).incidents(input.since);
+}
+
+/**
+ * IncidentBasis is the part of building incidents that no window's start
+ * changes (the failures and their classification, their occurrences, the
+ * pods' nodes and progress, the roots), done once for windows that share an
+ * input and an end: a window and its look-back.
+ */
+export interface IncidentBasis {
+  /**
+   * incidents builds the incidents of the window from `since` (Unix ms,
+   * inclusive; undefined: from the first event) to the input's `until`, all of
+   * them, or those of the roots `only` lists (`incidentKey`: a group left out
+   * still joins the claims it explains first).
+   */
+  incidents(since: number | undefined, only?: ReadonlySet<string>): IncidentList;
+}
+
+/** incidentKey is an incident's cluster, namespace and root: what identifies it across windows. */
+export function incidentKey(i: Pick<Incident, 'cluster' | 'namespace' | 'root'>): string {
+  return `${i.cluster ?? ''}\u0000${i.namespace}\u0000${i.root}`;
+}
+
+/**
+ * incidentBasis does the window-independent work of `input` (whose `since` it
+ * ignores), classifying each event with `match` (default `classify`; a
+ * reader that classified them already passes its answers).
+ */
+export function incidentBasis(input: Omit<IncidentInput, 'since'>, match: (e: CoreEvent) => FailureMatch | undefined = classify): IncidentBasis {
+  const matches = new Map<CoreEvent, FailureMatch>();
+  for (const e of input.events) {
+    const m = match(e);
+    if (m !== undefined) matches.set(e, m);
+  }
+  const failures = input.events.filter((e) => matches.has(e));
   // Every occurrence of the failure events, window or not: a start may reach back over a continuous run.
   const { entries } = timelineEntries({ events: failures, occurrences: input.occurrences });
   const byEvent = new Map<CoreEvent, OccurrenceEntry[]>();
@@ -106,44 +142,67 @@ export function buildIncidents(input: IncidentInput): IncidentList {
     if (list === undefined) byEvent.set(x.event, [x]);
     else list.push(x);
   }
-  const inWindow = (ms: number): boolean => (input.since === undefined || ms >= input.since) && (input.until === undefined || ms < input.until);
 
   // The node each pod was scheduled to: its Scheduled event, else the kubelet that wrote about it.
-  const nodeOfPod = new Map<string, string>();
+  const scheduledTo = new Map<string, string>();
   for (const e of input.events) {
     const node = scheduledNode(e);
-    if (node !== undefined) nodeOfPod.set(podKey(eventCluster(e), namespaceOf(e), e.involvedObject.name ?? ''), node);
+    if (node !== undefined) scheduledTo.set(podKey(eventCluster(e), namespaceOf(e), e.involvedObject.name ?? ''), node);
   }
 
   const progress = indexProgress(input.events, input.until);
-  const sightings: Sighting[] = [];
-  for (const [event, all] of byEvent) {
-    const match = classify(event);
-    const win = all.filter((x) => inWindow(x.ms));
-    if (match === undefined || win.length === 0) continue;
-    if (event.involvedObject.kind === 'Pod' && match.facts.node !== undefined) {
-      const key = podKey(eventCluster(event), namespaceOf(event), event.involvedObject.name ?? '');
-      if (!nodeOfPod.has(key)) nodeOfPod.set(key, match.facts.node);
-    }
-    sightings.push({
-      event,
-      match,
-      all,
-      inWindow: win,
-      firstMs: win[0]!.ms,
-      lastMs: win[win.length - 1]!.ms,
-      count: win.reduce((n, x) => n + x.count, 0),
-      object: objectKey(event),
-      group: '',
-      resolved: progress.resolved(event, match, lastBefore(all, input.until)),
-    });
-  }
+  const seen = [...byEvent].map(([event, all]) => ({ event, all, match: matches.get(event)!, resolved: progress.resolved(event, matches.get(event)!, lastBefore(all, input.until)) }));
+  // A namespace's roots do not depend on which of its failures a window holds: those of every failure read serve each window.
+  const roots = findRoots(input.events, failures, input.owners ?? []);
+  const until = input.until ?? input.now ?? Date.now();
 
-  const roots = findRoots(
-    input.events,
-    sightings.map((s) => s.event),
-    input.owners ?? [],
-  );
+  return {
+    incidents(since, only) {
+      const inWindow = (ms: number): boolean => (since === undefined || ms >= since) && (input.until === undefined || ms < input.until);
+      const nodeOfPod = new Map(scheduledTo);
+      const sightings: Sighting[] = [];
+      for (const { event, all, match, resolved } of seen) {
+        const win = all.filter((x) => inWindow(x.ms));
+        if (win.length === 0) continue;
+        if (event.involvedObject.kind === 'Pod' && match.facts.node !== undefined) {
+          const key = podKey(eventCluster(event), namespaceOf(event), event.involvedObject.name ?? '');
+          if (!nodeOfPod.has(key)) nodeOfPod.set(key, match.facts.node);
+        }
+        sightings.push({
+          event,
+          match,
+          all,
+          inWindow: win,
+          firstMs: win[0]!.ms,
+          lastMs: win[win.length - 1]!.ms,
+          count: win.reduce((n, x) => n + x.count, 0),
+          object: objectKey(event),
+          group: '',
+          resolved,
+        });
+      }
+      const groups = groupSightings(sightings, nodeOfPod, roots);
+      joinClaims(groups);
+      const incidents: Incident[] = [];
+      for (const g of groups.values()) {
+        if (only !== undefined && !only.has(g.key)) continue;
+        const incident = incidentOf(g, until, jobPods(g, input));
+        if (incident !== undefined) incidents.push(incident);
+      }
+      incidents.sort((a, b) => (a.lastSeen < b.lastSeen ? 1 : a.lastSeen > b.lastSeen ? -1 : a.start.time < b.start.time ? 1 : a.start.time > b.start.time ? -1 : a.root < b.root ? -1 : a.root > b.root ? 1 : 0));
+      return {
+        window: {
+          since: since === undefined ? null : formatTimelineTime(since),
+          until: input.until === undefined ? null : formatTimelineTime(input.until),
+        },
+        incidents,
+      };
+    },
+  };
+}
+
+/** groupSightings groups sightings by root: a node-wide failure by its node, a Node's own events by it, anything else by its highest owner. */
+function groupSightings(sightings: readonly Sighting[], nodeOfPod: ReadonlyMap<string, string>, roots: Roots): Map<string, Group> {
   const groups = new Map<string, Group>();
   for (const s of sightings) {
     const cluster = eventCluster(s.event);
@@ -166,29 +225,13 @@ export function buildIncidents(input: IncidentInput): IncidentList {
     if (s.match.kind.subject === 'node' && node !== undefined && s.match.facts.node === undefined) {
       s.match = { kind: s.match.kind, facts: { ...s.match.facts, node } };
     }
-    const key = `${cluster}\u0000${groupNamespace}\u0000${root}`;
+    const key = incidentKey({ cluster, namespace: groupNamespace, root });
     s.group = key;
     let g = groups.get(key);
     if (g === undefined) groups.set(key, (g = { key, cluster, namespace: groupNamespace, root, sightings: [] }));
     g.sightings.push(s);
   }
-
-  joinClaims(groups);
-
-  const until = input.until ?? input.now ?? Date.now();
-  const incidents: Incident[] = [];
-  for (const g of groups.values()) {
-    const incident = incidentOf(g, until, jobPods(g, input));
-    if (incident !== undefined) incidents.push(incident);
-  }
-  incidents.sort((a, b) => (a.lastSeen < b.lastSeen ? 1 : a.lastSeen > b.lastSeen ? -1 : a.start.time < b.start.time ? 1 : a.start.time > b.start.time ? -1 : a.root < b.root ? -1 : a.root > b.root ? 1 : 0));
-  return {
-    window: {
-      since: input.since === undefined ? null : formatTimelineTime(input.since),
-      until: input.until === undefined ? null : formatTimelineTime(input.until),
-    },
-    incidents,
-  };
+  return groups;
 }
 
 /**

@@ -82,10 +82,16 @@ export function indexProgress(events: readonly CoreEvent[], until: number | unde
  * through the store's index of involved names, so the window's other Normal
  * events stay unread.
  */
-export async function progressOfFailingPods(source: TimelineSource, events: readonly CoreEvent[], since: number | undefined, until: number | undefined): Promise<CoreEvent[]> {
+export async function progressOfFailingPods(
+  source: TimelineSource,
+  events: readonly CoreEvent[],
+  since: number | undefined,
+  until: number | undefined,
+  match: (e: CoreEvent) => FailureMatch | undefined = classify,
+): Promise<CoreEvent[]> {
   const pods = new Map<string, { namespace: string; name: string }>();
   for (const e of events) {
-    const m = classify(e);
+    const m = match(e);
     if (m === undefined || resolvedBy(e, m) === undefined) continue;
     const namespace = e.involvedObject.namespace ?? e.metadata.namespace ?? '';
     const name = e.involvedObject.name ?? '';

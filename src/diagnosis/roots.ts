@@ -1,5 +1,5 @@
 import type { CoreEvent } from '../api/index.js';
-import { eventCluster } from '../api/index.js';
+import { eventCluster, OWNER_KINDS as OWNER_KIND_NAMES } from '../api/index.js';
 import { scopeObjects } from '../timeline/index.js';
 import type { OwnerLink } from '../timeline/index.js';
 
@@ -9,8 +9,7 @@ import type { OwnerLink } from '../timeline/index.js';
  * timeline's own scoping, so an incident's root and the timeline it opens agree.
  */
 
-/** OWNER_KIND_NAMES are the kinds that own pods or jobs: their events (any reason) are what roots are worked out from. */
-export const OWNER_KIND_NAMES: readonly string[] = ['Deployment', 'ReplicaSet', 'ReplicationController', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob'];
+/** OWNER_KINDS are the kinds that own pods or jobs (api's table): their events (any reason) are what roots are worked out from. */
 const OWNER_KINDS = new Set(OWNER_KIND_NAMES);
 
 /** Roots answers the root of an object. */

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { simpleCommandWords } from '../../test/support/posix-command.js';
 import { buildTimeline, formatTimeline } from '../timeline/index.js';
-import { testEvent } from '../timeline/test-events.js';
+import { testEvent } from '../../test/support/timeline-events.js';
 import type { CoreEvent, TimelineHint } from '../api/index.js';
 import { explainTimeline } from './explain-timeline.js';
 

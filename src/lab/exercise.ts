@@ -4,12 +4,25 @@ import { readAuditLog } from './audit-log.js';
 import type { AuditRecord } from './audit-log.js';
 import { createLabApi } from './lab-api.js';
 import type { LabState } from './lab-state.js';
+import type { Taint } from './real-node-config.js';
 
 /** ExerciseContext is what an exercise's text names: the lab's namespace, nodes, TTL and archive. */
 export interface ExerciseContext {
   namespace: string;
   nodes: { count: number; cpu: string; memory: string };
   eventTtl: string;
+  /** realNode is the lab's real node (`lab up --kubelet`): its name, its taint and the image its pods run. */
+  realNode?: { name: string; taint: Taint; busybox: string };
+}
+
+/** exerciseContext is what the exercises' texts name of a running lab. */
+export function exerciseContext(s: LabState): ExerciseContext {
+  return {
+    namespace: s.namespace,
+    nodes: { count: s.nodes.names.length, cpu: s.nodes.cpu, memory: s.nodes.memory },
+    eventTtl: s.eventTtl,
+    ...(s.realNode !== undefined ? { realNode: { name: s.realNode.name, taint: s.realNode.taint, busybox: s.realNode.busybox } } : {}),
+  };
 }
 
 /** CheckItem is one step of an exercise, done or missing, in words. */

@@ -4,22 +4,31 @@ import { aggregation } from './exercises/aggregation.js';
 import { critical } from './exercises/critical.js';
 import { incident } from './exercises/incident.js';
 import { kubelet } from './exercises/kubelet.js';
+import { kubeletReal } from './exercises/kubelet-real.js';
 import { noTarget } from './exercises/no-target.js';
 import { scheduler } from './exercises/scheduler.js';
 import { twoApis } from './exercises/two-apis.js';
 
-/** EXERCISES are the course's exercises, in order. */
+/** EXERCISES are the course's exercises, in order, in a lab without a real node (the kubelet's reasons simulated). */
 export const EXERCISES: readonly Exercise[] = [twoApis, noTarget, critical, aggregation, scheduler, kubelet, incident];
 
-/** exerciseNumber reads N of `lab exercise N`, or undefined when there is no such exercise. */
-export function findExercise(text: string): Exercise | undefined {
+/** EXERCISES_REAL_NODE are the course's exercises in a lab with a real node (`lab up --kubelet`): exercise 6 reads its kubelet. */
+export const EXERCISES_REAL_NODE: readonly Exercise[] = EXERCISES.map((e) => (e === kubelet ? kubeletReal : e));
+
+/** exercisesOf are the exercises of a lab, with or without its real node. */
+export function exercisesOf(realNode: boolean): readonly Exercise[] {
+  return realNode ? EXERCISES_REAL_NODE : EXERCISES;
+}
+
+/** findExercise reads N of `lab exercise N`, or undefined when there is no such exercise. */
+export function findExercise(text: string, exercises: readonly Exercise[] = EXERCISES): Exercise | undefined {
   const n = /^\d+$/.test(text) ? Number(text) : NaN;
-  return EXERCISES.find((e) => e.number === n);
+  return exercises.find((e) => e.number === n);
 }
 
 /** formatExerciseList is `kevents lab exercises`. */
-export function formatExerciseList(): string {
-  return [...EXERCISES.map((e) => `  ${e.number}  ${e.title.padEnd(40)} ${e.summary}`), '', 'kevents lab exercise N prints one; kevents lab check N says what is done and what is missing.', ''].join('\n');
+export function formatExerciseList(exercises: readonly Exercise[] = EXERCISES): string {
+  return [...exercises.map((e) => `  ${e.number}  ${e.title.padEnd(40)} ${e.summary}`), '', 'kevents lab exercise N prints one; kevents lab check N says what is done and what is missing.', ''].join('\n');
 }
 
 /** formatExercise is `kevents lab exercise N`. */

@@ -1,10 +1,14 @@
 export { LabError } from './lab-error.js';
 export { KUBERNETES_VERSION, KWOK_VERSION, LAB_BINARIES, findBinaries, isExecutable, missingBinariesMessage, type FindBinariesOptions, type FoundBinaries, type LabBinaries, type LabBinary } from './binaries.js';
 export { buildBinaries, findGo, versionLdflags, wrapperGoMod } from './build-binaries.js';
-export { LAB_CLUSTER, LAB_NAMESPACE, defaultLabDir, readState, type LabState } from './lab-state.js';
+export { LAB_CLUSTER, LAB_NAMESPACE, REAL_NODE_NAME, REAL_NODE_TAINT, defaultLabDir, labProcesses, readState, type LabState } from './lab-state.js';
 export { labUp, type LabUpOptions } from './lab-up.js';
 export { labDown, type LabDownResult } from './lab-down.js';
 export { isRunning, type LabProcess } from './processes.js';
 export { FAIL_LABEL, KWOK_COMPONENT, SIMULATED_REASONS, kwokStagesYaml } from './kwok-stages.js';
-export { EXERCISES, findExercise, formatCheck, formatExercise, formatExerciseList, passed } from './exercises.js';
-export { createLabView, type CheckItem, type CheckResult, type Exercise, type ExerciseContext, type LabView } from './exercise.js';
+export { EXERCISES, EXERCISES_REAL_NODE, exercisesOf, findExercise, formatCheck, formatExercise, formatExerciseList, passed } from './exercises.js';
+export { createLabView, exerciseContext, type CheckItem, type CheckResult, type Exercise, type ExerciseContext, type LabView } from './exercise.js';
+export { abandonRealNode } from './node-host.js';
+export { findOnPath, findRealNode, imageName, realNodeHostUnavailable, type NodeImage, type NodeImages, type RealNodeBinaries } from './real-node-find.js';
+export { formatTaint, plainHttpRegistryHosts, registryHostsDir, type Taint } from './real-node-config.js';
+export { realNodeDir, realNodeDirProblem, realNodeLogs, startRealNode, stopRealNode, type RealNodeOptions, type RealNodeState } from './real-node.js';

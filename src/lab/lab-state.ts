@@ -3,12 +3,20 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { LabError } from './lab-error.js';
 import type { LabProcess } from './processes.js';
+import type { Taint } from './real-node-config.js';
+import type { RealNodeState } from './real-node.js';
 
 /** LAB_NAMESPACE is the namespace the exercises work in (not `default`: see exercise 2). */
 export const LAB_NAMESPACE = 'lab';
 
 /** LAB_CLUSTER labels what the lab's mirror archives. */
 export const LAB_CLUSTER = 'lab';
+
+/** REAL_NODE_NAME is the name of the lab's real node (`lab up --kubelet`). */
+export const REAL_NODE_NAME = 'real-1';
+
+/** REAL_NODE_TAINT keeps the lab's pods off its real node, but those that tolerate it (exercise 6). */
+export const REAL_NODE_TAINT: Taint = { key: 'lab.kevents.dev/real-node', value: 'yes', effect: 'NoSchedule' };
 
 /** LabState is what `lab up` leaves in state.json for the other lab commands, from any shell. */
 export interface LabState {
@@ -33,6 +41,13 @@ export interface LabState {
   /** startedAt is when `lab up` began, RFC 3339. */
   startedAt: string;
   processes: LabProcess[];
+  /** realNode is the real node of `lab up --kubelet` (containerd and a kubelet), stopped first by `lab down`. */
+  realNode?: RealNodeState;
+}
+
+/** labProcesses are every program of a lab, the real node's included. */
+export function labProcesses(state: LabState): LabProcess[] {
+  return [...state.processes, ...(state.realNode?.processes ?? [])];
 }
 
 /** defaultLabDir is `$KEVENTS_LAB_DIR`, else `~/.kevents/lab`. */

@@ -4,15 +4,17 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { CHECKER, LEARNER, auditPolicyYaml } from './audit-log.js';
 import type { LabBinaries } from './binaries.js';
-import { KWOK_VERSION } from './binaries.js';
+import { KUBERNETES_VERSION, KWOK_VERSION } from './binaries.js';
 import { makeCertificates } from './certificates.js';
 import { kwokStagesYaml } from './kwok-stages.js';
 import { createLabApi, freePorts, httpStatus } from './lab-api.js';
 import { LabError } from './lab-error.js';
-import { LAB_CLUSTER, LAB_NAMESPACE, readState, statePath, writeState } from './lab-state.js';
+import { LAB_CLUSTER, LAB_NAMESPACE, REAL_NODE_NAME, REAL_NODE_TAINT, labProcesses, readState, statePath, writeState } from './lab-state.js';
 import type { LabState } from './lab-state.js';
 import { isRunning, startProcess, stopProcess, tail } from './processes.js';
 import type { LabProcess } from './processes.js';
+import { realNodeDir, startRealNode, stopRealNode } from './real-node.js';
+import type { RealNodeBinaries } from './real-node-find.js';
 
 /** LabUpOptions shape a lab. */
 export interface LabUpOptions {
@@ -27,6 +29,8 @@ export interface LabUpOptions {
   eventTtlSeconds: number;
   /** kevents is how to run kevents itself (the archive is `kevents serve --mirror`): a program and its first arguments. */
   kevents: string[];
+  /** realNode adds the real node (`--kubelet`): containerd and a kubelet, registered as REAL_NODE_NAME. */
+  realNode?: RealNodeBinaries;
   env: NodeJS.ProcessEnv;
   log: (line: string) => void;
 }
@@ -38,7 +42,7 @@ const READY_TIMEOUT_MS = 120_000;
 const NODE_MONITOR_GRACE = '3m';
 
 /** COMPONENTS are the users of the lab's programs: each its own token, so the audit log tells them from the learner. */
-const COMPONENTS = ['lab-scheduler', 'lab-controller-manager', 'lab-kwok', 'lab-mirror', CHECKER] as const;
+const COMPONENTS = ['lab-scheduler', 'lab-controller-manager', 'lab-kwok', 'lab-mirror', 'lab-kubelet', CHECKER] as const;
 
 function token(): string {
   return randomBytes(24).toString('hex');
@@ -70,21 +74,33 @@ function leaseReuseSeconds(ttlSeconds: number): number {
   return Math.max(1, Math.min(60, Math.floor(ttlSeconds / 10)));
 }
 
+interface Node {
+  metadata: { name: string };
+  status?: { conditions?: { type: string; status: string }[] };
+}
+
 interface NodeList {
-  items: { metadata: { name: string }; status?: { conditions?: { type: string; status: string }[] } }[];
+  items: Node[];
+}
+
+function isReady(n: Node | undefined): boolean {
+  return n?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
 }
 
 /**
  * labUp starts a lab in options.dir: etcd, kube-apiserver (with the event TTL
  * and an audit log of the learner's event requests), kube-scheduler,
  * kube-controller-manager, kwok with the lab's pod stages and its nodes, and
- * `kevents serve --mirror` as the archive; it resolves once all of it is ready.
- * state.json is written after each start, so `lab down` can undo a failed start.
+ * `kevents serve --mirror` as the archive, and with options.realNode the real
+ * node; it resolves once all of it is ready. state.json is written after each
+ * start, so `lab down` can undo a failed start.
  */
 export async function labUp(o: LabUpOptions): Promise<LabState> {
   if (existsSync(statePath(o.dir))) {
     const old = readState(o.dir);
-    if (old.processes.some(isRunning)) throw new LabError(`a lab already runs in ${o.dir} (kevents lab status); stop it first with kevents lab down`);
+    if (labProcesses(old).some(isRunning)) throw new LabError(`a lab already runs in ${o.dir} (kevents lab status); stop it first with kevents lab down`);
+    // A real node that died with its lab may leave mounts in the folder: lifted before the folder goes.
+    if (old.realNode !== undefined) await stopRealNode(old.realNode);
     rmSync(o.dir, { recursive: true, force: true });
   }
   const started = Date.now();
@@ -218,16 +234,32 @@ export async function labUp(o: LabUpOptions): Promise<LabState> {
       '--cluster', LAB_CLUSTER,
       '--log-level', 'warn',
     ]);
+    if (o.realNode !== undefined) {
+      o.log(`starting the real node ${REAL_NODE_NAME} (containerd and kubelet ${KUBERNETES_VERSION})`);
+      state.realNode = await startRealNode({
+        name: REAL_NODE_NAME,
+        dir: realNodeDir(o.dir),
+        binaries: o.realNode,
+        kubeconfig: kubeconfigOf('lab-kubelet'),
+        taint: REAL_NODE_TAINT,
+        isReady: async () => isReady(await api.getOrUndefined<Node>(`/api/v1/nodes/${REAL_NODE_NAME}`)),
+        record: (node) => {
+          state.realNode = node;
+          writeState(state);
+        },
+        env: o.env,
+      });
+    }
     await waitFor(`${o.nodes} kwok nodes to be Ready`, undefined, async () => {
       const nodes = await api.get<NodeList>('/api/v1/nodes');
-      const ready = nodes.items.filter((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
-      return ready.length >= o.nodes;
+      return nodes.items.filter((n) => n.metadata.name !== REAL_NODE_NAME && isReady(n)).length >= o.nodes;
     });
     await waitFor(`the default ServiceAccount of namespace ${LAB_NAMESPACE}`, undefined, async () => (await api.getOrUndefined(`/api/v1/namespaces/${LAB_NAMESPACE}/serviceaccounts/default`)) !== undefined);
     await waitFor('the archive to be ready', archive, async () => (await httpStatus(`${state.archive}/readyz`)) === 200);
     writeState(state);
     return state;
   } catch (e) {
+    if (state.realNode !== undefined) await stopRealNode(state.realNode).catch(() => undefined);
     for (const p of [...state.processes].reverse()) await stopProcess(p).catch(() => undefined);
     throw e;
   } finally {

@@ -11,27 +11,28 @@ import { requestTarget } from '../auth/index.js';
 import { noopLogger, realClock, requireCjs } from '../internal/index.js';
 import type { Clock, Logger } from '../internal/index.js';
 import type { EventStore } from '../storage/index.js';
-import { registerArchiveRoutes } from './archive-routes.js';
-import { applyLimits, resolveLimits, serverOptionsOf } from './connection-limits.js';
-import type { ConnectionLimits } from './connection-limits.js';
-import { registerDocuments } from './documents.js';
-import { isHealthRequest } from './health-slots.js';
-import { apiGroup } from './discovery.js';
-import { EventsHandler } from './events-handler.js';
-import { sendError, sendPlainNotFound } from './http-io.js';
-import { registerKnownKinds } from './known-kinds.js';
-import { checkArchiveRead, checkBodyType, checkHost, checkOrigin } from './request-guard.js';
-import type { HostPolicy } from './request-guard.js';
-import { createServerMetrics } from './metrics.js';
-import type { ServerMetrics } from './metrics.js';
-import { EventRegistry } from './registry.js';
-import { DEFAULT_RENDER_CACHE_WARM_MS } from './render-warm.js';
-import { registerIncidentRoutes } from './incident-routes.js';
-import type { IncidentReader } from './incident-routes.js';
-import { registerSearchRoutes } from './search-routes.js';
-import { registerTimelineRoutes } from './timeline-routes.js';
-import type { TimelineReader } from './timeline-routes.js';
-import { registerUiAssets } from './ui-assets.js';
+import { registerArchiveRoutes } from './archive/archive-routes.js';
+import { applyLimits, resolveLimits, serverOptionsOf } from './http/connection-limits.js';
+import { createHandshakeRenewal } from './http/handshake-renewal.js';
+import type { ConnectionLimits } from './http/connection-limits.js';
+import { registerDocuments } from './discovery/documents.js';
+import { isHealthRequest } from './http/health-slots.js';
+import { apiGroup } from './discovery/discovery.js';
+import { EventsHandler } from './rest/events-handler.js';
+import { sendError, sendPlainNotFound } from './http/http-io.js';
+import { registerKnownKinds } from './discovery/known-kinds.js';
+import { checkArchiveRead, checkBodyType, checkHost, checkOrigin } from './http/request-guard.js';
+import type { HostPolicy } from './http/request-guard.js';
+import { createServerMetrics } from './http/metrics.js';
+import type { ServerMetrics } from './http/metrics.js';
+import { EventRegistry } from './rest/registry.js';
+import { DEFAULT_RENDER_CACHE_WARM_MS } from './render/render-warm.js';
+import { registerIncidentRoutes } from './archive/incident-routes.js';
+import type { IncidentReader } from './archive/incident-routes.js';
+import { registerSearchRoutes } from './archive/search-routes.js';
+import { registerTimelineRoutes } from './archive/timeline-routes.js';
+import type { TimelineReader } from './archive/timeline-routes.js';
+import { registerUiAssets } from './http/ui-assets.js';
 
 const FindMyWay = requireCjs('find-my-way') as typeof FindMyWayModule;
 
@@ -132,8 +133,12 @@ export interface KeventsServer {
   listen(host: string, port: number): Promise<AddressInfo>;
   /** close stops accepting requests, ends open watches and resolves when done. */
   close(): Promise<void>;
-  /** setTls replaces the certificate of an HTTPS server (new handshakes use it; open connections keep theirs). */
-  setTls(pair: TlsPair): void;
+  /**
+   * setTls replaces the certificate of an HTTPS server (new handshakes use it; open connections keep theirs) and,
+   * given one, the front proxy's client CA: a different CA also closes the connections open (idle ones at once,
+   * busy ones after their answer), whose client certificates the old CA verified.
+   */
+  setTls(tls: ServerTls): void;
   readonly metrics: ServerMetrics;
   readonly httpServer: Server | HttpsServer;
   /** ui is true when the built web UI is served at `/`. */
@@ -324,6 +329,7 @@ export function createEventsServer(options: ServerOptions): KeventsServer {
     return true;
   };
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
+    renewal?.track(req, res);
     // One comparison while no connection is held over the caps.
     if (connections.health.size > 0 && overCap(req, res)) return;
     const refusal = guard(req);
@@ -342,16 +348,22 @@ export function createEventsServer(options: ServerOptions): KeventsServer {
   const serverOptions = { keepAliveTimeout: 65_000, ...serverOptionsOf(limits) };
   const httpServer = options.tls === undefined ? createHttpServer(serverOptions, handle) : createHttpsServer({ ...serverOptions, ...secureOptions(options.tls) }, handle);
   const connections = applyLimits(httpServer, limits, { authenticated: gate !== undefined });
+  // Only a server that verifies client certificates has handshakes a new CA must renew.
+  const renewal = options.tls?.clientCa !== undefined ? createHandshakeRenewal(httpServer) : undefined;
+  let currentTls = options.tls;
 
   return {
     handle,
     metrics,
     httpServer,
     ui,
-    setTls(pair) {
-      if (!('setSecureContext' in httpServer)) throw new Error('setTls: this server was created without TLS');
-      // The client CA is no file the pair's watch reloads: it stays as the server started.
-      httpServer.setSecureContext(secureContext({ ...pair, ...(options.tls?.clientCa !== undefined ? { clientCa: options.tls.clientCa } : {}) }));
+    setTls(next) {
+      if (!('setSecureContext' in httpServer) || currentTls === undefined) throw new Error('setTls: this server was created without TLS');
+      const caChanged = next.clientCa !== undefined && currentTls.clientCa !== undefined && !next.clientCa.equals(currentTls.clientCa);
+      // A pair alone keeps the client CA in use.
+      currentTls = { ...currentTls, ...next };
+      httpServer.setSecureContext(secureContext(currentTls));
+      if (caChanged) renewal?.renew();
     },
     async listen(host, port) {
       hosts.listenHost = host;

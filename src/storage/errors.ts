@@ -18,6 +18,15 @@ export type StorageErrorCode =
   | 'Timeout'
   | 'Internal';
 
+/** FailedPrecondition is the precondition of a write that the stored object failed: which field, what was asked, what was there. */
+export interface FailedPrecondition {
+  field: 'UID' | 'ResourceVersion';
+  /** expected is the value the write's precondition named. */
+  expected: string;
+  /** actual is the stored object's value (empty for a missing object). */
+  actual: string;
+}
+
 /** StorageError is what every `EventStore` method throws or rejects with. */
 export class StorageError extends Error {
   readonly code: StorageErrorCode;
@@ -27,11 +36,13 @@ export class StorageError extends Error {
   readonly resourceVersion: number | undefined;
   /** currentResourceVersion is the store's revision when the error happened, where known. */
   readonly currentResourceVersion: number | undefined;
+  /** precondition is the failed precondition of a ResourceVersionConflicts a precondition caused (not a stale update). */
+  readonly precondition: FailedPrecondition | undefined;
 
   constructor(
     code: StorageErrorCode,
     message: string,
-    details: { key?: string; resourceVersion?: number; currentResourceVersion?: number; cause?: unknown } = {},
+    details: { key?: string; resourceVersion?: number; currentResourceVersion?: number; precondition?: FailedPrecondition; cause?: unknown } = {},
   ) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
     this.name = 'StorageError';
@@ -39,6 +50,7 @@ export class StorageError extends Error {
     this.key = details.key;
     this.resourceVersion = details.resourceVersion;
     this.currentResourceVersion = details.currentResourceVersion;
+    this.precondition = details.precondition;
   }
 }
 

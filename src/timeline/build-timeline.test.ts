@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildTimeline } from './build-timeline.js';
 import { formatTimeline } from './format-timeline.js';
-import { T0, iso, testEvent, testOccurrence } from './test-events.js';
+import { T0, iso, testEvent, testOccurrence } from '../../test/support/timeline-events.js';
 
 const podName = 'web-5d8f7c9b4-x2x7k';
 const events = [

@@ -8,6 +8,7 @@ export {
   type ReasonCountsQuery,
   type SourceQuery,
   type SourceReasonCount,
+  sourceWindow,
   type TimelineSource,
 } from './timeline-source.js';
 export { decompressEvent, eventEntries, MAX_SPREAD_ROWS, spreadEntries, type EventEntries, type OccurrenceEntry } from './occurrence-rows.js';

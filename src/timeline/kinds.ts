@@ -4,6 +4,8 @@
  * Kind and apiVersion, so a resource name is only useful once it is resolved.
  */
 
+import { BUILTIN_KIND_TABLE, kindApiVersion } from '../api/index.js';
+
 /** KindInfo is a resolvable kind: its Kind, preferred apiVersion and whether it lives in a namespace. */
 export interface KindInfo {
   kind: string;
@@ -13,29 +15,13 @@ export interface KindInfo {
   names: readonly string[];
 }
 
-/** BUILTIN_KINDS are the kinds `--for` resolves without asking the server. */
-export const BUILTIN_KINDS: readonly KindInfo[] = [
-  { kind: 'Pod', apiVersion: 'v1', namespaced: true, names: ['pods', 'pod', 'po'] },
-  { kind: 'Node', apiVersion: 'v1', namespaced: false, names: ['nodes', 'node', 'no'] },
-  { kind: 'Namespace', apiVersion: 'v1', namespaced: false, names: ['namespaces', 'namespace', 'ns'] },
-  { kind: 'Service', apiVersion: 'v1', namespaced: true, names: ['services', 'service', 'svc'] },
-  { kind: 'Endpoints', apiVersion: 'v1', namespaced: true, names: ['endpoints', 'ep'] },
-  { kind: 'ConfigMap', apiVersion: 'v1', namespaced: true, names: ['configmaps', 'configmap', 'cm'] },
-  { kind: 'Secret', apiVersion: 'v1', namespaced: true, names: ['secrets', 'secret'] },
-  { kind: 'ServiceAccount', apiVersion: 'v1', namespaced: true, names: ['serviceaccounts', 'serviceaccount', 'sa'] },
-  { kind: 'PersistentVolumeClaim', apiVersion: 'v1', namespaced: true, names: ['persistentvolumeclaims', 'persistentvolumeclaim', 'pvc'] },
-  { kind: 'PersistentVolume', apiVersion: 'v1', namespaced: false, names: ['persistentvolumes', 'persistentvolume', 'pv'] },
-  { kind: 'ReplicationController', apiVersion: 'v1', namespaced: true, names: ['replicationcontrollers', 'replicationcontroller', 'rc'] },
-  { kind: 'Deployment', apiVersion: 'apps/v1', namespaced: true, names: ['deployments', 'deployment', 'deploy'] },
-  { kind: 'ReplicaSet', apiVersion: 'apps/v1', namespaced: true, names: ['replicasets', 'replicaset', 'rs'] },
-  { kind: 'StatefulSet', apiVersion: 'apps/v1', namespaced: true, names: ['statefulsets', 'statefulset', 'sts'] },
-  { kind: 'DaemonSet', apiVersion: 'apps/v1', namespaced: true, names: ['daemonsets', 'daemonset', 'ds'] },
-  { kind: 'Job', apiVersion: 'batch/v1', namespaced: true, names: ['jobs', 'job'] },
-  { kind: 'CronJob', apiVersion: 'batch/v1', namespaced: true, names: ['cronjobs', 'cronjob', 'cj'] },
-  { kind: 'HorizontalPodAutoscaler', apiVersion: 'autoscaling/v2', namespaced: true, names: ['horizontalpodautoscalers', 'horizontalpodautoscaler', 'hpa'] },
-  { kind: 'Ingress', apiVersion: 'networking.k8s.io/v1', namespaced: true, names: ['ingresses', 'ingress', 'ing'] },
-  { kind: 'PodDisruptionBudget', apiVersion: 'policy/v1', namespaced: true, names: ['poddisruptionbudgets', 'poddisruptionbudget', 'pdb'] },
-];
+/** BUILTIN_KINDS are the kinds `--for` resolves without asking the server: api's one kind table, with kubectl's names for each. */
+export const BUILTIN_KINDS: readonly KindInfo[] = BUILTIN_KIND_TABLE.map((b) => ({
+  kind: b.kind,
+  apiVersion: kindApiVersion(b),
+  namespaced: b.namespaced,
+  names: [...new Set([b.resource, b.kind.toLowerCase(), ...b.shortNames])],
+}));
 
 /** ObjectRef names one object: Kind and name, and its namespace when it has one. */
 export interface ObjectRef {

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CoreEvent } from '../api/index.js';
 import { formatLintReport, LINT_CHECKS, lintEvents } from './lint-events.js';
-import { testEvent } from './test-events.js';
+import { testEvent } from '../../test/support/timeline-events.js';
 
 function ev(patch: Partial<CoreEvent>): CoreEvent {
   return { ...testEvent({ name: 'e', object: 'web-1', reason: 'Started', message: 'Started container app', first: 0, fieldPath: 'spec.containers{app}' }), ...patch };

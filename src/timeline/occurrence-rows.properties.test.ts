@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import type { CoreEvent, Occurrence } from '../api/index.js';
 import { buildTimeline } from './build-timeline.js';
 import { decompressEvent } from './occurrence-rows.js';
-import { T0 } from './test-events.js';
+import { T0 } from '../../test/support/timeline-events.js';
 
 /**
  * Properties of decompression over generated histories: an event that

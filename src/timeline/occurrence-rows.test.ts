@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { CoreEvent } from '../api/index.js';
 import { decompressEvent, eventEntries, spreadEntries } from './occurrence-rows.js';
 import type { OccurrenceEntry } from './occurrence-rows.js';
-import { T0, iso, testEvent, testOccurrence } from './test-events.js';
+import { T0, iso, testEvent, testOccurrence } from '../../test/support/timeline-events.js';
 
 const secs = (xs: { ms: number }[]): number[] => xs.map((x) => (x.ms - T0) / 1000);
 /** shape is each row as [second, count, estimated]. */

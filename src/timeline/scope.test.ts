@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseForArgument, resolveKind } from './kinds.js';
 import { inScope, scopeObjects } from './scope.js';
-import { testEvent } from './test-events.js';
+import { testEvent } from '../../test/support/timeline-events.js';
 
 const ns = 'store';
 const events = [

@@ -6,7 +6,7 @@ import { MemoryEventStore } from '../storage/memory/index.js';
 import { collectTimeline, countReasons } from './timeline-source.js';
 import type { TimelineSource } from './timeline-source.js';
 import { storeTimelineSource } from './store-source.js';
-import { iso, testEvent } from './test-events.js';
+import { iso, testEvent } from '../../test/support/timeline-events.js';
 
 describe('storeTimelineSource', () => {
   it('reads one object\'s events and the archive\'s occurrences from a store', async () => {

@@ -1,12 +1,9 @@
 import type { CoreEvent, Occurrence, OccurrenceField } from '../api/index.js';
 import { eventCluster } from '../api/index.js';
 import { canCountByReason, isArchiveStore } from '../storage/index.js';
-import type { ActiveWindow, EventStore, IndexedField, ObservedRange, OccurrenceCursor } from '../storage/index.js';
-import { SCHEDULED_REASON } from './scope.js';
+import type { EventStore, IndexedField, ObservedRange, OccurrenceCursor } from '../storage/index.js';
+import { sourceWindow } from './timeline-source.js';
 import type { ReasonCountsQuery, SourceQuery, SourceReasonCount, TimelineSource } from './timeline-source.js';
-
-/** ALWAYS_READ are the reasons an event read within a window keeps whenever they happened: a pod's Scheduled names its node. */
-const ALWAYS_READ: readonly string[] = [SCHEDULED_REASON];
 
 /** STORE_PAGE is the page size read from a store: large enough to amortise a query, small enough to bound memory per step. */
 const STORE_PAGE = 5000;
@@ -41,10 +38,7 @@ export function storeTimelineSource(store: EventStore, options: StoreTimelineSou
       if (q.name !== undefined) fieldEquals['involvedObject.name'] = q.name;
       const predicate = (e: CoreEvent): boolean =>
         (q.kind === undefined || e.involvedObject.kind === q.kind) && (q.name === undefined || e.involvedObject.name === q.name) && inClusters(eventCluster(e));
-      const activeIn: ActiveWindow | undefined =
-        q.inWindowOnly === true && (q.since !== undefined || q.until !== undefined)
-          ? { ...(q.since !== undefined ? { sinceMs: q.since } : {}), ...(q.until !== undefined ? { untilMs: q.until } : {}), alwaysReasons: ALWAYS_READ }
-          : undefined;
+      const activeIn = sourceWindow(q);
       const out: CoreEvent[] = [];
       let startKey: string | undefined;
       for (;;) {

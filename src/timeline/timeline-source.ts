@@ -1,13 +1,14 @@
 import type { CoreEvent, Occurrence } from '../api/index.js';
 import { buildTimeline } from './build-timeline.js';
 import type { TimelineExplainer } from './build-timeline.js';
-import { eventFirstMs, eventLastMs } from '../api/index.js';
+import { eventFirstMs, eventLastMs, OWNER_KINDS } from '../api/index.js';
 import type { ObjectRef } from './kinds.js';
 import { isNamespacedKind } from './kinds.js';
 import { scheduledNode, scopeObjects } from './scope.js';
 import type { OwnerLink } from './scope.js';
 import type { Timeline, TimelineSummary } from '../api/index.js';
-import type { AnyOf } from '../storage/index.js';
+import type { ActiveWindow, AnyOf } from '../storage/index.js';
+import { SCHEDULED_REASON } from './scope.js';
 
 /** SourceQuery narrows a read: a namespace (undefined: all), and optionally one involved object. */
 export interface SourceQuery {
@@ -25,7 +26,8 @@ export interface SourceQuery {
   /**
    * inWindowOnly lets an event read leave out the events that did not happen
    * within [since, until) (see `activeIn` of the stores), but for Scheduled
-   * events, which tell the node of a pod whenever it was scheduled. Set where
+   * events, which tell the node of a pod whenever it was scheduled (with
+   * `anyOf`, only where it lists their reason). Set where
    * nothing outside the window changes the timeline: not for an owner's
    * namespace, whose earlier events tell which pods it owns.
    */
@@ -37,6 +39,23 @@ export interface SourceQuery {
    * return more than it selects, never less.
    */
   anyOf?: AnyOf | undefined;
+}
+
+/**
+ * ALWAYS_READ are the reasons an event read within a window keeps whenever they happened: a pod's Scheduled names
+ * its node. A read with anyOf keeps them only where it names them by reason: it says what it reads (incidents read
+ * the Scheduled events they need by pod), and a store reads a window's failures by time only with no such reason.
+ */
+const ALWAYS_READ: readonly string[] = [SCHEDULED_REASON];
+
+/** sourceWindow is the window an event read keeps (`inWindowOnly`), as every source applies it; undefined for none. */
+export function sourceWindow(q: SourceQuery): ActiveWindow | undefined {
+  if (q.inWindowOnly !== true || (q.since === undefined && q.until === undefined)) return undefined;
+  return {
+    ...(q.since !== undefined ? { sinceMs: q.since } : {}),
+    ...(q.until !== undefined ? { untilMs: q.until } : {}),
+    alwaysReasons: q.anyOf === undefined ? ALWAYS_READ : ALWAYS_READ.filter((r) => q.anyOf!.reasons?.includes(r) === true),
+  };
 }
 
 /**
@@ -93,8 +112,8 @@ export interface CollectTimelineOptions {
   explain?: TimelineExplainer | undefined;
 }
 
-/** OWNING_KINDS are the kinds whose scope reaches beyond their own events, so their whole namespace is read. */
-const OWNING_KINDS = new Set(['Deployment', 'ReplicaSet', 'ReplicationController', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob']);
+/** OWNING_KINDS are the kinds whose scope reaches beyond their own events (api's OWNER_KINDS), so their whole namespace is read. */
+const OWNING_KINDS = new Set(OWNER_KINDS);
 
 /**
  * collectTimeline reads what a timeline needs from a source, as narrowly as the

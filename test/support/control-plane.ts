@@ -22,6 +22,10 @@ export interface Peers {
   /** prometheus and alertmanager are there when the builder was asked for them (the metrics tests). */
   prometheus?: string;
   alertmanager?: string;
+  /** krew is the krew binary (kubectl krew) and krewValidateManifest krew-index's check, or krewUnavailable says why they could not be built. */
+  krew?: string;
+  krewValidateManifest?: string;
+  krewUnavailable?: string;
 }
 
 let cachedPeers: Peers | undefined;

@@ -2,7 +2,7 @@ import { request as httpRequest } from 'node:http';
 import type { IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import YAML from 'yaml';
-import { goYamlTags } from '../../src/server/http-io.js';
+import { goYamlTags } from '../../src/server/http/http-io.js';
 
 /**
  * Target is one API server the differential suite talks to: the real kube-apiserver or

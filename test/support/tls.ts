@@ -32,3 +32,22 @@ export function makeCertificates(options: { dir?: string; prefix?: string; commo
   run(['x509', '-req', '-in', csr, '-CA', caFile, '-CAkey', caKey, '-CAcreateserial', '-out', certFile, '-days', '2', '-extfile', ext]);
   return { dir, caFile, certFile, keyFile };
 }
+
+function openssl(dir: string, args: string[]): void {
+  execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+}
+
+/** ca writes a CA `name`.crt/.key. */
+export function ca(dir: string, name: string): void {
+  openssl(dir, ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.crt`, '-days', '2', '-subj', `/CN=${name}`]);
+}
+
+/** leaf writes `name`.crt/.key for `subject`, signed by the CA `caName` (its files in `caDir`), with an extension file's text. */
+export function leaf(dir: string, name: string, subject: string, caDir: string, caName: string, ext: string): void {
+  writeFileSync(join(dir, `${name}.ext`), ext);
+  openssl(dir, ['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', subject]);
+  openssl(dir, ['x509', '-req', '-in', `${name}.csr`, '-CA', join(caDir, `${caName}.crt`), '-CAkey', join(caDir, `${caName}.key`), '-CAcreateserial', '-out', `${name}.crt`, '-days', '2', '-extfile', `${name}.ext`]);
+}
+
+/** CLIENT_EXT makes a leaf a client certificate. */
+export const CLIENT_EXT = 'extendedKeyUsage=clientAuth\n';

@@ -51,3 +51,26 @@ export function describeStorage(spec: StorageSpec): string {
       return spec.url;
   }
 }
+
+/**
+ * StorageAlias is an older name of `--storage` a command still accepts (`mirror --to`, `export --from`): hidden
+ * from its help, documented in docs/cli.md, refused together with `--storage`.
+ */
+export interface StorageAlias {
+  /** flag is the older name, e.g. `--to`. */
+  flag: string;
+  /** value is what it was given, if it was. */
+  value: string | undefined;
+}
+
+/**
+ * storageFlagValue is the one storage URL a command was given: `--storage`, or its older name, or `fallback`
+ * (undefined: the flag is required).
+ */
+export function storageFlagValue(storage: string | undefined, alias: StorageAlias, fallback?: string): string {
+  const given = (v: string | undefined): v is string => v !== undefined && v !== '';
+  if (given(storage) && given(alias.value)) throw new UsageError(`--storage and ${alias.flag} name the same archive (${alias.flag} is its older name): give one`);
+  const value = given(storage) ? storage : given(alias.value) ? alias.value : fallback;
+  if (value === undefined) throw new UsageError("required option '--storage <spec>' not specified");
+  return value;
+}

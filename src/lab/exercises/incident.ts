@@ -34,9 +34,9 @@ export const incident: Exercise = {
       block(`kubectl delete deployment ${HOG}
 # wait ${ctx.eventTtl}, then:
 kubectl get events --field-selector reason=FailedScheduling
-kevents timeline --server "$KEVENTS_ARCHIVE" -n ${ctx.namespace} --for deployment/${HOG} -o markdown`),
+kevents timeline -n ${ctx.namespace} --for deployment/${HOG} -o markdown`),
       '',
-      '$KEVENTS_ARCHIVE is the archive of kevents lab up (eval "$(kevents lab env)" sets it): a kevents serve',
+      'kevents reads the archive of kevents lab up ($KEVENTS_SERVER, which eval "$(kevents lab env)" sets): a kevents serve',
       'that mirrors the cluster\'s events and keeps each one, and each repeat of it, after the cluster forgets.',
       '',
       'What you should see: kubectl finds nothing ("No resources found in lab namespace."), and the archive',

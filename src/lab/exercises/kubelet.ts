@@ -44,6 +44,7 @@ kubectl get events --field-selector involvedObject.name=crashy -o wide`),
       `These events are simulated: their source is ${KWOK_COMPONENT}, not kubelet with a node name, and their`,
       'messages are fixed texts where a kubelet names the image and the container. The repeats are real',
       'aggregation: kwok records through client-go\'s recorder, which raises count as exercise 4 did by hand.',
+      'A lab started with kevents lab up --kubelet has a real node, and this exercise reads its kubelet instead.',
     ].join('\n'),
   async check(view) {
     // A pod's first events may be older than the TTL already: the archive still has them.

@@ -18,6 +18,14 @@ export function isInsufficientCpu(e: CoreEvent): boolean {
   return e.reason === 'FailedScheduling' && e.involvedObject.kind === 'Pod' && /Insufficient cpu/.test(e.message ?? '') && (e.reportingComponent === SCHEDULER || e.source?.component === SCHEDULER);
 }
 
+/** schedulerSentence is what kube-scheduler says of a hog pod: the real node, where there is one, refuses it for its taint. */
+function schedulerSentence(ctx: ExerciseContext): string {
+  const n = ctx.nodes.count;
+  if (ctx.realNode === undefined) return `0/${n} nodes are available: ${n} Insufficient cpu. preemption: 0/${n} nodes are available: ${n} No preemption victims found for incoming pod.`;
+  const all = n + 1;
+  return `0/${all} nodes are available: 1 node(s) had untolerated taint {${ctx.realNode.taint.key}: ${ctx.realNode.taint.value}}, ${n} Insufficient cpu. preemption: 0/${all} nodes are available: 1 Preemption is not helpful for scheduling, ${n} No preemption victims found for incoming pod.`;
+}
+
 function hogManifest(ctx: ExerciseContext): string {
   // Three quarters of a node each: one pod per node fits, and one more than there are nodes does not.
   const request = Math.floor((millicores(ctx.nodes.cpu) * 3) / 4);
@@ -54,7 +62,7 @@ export const scheduler: Exercise = {
       block(hogManifest(ctx)),
       '',
       'What you should see: one pod Pending, and a Warning from default-scheduler on it:',
-      `    FailedScheduling   pod/${HOG}-…   0/${ctx.nodes.count} nodes are available: ${ctx.nodes.count} Insufficient cpu. preemption: 0/${ctx.nodes.count} nodes are available: ${ctx.nodes.count} No preemption victims found for incoming pod.`,
+      `    FailedScheduling   pod/${HOG}-…   ${schedulerSentence(ctx)}`,
       'A good event message: a number, the name of what is missing, and a hint of what to do next.',
       'The pods that did fit go through Scheduled, Pulling, Pulled, Created and Started (see exercise 6).',
     ].join('\n'),

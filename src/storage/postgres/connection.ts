@@ -167,10 +167,10 @@ export class PostgresConnection {
     return state;
   }
 
-  /** query runs one statement on the pool, failing in the storage vocabulary. */
-  async query<R>(pool: Pick<PgPool, 'query'>, q: { text: string; values: unknown[] }): Promise<R[]> {
+  /** query runs one statement on the pool (prepared once per connection when it has a `name`), failing in the storage vocabulary. */
+  async query<R>(pool: Pick<PgPool, 'query'>, q: { text: string; values: unknown[]; name?: string | undefined }): Promise<R[]> {
     try {
-      return (await pool.query<R>(q.text, q.values)).rows;
+      return (q.name !== undefined ? await pool.query<R>({ name: q.name, text: q.text, values: q.values }) : await pool.query<R>(q.text, q.values)).rows;
     } catch (e) {
       throw pgFailure(e);
     }

@@ -1,7 +1,7 @@
+import { NO_TIME_MS } from '../../api/index.js';
 import { asciiLower } from '../any-of.js';
 import type { ActiveWindow, AnyOf, IndexedField } from '../event-store.js';
-import { NO_TIME_MS } from '../search/index.js';
-import { CURRENT, CURRENT_INDEXED, FIELD_COLUMNS, HISTORY } from './schema.js';
+import { CURRENT, CURRENT_INDEXED, FIELD_COLUMNS, HISTORY, LAST_MS_OR_END } from './schema.js';
 import { objectSql } from './texts.js';
 
 /** ListScope is what one list query selects, apart from where it starts. */
@@ -17,10 +17,19 @@ export interface ListScope {
   activeIn?: ActiveWindow | undefined;
 }
 
+/**
+ * SINCE_CANDIDATES bounds the rows `pageSince` takes from a window before sorting them by key: each page of a read
+ * through `cur_since` reads the window's rows again, so a window with more rows than this that its anyOf keeps (a
+ * broad anyOf, a long window) is read in key order instead, on `cur_key`, once over all its pages.
+ */
+export const SINCE_CANDIDATES = 50_000;
+
 /** ListRow is one row of a page query: the store's revision and compaction point at the statement's snapshot, and one version row (absent on an empty page). */
 export interface ListRow {
   revision: string;
   compacted: string;
+  /** candidates, in a `pageSince` page, is how many rows of the window it chose from (at most SINCE_CANDIDATES + 1). */
+  candidates?: string;
   rv: string | null;
   key: string | null;
   object: string | null;
@@ -54,9 +63,34 @@ export class ListQueries {
     };
   }
 
-  /** rows is the bare page query, for EXPLAIN in tests. */
-  rows(scope: ListScope, start: string, limit: number): Query {
+  /**
+   * pageSince is `page` for a latest read of the rows that may have happened since a time with anyOf (a window's
+   * failures, what incidents read), through `cur_since`: the rows since that time that its columns keep, at most
+   * SINCE_CANDIDATES + 1 of them (each row says how many: more than SINCE_CANDIDATES, and `page` reads it), the
+   * first `limit` by key read from the table. Undefined when the scope is no such read (one object's events have
+   * their name's index, a reason kept whenever it happened is no range of time).
+   */
+  pageSince(scope: ListScope, start: string, limit: number): Query | undefined {
+    const since = scope.activeIn?.sinceMs;
+    if (scope.at !== undefined || since === undefined || scope.anyOf === undefined || (scope.activeIn?.alwaysReasons?.length ?? 0) > 0) return undefined;
+    if (scope.fieldEquals?.['involvedObject.name'] !== undefined) return undefined;
     const values: unknown[] = [start, limit];
+    const conds = this.keyAndFields(scope, values);
+    conds.push(anyOfSql(scope.anyOf, { type: 'type', reason: 'reason', kind: 'involved_kind' }, values));
+    values.push(since, SINCE_CANDIDATES + 1);
+    const chosen = `SELECT rv, key FROM ${this.s}.versions WHERE ${CURRENT} AND ${LAST_MS_OR_END} >= $${values.length - 1} AND ${conds.join(' AND ')} LIMIT $${values.length}`;
+    return {
+      text:
+        `WITH c AS MATERIALIZED (${chosen}) ` +
+        `SELECT m.revision, m.compacted, (SELECT count(*) FROM c) AS candidates, p.rv, p.key, p.object FROM ` +
+        `(SELECT max(value) FILTER (WHERE name = 'revision') AS revision, max(value) FILTER (WHERE name = 'compacted') AS compacted FROM ${this.s}.meta) m ` +
+        `LEFT JOIN LATERAL (SELECT v.rv, v.key, ${objectSql(this.s, 'v')} AS object FROM (SELECT rv, key FROM c ORDER BY key LIMIT $2) k JOIN ${this.s}.versions v ON v.rv = k.rv) p ON true ORDER BY p.key`,
+      values,
+    };
+  }
+
+  /** keyAndFields are the conditions of a page on its key range (`$1` its start) and field columns, their values appended to `values`. */
+  private keyAndFields(scope: ListScope, values: unknown[]): string[] {
     const conds = ['key > $1'];
     if (scope.high !== undefined) {
       values.push(scope.high);
@@ -72,6 +106,13 @@ export class ListQueries {
         conds.push(`${FIELD_COLUMNS[field]} = $${values.length}`);
       }
     }
+    return conds;
+  }
+
+  /** rows is the bare page query, for EXPLAIN in tests. */
+  rows(scope: ListScope, start: string, limit: number): Query {
+    const values: unknown[] = [start, limit];
+    const conds = this.keyAndFields(scope, values);
     if (scope.anyOf !== undefined) {
       conds.push(anyOfSql(scope.anyOf, { type: 'type', reason: 'reason', kind: 'involved_kind' }, values));
       if (scope.activeIn?.sinceMs !== undefined) conds.push(lastAfterSql(scope.activeIn, scope.activeIn.sinceMs, values));

@@ -7,8 +7,8 @@ import type { ListOptions, ListResult } from '../event-store.js';
 import { StorageError } from '../errors.js';
 import { RemainingCounts, decodeEvent, eventKey, listRevision, matchesFilter, namespaceRange, selectsAll } from '../shared/index.js';
 import type { PostgresConnection } from './connection.js';
-import { ListQueries } from './list-query.js';
-import type { ListRow, ListScope } from './list-query.js';
+import { ListQueries, SINCE_CANDIDATES } from './list-query.js';
+import type { ListRow, ListScope, Query } from './list-query.js';
 
 /** MAX_LIST_BATCH caps the rows a filtered list reads per query, as upstream caps its etcd pages. */
 const MAX_LIST_BATCH = 10_000;
@@ -17,6 +17,8 @@ const MAX_LIST_BATCH = 10_000;
 export class PostgresLists {
   private readonly lists: ListQueries;
   private readonly remaining = new RemainingCounts();
+  /** statementNames names each text of `named`'s statements (a few: the shapes of a filter, not its values). */
+  private readonly statementNames = new Map<string, string>();
 
   constructor(private readonly c: PostgresConnection) {
     this.lists = new ListQueries(c.s);
@@ -27,6 +29,22 @@ export class PostgresLists {
     const cur = await this.c.current(key);
     if (cur === undefined) throw new StorageError('KeyNotFound', `${key} not found`, { key, currentResourceVersion: this.c.state?.feed.delivered });
     return decodeEvent(cur.object, cur.rv);
+  }
+
+  /**
+   * named prepares the page statement of one object's events (by its name's index) once per connection: a reader
+   * asks for many objects' events in turn (incidents, the progress of each failing pod), the same statement with
+   * other values, and its plan is the same for any name, while planning it among the table's indexes costs more
+   * than running it.
+   */
+  private named(scope: ListScope, q: Query): Query & { name?: string } {
+    if (scope.fieldEquals?.['involvedObject.name'] === undefined) return q;
+    let name = this.statementNames.get(q.text);
+    if (name === undefined) {
+      name = `${this.c.s}_list_by_name_${this.statementNames.size}`;
+      this.statementNames.set(q.text, name);
+    }
+    return { ...q, name };
   }
 
   async list(options: ListOptions): Promise<ListResult> {
@@ -48,7 +66,10 @@ export class PostgresLists {
     for (;;) {
       // Rows past what may be examined are not read at all.
       const size = Math.min(batch, maxExamined - examined + 1);
-      const rows = await c.query<ListRow>(pool, this.lists.page(scope, start, size));
+      // A latest read of a window's failures reads only the window's rows, unless more than a few pages of them are kept.
+      const since = this.lists.pageSince(scope, start, size);
+      let rows = since === undefined ? undefined : await c.query<ListRow>(pool, since);
+      if (rows === undefined || Number(rows[0]?.candidates ?? 0) > SINCE_CANDIDATES) rows = await c.query<ListRow>(pool, this.named(scope, this.lists.page(scope, start, size)));
       const head = rows[0]!;
       const revision = Number(head.revision);
       const compacted = Number(head.compacted);

@@ -1,10 +1,10 @@
+import { parseSearchQuery } from '../../api/index.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import pg from 'pg';
 import { CLUSTER_LABEL } from '../../api/index.js';
 import type { CoreEvent } from '../../api/index.js';
 import { FakeClock, noopLogger } from '../../internal/index.js';
-import { parseSearchQuery } from '../search/index.js';
 import { isStorageError } from '../errors.js';
 import type { ArchiveWrite, OccurrenceCursor } from '../archive-store.js';
 import type { EventStore } from '../event-store.js';
@@ -173,8 +173,10 @@ void describe('PostgresEventStore', () => {
     assert.deepEqual(await search('"not found"', before), ['volume certs not found'], 'the history is indexed too');
     assert.deepEqual(await search('pulled'), [], 'a deleted event is no hit');
     // Dropping last_ms dropped cur_key, which holds it: the key-only index a version 3 database has is widened too;
-    // and search_reason, which a version 3 database lacks, is built.
-    assert.equal(lines.length, 4, lines.join('\n'));
+    // and search_reason and cur_since, which a version 3 database lacks, are built.
+    assert.equal(lines.length, 6, lines.join('\n'));
+    assert.match(lines[4]!, /^indexing the versions by when current ones last happened \{"versions":4\}$/);
+    assert.match(lines[5]!, /^the versions are indexed by when current ones last happened \{"versions":4,"seconds":[\d.]+\}$/);
     assert.match(lines[1]!, /^building the current-key index/);
     assert.match(lines[2]!, /^indexing the versions by reason and time \{"versions":4\}$/);
     assert.match(lines[3]!, /^the versions are indexed by reason and time \{"versions":4,"seconds":[\d.]+\}$/);
@@ -290,6 +292,48 @@ void describe('PostgresEventStore', () => {
     assert.match(plan, /Index Only Scan using cur_key/);
     assert.match(plan, /Filter: .*last_ms >= /, 'the window\'s start is tested on the index too');
     client.release();
+    await store.close();
+    await drop(schema);
+  });
+
+  void it('reads a window\'s failures as an index-only range of cur_since, which an open builds where a schema lacks it, and logs it', async () => {
+    const schema = fresh();
+    const at = (s: number): string => new Date(Date.UTC(2025, 0, 1) + s * 1000).toISOString().replace('.000Z', 'Z');
+    let store = new PostgresEventStore({ connectionString: POSTGRES_URL, schema });
+    for (let i = 0; i < 30; i++) {
+      await store.create(sampleEvent(`ns-${i % 3}`, `e-${i}`, { firstTimestamp: at(i * 10), lastTimestamp: at(i * 10 + 5), ...(i % 5 === 0 ? { type: 'Warning', reason: 'BackOff' } : {}) }));
+    }
+    await store.close();
+    // What a database built before cur_since has.
+    await admin.query(`DROP INDEX ${schema}.cur_since`);
+    const lines: string[] = [];
+    const logger = { ...noopLogger, info: (msg: string) => lines.push(msg) };
+    store = new PostgresEventStore({ connectionString: POSTGRES_URL, schema, logger });
+    const window = { sinceMs: Date.parse(at(100)), untilMs: Date.parse(at(260)) };
+    const failures = { types: ['warning'] };
+    const names = async (limit?: number): Promise<string[]> => {
+      const out: string[] = [];
+      let startKey: string | undefined;
+      do {
+        const page = await store.list({ activeIn: window, anyOf: failures, ...(limit !== undefined ? { limit } : {}), ...(startKey !== undefined ? { startKey } : {}) });
+        out.push(...page.items.map((e) => e.metadata.name!));
+        startKey = page.lastKey;
+      } while (startKey !== undefined);
+      return out;
+    };
+    assert.deepEqual(await names(), ['e-15', 'e-10', 'e-25', 'e-20']);
+    assert.deepEqual(await names(1), ['e-15', 'e-10', 'e-25', 'e-20'], 'pages of 1');
+    assert.deepEqual(lines.filter((l) => /when current ones last happened/.test(l)).length, 2, lines.join('\n'));
+    const client = await admin.connect();
+    const q = new ListQueries(schema).pageSince({ at: undefined, high: 'ns-10', fieldEquals: { reason: 'BackOff' }, anyOf: failures, activeIn: window }, 'ns-0/', 10)!;
+    await client.query('SET enable_seqscan = off; SET enable_bitmapscan = off');
+    const plan = (await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${q.text}`, q.values)).rows.map((r) => r['QUERY PLAN']).join('\n');
+    await client.query('RESET enable_seqscan; RESET enable_bitmapscan');
+    client.release();
+    assert.match(plan, /Index Only Scan using cur_since/, plan);
+    assert.match(plan, /Index Cond: \(+COALESCE\(NULLIF\(last_ms/, plan);
+    assert.equal(new ListQueries(schema).pageSince({ at: undefined, high: undefined, fieldEquals: {}, anyOf: failures, activeIn: { ...window, alwaysReasons: ['Scheduled'] } }, '', 10), undefined, 'a reason kept whenever is no range of time');
+    assert.equal(new ListQueries(schema).pageSince({ at: 5, high: undefined, fieldEquals: {}, anyOf: failures, activeIn: window }, '', 10), undefined, 'a snapshot reads history too');
     await store.close();
     await drop(schema);
   });

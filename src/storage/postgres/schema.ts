@@ -1,5 +1,6 @@
 import type { IndexedField } from '../event-store.js';
 import type { Logger } from '../../internal/index.js';
+import { NO_TIME_MS } from '../../api/index.js';
 import type { PgClient } from './options.js';
 import { fillSearchColumns, searchColumnsSql, searchIndexSql, searchReasonIndexSql } from './search.js';
 import { textsSql } from './texts.js';
@@ -55,6 +56,26 @@ export const CURRENT_INDEXED: readonly IndexedField[] = ['involvedObject.name', 
  * current row was read from the table to be tested.
  */
 export const CUR_KEY_INCLUDES = ['rv', 'type', 'reason', 'involved_kind', 'last_ms'] as const;
+
+/**
+ * LAST_MS_OR_END is when a current row last happened (the search's `last_ms`), or for a row with no time (NO_TIME_MS,
+ * or search columns never filled), which may have happened at any time, the end of time: what `cur_since` orders
+ * current rows by, so that the rows that may have happened since a time are a range of it. Queries repeat it word
+ * for word, as the planner matches an index's expression by its text.
+ */
+export const LAST_MS_OR_END = `coalesce(nullif(last_ms, ${NO_TIME_MS}), 9223372036854775807)`;
+
+/**
+ * CUR_SINCE_INCLUDES are the columns `cur_since` holds beside LAST_MS_OR_END: what a read of a window's failures
+ * (`activeIn` with `anyOf`) tests and returns, so it chooses its rows on the index alone. `search_time` is in time
+ * order too, but over every version, with none of these: each row of its range would be read from the table.
+ */
+export const CUR_SINCE_INCLUDES = ['rv', 'key', 'type', 'reason', 'involved_kind', 'last_ms'] as const;
+
+/** curSinceSql is `cur_since`'s definition, built once `last_ms` is filled (`applySchema`). */
+export function curSinceSql(s: string): string {
+  return `CREATE INDEX IF NOT EXISTS cur_since ON ${s}.versions ((${LAST_MS_OR_END})) INCLUDE (${CUR_SINCE_INCLUDES.join(', ')}) WHERE ${CURRENT}`;
+}
 
 /** HISTORY_INDEXED lists the fields with an index over superseded rows too; snapshot reads by other fields walk `hist_key`. */
 export const HISTORY_INDEXED: readonly IndexedField[] = ['involvedObject.name'];
@@ -231,16 +252,18 @@ async function indexOccurrences(client: PgClient, s: string, logger: Pick<Logger
 /**
  * buildIndex runs `sql`, which creates index `name` on `table`, when the schema lacks it, in place: the build of a
  * table that holds rows is logged with their count, and then with its time (an archive of millions takes minutes).
+ * It tells whether it built one over rows.
  */
-async function buildIndex(client: PgClient, s: string, logger: Pick<Logger, 'info'>, index: { name: string; table: string; what: string; by: string; sql: string }): Promise<void> {
+async function buildIndex(client: PgClient, s: string, logger: Pick<Logger, 'info'>, index: { name: string; table: string; what: string; by: string; sql: string }): Promise<boolean> {
   const { rows } = await client.query<{ t: string | null }>('SELECT to_regclass($1) AS t', [`${s}.${index.name}`]);
-  if (rows[0]?.t != null) return;
+  if (rows[0]?.t != null) return false;
   const { rows: counted } = await client.query<{ n: string }>(`SELECT count(*) AS n FROM ${s}.${index.table}`);
   const n = Number(counted[0]?.n ?? 0);
   const started = performance.now();
   if (n > 0) logger.info(`indexing the ${index.what} by ${index.by}`, { [index.what]: n });
   await client.query(index.sql);
   if (n > 0) logger.info(`the ${index.what} are indexed by ${index.by}`, { [index.what]: n, seconds: Math.round(performance.now() - started) / 1000 });
+  return n > 0;
 }
 
 /**
@@ -318,6 +341,10 @@ export async function applySchema(client: PgClient, s: string, functions: string
     await widenCurKey(client, s, logger);
     await client.query(searchIndexSql(s));
     await buildIndex(client, s, logger, { name: 'search_reason', table: 'versions', what: 'versions', by: 'reason and time', sql: searchReasonIndexSql(s) });
+    // The planner's statistics of the new index's expression come from ANALYZE: until then it would guess a third of the rows.
+    if (await buildIndex(client, s, logger, { name: 'cur_since', table: 'versions', what: 'versions', by: 'when current ones last happened', sql: curSinceSql(s) })) {
+      await client.query(`ANALYZE ${s}.versions`);
+    }
     await client.query(functions);
     await client.query(`INSERT INTO ${s}.meta (name, value) VALUES ('schema', $1) ON CONFLICT (name) DO UPDATE SET value = excluded.value`, [SCHEMA_VERSION]);
     await client.query('COMMIT');

@@ -1,3 +1,4 @@
+import { parseSearchQuery } from '../../api/index.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
@@ -5,7 +6,6 @@ import type { CoreEvent } from '../../api/index.js';
 import { FakeClock } from '../../internal/index.js';
 import { isStorageError } from '../errors.js';
 import { MemoryEventStore } from '../memory/index.js';
-import { parseSearchQuery } from '../search/index.js';
 import type { SearchCursor, SearchPage, SearchRequest } from '../search/index.js';
 import { PostgresEventStore } from './index.js';
 import { NEWEST_FIRST, PostgresSearch, REASON_KEY, compileQuery, newestFirst, searchColumns } from './search.js';

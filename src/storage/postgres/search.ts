@@ -16,12 +16,14 @@
  * word, which carry the lexeme `~` instead of their words; the store still
  * checks every candidate with `createSearchMatcher`, the definition.
  */
+import type { FieldTerm, SearchField, SearchQuery } from '../../api/index.js';
+import { SEARCH_KEYWORD_FIELDS, createSearchMatcher, searchFieldValue, searchTimeMs, searchWords, SEARCH_TEXT_FIELDS } from '../../api/index.js';
 import type { CoreEvent } from '../../api/index.js';
 import type { Logger } from '../../internal/index.js';
 import { StorageError } from '../errors.js';
-import { SEARCH_KEYWORD_FIELDS, countInHistogram, createSearchMatcher, histogramBuckets, searchCursorOf, searchFieldValue, searchTimeMs, searchWords } from '../search/index.js';
-import { SEARCH_TEXT_FIELDS, compareSearchOrder } from '../search/index.js';
-import type { FieldTerm, SearchBucket, SearchCursor, SearchField, SearchPage, SearchQuery, SearchRequest } from '../search/index.js';
+import { countInHistogram, histogramBuckets, searchCursorOf } from '../search/index.js';
+import { compareSearchOrder } from '../search/index.js';
+import type { SearchBucket, SearchCursor, SearchPage, SearchRequest } from '../search/index.js';
 import { decodeEvent, listRevision, namespaceRange } from '../shared/index.js';
 import { pgFailure } from './driver.js';
 import { DEFAULT_SEARCH_TIMEOUT_MS } from './options.js';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { parseSearchQuery } from '../../api/index.js';
 import type { CoreEvent } from '../../api/index.js';
 import { FakeClock } from '../../internal/index.js';
-import { parseSearchQuery } from '../search/index.js';
 import { CONFORMANCE_ENV_DEFAULTS, sampleEvent } from '../testing/index.js';
 import { PostgresEventStore } from './index.js';
 import { cutText, splitText, TEXT_MARK, TEXT_MIN, textOf, withText } from './texts.js';

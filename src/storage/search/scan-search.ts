@@ -1,9 +1,9 @@
 import type { CoreEvent } from '../../api/index.js';
 import type { EventStore } from '../event-store.js';
-import type { SearchField } from './search-query.js';
+import type { SearchField } from '../../api/index.js';
 import { compareSearchOrder, countInHistogram, histogramBuckets, searchCursorOf } from './search-store.js';
 import type { SearchCursor, SearchPage, SearchRequest } from './search-store.js';
-import { createSearchMatcher } from './search-text.js';
+import { createSearchMatcher } from '../../api/index.js';
 
 /** SCAN_CHUNK is how many events one list call of a scan reads: a page of the store's own, not the whole archive at once. */
 const SCAN_CHUNK = 1000;

@@ -1,6 +1,6 @@
 import type { CoreEvent } from '../../api/index.js';
-import type { SearchField, SearchQuery } from './search-query.js';
-import { searchTimeMs } from './search-text.js';
+import type { SearchField, SearchQuery } from '../../api/index.js';
+import { searchTimeMs } from '../../api/index.js';
 
 /**
  * SearchCursor is the position of a hit in a search's order: newest first by

@@ -14,6 +14,7 @@ export function checkPreconditions(key: string, current: CoreEvent | undefined, 
     throw new StorageError('ResourceVersionConflicts', `Precondition failed: UID in precondition: ${p.uid}, UID in object meta: ${uid}`, {
       key,
       currentResourceVersion,
+      precondition: { field: 'UID', expected: p.uid, actual: uid },
     });
   }
   const rv = current?.metadata.resourceVersion ?? '';
@@ -21,7 +22,7 @@ export function checkPreconditions(key: string, current: CoreEvent | undefined, 
     throw new StorageError(
       'ResourceVersionConflicts',
       `Precondition failed: ResourceVersion in precondition: ${p.resourceVersion}, ResourceVersion in object meta: ${rv}`,
-      { key, currentResourceVersion },
+      { key, currentResourceVersion, precondition: { field: 'ResourceVersion', expected: p.resourceVersion, actual: rv } },
     );
   }
 }

@@ -1,3 +1,4 @@
+import { parseSearchQuery } from '../../api/index.js';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -5,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
-import { parseSearchQuery } from '../search/index.js';
 import { SqliteEventStore } from './index.js';
+import { decodeObject } from './object-codec.js';
 
 /**
  * WRITER is the child process: 64 concurrent writers create events and print
@@ -78,6 +79,92 @@ void test('every create acknowledged before kill -9 is in the file afterwards, a
         assert.equal(count('SELECT count(*) AS n FROM search_docs'), count('SELECT count(*) AS n FROM versions WHERE op <> 3'), 'index and data in step');
       } finally {
         indexed.close();
+      }
+    } finally {
+      await store.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/**
+ * REPEATER is the child process of the repeats' case: 16 writers, each updating its own event, whose message is
+ * long and its own, with its count bumped, and printing the event and the count once the update is acknowledged.
+ */
+const REPEATER = `
+const { SqliteEventStore } = await import(${JSON.stringify(new URL('./index.ts', import.meta.url).href)});
+const store = new SqliteEventStore({ path: process.argv[1] });
+await store.ready();
+async function writer(i) {
+  const name = 'r' + i;
+  const message = ('word' + i + ' pulling the image failed ').repeat(200);
+  await store.create({ metadata: { namespace: 'crash', name }, involvedObject: { kind: 'Pod', name: 'p' }, message, count: 1 });
+  for (let count = 2; ; count++) {
+    await store.guaranteedUpdate('crash', name, (e) => ({ ...e, count }));
+    process.stdout.write(name + ' ' + count + '\\n');
+  }
+}
+await Promise.all(Array.from({ length: 16 }, (_, i) => writer(i)));
+`;
+
+void test('repeats of long messages acknowledged before kill -9 are in the file afterwards, each version found by search at its revision', { timeout: 60_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kevents-crash-'));
+  try {
+    const path = join(dir, 'events.db');
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '--eval', REPEATER, path], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const acked = new Map<string, number>();
+    let lines = 0;
+    let partial = '';
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+    await new Promise<void>((resolve, reject) => {
+      child.on('error', reject);
+      child.on('exit', () => resolve());
+      child.stdout.setEncoding('utf8');
+      child.stdout.on('data', (chunk: string) => {
+        const got = (partial + chunk).split('\n');
+        partial = got.pop() ?? '';
+        for (const line of got) {
+          const [name, count] = line.split(' ');
+          acked.set(name!, Number(count));
+          lines++;
+        }
+        if (lines >= 800 && !child.killed) child.kill('SIGKILL');
+      });
+    });
+    assert.equal(await exited, 'SIGKILL', 'the writer was killed, not finished');
+    const store = new SqliteEventStore({ path });
+    try {
+      await store.ready();
+      for (const [name, count] of acked) assert.ok(((await store.get('crash', name)).count ?? 0) >= count, `${name}: count ${count} acknowledged`);
+      const search = async (q: string, resourceVersion?: number): Promise<string[]> =>
+        (await store.search({ query: parseSearchQuery(q, { nowMs: Date.now() }), namespace: 'crash', limit: 100, ...(resourceVersion !== undefined ? { resourceVersion } : {}) })).items.map(
+          (h) => `${h.event.metadata.name} ${h.event.count}`,
+        );
+      assert.equal((await search('pulling')).length, 16, 'every event is found by a word of its message');
+      const db = new Database(path, { readonly: true });
+      let versions: { rv: number; key: string; count: number }[];
+      try {
+        const count = (sql: string): number => (db.prepare(sql).get() as { n: number }).n;
+        assert.equal(count('SELECT count(*) AS n FROM search_docs'), count('SELECT count(*) AS n FROM versions WHERE op <> 3'), 'index and data in step');
+        assert.ok(count('SELECT count(*) AS n FROM search_docs WHERE text IS NOT NULL') > 0, 'repeats share their entries');
+        assert.equal(count('SELECT count(*) AS n FROM search_docs s WHERE text IS NOT NULL AND NOT EXISTS (SELECT 1 FROM search_docs r WHERE r.docid = s.text AND r.text IS NULL)'), 0, 'every shared entry is there');
+        versions = db
+          .prepare<[], { rv: number; key: string; object: Buffer }>('SELECT rv, key, object FROM versions WHERE op <> 3 ORDER BY rv')
+          .all()
+          .map((v) => ({ rv: v.rv, key: v.key, count: (JSON.parse(decodeObject(v.object)) as { count: number }).count }));
+      } finally {
+        db.close();
+      }
+      // A sample of the versions, each at its own revision: the version of its event that revision sees.
+      const sample = versions.filter((_, i) => i % Math.ceil(versions.length / 40) === 0);
+      for (const v of sample) {
+        const name = v.key.slice('crash/'.length);
+        const word = `word${name.slice(1)}`;
+        const hits = await search(word, v.rv);
+        assert.deepEqual(hits, [`${name} ${v.count}`], `${v.key} at ${v.rv}`);
       }
     } finally {
       await store.close();

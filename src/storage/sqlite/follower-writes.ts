@@ -1,5 +1,5 @@
 import { StorageError, isStorageError } from '../errors.js';
-import type { StorageErrorCode } from '../errors.js';
+import type { FailedPrecondition, StorageErrorCode } from '../errors.js';
 import type { FollowerWrite } from './options.js';
 import type { SqliteEventStore } from './sqlite-event-store.js';
 
@@ -16,6 +16,7 @@ export interface WireError {
   key?: string;
   resourceVersion?: number;
   currentResourceVersion?: number;
+  precondition?: FailedPrecondition;
 }
 
 /** toWireError is the plain form of a write's failure: a StorageError keeps its code and details, anything else is Internal. */
@@ -25,6 +26,7 @@ export function toWireError(e: unknown): WireError {
     if (e.key !== undefined) w.key = e.key;
     if (e.resourceVersion !== undefined) w.resourceVersion = e.resourceVersion;
     if (e.currentResourceVersion !== undefined) w.currentResourceVersion = e.currentResourceVersion;
+    if (e.precondition !== undefined) w.precondition = { ...e.precondition };
     return w;
   }
   return { code: 'Internal', message: e instanceof Error ? e.message : String(e) };

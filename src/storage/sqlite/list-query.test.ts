@@ -39,3 +39,26 @@ for (const c of cases) {
     });
   }
 }
+
+const since: ListScope['activeIn'] = { sinceMs: Date.UTC(2025, 0, 1), untilMs: Date.UTC(2025, 0, 2) };
+const failures: AnyOf = { types: ['Warning'], reasons: ['Killing', 'BackOff'], kinds: ['Deployment'] };
+
+void test('a latest read of the failures since a time (activeIn with anyOf) is a range of cur_since, tested on its columns', () => {
+  for (const high of [undefined, 'ns0']) {
+    const scope: ListScope = { at: 10, latest: true, high, fieldEquals: { reason: 'BackOff' }, activeIn: since, anyOf: failures };
+    const plan = queries.explainSince(scope);
+    const text = plan.join('\n');
+    assert.deepEqual(plan, ['SEARCH versions USING INDEX cur_since (<expr>>?)'], text);
+  }
+});
+
+void test('a read of a window that another index or a reason kept whenever serves better is no read of cur_since', () => {
+  const served = (scope: Omit<ListScope, 'at' | 'high' | 'fieldEquals'> & { fieldEquals?: ListScope['fieldEquals'] }): boolean =>
+    queries.pageSince({ at: 10, high: undefined, fieldEquals: undefined, ...scope }, '', 10) !== undefined;
+  assert.equal(served({ latest: true, activeIn: since, anyOf: failures }), true);
+  assert.equal(served({ latest: false, activeIn: since, anyOf: failures }), false, 'a snapshot reads history too');
+  assert.equal(served({ latest: true, activeIn: since }), false, 'a whole window is most of its rows');
+  assert.equal(served({ latest: true, activeIn: { untilMs: Date.UTC(2025, 0, 2) }, anyOf: failures }), false, 'no start');
+  assert.equal(served({ latest: true, activeIn: { ...since, alwaysReasons: ['Scheduled'] }, anyOf: failures }), false, 'a reason kept whenever it happened');
+  assert.equal(served({ latest: true, activeIn: since, anyOf: failures, fieldEquals: { 'involvedObject.name': 'web' } }), false, "one object's events are read by its name");
+});

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { ActiveWindow, AnyOf, IndexedField } from '../event-store.js';
-import { CURRENT, FIELD_COLUMNS, HASHED_FIELDS, HISTORY, INDEX_COLUMNS, INDEX_PRIORITY, nameHash } from './schema.js';
+import { CURRENT, FIELD_COLUMNS, HASHED_FIELDS, HISTORY, INDEX_COLUMNS, INDEX_PRIORITY, LAST_S, nameHash } from './schema.js';
 
 /** ListRow is one version row a list reads. */
 export interface ListRow {
@@ -35,18 +35,78 @@ export type Params = Record<string, string | number>;
 /** MAX_OBJECTS_AT_ONCE bounds the revisions of one `objects` read (and so the statements prepared for it). */
 export const MAX_OBJECTS_AT_ONCE = 128;
 
+/**
+ * SINCE_CANDIDATES bounds the rows `pageSince` takes from a window and holds, sorted by key, for the pages of
+ * its read: a window with more rows than this that its anyOf keeps (a broad anyOf, a long window) is read in key
+ * order instead, on `cur_key`, a page at a time.
+ */
+export const SINCE_CANDIDATES = 50_000;
+
 export class ListQueries {
   private readonly cache = new Map<string, Database.Statement<Params, ListRow>>();
   private readonly countCache = new Map<string, Database.Statement<Params, { n: number }>>();
   private objectStmt: Database.Statement<[number], { object: Buffer }> | undefined;
   private newestStmt: Database.Statement<[number, number], { rv: number; object: Buffer }> | undefined;
   private readonly objectsStmts = new Map<number, Database.Statement<number[], { rv: number; object: Buffer }>>();
+  private readonly sinceStmts = new Map<string, Database.Statement<Params, { rv: number; key: string }>>();
+  /** sinceRead is the last read of `pageSince`: its statement and values, revision, first key and the rows it chose, in key order. */
+  private sinceRead: { query: string; at: number; start: string; keys: { rv: number; key: string }[] } | undefined;
 
   constructor(private readonly db: Database.Database) {}
 
   /** page reads up to `limit` rows after `start` in key order. */
   page(scope: ListScope, start: string, limit: number): ListRow[] {
     return this.run(scope, start, limit, 'rv, key, object') as ListRow[];
+  }
+
+  /**
+   * pageSince reads what `page` would, for a latest read of the rows that may have happened since a time with
+   * anyOf (a window's failures, what incidents read), through `cur_since`: the rows since that time that the
+   * index's columns keep, sorted here by key, and the objects of the first `limit`. Undefined when the scope is
+   * no such read (another filter has a better index, or a reason is kept whenever it happened), or when more
+   * than SINCE_CANDIDATES rows are candidates; then `page` reads it.
+   */
+  pageSince(scope: ListScope, start: string, limit: number): ListRow[] | undefined {
+    const since = scope.activeIn?.sinceMs;
+    if (!scope.latest || since === undefined || scope.anyOf === undefined || (scope.activeIn?.alwaysReasons?.length ?? 0) > 0) return undefined;
+    if (scope.fieldEquals !== undefined && INDEX_PRIORITY.some((f) => scope.fieldEquals![f] !== undefined)) return undefined;
+    const { sql, params } = this.buildSince(scope, since);
+    const query = `${sql}\u0000${JSON.stringify(params)}`;
+    let read = this.sinceRead;
+    // The next page of the same read at the same revision takes its rows from those the first page read: a window's
+    // rows are read once, not once a page.
+    if (read === undefined || read.query !== query || read.at !== scope.at || start < read.start) {
+      let stmt = this.sinceStmts.get(sql);
+      if (stmt === undefined) {
+        stmt = this.db.prepare<Params, { rv: number; key: string }>(sql);
+        this.sinceStmts.set(sql, stmt);
+      }
+      const keys = stmt.all({ ...params, start, cap: SINCE_CANDIDATES + 1 });
+      if (keys.length > SINCE_CANDIDATES) return undefined;
+      keys.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+      read = this.sinceRead = { query, at: scope.at, start, keys };
+    }
+    const { keys } = read;
+    let from = 0;
+    for (let to = keys.length; from < to; ) {
+      const mid = (from + to) >>> 1;
+      if (keys[mid]!.key <= start) from = mid + 1;
+      else to = mid;
+    }
+    const end = Math.min(keys.length, from + limit);
+    // Its last page ends the read: another read of the same rows reads them again.
+    if (end === keys.length) this.sinceRead = undefined;
+    const rows: ListRow[] = [];
+    for (let i = from; i < end; i += MAX_OBJECTS_AT_ONCE) {
+      const chunk = keys.slice(i, Math.min(end, i + MAX_OBJECTS_AT_ONCE));
+      const objects = new Map(this.objects(chunk.map((k) => k.rv)).map((o) => [o.rv, o.object]));
+      for (const k of chunk) {
+        const object = objects.get(k.rv);
+        // Read at the revision the keys were chosen at, which no write has passed since: a row chosen is there.
+        if (object !== undefined) rows.push({ rv: k.rv, key: k.key, object });
+      }
+    }
+    return rows;
   }
 
   /** pageKeys reads what `page` would without the objects: the index alone answers it, with no read of the table's rows. */
@@ -126,24 +186,51 @@ export class ListQueries {
     return rows.map((r) => r.detail);
   }
 
-  private build(scope: ListScope, columns: string): { sql: string; params: Params } {
-    const params: Params = {};
+  /** explainSince returns SQLite's query plan of `pageSince`'s read of a scope it serves. */
+  explainSince(scope: ListScope): string[] {
+    const { sql, params } = this.buildSince(scope, scope.activeIn?.sinceMs ?? 0);
+    const rows = this.db.prepare<Params, { detail: string }>(`EXPLAIN QUERY PLAN ${sql}`).all({ ...params, start: '', cap: 1 });
+    return rows.map((r) => r.detail);
+  }
+
+  /**
+   * buildSince is `pageSince`'s statement: the range of `cur_since` from the window's start (LAST_S, exactly the
+   * span test of `build`), the window's end and the anyOf on its columns, then the key range and fields on the
+   * rows they keep.
+   */
+  private buildSince(scope: ListScope, sinceMs: number): { sql: string; params: Params } {
+    const params: Params = { since_s: Math.floor(sinceMs / 1000) };
+    const conds = [`${LAST_S} >= @since_s`];
+    if (scope.activeIn?.untilMs !== undefined) {
+      conds.push('(first_s IS NULL OR first_s < @until_s)');
+      params.until_s = Math.ceil(scope.activeIn.untilMs / 1000);
+    }
+    conds.push(anyOfSql(scope.anyOf ?? {}, { type: 'type', reason: 'reason', kind: 'involved_kind' }, params, 'any'));
+    conds.push(...this.keyAndFields(scope, params));
+    return { sql: `SELECT rv, key FROM versions INDEXED BY cur_since WHERE ${CURRENT} AND ${conds.join(' AND ')} LIMIT @cap`, params };
+  }
+
+  /** keyAndFields are the conditions of a page on its key range and the field columns, with their values added to `params`. */
+  private keyAndFields(scope: ListScope, params: Params): string[] {
     const conds: string[] = ['key > @start'];
     if (scope.high !== undefined) {
       conds.push('key < @high');
       params.high = scope.high;
     }
-    let lead: IndexedField | undefined;
-    if (scope.fieldEquals !== undefined) {
-      lead = INDEX_PRIORITY.find((f) => scope.fieldEquals![f] !== undefined);
-      let i = 0;
-      for (const [field, value] of Object.entries(scope.fieldEquals)) {
-        const column = FIELD_COLUMNS[field as IndexedField];
-        if (value === undefined || column === undefined) continue;
-        conds.push(`${column} = @f${i}`);
-        params[`f${i++}`] = HASHED_FIELDS.has(field as IndexedField) ? nameHash(value) : value;
-      }
+    let i = 0;
+    for (const [field, value] of Object.entries(scope.fieldEquals ?? {})) {
+      const column = FIELD_COLUMNS[field as IndexedField];
+      if (value === undefined || column === undefined) continue;
+      conds.push(`${column} = @f${i}`);
+      params[`f${i++}`] = HASHED_FIELDS.has(field as IndexedField) ? nameHash(value) : value;
     }
+    return conds;
+  }
+
+  private build(scope: ListScope, columns: string): { sql: string; params: Params } {
+    const params: Params = {};
+    const conds = this.keyAndFields(scope, params);
+    const lead = scope.fieldEquals === undefined ? undefined : INDEX_PRIORITY.find((f) => scope.fieldEquals![f] !== undefined);
     if (scope.activeIn !== undefined) {
       const w = scope.activeIn;
       const span: string[] = [];

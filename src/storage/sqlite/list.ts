@@ -124,7 +124,11 @@ export class SqliteLists {
     let examined = 0;
     let more = false;
     for (;;) {
-      const rows = all ? c.lists.pageKeys(scope, start, batch) : labels !== undefined ? c.lists.pageLabels(scope, start, batch) : c.lists.page(scope, start, batch);
+      const rows = all
+        ? c.lists.pageKeys(scope, start, batch)
+        : labels !== undefined
+          ? c.lists.pageLabels(scope, start, batch)
+          : (c.lists.pageSince(scope, start, batch) ?? c.lists.page(scope, start, batch));
       // The objects of the rows kept, read together when asked for.
       const kept: number[] = [];
       for (const row of rows) {

@@ -9,7 +9,7 @@ import type { MigrationProgress } from './migration-progress.js';
 import { decodeObject, encodeObject } from './object-codec.js';
 
 /** SCHEMA_VERSION is stored in `meta` so that a later layout can migrate files written by this one. */
-export const SCHEMA_VERSION = 9;
+export const SCHEMA_VERSION = 10;
 
 /** Op is how a row changed its key; the values are stored. */
 export const Op = { ADDED: 1, MODIFIED: 2, DELETED: 3 } as const;
@@ -109,14 +109,34 @@ const KEY_INDEX_COLUMNS = ['reason', 'type', 'involved_kind'].join(', ');
 const SPAN_INDEX_COLUMNS = ['reason', 'first_s', 'span_s'].join(', ');
 
 /**
+ * LAST_S is when a row last happened, in whole seconds (`first_s + span_s`), or for a row with no time, which
+ * may have happened at any time, the end of time: what `cur_since` orders current rows by, so that a read of the
+ * rows that may have happened since a time is a range of it. Queries repeat it word for word, as SQLite matches
+ * an index's expression by its text.
+ */
+export const LAST_S = `ifnull(first_s + span_s, ${Number.MAX_SAFE_INTEGER})`;
+
+/**
+ * SINCE_INDEX_COLUMNS follow LAST_S in `cur_since`: the type, reason and kind an `anyOf` tests and the first time
+ * a window's end tests, so a read of a window's failures reads from the table only the rows it keeps. Not the key:
+ * the rows kept are few, and their keys are read with them.
+ */
+const SINCE_INDEX_COLUMNS = ['reason', 'type', 'involved_kind', 'first_s'].join(', ');
+
+/**
  * SCHEMA is one table of versions, MVCC style: every write adds a row at its
  * revision (`rv`), and the row it replaces gets `superseded_rv`. A key's current
  * state is its row with no `superseded_rv` (a DELETED row is a tombstone that only
  * the watch history reads). The state at revision R is the row with
  * `rv <= R < superseded_rv`. Two families of partial indexes serve lists: `cur_*`
  * over current rows (latest reads, no history to step over), `hist_*` over
- * superseded rows (snapshot reads). Every index ends in `key`, so a page is a
- * keyset range scan in key order whatever its filter.
+ * superseded rows (snapshot reads). Every index but one ends in `key`, so a page is a
+ * keyset range scan in key order whatever its filter. That one, `cur_since`, holds
+ * current rows in the order they last happened (LAST_S): a read of a window's
+ * failures (`activeIn` with `anyOf`) takes from it only the rows since the window's
+ * start, and sorts them by key (`ListQueries.pageSince`), as a window is a small part
+ * of an archive. Its entries go in at its end, in the order events happen, so it adds
+ * no random page write to a create.
  *
  * `object` is the event's JSON compressed by `encodeObject` (a quarter of its
  * size). The row holds no column the key already gives (namespace, name), and
@@ -152,6 +172,7 @@ CREATE TABLE IF NOT EXISTS versions (
 );
 CREATE INDEX IF NOT EXISTS cur_key ON versions(key, ${KEY_INDEX_COLUMNS}) WHERE ${CURRENT};
 ${indexed.map((c) => `CREATE INDEX IF NOT EXISTS cur_${c} ON versions(${c}, key, ${SPAN_INDEX_COLUMNS}) WHERE ${CURRENT};`).join('\n')}
+CREATE INDEX IF NOT EXISTS cur_since ON versions(${LAST_S}, ${SINCE_INDEX_COLUMNS}) WHERE ${CURRENT};
 CREATE INDEX IF NOT EXISTS cur_expiry ON versions(expires_at) WHERE ${CURRENT} AND expires_at IS NOT NULL;
 CREATE INDEX IF NOT EXISTS hist_key ON versions(key, rv, superseded_rv, ${KEY_INDEX_COLUMNS}) WHERE ${HISTORY};
 ${indexed.map((c) => `CREATE INDEX IF NOT EXISTS hist_${c} ON versions(${c}, key, rv, superseded_rv) WHERE ${HISTORY};`).join('\n')}
@@ -220,11 +241,15 @@ export function addMigrationFunctions(db: Database.Database): void {
  * Version 9 has the same tables; its search index holds keyword values whole
  * (`valueToken` in `search-index.ts`), which `openSearchIndex` writes after
  * this: an older build must refuse the file, as its writes would leave them out.
+ * Version 10 has the same tables; a repeat of a long text shares its
+ * predecessor's search entry (`search_docs.text`, added by `openSearchIndex`):
+ * an older build must refuse the file, as its search would not find the
+ * sharers and its purge would drop an entry they share.
  */
 export function applySchema(db: Database.Database, logger?: Pick<Logger, 'info'>): void {
   const hasMeta = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get() !== undefined;
   const version = hasMeta ? db.prepare<[], { value: number }>("SELECT value FROM meta WHERE name = 'schema'").get()?.value : undefined;
-  if (version !== undefined && version !== 1 && version !== 2 && version !== 3 && version !== 4 && version !== 5 && version !== 6 && version !== 7 && version !== 8 && version !== SCHEMA_VERSION) {
+  if (version !== undefined && version !== 1 && version !== 2 && version !== 3 && version !== 4 && version !== 5 && version !== 6 && version !== 7 && version !== 8 && version !== 9 && version !== SCHEMA_VERSION) {
     throw new Error(`unsupported schema version ${version} (this build reads ${SCHEMA_VERSION})`);
   }
   db.transaction(() => {
@@ -245,7 +270,16 @@ export function applySchema(db: Database.Database, logger?: Pick<Logger, 'info'>
     // Version 4 had no cluster column: it is read from the label of current rows (retention asks for no other).
     if (version === 3 || version === 4) db.exec('ALTER TABLE versions ADD COLUMN cluster TEXT');
     if (version !== undefined && !legacy && version < 8) db.exec('ALTER TABLE versions ADD COLUMN labels TEXT');
+    // A file written before cur_since gains it here, in the same layout (a build without it keeps it up to date, as
+    // SQLite does every index): a few seconds for a million events, said on the log.
+    const bySince =
+      version !== undefined && !legacy && db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'cur_since'").get() === undefined
+        ? db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM versions WHERE ${CURRENT}`).get()!.n
+        : 0;
+    const started = performance.now();
+    if (bySince > 0) logger?.info('indexing current events by when they last happened', { events: bySince });
     db.exec(SCHEMA);
+    if (bySince > 0) logger?.info('current events are indexed by when they last happened', { events: bySince, seconds: Math.round(performance.now() - started) / 1000 });
     // A column any build's writes leave null (unknown), so no new schema version: a file written before it gains it here.
     if (!db.prepare<[], { name: string }>('PRAGMA table_info(past_versions)').all().some((c) => c.name === 'prev_rv')) {
       db.exec('ALTER TABLE past_versions ADD COLUMN prev_rv INTEGER');

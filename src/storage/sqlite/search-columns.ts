@@ -1,4 +1,4 @@
-import type { FieldTerm } from '../search/index.js';
+import type { FieldTerm } from '../../api/index.js';
 
 const ASCII = /^[\x20-\x7e]*$/;
 

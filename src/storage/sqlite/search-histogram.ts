@@ -1,7 +1,9 @@
+import type { FieldTerm, SearchMatcher } from '../../api/index.js';
+import { searchTimeMs } from '../../api/index.js';
 import type Database from 'better-sqlite3';
 import type { CoreEvent } from '../../api/index.js';
-import { countInHistogram, histogramBuckets, searchTimeMs } from '../search/index.js';
-import type { FieldTerm, SearchBucket, SearchMatcher, SearchRequest } from '../search/index.js';
+import { countInHistogram, histogramBuckets } from '../search/index.js';
+import type { SearchBucket, SearchRequest } from '../search/index.js';
 import { decodeObject } from './object-codec.js';
 import { columnConditions } from './search-columns.js';
 
@@ -37,6 +39,8 @@ export interface HistogramInput {
   second: (timeMs: number) => number;
   /** from is the FROM and WHERE of the candidates (`fromCandidates`). */
   from: (byMatch: boolean) => string;
+  /** shared is the FROM and WHERE of the candidates that share a matching entry (`fromShared`), read besides a match's. */
+  shared: () => string;
 }
 
 /**
@@ -58,7 +62,9 @@ const ASCII_WORD = /^[a-z0-9]+$/;
  * second of last time from the docids, without decoding them, and decodes only
  * the candidates of the seconds a bucket's edge cuts in two. Otherwise it
  * decodes and checks each candidate, up to MAX_HISTOGRAM_EXAMINED, HISTOGRAM_CHUNK
- * at a time with a `pause` between two, so that it never holds the event loop long.
+ * at a time with a `pause` between two, so that it never holds the event loop long. The SQL count runs as
+ * many statements over consecutive ranges of seconds (`nextStep`), with a `pause` between two, for the same
+ * reason: one statement over a common word's every hit held the loop for seconds.
  */
 export async function searchHistogram(db: Database.Database, input: HistogramInput, pause: () => Promise<void>): Promise<SearchBucket[]> {
   const { request, match, matcher, scope, slots } = input;
@@ -73,24 +79,29 @@ export async function searchHistogram(db: Database.Database, input: HistogramInp
   const text = request.query.terms.filter((t) => t.kind === 'text');
   const columns = columnConditions(fields, params);
   const exact = columns !== undefined && (text.length === 0 || (match !== undefined && input.textExact && text.every((t) => t.words.every((w) => ASCII_WORD.test(w)))));
-  const where = [input.from(match !== undefined), ...(exact ? columns : [])].join(' AND ');
-  const docid = match === undefined ? 'd.docid' : 'f.rowid';
-  const candidates = db.prepare<Record<string, string | number>, Candidate>(`SELECT ${docid} AS docid, v.rv AS rv, v.key AS key, v.object AS object ${where} ORDER BY ${docid} DESC LIMIT @limit`);
+  // Each read runs over the index's candidates, and with a match over the versions sharing a matching entry too.
+  const reads = [{ where: [input.from(match !== undefined), ...(exact ? columns : [])].join(' AND '), docid: match === undefined ? 'd.docid' : 'f.rowid' }];
+  if (match !== undefined) reads.push({ where: [input.shared(), ...(exact ? columns : [])].join(' AND '), docid: 'd.docid' });
   const count = (rows: Candidate[]): void => {
     for (const row of rows) {
       const event = JSON.parse(decodeObject(row.object)) as CoreEvent;
       if (matcher.matches(event) !== undefined) countInHistogram(buckets, h, searchTimeMs(event));
     }
   };
+  const statements = reads.map(({ where, docid }) =>
+    db.prepare<Record<string, string | number>, Candidate>(`SELECT ${docid} AS docid, v.rv AS rv, v.key AS key, v.object AS object ${where} ORDER BY ${docid} DESC LIMIT @limit`),
+  );
   if (!exact) {
     let examined = 0;
-    for (let high = params.high as number; examined < MAX_HISTOGRAM_EXAMINED; ) {
-      const rows = candidates.all({ ...params, high, limit: HISTOGRAM_CHUNK });
-      count(rows);
-      examined += rows.length;
-      if (rows.length < HISTOGRAM_CHUNK) break;
-      high = rows[rows.length - 1]!.docid;
-      await pause();
+    for (const candidates of statements) {
+      for (let high = params.high as number; examined < MAX_HISTOGRAM_EXAMINED; ) {
+        const rows = candidates.all({ ...params, high, limit: HISTOGRAM_CHUNK });
+        count(rows);
+        examined += rows.length;
+        if (rows.length < HISTOGRAM_CHUNK) break;
+        high = rows[rows.length - 1]!.docid;
+        await pause();
+      }
     }
     return buckets;
   }
@@ -98,12 +109,53 @@ export async function searchHistogram(db: Database.Database, input: HistogramInp
   const cut = new Set<number>();
   for (let edge = h.sinceMs; edge <= h.untilMs; edge += h.bucketMs) if (edge % 1000 !== 0) cut.add(Math.floor(edge / 1000));
   for (const edge of [lo, hi, h.untilMs]) if (edge % 1000 !== 0) cut.add(Math.floor(edge / 1000));
-  const perSecond = db.prepare<Record<string, string | number>, { s: number; n: number }>(`SELECT ${docid} / ${slots} AS s, count(*) AS n ${where} GROUP BY s`);
-  for (const { s, n } of perSecond.iterate(params)) {
-    if (cut.has(s) || s * 1000 < lo || s * 1000 >= hi) continue;
-    const b = buckets[Math.floor((s * 1000 - h.sinceMs) / h.bucketMs)];
-    if (b !== undefined) b.hits += n;
+  const first = input.second(lo);
+  const end = input.second(hi - 1) + 1;
+  for (const { where, docid } of reads) {
+    const perSecond = db.prepare<Record<string, string | number>, { s: number; n: number }>(`SELECT ${docid} / ${slots} AS s, count(*) AS n ${where} GROUP BY s`);
+    let step = Math.max(1, Math.ceil(h.bucketMs / 1000));
+    for (let from = first; from < end; ) {
+      const to = Math.min(end, from + step);
+      let hits = 0;
+      for (const { s, n } of perSecond.iterate({ ...params, low: from * slots, high: to * slots })) {
+        hits += n;
+        if (cut.has(s) || s * 1000 < lo || s * 1000 >= hi) continue;
+        const b = buckets[Math.floor((s * 1000 - h.sinceMs) / h.bucketMs)];
+        if (b !== undefined) b.hits += n;
+      }
+      step = nextStep(step, hits, to - from);
+      from = to;
+      if (from < end) await pause();
+    }
   }
-  for (const s of cut) if (s * 1000 + 999 >= lo && s * 1000 < hi) count(candidates.all({ ...params, low: s * slots, high: (s + 1) * slots, limit: -1 }));
+  for (const candidates of statements) {
+    for (const s of cut) {
+      if (s * 1000 + 999 >= lo && s * 1000 < hi) {
+        count(candidates.all({ ...params, low: s * slots, high: (s + 1) * slots, limit: -1 }));
+        await pause();
+      }
+    }
+  }
   return buckets;
+}
+
+/**
+ * HITS_PER_COUNT is about how many hits one counting statement of a histogram covers: the statement cannot be
+ * paused, and its time follows its hits (each joined to its version), plus a part that does not shrink with its
+ * range (FTS5 reads a common word's whole list of documents), so it is steered by hits, not by time.
+ */
+const HITS_PER_COUNT = 8_192;
+
+/** MAX_STEP_SECONDS is the widest range of seconds one counting statement covers: a year. */
+const MAX_STEP_SECONDS = 86_400 * 366;
+
+/**
+ * nextStep is the seconds of docids the next counting statement covers, from the `hits` the last one counted
+ * over `covered` seconds: as many seconds as held about HITS_PER_COUNT hits at that rate (at least one), growing
+ * at most fourfold a statement where hits are sparse, so that a common word over a long window is counted in
+ * statements of bounded size with the event loop let go between two, and a rare one in few.
+ */
+export function nextStep(step: number, hits: number, covered: number): number {
+  const fitting = Math.floor((covered * HITS_PER_COUNT) / Math.max(hits, 1));
+  return Math.max(1, Math.min(fitting, step * 4, MAX_STEP_SECONDS));
 }

@@ -1,8 +1,8 @@
+import type { SearchTextField } from '../../api/index.js';
+import { SEARCH_TEXT_FIELDS, searchFieldValue, searchTimeMs, searchWords } from '../../api/index.js';
 import type Database from 'better-sqlite3';
 import type { CoreEvent } from '../../api/index.js';
 import type { Logger } from '../../internal/index.js';
-import { SEARCH_TEXT_FIELDS, searchFieldValue, searchTimeMs, searchWords } from '../search/index.js';
-import type { SearchTextField } from '../search/index.js';
 import { migrationLog } from './migration-progress.js';
 import type { MigrationProgress } from './migration-progress.js';
 import { decodeObject } from './object-codec.js';
@@ -29,7 +29,9 @@ const COLUMNS = SEARCH_TEXT_FIELDS.join(', ');
  * searchIndexSchema is the SQL that creates the index's tables (idempotent):
  * the FTS5 table of each version's words (contentless: the words are the
  * versions', so it keeps only its index), and `search_docs`, which maps a docid
- * (the FTS5 rowid, in search order: see `search-index.ts`) to its version. It
+ * (the FTS5 rowid, in search order: see `search-index.ts`) to its version, and
+ * for a version whose long text repeats its predecessor's, the docid of the
+ * entry that holds the text (`text`, see SHARED_TEXT_MIN; null: its own entry). It
  * marks the index as one with value tokens (`indexHoldsValueTokens`), which is
  * what this writer writes: it runs on a file with no index, or whose index was
  * just dropped to be rebuilt.
@@ -37,10 +39,45 @@ const COLUMNS = SEARCH_TEXT_FIELDS.join(', ');
 export function searchIndexSchema(tokenizer: SearchTokenizer): string {
   const tokenize = tokenizer === 'trigram' ? 'trigram' : 'unicode61 remove_diacritics 0';
   return `
-CREATE TABLE IF NOT EXISTS search_docs (docid INTEGER PRIMARY KEY, rv INTEGER NOT NULL UNIQUE);
+CREATE TABLE IF NOT EXISTS search_docs (docid INTEGER PRIMARY KEY, rv INTEGER NOT NULL UNIQUE, text INTEGER);
+${SHARED_INDEXES}
 CREATE VIRTUAL TABLE IF NOT EXISTS search_fts USING fts5(${COLUMNS}, content='', contentless_delete=1, tokenize='${tokenize}');
 INSERT INTO meta (name, value) VALUES ('${VALUE_TOKENS_META}', 1) ON CONFLICT (name) DO UPDATE SET value = excluded.value;
 `;
+}
+
+/**
+ * SHARED_INDEXES index the versions that share another's entry, a few of the
+ * archive's: by docid, for a search's walk (`fromShared`), and by the entry
+ * they share, for the drop of its last sharer.
+ */
+const SHARED_INDEXES = `
+CREATE INDEX IF NOT EXISTS search_shared ON search_docs(docid, text) WHERE text IS NOT NULL;
+CREATE INDEX IF NOT EXISTS search_sharers ON search_docs(text) WHERE text IS NOT NULL;`;
+
+/**
+ * SHARED_TEXT_MIN is the length, in characters of its fields' indexed text,
+ * from which a version whose text equals its predecessor's (a repeat: only its
+ * count and times moved) shares the predecessor's entry instead of having one
+ * of its own. Below it, an entry costs about what the reference does, and the
+ * search finds the version on its one path: ordinary events (a few hundred
+ * characters) keep their own entries, and the sharers a search walks besides the
+ * index's entries (`fromShared`) are the long texts' repeats, each of which
+ * would otherwise add its whole text to the index again (a 1 MiB message
+ * repeated 100 times: 100 MiB of index).
+ */
+export const SHARED_TEXT_MIN = 4096;
+
+/** PreviousVersion is the version an added one replaces: its revision and its stored JSON. */
+export interface PreviousVersion {
+  rv: number;
+  json: string;
+}
+
+/** Queued is an added version waiting for its entry: the event and the version it replaces. */
+interface Queued {
+  event: CoreEvent | undefined;
+  prev: PreviousVersion | undefined;
 }
 
 /** IndexedText is what the index holds of one version: each text field's words, and the second its docids start at. */
@@ -81,6 +118,18 @@ function indexedText(event: CoreEvent | undefined, tokenizer: SearchTokenizer): 
   return { fields: SEARCH_TEXT_FIELDS.map((f) => columnText(event, f, asIs)), second: docidSecond(searchTimeMs(event)) };
 }
 
+/** textLength is the characters of an entry's fields. */
+function textLength(text: IndexedText): number {
+  let n = 0;
+  for (const f of text.fields) n += f.length;
+  return n;
+}
+
+/** sameText tells that two entries hold the same words in every field. */
+function sameText(a: IndexedText, b: IndexedText): boolean {
+  return a.fields.every((f, i) => f === b.fields[i]);
+}
+
 /** indexTokenizer is the tokenizer of the file's FTS5 table (SEARCH_TOKENIZER when it has none yet). */
 function indexTokenizer(db: Database.Database): SearchTokenizer {
   const table = db.prepare<[], { sql: string }>("SELECT sql FROM sqlite_master WHERE name = 'search_fts'").get();
@@ -116,9 +165,15 @@ export interface SearchIndexLag {
 
 /** SearchIndexWriter keeps the index on a writing connection, behind its writes of `versions` by a bounded time. */
 export interface SearchIndexWriter {
-  /** add queues the entry of the version just inserted at `rv` (never a tombstone), of `bytes` stored, for a later `write`. */
-  add(rv: number, event: CoreEvent | undefined, bytes?: number): void;
-  /** drop removes the entry of the version at `rv`, which the caller deletes in the same transaction (a queued one is forgotten). */
+  /**
+   * add queues the entry of the version just inserted at `rv` (never a tombstone), of `bytes` stored, for a later
+   * `write`; with `prev`, the version it replaces, whose entry it shares when their long texts are the same.
+   */
+  add(rv: number, event: CoreEvent | undefined, bytes?: number, prev?: PreviousVersion): void;
+  /**
+   * drop removes the entry of the version at `rv`, which the caller deletes in the same transaction (a queued one
+   * is forgotten). An entry other versions share stays until the last of them is dropped.
+   */
   drop(rv: number): void;
   /** committed says the transaction that queued entries since the last call committed, at `nowMs`: their lag counts from there. */
   committed(nowMs: number): void;
@@ -144,16 +199,18 @@ export interface SearchIndexWriter {
 export function createSearchIndexWriter(db: Database.Database): SearchIndexWriter {
   const nextSlot = db.prepare<[number, number], { docid: number | null }>('SELECT max(docid) + 1 AS docid FROM search_docs WHERE docid >= ? AND docid < ?');
   const lastDoc = db.prepare<[], { docid: number | null }>('SELECT max(docid) AS docid FROM search_docs');
-  const addDoc = db.prepare<[number | null, number]>('INSERT INTO search_docs (docid, rv) VALUES (?, ?)');
+  const addDoc = db.prepare<[number | null, number, number | null]>('INSERT INTO search_docs (docid, rv, text) VALUES (?, ?, ?)');
   const addText = prepareAddText(db);
-  const docOf = db.prepare<[number], { docid: number }>('SELECT docid FROM search_docs WHERE rv = ?');
+  const docOf = db.prepare<[number], { docid: number; text: number | null }>('SELECT docid, text FROM search_docs WHERE rv = ?');
+  const sharerOf = db.prepare<[number], { docid: number }>('SELECT docid FROM search_docs INDEXED BY search_sharers WHERE text = ? LIMIT 1');
+  const entryKept = db.prepare<[number], { rv: number }>('SELECT d.rv AS rv FROM search_docs d JOIN versions v ON v.rv = d.rv WHERE d.docid = ?');
   const dropDoc = db.prepare<[number]>('DELETE FROM search_docs WHERE docid = ?');
   const dropText = db.prepare<[number]>('DELETE FROM search_fts WHERE rowid = ?');
   const setMark = db.prepare<[string, number]>('INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value');
   const unindexed = db.prepare<[number, number, number], { rv: number; object: Buffer }>('SELECT rv, object FROM versions WHERE rv > ? AND rv <= ? AND op <> 3 ORDER BY rv LIMIT ?');
   const tokenizer = indexTokenizer(db);
   // The events, not their entries: an entry is made when it is written, off the write's path.
-  const queued = new Map<number, CoreEvent | undefined>();
+  const queued = new Map<number, Queued>();
   let bytes = 0;
   let indexedRv = readIndexedRv(db);
   // A file whose index its writes kept in their transactions gets its mark here, before any write moves ahead of it.
@@ -166,39 +223,67 @@ export function createSearchIndexWriter(db: Database.Database): SearchIndexWrite
   let writing: { versions: number; atMs: number }[] = [];
   const lag: SearchIndexLag = { counts: LAG_BOUNDS.map(() => 0).concat(0), sum: 0, count: 0 };
 
+  /**
+   * sharedEntry is the docid of the entry a version of `text` shares: its predecessor's (or the one that shares),
+   * when the text is long and the same. Undefined: the version gets an entry of its own.
+   */
+  const sharedEntry = (text: IndexedText, prev: PreviousVersion | undefined): number | undefined => {
+    if (prev === undefined || textLength(text) < SHARED_TEXT_MIN) return undefined;
+    const doc = docOf.get(prev.rv);
+    if (doc === undefined) return undefined;
+    let before: CoreEvent;
+    try {
+      before = JSON.parse(prev.json) as CoreEvent;
+    } catch {
+      return undefined;
+    }
+    return sameText(text, indexedText(before, tokenizer)) ? (doc.text ?? doc.docid) : undefined;
+  };
+
   /** writeEntries writes the entries of `events` (in ascending rv). */
-  const writeEntries = (events: Iterable<[number, CoreEvent | undefined]>): void => {
+  const writeEntries = (events: Iterable<[number, Queued]>): void => {
     // The next free docid of each second written: looked up once, then counted here. No docid is at or past
     // `above`, so a second starting there has every slot free without a look-up: the usual case, as an archive
     // mostly receives events newer than those it holds, often each of its own second.
     const next = new Map<number, number>();
     let above = (lastDoc.get()?.docid ?? -1) + 1;
-    for (const [rv, event] of events) {
+    for (const [rv, { event, prev }] of events) {
       const text = indexedText(event, tokenizer);
+      const shared = event === undefined ? undefined : sharedEntry(text, prev);
       const at = text.second * DOCID_SLOTS;
       const slot = next.get(at) ?? (at >= above ? at : (nextSlot.get(at, at + DOCID_SLOTS)?.docid ?? at));
       // A second whose slots are all taken gets a docid past every other (see `docidSecond`).
       const free = slot < at + DOCID_SLOTS;
-      const docid = Number(addDoc.run(free ? slot : null, rv).lastInsertRowid);
+      const docid = Number(addDoc.run(free ? slot : null, rv, shared ?? null).lastInsertRowid);
       if (free) next.set(at, slot + 1);
       if (docid >= above) above = docid + 1;
-      addText.run(docid, ...text.fields);
+      if (shared === undefined) addText.run(docid, ...text.fields);
     }
   };
 
   return {
-    add(rv, event, size = 0) {
+    add(rv, event, size = 0, prev) {
       uncommitted++;
       if (lost) return;
-      queued.set(rv, event);
+      queued.set(rv, { event, prev });
       bytes += size;
     },
     drop(rv) {
       if (queued.delete(rv)) return;
       const doc = docOf.get(rv);
       if (doc === undefined) return;
-      dropText.run(doc.docid);
+      if (doc.text === null) {
+        // An entry others share stays, its row too (its docid taken): the last sharer's drop removes both.
+        if (sharerOf.get(doc.docid) !== undefined) return;
+        dropText.run(doc.docid);
+        dropDoc.run(doc.docid);
+        return;
+      }
       dropDoc.run(doc.docid);
+      // The shared entry goes with its last sharer once its own version is gone (dropped before: see above).
+      if (sharerOf.get(doc.text) !== undefined || entryKept.get(doc.text) !== undefined) return;
+      dropText.run(doc.text);
+      dropDoc.run(doc.text);
     },
     committed(nowMs) {
       if (uncommitted > 0 && !lost) commits.push({ versions: uncommitted, atMs: nowMs });
@@ -208,7 +293,7 @@ export function createSearchIndexWriter(db: Database.Database): SearchIndexWrite
       if (lost) {
         const top = upTo ?? Number.MAX_SAFE_INTEGER;
         const rows = unindexed.all(indexedRv, top, REREAD_CHUNK);
-        writeEntries(rows.map(({ rv, object }) => [rv, decodeEvent(object)] as [number, CoreEvent | undefined]));
+        writeEntries(rows.map(({ rv, object }) => [rv, { event: decodeEvent(object), prev: undefined }] as [number, Queued]));
         const more = rows.length === REREAD_CHUNK;
         indexedRv = more ? rows[rows.length - 1]!.rv : Math.max(indexedRv, upTo ?? rows[rows.length - 1]?.rv ?? indexedRv);
         setMark.run(INDEXED_RV_META, indexedRv);
@@ -314,7 +399,7 @@ export function rebuildSearchText(db: Database.Database, progress?: IndexProgres
   db.exec(searchIndexSchema(tokenizer));
   const addText = prepareAddText(db);
   const rows = db.prepare<[number, number], { docid: number; object: Buffer }>(
-    'SELECT d.docid AS docid, v.object AS object FROM search_docs d JOIN versions v ON v.rv = d.rv WHERE d.docid > ? ORDER BY d.docid LIMIT ?',
+    'SELECT d.docid AS docid, v.object AS object FROM search_docs d JOIN versions v ON v.rv = d.rv WHERE d.docid > ? AND d.text IS NULL ORDER BY d.docid LIMIT ?',
   );
   let after = -1;
   let done = 0;
@@ -327,6 +412,20 @@ export function rebuildSearchText(db: Database.Database, progress?: IndexProgres
     progress?.(done, total);
   }
   return done;
+}
+
+/**
+ * addSharedColumn gives an index written before shared entries (schema 9 or
+ * older) the `text` column of `search_docs` and its indexes, in one
+ * transaction: null in every row (each version has its entry), which SQLite
+ * adds without rewriting the table.
+ */
+function addSharedColumn(db: Database.Database): void {
+  if (db.prepare<[], { name: string }>('PRAGMA table_info(search_docs)').all().some((c) => c.name === 'text')) return;
+  db.transaction(() => {
+    db.exec('ALTER TABLE search_docs ADD COLUMN text INTEGER');
+    db.exec(SHARED_INDEXES);
+  })();
 }
 
 /**
@@ -356,9 +455,11 @@ function catchUpSearchIndex(db: Database.Database, writer: SearchIndexWriter, lo
  * commits. Either logs its progress every million versions and its time per
  * million (`migrationLog`). Versions committed above the index's high-water mark
  * (a process that ended before indexing them) are indexed before it returns.
+ * An index written before shared entries gains their column (`addSharedColumn`).
  */
 export function openSearchIndex(db: Database.Database, logger: Pick<Logger, 'info'>): SearchIndexWriter {
   if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'search_fts'").get() !== undefined) {
+    addSharedColumn(db);
     if (!indexHoldsValueTokens(db)) {
       const log = migrationLog(logger, { progress: 'adding keyword values to the search index', finished: 'the search index holds keyword values whole' });
       const total = db.transaction(() => rebuildSearchText(db, log.progress))();

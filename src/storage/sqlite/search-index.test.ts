@@ -1,14 +1,14 @@
+import { SEARCH_TEXT_FIELDS, parseSearchQuery, searchFieldValue, searchWords } from '../../api/index.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import type { CoreEvent } from '../../api/index.js';
-import { SEARCH_TEXT_FIELDS, parseSearchQuery, searchFieldValue, searchWords } from '../search/index.js';
 import type { SearchCursor, SearchRequest } from '../search/index.js';
 import { encodeObject } from './object-codec.js';
 import { applySchema, nameHash } from './schema.js';
 import { DOCID_SLOTS, KEYED_FIELDS, SqliteSearch, VALUE_TOKENS_META, indexHoldsValueTokens, matchExpression, valueToken } from './search-index.js';
 import type { SearchTokenizer } from './search-index.js';
-import { buildSearchIndex, createSearchIndexWriter, rebuildSearchText, searchIndexSchema } from './search-index-writer.js';
+import { SHARED_TEXT_MIN, buildSearchIndex, createSearchIndexWriter, rebuildSearchText, searchIndexSchema } from './search-index-writer.js';
 import type { SearchIndexWriter } from './search-index-writer.js';
 
 const NOW = Date.UTC(2025, 5, 1, 12);
@@ -32,7 +32,7 @@ class Archive {
   readonly db = new Database(':memory:');
   rv = 0;
   writer: SearchIndexWriter | undefined;
-  private readonly current = new Map<string, number>();
+  private readonly current = new Map<string, { rv: number; json: string }>();
 
   constructor(
     readonly tokenizer: SearchTokenizer,
@@ -52,13 +52,14 @@ class Archive {
     const key = `${e.metadata.namespace}/${e.metadata.name}`;
     const rv = ++this.rv;
     const prev = this.current.get(key);
-    if (prev !== undefined) this.db.prepare('UPDATE versions SET superseded_rv = ? WHERE rv = ?').run(rv, prev);
+    if (prev !== undefined) this.db.prepare('UPDATE versions SET superseded_rv = ? WHERE rv = ?').run(rv, prev.rv);
+    const json = JSON.stringify(e);
     this.db
       .prepare('INSERT INTO versions (rv, key, op, object, prev_rv, involved_kind, involved_hash, reason, type) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(rv, key, prev === undefined ? 1 : 2, encodeObject(JSON.stringify(e)), prev ?? null, e.involvedObject.kind ?? '', nameHash(e.involvedObject.name ?? ''), e.reason ?? '', e.type ?? '');
-    this.writer?.add(rv, e);
+      .run(rv, key, prev === undefined ? 1 : 2, encodeObject(json), prev?.rv ?? null, e.involvedObject.kind ?? '', nameHash(e.involvedObject.name ?? ''), e.reason ?? '', e.type ?? '');
+    this.writer?.add(rv, e, json.length, prev);
     if (!queue) this.writer?.write();
-    this.current.set(key, rv);
+    this.current.set(key, { rv, json });
     return rv;
   }
 
@@ -201,6 +202,65 @@ for (const tokenizer of ['unicode61', 'trigram'] as const) {
       assert.equal(a.indexedRows(), 1);
       assert.deepEqual(a.search('words'), ['y']);
       assert.deepEqual(a.search('fleeting'), []);
+    });
+
+    void it('indexes a repeat of a long text once, finds each version where it did, and drops the entry with its last sharer', async () => {
+      const a = new Archive(tokenizer);
+      const long = 'boom the container exited while pulling the image '.repeat(Math.ceil(SHARED_TEXT_MIN / 50));
+      const at = (i: number): number => NOW - 3_600_000 + i * 60_000;
+      const repeat = (i: number, count: number, queue = false): number => a.put(ev('x', long, at(i), { count }), queue);
+      const rvs = [repeat(0, 1), repeat(2, 2), repeat(4, 3, true), repeat(6, 4)];
+      // Short texts keep their own entries, repeated or not, and interleave with the repeats in the order.
+      a.put(ev('y', 'boom short', at(3)));
+      a.put(ev('y', 'boom short', at(5)));
+      rvs.push(repeat(8, 5));
+      const entries = (): number => (a.db.prepare('SELECT count(*) AS n FROM search_docs WHERE text IS NULL').get() as { n: number }).n;
+      const sharers = (): number => (a.db.prepare('SELECT count(*) AS n FROM search_docs WHERE text IS NOT NULL').get() as { n: number }).n;
+      assert.equal(entries(), 3, 'one entry of the long text, two of the short one');
+      assert.equal(sharers(), 4);
+      assert.deepEqual(a.search('boom'), ['x', 'y']);
+      assert.deepEqual(a.search('pulling image'), ['x']);
+      assert.deepEqual(a.search('"image boom"'), ['x']);
+      assert.deepEqual(a.search('boom -container'), ['y']);
+      for (const rv of rvs) {
+        const page = new SqliteSearch(a.db, tokenizer).search({ query: parseSearchQuery('pulling', { nowMs: NOW }), limit: 10 }, rv);
+        assert.deepEqual(page.items.map((h) => h.event.count), [rvs.indexOf(rv) + 1], `the version at ${rv}`);
+      }
+      // Paged one at a time, and by a window, at a revision where x's older versions and y's interleave.
+      const mid = rvs[3]! + 1;
+      const paged: number[] = [];
+      let after: SearchCursor | undefined;
+      const search = new SqliteSearch(a.db, tokenizer);
+      for (;;) {
+        const page = search.search({ query: parseSearchQuery('boom', { nowMs: NOW }), limit: 1, ...(after !== undefined ? { after } : {}) }, mid);
+        paged.push(...page.items.map((h) => Date.parse(h.event.lastTimestamp!)));
+        if (page.next === undefined) break;
+        after = page.next;
+      }
+      assert.deepEqual(paged, [at(6), at(3)]);
+      const since = new Date(at(5)).toISOString();
+      assert.deepEqual(a.search(`boom since:${since}`, { limit: 1 }), ['x']);
+      // A window below the head, near the oldest entry: read from its start (the window's own reads).
+      const window = `pulling since:${new Date(at(0) + 1000).toISOString()} until:${new Date(at(6) + 30_000).toISOString()}`;
+      assert.deepEqual(search.search({ query: parseSearchQuery(window, { nowMs: NOW }), limit: 1 }, mid).items.map((h) => h.event.count), [4]);
+      const histogram = await search.histogram(
+        { query: parseSearchQuery('pulling', { nowMs: NOW }), limit: 1, histogram: { sinceMs: at(0), untilMs: at(10), bucketMs: 5 * 60_000 } },
+        a.rv,
+        () => Promise.resolve(),
+      );
+      assert.deepEqual(histogram.map((b) => b.hits), [0, 1]);
+      // Another text gets its own entry; the old one stays while a version sharing it does.
+      a.put(ev('x', `${long} changed`, at(9), { count: 6 }));
+      assert.equal(entries(), 4);
+      for (const rv of rvs.slice(0, 2)) a.drop(rv);
+      assert.equal(entries(), 4, 'the entry stays for the versions that share it');
+      assert.deepEqual(a.search('pulling', {}, rvs[2]), ['x']);
+      for (const rv of rvs.slice(2)) a.drop(rv);
+      assert.equal(entries(), 3);
+      assert.equal(sharers(), 0);
+      const fts = (a.db.prepare('SELECT count(*) AS n FROM search_fts').get() as { n: number }).n;
+      assert.equal(fts, 3, 'the shared entry went with its last sharer');
+      assert.deepEqual(a.search('changed'), ['x']);
     });
 
     void it('writes nothing of a version dropped before its transaction commits, nor of a transaction rolled back', () => {
@@ -496,6 +556,19 @@ for (const tokenizer of ['unicode61', 'trigram'] as const) {
         () => Promise.resolve(),
       );
       assert.deepEqual(histogram.map((b) => b.hits), [2, 3]);
+    });
+
+    void it('counts a histogram SQL decides in statements over ranges of seconds, pausing between two', async () => {
+      const a = new Archive(tokenizer);
+      for (let i = 0; i < 1200; i++) a.put(ev(`e${i}`, 'some words', NOW - i * 1000 - 1));
+      let pauses = 0;
+      const histogram = await new SqliteSearch(a.db, tokenizer).histogram(
+        { query: parseSearchQuery('words', { nowMs: NOW }), limit: 1, histogram: { sinceMs: NOW - 1200 * 1000, untilMs: NOW, bucketMs: 300 * 1000 } },
+        a.rv,
+        () => Promise.resolve(void pauses++),
+      );
+      assert.deepEqual(histogram.map((b) => b.hits), [300, 300, 300, 300]);
+      assert.ok(pauses >= 1, `paused ${pauses} times over 1,200 seconds of hits`);
     });
 
     void it('decodes the candidates of a histogram SQL cannot count alone a chunk at a time, pausing between two', async () => {

@@ -1,8 +1,10 @@
+import type { FieldTerm, SearchField, SearchMatcher, SearchQuery } from '../../api/index.js';
+import { createSearchMatcher, searchTimeMs, searchWords } from '../../api/index.js';
 import type Database from 'better-sqlite3';
 import type { CoreEvent } from '../../api/index.js';
-import { countInHistogram, createSearchMatcher, searchTimeMs, searchWords } from '../search/index.js';
+import { countInHistogram } from '../search/index.js';
 import { compareSearchOrder, searchCursorOf } from '../search/index.js';
-import type { FieldTerm, SearchBucket, SearchCursor, SearchField, SearchHit, SearchMatcher, SearchPage, SearchQuery, SearchRequest } from '../search/index.js';
+import type { SearchBucket, SearchCursor, SearchHit, SearchPage, SearchRequest } from '../search/index.js';
 import { decodeObject } from './object-codec.js';
 import { searchHistogram } from './search-histogram.js';
 import type { Candidate, SearchScope } from './search-histogram.js';
@@ -236,6 +238,18 @@ export function fromCandidates(byMatch: boolean): string {
 }
 
 /**
+ * fromShared is the FROM and WHERE of the candidates that share another
+ * version's entry (a repeat of a long text, see `SHARED_TEXT_MIN`): the
+ * versions between docids `@low` and `@high` whose shared entry matches
+ * `@match`, visible as `fromCandidates`' are. Their own docids place them in
+ * the search's order; they are few (long texts repeated), walked by their own
+ * index, each tested against its entry by rowid.
+ */
+export function fromShared(): string {
+  return `FROM search_docs d INDEXED BY search_shared JOIN versions v ON v.rv = d.rv WHERE d.text IS NOT NULL AND d.docid < @high AND d.docid >= @low AND ${INDEXED_VISIBLE} AND EXISTS (SELECT 1 FROM search_fts WHERE search_fts MATCH @match AND rowid = d.text)`;
+}
+
+/**
  * INDEXED_RV_META is the `meta` row holding the index's high-water mark: every version at or below it is indexed
  * (or needs no entry). The writer moves it in the transaction that writes the entries (`SearchIndexWriter.write`).
  */
@@ -334,6 +348,7 @@ export class SqliteSearch {
   private readonly newestMatches: Database.Statement<[string, number], { docid: number }>;
   private readonly versionsBetween: Database.Statement<[number, number, number], { n: number }>;
   private readonly rangeStart: Database.Statement<[number, number], { docid: number }>;
+  private readonly sharedInWindow: Database.Statement<{ match: string; low: number; high: number; limit: number }, { docid: number }>;
 
   /** frequent tells that a match of one word or token is in at least one version of COMMON_SHARE near the head. */
   private frequent(match: string): boolean {
@@ -446,6 +461,9 @@ export class SqliteSearch {
     this.newestMatches = db.prepare('SELECT rowid AS docid FROM search_fts WHERE search_fts MATCH ? ORDER BY rowid DESC LIMIT ?');
     this.versionsBetween = db.prepare('SELECT count(*) AS n FROM (SELECT 1 FROM search_docs WHERE docid >= ? AND docid <= ? LIMIT ?)');
     this.rangeStart = db.prepare('SELECT docid FROM search_docs WHERE docid < ? ORDER BY docid DESC LIMIT 1 OFFSET ?');
+    this.sharedInWindow = db.prepare(
+      'SELECT d.docid AS docid FROM search_docs d INDEXED BY search_shared WHERE d.text IS NOT NULL AND d.docid >= @low AND d.docid < @high AND EXISTS (SELECT 1 FROM search_fts WHERE search_fts MATCH @match AND rowid = d.text) LIMIT @limit',
+    );
     this.keyed = indexHoldsValueTokens(db);
     this.mark = db.prepare<[string], { value: number }>('SELECT value FROM meta WHERE name = ?');
     this.byMatch = db.prepare(
@@ -503,6 +521,12 @@ export class SqliteSearch {
       if (r.docid >= window.high) break;
       ids.push(r.docid);
     }
+    // The window's versions that share a matching entry are candidates too, in their own docids' places.
+    const shared = this.sharedInWindow.all({ match, low: window.low, high: window.high, limit: MAX_WINDOW_MATCHES + 1 });
+    if (shared.length > 0) {
+      for (const r of shared) ids.push(r.docid);
+      ids.sort((a, b) => a - b);
+    }
     // Past the limit with no entry at or past the window's end: the window holds more than the read takes.
     if (ids.length > MAX_WINDOW_MATCHES) return undefined;
     // The versions of the newest entries first, SEARCH_CHUNK at a time: a page is usually found in the first.
@@ -513,6 +537,29 @@ export class SqliteSearch {
       return start === 0 ? { rows, last: true } : { rows, last: false, next: () => from(start) };
     };
     return from(ids.length);
+  }
+
+  /** shared is the statement of `fromShared`'s candidates with a columnFilter, newest first, at most `@limit`. */
+  private shared(filter: string[]): Database.Statement<Record<string, string | number>, Candidate> {
+    return this.prepared(`SELECT d.docid AS docid, v.rv AS rv, v.key AS key, v.object AS object ${[fromShared(), ...filter].join(' AND ')} ORDER BY d.docid DESC LIMIT @limit`);
+  }
+
+  /**
+   * withShared adds to a read of the index's candidates below `high` (newest first, `full` when it held `limit`)
+   * the versions sharing a matching entry in the span it covers, at most `limit` of them. The merged read ends at
+   * the higher of the two reads' last docids when either was full, so that the next read, below its last, misses
+   * none of either.
+   */
+  private withShared(rows: Candidate[], limit: number, filter: string[], params: Record<string, string | number>, low: number, high: number): { rows: Candidate[]; full: boolean } {
+    const full = rows.length >= limit;
+    const from = full ? rows[rows.length - 1]!.docid : low;
+    const shared = this.shared(filter).all({ ...params, low: from, high, limit });
+    if (shared.length === 0) return { rows, full };
+    const sharedFull = shared.length >= limit;
+    const end = sharedFull ? Math.max(from, shared[shared.length - 1]!.docid) : from;
+    const merged = rows.concat(shared).filter((r) => r.docid >= end);
+    merged.sort((a, b) => b.docid - a.docid);
+    return { rows: merged, full: full || sharedFull };
   }
 
   /** prepared is a statement of candidates prepared once per SQL text (a few shapes of query). */
@@ -571,6 +618,11 @@ export class SqliteSearch {
         if (ranged) floor ??= this.rangeLow(high, low);
         rows = candidates.all({ ...params, low: floor ?? low, high, limit: chunk });
         stop = rows.length < chunk;
+        if (!ranged) {
+          const read = this.withShared(rows, chunk, filter, params, low, high);
+          rows = read.rows;
+          stop = !read.full;
+        }
         // A range read to its start, with more below it: the next range, or the end of this read.
         if (stop && floor !== undefined && floor > low) [stop, rangeRead] = [false, true];
       }
@@ -642,7 +694,7 @@ export class SqliteSearch {
     const match = matchExpression(query, this.tokenizer, ns, this.keyed);
     const textExact = this.tokenizer === 'unicode61';
     const matcher = createSearchMatcher(query);
-    const input = { request, match, matcher, scope, textExact, slots: DOCID_SLOTS, second: docidSecond, from: fromCandidates };
+    const input = { request, match, matcher, scope, textExact, slots: DOCID_SLOTS, second: docidSecond, from: fromCandidates, shared: fromShared };
     // The versions above the mark, read first: the index's part is read at the same mark, between pauses.
     const unindexed = this.unindexedRows(scope, [], {});
     return searchHistogram(this.db, input, pause).then((buckets) => {

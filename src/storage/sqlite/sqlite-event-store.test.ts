@@ -1,3 +1,4 @@
+import { parseSearchQuery } from '../../api/index.js';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +10,6 @@ import type { CoreEvent } from '../../api/index.js';
 import { FakeClock, noopLogger } from '../../internal/index.js';
 import { eventOccurrenceQuery } from '../archive-store.js';
 import { isStorageError } from '../errors.js';
-import { parseSearchQuery } from '../search/index.js';
 import type { EventStore, ListOptions } from '../event-store.js';
 import { CONFORMANCE_ENV_DEFAULTS, runArchiveStoreConformance, runEventStoreConformance, runSearchConformance, sampleEvent } from '../testing/index.js';
 import type { ConformanceSetup } from '../testing/index.js';
@@ -93,6 +93,45 @@ void describe('SqliteEventStore on disk', () => {
     await store.close();
   });
 
+  void it('indexes a repeated long message once, finds it at each revision of the window, and drops its entry with the last version sharing it', async () => {
+    const path = join(dir, 'shared-entry.db');
+    const clock = new FakeClock();
+    const store = open(path, clock);
+    const message = 'boom the container exited while pulling the image '.repeat(100);
+    await store.create(sampleEvent('default', 'a', { count: 1, message }), { occurrence: {} });
+    const rvs = [await store.currentResourceVersion()];
+    for (let i = 2; i <= 4; i++) {
+      await store.guaranteedUpdate('default', 'a', (e) => ({ ...e!, count: i }), { occurrence: {} });
+      rvs.push(await store.currentResourceVersion());
+    }
+    await store.catchUpSearchIndex();
+    const counts = async (q: string, resourceVersion?: number): Promise<(number | undefined)[]> =>
+      (await store.search({ query: parseSearchQuery(q, { nowMs: clock.now() }), limit: 10, ...(resourceVersion !== undefined ? { resourceVersion } : {}) })).items.map((h) => h.event.count);
+    const table = (sql: string): number => {
+      const db = new Database(path, { readonly: true });
+      try {
+        return (db.prepare(sql).get() as { n: number }).n;
+      } finally {
+        db.close();
+      }
+    };
+    assert.equal(table('SELECT count(*) AS n FROM search_fts'), 1, 'one entry for the four versions');
+    assert.equal(table('SELECT count(*) AS n FROM search_docs'), 4);
+    assert.deepEqual(await counts('pulling'), [4]);
+    for (const [i, rv] of rvs.entries()) assert.deepEqual(await counts('pulling', rv), [i + 1], `the version at ${rv}`);
+    await clock.advance((CONFORMANCE_ENV_DEFAULTS.historyWindowSeconds + 5) * 1000);
+    await new Promise((r) => setImmediate(r));
+    assert.equal(rowCount(path), 1, 'compaction removed the versions before the current one');
+    assert.deepEqual(await counts('pulling'), [4], 'the current version still finds the entry its first version made');
+    assert.equal(table('SELECT count(*) AS n FROM search_fts'), 1);
+    await store.delete('default', 'a');
+    await clock.advance((CONFORMANCE_ENV_DEFAULTS.historyWindowSeconds + 5) * 1000);
+    await new Promise((r) => setImmediate(r));
+    assert.equal(table('SELECT count(*) AS n FROM search_docs'), 0);
+    assert.equal(table('SELECT count(*) AS n FROM search_fts'), 0, 'the entry went with the last version that shared it');
+    await store.close();
+  });
+
   void it('refuses a file of another schema version with Unreachable', async () => {
     const path = join(dir, 'future.db');
     const db = new Database(path);
@@ -163,8 +202,9 @@ void describe('SqliteEventStore on disk', () => {
     }
     await store.guaranteedUpdate('default', 'early', (e) => ({ ...e!, count: 2, lastTimestamp: at(10) }));
     await store.close();
-    // Turn the file back into version 3: no span columns, the name index on (involved_hash, key).
+    // Turn the file back into version 3: no span columns, the name index on (involved_hash, key), no cur_since.
     const db = new Database(path);
+    db.exec('DROP INDEX cur_since');
     db.exec('DROP INDEX cur_involved_hash');
     db.exec('ALTER TABLE versions DROP COLUMN first_s');
     db.exec('ALTER TABLE versions DROP COLUMN span_s');
@@ -316,6 +356,31 @@ void describe('SqliteEventStore on disk', () => {
     check.close();
   });
 
+  void it('migrates a version 9 file: its search index gains the shared entries\' column, its entries kept, and a repeat then shares', async () => {
+    const path = join(dir, 'v9.db');
+    copyFileSync(join(FIXTURES_DIR, 'sqlite-v9.db'), path);
+    const columns = (db: Database.Database): string[] => db.prepare<[], { name: string }>('PRAGMA table_info(search_docs)').all().map((c) => c.name);
+    const old = new Database(path, { readonly: true });
+    assert.deepEqual(columns(old), ['docid', 'rv'], 'the fixture is an index without shared entries');
+    const entries = old.prepare<[], { n: number }>('SELECT count(*) AS n FROM search_docs').get()!.n;
+    old.close();
+    const clock = new FakeClock();
+    const store = new SqliteEventStore({ path, clock });
+    await store.ready();
+    const message = 'boom the container exited while pulling the image '.repeat(100);
+    await store.create(sampleEvent('default', 'long', { count: 1, message }));
+    await store.guaranteedUpdate('default', 'long', (e) => ({ ...e!, count: 2 }));
+    await store.catchUpSearchIndex();
+    assert.deepEqual((await store.search({ query: parseSearchQuery('pulling', { nowMs: clock.now() }), limit: 10 })).items.map((h) => h.event.count), [2]);
+    await store.close();
+    const check = new Database(path, { readonly: true });
+    assert.deepEqual(columns(check), ['docid', 'rv', 'text']);
+    assert.equal(check.prepare<[], { value: number }>("SELECT value FROM meta WHERE name = 'schema'").get()?.value, SCHEMA_VERSION);
+    assert.equal(check.prepare<[], { n: number }>('SELECT count(*) AS n FROM search_docs WHERE text IS NULL').get()!.n, entries + 1, 'the entries kept, and one of the new text');
+    assert.equal(check.prepare<[], { n: number }>('SELECT count(*) AS n FROM search_docs WHERE text IS NOT NULL').get()!.n, 1, 'the repeat shares it');
+    check.close();
+  });
+
   void it('migrates a version 8 file: its search index written again with keyword values whole, and logs it', async () => {
     const path = join(dir, 'v8.db');
     copyFileSync(join(FIXTURES_DIR, 'sqlite-v8.db'), path);
@@ -328,8 +393,11 @@ void describe('SqliteEventStore on disk', () => {
     const clock = new FakeClock();
     let store = new SqliteEventStore({ path, clock, logger });
     await store.ready();
-    assert.equal(lines.length, 1, JSON.stringify(lines));
-    assert.match(lines[0]!, /^the search index holds keyword values whole \{"versions":9,"seconds":[\d.]+,"secondsPerMillion":\d+\}$/);
+    assert.equal(lines.length, 3, JSON.stringify(lines));
+    // The fixture was written before cur_since, which opening it builds.
+    assert.equal(lines[0], 'indexing current events by when they last happened {"events":7}');
+    assert.match(lines[1]!, /^current events are indexed by when they last happened \{"events":7,"seconds":[\d.]+\}$/);
+    assert.match(lines[2]!, /^the search index holds keyword values whole \{"versions":9,"seconds":[\d.]+,"secondsPerMillion":\d+\}$/);
     const search = async (q: string): Promise<string[]> => (await store.search({ query: parseSearchQuery(q, { nowMs: clock.now() }), limit: 10 })).items.map((h) => h.event.metadata.name!);
     assert.deepEqual(await search('node:worker-3'), ['f', 'a']);
     assert.deepEqual(await search('controller:default-scheduler'), ['b']);
@@ -339,7 +407,7 @@ void describe('SqliteEventStore on disk', () => {
     store = new SqliteEventStore({ path, clock, logger });
     await store.ready();
     await store.close();
-    assert.equal(lines.length, 1, 'once');
+    assert.equal(lines.length, 3, 'once');
     const check = new Database(path, { readonly: true });
     assert.equal(check.prepare<[], { value: number }>("SELECT value FROM meta WHERE name = 'schema'").get()?.value, SCHEMA_VERSION);
     assert.equal(keyed(check), 1);

@@ -128,12 +128,12 @@ export class SqliteWrites {
       if (now !== undefined) c.stmt.supersede.run(rv, now.rv);
       const op = now === undefined ? Op.ADDED : Op.MODIFIED;
       c.stmt.insert.run({ rv, key, op, object, prev_rv: now?.rv ?? null, expires_at: expiresAt, ...fields });
-      c.searchIndex?.add(rv, next, json.length);
       const change: Change = { rv, type: CHANGE_TYPES[op], key, json };
       if (now !== undefined) {
         change.prevJson = decodeObject(now.object);
         change.prevRv = now.rv;
       }
+      c.searchIndex?.add(rv, next, json.length, now === undefined ? undefined : { rv: now.rv, json: change.prevJson! });
       changes.push(change);
       if (options.occurrence !== undefined) this.appendOccurrence(next, rv, occurrenceChange(previous ?? undefined, next), options.occurrence);
       return rv;
@@ -183,7 +183,7 @@ export class SqliteWrites {
         const op = now === undefined ? Op.ADDED : Op.MODIFIED;
         const object = encodeObject(json);
         c.stmt.insert.run({ rv, key: p.key, op, object, prev_rv: now?.row.rv ?? null, expires_at: null, ...fieldsOf(p.object) });
-        c.searchIndex?.add(rv, p.object, json.length);
+        c.searchIndex?.add(rv, p.object, json.length, now === undefined ? undefined : { rv: now.row.rv, json: now.json });
         found.set(p.key, { row: { rv, object, expires_at: null }, json });
         const change: Change = { rv, type: CHANGE_TYPES[op], key: p.key, json };
         if (now !== undefined) {

@@ -5,7 +5,7 @@ import { FakeClock } from '../../internal/index.js';
 import type { Logger } from '../../internal/index.js';
 import type { EventStore, EventWatch, IndexedField, StoreWatchEvent } from '../event-store.js';
 import { isStorageError } from '../errors.js';
-import type { StorageErrorCode } from '../errors.js';
+import type { StorageError, StorageErrorCode } from '../errors.js';
 import { fieldValue } from '../shared/index.js';
 import type { CommonStoreOptions } from '../shared/index.js';
 
@@ -410,6 +410,54 @@ export function runEventStoreConformance(name: string, setup: ConformanceSetup):
         }),
       );
       it(
+        'keeps the failures active in a window (activeIn with anyOf), in pages, as each filter alone keeps them, and follows a write that moves an event',
+        withStore(async (store) => {
+          const at = (s: number): string => new Date(Date.UTC(2025, 0, 1) + s * 1000).toISOString().replace(/\.000Z$/, 'Z');
+          const event = (ns: string, name: string, first: number, last: number, extra: Partial<CoreEvent> = {}): CoreEvent =>
+            sampleEvent(ns, name, { type: 'Warning', reason: 'BackOff', involvedObject: { kind: 'Pod', namespace: ns, name: 'web' }, firstTimestamp: at(first), lastTimestamp: at(last), ...extra });
+          for (const ns of ['a', 'b']) {
+            await store.create(event(ns, 'before', 0, 99));
+            await store.create(event(ns, 'ends-at-since', 50, 100));
+            await store.create(event(ns, 'across', 50, 500));
+            await store.create(event(ns, 'inside', 200, 300));
+            await store.create(event(ns, 'inside-normal', 200, 300, { type: 'Normal', reason: 'Pulled' }));
+            await store.create(event(ns, 'inside-killing', 200, 300, { type: 'Normal', reason: 'Killing' }));
+            await store.create(event(ns, 'inside-owner', 200, 300, { type: 'Normal', reason: 'ScalingReplicaSet', involvedObject: { kind: 'Deployment', namespace: ns, name: 'web' } }));
+            await store.create(event(ns, 'starts-at-until', 400, 450));
+            await store.create(event(ns, 'after', 401, 900));
+            await store.create(event(ns, 'scheduled-before', 0, 0, { type: 'Normal', reason: 'Scheduled' }));
+            await store.create(sampleEvent(ns, 'timeless', { type: 'Warning', reason: 'Failed', involvedObject: { kind: 'Pod', namespace: ns, name: 'web' } }));
+          }
+          const window = { sinceMs: Date.parse(at(100)), untilMs: Date.parse(at(400)) };
+          const failures = { types: ['warning'], reasons: ['Killing'], kinds: ['Deployment'] };
+          const names = async (options: Parameters<EventStore['list']>[0]): Promise<string[]> =>
+            (await listAll(store, options)).items.map((e) => `${e.metadata.namespace!}/${e.metadata.name!}`).sort();
+          const both = async (options: Parameters<EventStore['list']>[0]): Promise<string[]> => {
+            const inWindow = new Set(await names({ ...options, anyOf: undefined }));
+            return (await names({ ...options, activeIn: undefined })).filter((n) => inWindow.has(n));
+          };
+          const inA = ['across', 'ends-at-since', 'inside', 'inside-killing', 'inside-owner', 'timeless'].map((n) => `a/${n}`);
+          const inB = inA.map((n) => n.replace(/^a\//, 'b/'));
+          for (const limit of [undefined, 1, 2, 5]) {
+            const paged = limit === undefined ? {} : { limit };
+            assert.deepEqual(await names({ activeIn: window, anyOf: failures, ...paged }), [...inA, ...inB], `all namespaces, pages of ${limit ?? 'any size'}`);
+            assert.deepEqual(await names({ namespace: 'b', activeIn: window, anyOf: failures, ...paged }), inB, `one namespace, pages of ${limit ?? 'any size'}`);
+          }
+          assert.deepEqual(await names({ activeIn: window, anyOf: failures }), await both({ activeIn: window, anyOf: failures }));
+          const sinceOnly = { sinceMs: window.sinceMs };
+          assert.deepEqual(await names({ namespace: 'a', activeIn: sinceOnly, anyOf: failures }), [...inA, 'a/after', 'a/starts-at-until'].sort(), 'no end');
+          assert.deepEqual(await names({ namespace: 'a', activeIn: window, anyOf: { reasons: ['Failed'] } }), ['a/timeless'], 'an event with no time may have happened in any window');
+          assert.deepEqual(await names({ namespace: 'a', activeIn: { ...window, alwaysReasons: ['Scheduled'] }, anyOf: { ...failures, reasons: ['Killing', 'Scheduled'] } }), [...inA, 'a/scheduled-before'].sort(), 'a reason kept whenever it happened');
+          assert.deepEqual(await names({ activeIn: window, anyOf: failures, fieldEquals: { reason: 'Killing' } }), ['a/inside-killing', 'b/inside-killing'], 'with a field');
+          assert.deepEqual(await names({ activeIn: window, anyOf: {} }), [], 'nothing listed keeps nothing');
+          // A later write moves the span, or the type, into or out of the window's failures.
+          await store.guaranteedUpdate('a', 'before', (e) => ({ ...e!, count: 2, lastTimestamp: at(120) }));
+          await store.guaranteedUpdate('a', 'inside', (e) => ({ ...e!, type: 'Normal' }));
+          await store.guaranteedUpdate('a', 'inside-normal', (e) => ({ ...e!, type: 'Warning' }));
+          assert.deepEqual(await names({ namespace: 'a', activeIn: window, anyOf: failures, limit: 2 }), ['a/across', 'a/before', 'a/ends-at-since', 'a/inside-killing', 'a/inside-normal', 'a/inside-owner', 'a/timeless']);
+        }),
+      );
+      it(
         'filters with fieldEquals and predicate, filling each page across rows that do not match',
         withStore(async (store) => {
           for (let i = 0; i < 30; i++) {
@@ -606,6 +654,9 @@ export function runEventStoreConformance(name: string, setup: ConformanceSetup):
           assert.match((uidErr as Error).message, /^Precondition failed: UID in precondition: other, UID in object meta: uid-default-a$/);
           const rvErr = await rejectsWith(store.guaranteedUpdate('default', 'a', bump, { preconditions: { resourceVersion: '1000' } }), 'ResourceVersionConflicts');
           assert.match((rvErr as Error).message, /^Precondition failed: ResourceVersion in precondition: 1000,/);
+          // The server words its 409 from these fields, not from the message.
+          assert.deepEqual((uidErr as StorageError).precondition, { field: 'UID', expected: 'other', actual: 'uid-default-a' });
+          assert.deepEqual((rvErr as StorageError).precondition, { field: 'ResourceVersion', expected: '1000', actual: created.metadata.resourceVersion });
           assert.equal(await store.currentResourceVersion(), rvOf(created));
           const ok = await store.guaranteedUpdate('default', 'a', bump, { preconditions: { uid: 'uid-default-a', resourceVersion: created.metadata.resourceVersion! } });
           assert.equal(ok.object.count, 2);

@@ -1,3 +1,4 @@
+import { parseSearchQuery, searchTimeMs } from '../../api/index.js';
 import assert from 'node:assert/strict';
 import { describe, it as nodeIt } from 'node:test';
 import { CLUSTER_LABEL, formatMicroTime } from '../../api/index.js';
@@ -7,7 +8,7 @@ import { canSearch } from '../archive-store.js';
 import type { ArchiveStore } from '../archive-store.js';
 import type { EventStore } from '../event-store.js';
 import { isStorageError } from '../errors.js';
-import { countInHistogram, histogramBuckets, parseSearchQuery, searchTimeMs } from '../search/index.js';
+import { countInHistogram, histogramBuckets } from '../search/index.js';
 import type { SearchCursor, SearchHit, SearchPage, SearchRequest } from '../search/index.js';
 import { CONFORMANCE_ENV_DEFAULTS } from './conformance.js';
 import type { ConformanceEnv, ConformanceSetup } from './conformance.js';

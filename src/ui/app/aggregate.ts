@@ -1,4 +1,4 @@
-import type { TimelineRow } from '../../api/timeline.js';
+import type { TimelineRow } from '../../api/index.js';
 import type { Matchable } from './model.js';
 
 /**

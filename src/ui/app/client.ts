@@ -1,13 +1,5 @@
-import type { CoreEvent, WatchEvent } from '../../api/types.js';
-import type { CLUSTER_FIELD } from '../../api/cluster.js';
-import type { IncidentList } from '../../api/incident.js';
-import { incidentDocument } from '../../api/incident-object.js';
-import type { IncidentObjectList } from '../../api/incident-object.js';
-import { incidentQueryParams } from '../../api/incident-window.js';
-import type { IncidentWindow } from '../../api/incident-window.js';
-import type { SearchResult } from '../../api/search.js';
-import type { Timeline } from '../../api/timeline.js';
-import { resolveIncidents, resolveOccurrenceMessages, resolveTimeline } from '../../api/answer-text.js';
+import type { CLUSTER_FIELD, CoreEvent, IncidentList, IncidentObjectList, IncidentWindow, SearchResult, Timeline, WatchEvent } from '../../api/index.js';
+import { incidentDocument, incidentQueryParams, resolveIncidents, resolveOccurrenceMessages, resolveTimeline } from '../../api/index.js';
 
 const EVENTS = '/api/v1';
 const ARCHIVE = '/apis/archive.kevents.io/v1alpha1';

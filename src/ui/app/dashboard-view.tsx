@@ -1,5 +1,5 @@
 import { useMemo } from 'preact/hooks';
-import { isolateLine } from '../../api/escape.js';
+import { isolateLine } from '../../api/index.js';
 import { marksFromTimeline, topTallies } from './aggregate.js';
 import type { Mark, Tally } from './aggregate.js';
 import type { EventCache } from './event-cache.js';

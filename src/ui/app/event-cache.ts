@@ -1,4 +1,4 @@
-import type { CoreEvent, Status } from '../../api/types.js';
+import type { CoreEvent, Status } from '../../api/index.js';
 import { listEvents, watchEvents } from './client.js';
 import { newerFirst, toRow } from './model.js';
 import { spliceSorted } from './splice-sorted.js';

@@ -1,4 +1,4 @@
-import { escapeParts } from '../../api/escape.js';
+import { escapeParts } from '../../api/index.js';
 import type { MarkedPart } from './search-marks.js';
 
 /** EventTextProps say what an EventText shows: a value, or a message in the search's marked parts. */

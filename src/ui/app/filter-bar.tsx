@@ -1,5 +1,5 @@
 import { useMemo } from 'preact/hooks';
-import { escapeTerminalLine, hasControlCharacter } from '../../api/escape.js';
+import { escapeTerminalLine, hasControlCharacter } from '../../api/index.js';
 import type { EventCache } from './event-cache.js';
 import { EMPTY_FILTERS, isFiltered } from './model.js';
 import type { Filters } from './model.js';

@@ -1,6 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { IncidentList } from '../../api/incident.js';
-import type { Timeline } from '../../api/timeline.js';
+import type { IncidentList, Timeline } from '../../api/index.js';
 import { getIncidents, getTimeline } from './client.js';
 import type { IncidentQuery, TimelineQuery } from './client.js';
 import type { EventCache } from './event-cache.js';

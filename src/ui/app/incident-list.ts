@@ -1,4 +1,4 @@
-import type { Incident } from '../../api/incident.js';
+import type { Incident } from '../../api/index.js';
 import type { Filters } from './model.js';
 import { EMPTY_FILTERS } from './model.js';
 import { DEFAULT_WINDOW } from './route.js';

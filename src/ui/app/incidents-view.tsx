@@ -1,7 +1,6 @@
 import { useMemo } from 'preact/hooks';
-import type { Incident } from '../../api/incident.js';
-import { incidentWindow } from '../../api/incident-window.js';
-import { isolateLine } from '../../api/escape.js';
+import type { Incident } from '../../api/index.js';
+import { incidentWindow, isolateLine } from '../../api/index.js';
 import { CopyCommand } from './copy-command.js';
 import type { EventCache } from './event-cache.js';
 import { EventText } from './event-text.js';

@@ -1,5 +1,4 @@
-import type { CLUSTER_LABEL } from '../../api/cluster.js';
-import type { CoreEvent, ObjectReference } from '../../api/types.js';
+import type { CLUSTER_LABEL, CoreEvent, ObjectReference } from '../../api/index.js';
 
 /**
  * LABEL_OF_CLUSTER is the label that names the cluster an archived event came

@@ -1,14 +1,13 @@
 import { Fragment } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { CoreEvent } from '../../api/types.js';
-import type { Timeline, TimelineRow } from '../../api/timeline.js';
+import type { CoreEvent, Timeline, TimelineRow } from '../../api/index.js';
+import { foldRuns, humanDuration } from '../../api/index.js';
 import { objectEvents } from './client.js';
 import { CopyCommand } from './copy-command.js';
 import { EventText } from './event-text.js';
-import { clockTime, estimateSpan, humanDuration, interval } from './format.js';
+import { clockTime, estimateSpan, interval } from './format.js';
 import { useTimeline } from './hooks.js';
 import { parseObjectKey, toRow } from './model.js';
-import { foldRuns } from '../../api/row-runs.js';
 
 /** ObjectPanelProps configure the ObjectPanel. */
 export interface ObjectPanelProps {

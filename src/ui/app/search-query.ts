@@ -1,4 +1,4 @@
-import type { SearchResult } from '../../api/search.js';
+import type { SearchResult } from '../../api/index.js';
 import type { StackedBuckets } from './buckets.js';
 import type { Filters } from './model.js';
 

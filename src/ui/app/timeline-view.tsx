@@ -1,10 +1,10 @@
 import { useMemo, useRef, useState } from 'preact/hooks';
-import { isolateLine } from '../../api/escape.js';
+import { humanDuration, isolateLine } from '../../api/index.js';
 import { lanesOf, marksFromTimeline } from './aggregate.js';
 import type { Lane, Mark } from './aggregate.js';
 import type { EventCache } from './event-cache.js';
 import { EventText } from './event-text.js';
-import { clockTime, humanDuration } from './format.js';
+import { clockTime } from './format.js';
 import { useChanges, useMedia, useTimeline } from './hooks.js';
 import { rowMatcher } from './model.js';
 import type { Route } from './route.js';

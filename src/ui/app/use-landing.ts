@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { incidentWindow } from '../../api/incident-window.js';
+import { incidentWindow } from '../../api/index.js';
 import { getIncidents } from './client.js';
 import type { Preloaded } from './hooks.js';
 import { incidentsKey } from './incident-list.js';

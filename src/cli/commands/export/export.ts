@@ -14,7 +14,7 @@ import type { ExportRun } from '../../daemon/export-sinks.js';
 import { listenHealth } from '../../daemon/health-server.js';
 import type { CliIO } from '../../io.js';
 import { parseListen } from '../../flags/listen.js';
-import { describeStorage, parseStorageSpec } from '../../flags/storage.js';
+import { DEFAULT_STORAGE, describeStorage, parseStorageSpec, storageFlagValue } from '../../flags/storage.js';
 import type { StorageSpec } from '../../flags/storage.js';
 import { withStoragePassword } from '../../flags/storage-password.js';
 import { untilSignal } from '../../daemon/until-signal.js';
@@ -23,8 +23,11 @@ import { untilSignal } from '../../daemon/until-signal.js';
 export interface ExportFlags extends LeaderElectFlags {
   /** config is the export config; without it (and with --event-metrics) the command only counts. */
   config?: string;
-  from: string;
-  /** storagePasswordFile holds the password of a postgres:// --from, which its URL then leaves out. */
+  /** storage is the archive's URL (--storage; default DEFAULT_STORAGE). */
+  storage?: string;
+  /** from is --storage's older name. */
+  from?: string;
+  /** storagePasswordFile holds the password of a postgres:// --storage, which its URL then leaves out. */
   storagePasswordFile?: string;
   listen: string;
   logLevel: string;
@@ -76,7 +79,7 @@ async function leaseSite(flags: ExportFlags, spec: StorageSpec, env: NodeJS.Proc
     return { client: tableLeaseClient(table), namespace, describe: `the archive's lease ${namespace}/`, close: () => table.close() };
   }
   throw new UsageError(
-    '--leader-elect needs a cluster to hold the Lease (--kubeconfig, --context or --in-cluster) or a PostgreSQL archive (--from postgres://…) to hold the lock; an SQLite archive has one exporter',
+    '--leader-elect needs a cluster to hold the Lease (--kubeconfig, --context or --in-cluster) or a PostgreSQL archive (--storage postgres://…) to hold the lock; an SQLite archive has one exporter',
   );
 }
 
@@ -93,7 +96,8 @@ export function exportOptions(flags: ExportFlags, warn: (line: string) => void):
   if ((flags.config === undefined || flags.config === '') && flags.eventMetrics === undefined) {
     throw new UsageError('say what to do with the archive: --config FILE (sinks), --event-metrics [FILE] (Prometheus series), or both');
   }
-  const spec = withStoragePassword(parseStorageSpec(flags.from), { urlFlag: '--from', file: flags.storagePasswordFile, warn });
+  const storage = storageFlagValue(flags.storage, { flag: '--from', value: flags.from }, DEFAULT_STORAGE);
+  const spec = withStoragePassword(parseStorageSpec(storage), { urlFlag: '--storage', file: flags.storagePasswordFile, warn });
   const { host, port } = parseListen(flags.listen);
   const level = flags.logLevel as LogLevel;
   if (!['error', 'warn', 'info', 'debug'].includes(level)) throw new UsageError('--log-level must be error, warn, info or debug');
@@ -142,7 +146,7 @@ async function startWork(flags: ExportFlags, spec: StorageSpec, deps: { logger: 
   }
   let run: ExportRun | undefined;
   try {
-    if (given(flags.config)) run = await startExport(spec, flags.config, { ...deps, flag: '--from' });
+    if (given(flags.config)) run = await startExport(spec, flags.config, { ...deps, flag: '--storage' });
   } catch (e) {
     await counting?.stop();
     throw e;

@@ -13,8 +13,9 @@ const { Option } = requireCjs('commander') as typeof Commander;
 export function addExportFlags(c: Command): Command {
   const withLease = c
     .option('--config <file>', 'the export config (YAML): sinks, policies, routes; SIGHUP reloads it (needed unless --event-metrics is given)')
-    .option('--from <spec>', 'the archive to read: sqlite:PATH or postgres://USER@HOST:PORT/DB[?schema=NAME] (what kevents serve or kevents mirror writes)', DEFAULT_STORAGE)
-    .option(`${STORAGE_PASSWORD_FILE_FLAG} <path>`, storagePasswordHelp('--from'))
+    .option('--storage <spec>', `the archive to read: sqlite:PATH or postgres://USER@HOST:PORT/DB[?schema=NAME] (what kevents serve or kevents mirror writes) (default: "${DEFAULT_STORAGE}")`)
+    .addOption(new Option('--from <spec>', 'the older name of --storage').hideHelp())
+    .option(`${STORAGE_PASSWORD_FILE_FLAG} <path>`, storagePasswordHelp('--storage'))
     .option('--listen <host:port>', 'address of /metrics and /readyz', '127.0.0.1:9465')
     .option('--event-metrics [file]', "count the archive's events written from now on as Prometheus series on /metrics (kevents_events_total); FILE sets labels, rules and the series cap (docs/metrics.md)")
     .option('--leader-elect', "deliver only while this replica holds a lease (for several replicas over one archive): a coordination.k8s.io Lease of the cluster --kubeconfig/--context/--in-cluster names, else a lease in the PostgreSQL archive")

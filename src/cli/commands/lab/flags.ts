@@ -15,7 +15,8 @@ export function addLabUpFlags(c: Command): Command {
       .option('--node-cpu <quantity>', 'allocatable CPU of each node', '2')
       .option('--node-memory <quantity>', 'allocatable memory of each node', '4Gi')
       .option('--event-ttl <duration>', 'kube-apiserver --event-ttl: how long the cluster keeps an event after its last write', '1h')
-      .option('--bin-dir <path>', 'look for etcd, kube-apiserver, kube-scheduler, kube-controller-manager and kwok here first')
+      .option('--kubelet', 'add a real node, real-1: a kubelet and containerd on this machine (root), tainted so only pods that tolerate it land there; exercise 6 then reads its events')
+      .option('--bin-dir <path>', 'look for etcd, kube-apiserver, kube-scheduler, kube-controller-manager, kwok (and the kubelet) here first')
       .option('--no-build', 'never build missing binaries with go'),
   );
 }

@@ -1,8 +1,8 @@
 // kevents lab: its flags in flags.ts; lab up checks them (labUpOptions) before it looks for binaries or starts anything.
 import { homedir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
-import { EXERCISES, LAB_NAMESPACE, buildBinaries, createLabView, defaultLabDir, findBinaries, findExercise, findGo, formatCheck, formatExercise, formatExerciseList, isExecutable, isRunning, labDown, labUp, missingBinariesMessage, passed, readState } from '../../../lab/index.js';
-import type { Exercise, ExerciseContext, LabBinaries, LabState } from '../../../lab/index.js';
+import { KUBERNETES_VERSION, LAB_NAMESPACE, buildBinaries, realNodeDir, realNodeDirProblem, createLabView, defaultLabDir, exerciseContext, exercisesOf, findBinaries, findExercise, findGo, findRealNode, formatCheck, formatExercise, formatExerciseList, formatTaint, isExecutable, isRunning, labDown, labProcesses, labUp, missingBinariesMessage, passed, readState } from '../../../lab/index.js';
+import type { Exercise, ExerciseContext, LabBinaries, LabState, RealNodeBinaries } from '../../../lab/index.js';
 import { CliError, UsageError } from '../../errors.js';
 import { formatGoDuration, parseDurationFlag } from '../../flags/duration.js';
 import type { CliIO } from '../../io.js';
@@ -19,6 +19,8 @@ export interface LabUpFlags extends LabDirFlags {
   nodeMemory: string;
   eventTtl: string;
   binDir?: string;
+  /** kubelet (`--kubelet`) adds the real node. */
+  kubelet?: boolean;
   /** build false (`--no-build`) refuses to build missing binaries with go. */
   build: boolean;
 }
@@ -34,8 +36,24 @@ function onPath(name: string, io: CliIO): boolean {
   return (io.env.PATH ?? '').split(delimiter).some((d) => d !== '' && isExecutable(join(d, name)));
 }
 
+function binariesOptions(flags: LabUpFlags, io: CliIO): { binDir: string | undefined; path: string | undefined; cacheDir: string; kwokCacheDir: string } {
+  return { binDir: flags.binDir, path: io.env.PATH, cacheDir: io.env.KEVENTS_PEERS_CACHE ?? join(homedir(), '.cache', 'kevents-peers'), kwokCacheDir: join(homedir(), '.kwok', 'cache') };
+}
+
+/**
+ * resolveRealNode finds what `--kubelet` needs, or stops `lab up` before it starts anything: a learner who asked
+ * for the real node wants to hear at once that it cannot run here, and runs the lab without --kubelet if that will do.
+ */
+function resolveRealNode(flags: LabUpFlags, dir: string, io: CliIO): RealNodeBinaries | undefined {
+  if (flags.kubelet !== true) return undefined;
+  const r = findRealNode(binariesOptions(flags, io));
+  const why = 'unavailable' in r ? r.unavailable : realNodeDirProblem(realNodeDir(dir));
+  if (why !== undefined) throw new CliError(`--kubelet: the real node cannot run here: ${why} (without --kubelet the lab starts with the kubelet's events simulated)`);
+  return 'found' in r ? r.found : undefined;
+}
+
 function resolveBinaries(flags: LabUpFlags, io: CliIO): LabBinaries {
-  const options = { binDir: flags.binDir, path: io.env.PATH, cacheDir: io.env.KEVENTS_PEERS_CACHE ?? join(homedir(), '.cache', 'kevents-peers'), kwokCacheDir: join(homedir(), '.kwok', 'cache') };
+  const options = binariesOptions(flags, io);
   let { found, missing } = findBinaries(options);
   const go = missing.length > 0 ? findGo(io.env) : undefined;
   if (go !== undefined && flags.build && !missing.includes('etcd')) {
@@ -67,6 +85,7 @@ export function labUpOptions(flags: LabUpFlags): LabUpOptions {
 export async function runLabUp(flags: LabUpFlags, io: CliIO): Promise<void> {
   const { nodes, ttlMs } = labUpOptions(flags);
   const dir = labDir(flags, io);
+  const realNode = resolveRealNode(flags, dir, io);
   const binaries = resolveBinaries(flags, io);
   const started = Date.now();
   const script = process.argv[1];
@@ -80,6 +99,7 @@ export async function runLabUp(flags: LabUpFlags, io: CliIO): Promise<void> {
     eventTtl: formatGoDuration(ttlMs),
     eventTtlSeconds: Math.round(ttlMs / 1000),
     kevents: [process.execPath, script],
+    ...(realNode !== undefined ? { realNode } : {}),
     env: io.env,
     log: (line) => io.stderr.write(`kevents lab: ${line}\n`),
   });
@@ -92,13 +112,16 @@ function describeLab(state: LabState, headline: string, io: CliIO): string {
     `kevents lab: ${headline}`,
     `  cluster:    kube-apiserver ${state.kubernetesVersion} on ${state.apiServer}, --event-ttl=${state.eventTtl}`,
     `  nodes:      ${state.nodes.names.length} kwok nodes (${state.nodes.names.join(', ')}), each ${state.nodes.cpu} CPU and ${state.nodes.memory}; the scheduler is real, the pods are not`,
+    ...(state.realNode !== undefined
+      ? [`  real node:  ${state.realNode.name} (kubelet ${KUBERNETES_VERSION} and containerd on this machine), tainted ${formatTaint(state.realNode.taint)}: its pods and their events are real`]
+      : []),
     `  archive:    ${state.archive} (kevents serve --mirror: it keeps every event after the cluster forgets it)`,
     `  namespace:  ${state.namespace}`,
     `  kubeconfig: ${state.kubeconfig}`,
     '',
     'Use it:',
     `  export KUBECONFIG=${state.kubeconfig}`,
-    `  export KEVENTS_ARCHIVE=${state.archive}`,
+    `  export KEVENTS_SERVER=${state.archive}`,
     '  kubectl get nodes',
     `  kevents lab exercises${dirFlag}`,
     '',
@@ -121,17 +144,27 @@ export async function runLabDown(flags: LabDirFlags, io: CliIO): Promise<void> {
 /** runLabStatus is `kevents lab status`: each program of the lab, running or not. */
 export function runLabStatus(flags: LabDirFlags, io: CliIO): void {
   const state = readState(labDir(flags, io));
-  const rows = state.processes.map((p) => `  ${p.name.padEnd(24)} ${isRunning(p) ? `running (pid ${p.pid})` : 'not running'}   ${p.log}`);
-  const allUp = state.processes.length > 0 && state.processes.every(isRunning);
+  const processes = labProcesses(state);
+  const rows = processes.map((p) => `  ${p.name.padEnd(24)} ${isRunning(p) ? `running (pid ${p.pid})` : 'not running'}   ${p.log}`);
+  const allUp = processes.length > 0 && processes.every(isRunning);
   io.stdout.write(describeLab(state, allUp ? `running since ${state.startedAt}` : 'not (fully) running', io));
   io.stdout.write(['Programs:', ...rows, ''].join('\n'));
   if (!allUp) throw new CliError('the lab is not fully running: kevents lab down, then kevents lab up');
 }
 
-function exerciseArg(text: string): Exercise {
-  const e = findExercise(text);
-  if (e === undefined) throw new UsageError(`no exercise ${JSON.stringify(text)}: the exercises are 1 to ${EXERCISES.length} (kevents lab exercises)`);
+function exerciseArg(text: string, exercises: readonly Exercise[]): Exercise {
+  const e = findExercise(text, exercises);
+  if (e === undefined) throw new UsageError(`no exercise ${JSON.stringify(text)}: the exercises are 1 to ${exercises.length} (kevents lab exercises)`);
   return e;
+}
+
+/** labIfAny is the state of the lab in --dir, or undefined when none was started there. */
+function labIfAny(flags: LabDirFlags, io: CliIO): LabState | undefined {
+  try {
+    return readState(labDir(flags, io));
+  } catch {
+    return undefined;
+  }
 }
 
 function dirSuffix(flags: LabDirFlags, io: CliIO): string {
@@ -139,29 +172,25 @@ function dirSuffix(flags: LabDirFlags, io: CliIO): string {
   return dir === resolve(defaultLabDir(io.env)) ? '' : ` --dir ${dir}`;
 }
 
-/** runLabExercises is `kevents lab exercises`. */
-export function runLabExercises(io: CliIO): void {
-  io.stdout.write(formatExerciseList());
+/** runLabExercises is `kevents lab exercises`: exercise 6 is the real one in a lab with a real node. */
+export function runLabExercises(flags: LabDirFlags, io: CliIO): void {
+  io.stdout.write(formatExerciseList(exercisesOf(labIfAny(flags, io)?.realNode !== undefined)));
 }
 
-/** runLabExercise is `kevents lab exercise N`: the task, with the lab's own sizes when one runs. */
+/** runLabExercise is `kevents lab exercise N`: the task, with the lab's own sizes (and real node) when one runs. */
 export function runLabExercise(n: string, flags: LabDirFlags, io: CliIO): void {
-  const e = exerciseArg(n);
-  let ctx: ExerciseContext = { namespace: LAB_NAMESPACE, nodes: { count: 3, cpu: '2', memory: '4Gi' }, eventTtl: '1h0m0s' };
-  try {
-    const s = readState(labDir(flags, io));
-    ctx = { namespace: s.namespace, nodes: { count: s.nodes.names.length, cpu: s.nodes.cpu, memory: s.nodes.memory }, eventTtl: s.eventTtl };
-  } catch {
-    // No lab yet: the text shows the defaults of kevents lab up.
-  }
+  const s = labIfAny(flags, io);
+  const e = exerciseArg(n, exercisesOf(s?.realNode !== undefined));
+  // No lab yet: the text shows the defaults of kevents lab up.
+  const ctx: ExerciseContext = s !== undefined ? exerciseContext(s) : { namespace: LAB_NAMESPACE, nodes: { count: 3, cpu: '2', memory: '4Gi' }, eventTtl: '1h0m0s' };
   io.stdout.write(formatExercise(e, ctx, `kevents lab check ${e.number}${dirSuffix(flags, io)}`));
 }
 
 /** runLabCheck is `kevents lab check N`: exit 0 when every step is done, 1 otherwise. */
 export async function runLabCheck(n: string, flags: LabDirFlags, io: CliIO): Promise<void> {
-  const e = exerciseArg(n);
   const state = readState(labDir(flags, io));
-  const down = state.processes.filter((p) => !isRunning(p)).map((p) => p.name);
+  const e = exerciseArg(n, exercisesOf(state.realNode !== undefined));
+  const down = labProcesses(state).filter((p) => !isRunning(p)).map((p) => p.name);
   if (down.length > 0) throw new CliError(`the lab in ${state.dir} is not running (${down.join(', ')} stopped): kevents lab down, then kevents lab up`);
   const view = createLabView(state);
   let result;
@@ -177,5 +206,6 @@ export async function runLabCheck(n: string, flags: LabDirFlags, io: CliIO): Pro
 /** runLabEnv is `kevents lab env`: the exports that point kubectl at the lab and kevents at its archive. */
 export function runLabEnv(flags: LabDirFlags, io: CliIO): void {
   const s = readState(labDir(flags, io));
-  io.stdout.write(`export KUBECONFIG=${s.kubeconfig}\nexport KEVENTS_ARCHIVE=${s.archive}\n`);
+  // KEVENTS_SERVER is what every kevents command reads as --server; KEVENTS_ARCHIVE, its name in the lab before, stays for scripts that use it.
+  io.stdout.write(`export KUBECONFIG=${s.kubeconfig}\nexport KEVENTS_SERVER=${s.archive}\nexport KEVENTS_ARCHIVE=${s.archive}\n`);
 }

@@ -13,7 +13,7 @@ import { parseListen } from '../../flags/listen.js';
 import { parseRetention } from '../../flags/retention.js';
 import { given } from '../../flags/source.js';
 import { openStore } from '../../daemon/open-store.js';
-import { describeStorage, parseStorageSpec } from '../../flags/storage.js';
+import { describeStorage, parseStorageSpec, storageFlagValue } from '../../flags/storage.js';
 import type { StorageSpec } from '../../flags/storage.js';
 import { withStoragePassword } from '../../flags/storage-password.js';
 
@@ -22,8 +22,11 @@ export interface MirrorFlags {
   kubeconfig?: string;
   context?: string;
   source?: string;
-  to: string;
-  /** storagePasswordFile holds the password of a postgres:// --to, which its URL then leaves out. */
+  /** storage is the archive's URL (--storage). */
+  storage?: string;
+  /** to is --storage's older name. */
+  to?: string;
+  /** storagePasswordFile holds the password of a postgres:// --storage, which its URL then leaves out. */
   storagePasswordFile?: string;
   cluster?: string;
   retention?: string[];
@@ -60,7 +63,8 @@ export function mirrorOptions(flags: MirrorFlags, env: NodeJS.ProcessEnv, warn: 
   if (!given(flags.source) && !given(flags.kubeconfig) && !given(flags.context) && flags.inCluster !== true && !given(env.KUBERNETES_SERVICE_HOST)) {
     throw new UsageError('say where to mirror from: --source URL, --kubeconfig PATH [--context NAME], or --in-cluster');
   }
-  const spec = withStoragePassword(parseStorageSpec(flags.to), { urlFlag: '--to', file: flags.storagePasswordFile, warn });
+  const storage = storageFlagValue(flags.storage, { flag: '--to', value: flags.to });
+  const spec = withStoragePassword(parseStorageSpec(storage), { urlFlag: '--storage', file: flags.storagePasswordFile, warn });
   const { host, port } = parseListen(flags.listen);
   parseRetention(flags);
   const level = flags.logLevel as LogLevel;

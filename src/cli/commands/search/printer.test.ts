@@ -1,8 +1,8 @@
+import { parseSearchQuery } from '../../../api/index.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CLUSTER_LABEL } from '../../../api/index.js';
 import type { CoreEvent, SearchResultItem } from '../../../api/index.js';
-import { parseSearchQuery } from '../../../storage/index.js';
 import { formatSearchTable } from './printer.js';
 import type { SearchTableOptions } from './printer.js';
 

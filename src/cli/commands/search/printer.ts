@@ -1,8 +1,8 @@
+import type { SearchField, SearchQuery } from '../../../api/index.js';
+import { searchFieldValue, searchMarks } from '../../../api/index.js';
 import { eventCount, eventLastMs, escapeTerminalLine, goTrimSpace, translateMsSince } from '../../../api/index.js';
 import { createTabWriter, KUBECTL_TABWRITER } from '../../../api/index.js';
 import type { SearchResultItem } from '../../../api/index.js';
-import { searchFieldValue, searchMarks } from '../../../storage/index.js';
-import type { SearchField, SearchQuery } from '../../../storage/index.js';
 
 /** SearchTableOptions shape `kevents search`'s table. */
 export interface SearchTableOptions {

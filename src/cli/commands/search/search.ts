@@ -1,8 +1,8 @@
 // kevents search, laid out as kubectl's commands are: flags → options → validate → run; printer.ts prints.
+import type { SearchQuery } from '../../../api/index.js';
+import { isSearchQueryError, parseSearchQuery } from '../../../api/index.js';
 import { isDNS1123Label } from '../../../api/index.js';
 import type { SearchResult, SearchResultItem } from '../../../api/index.js';
-import { isSearchQueryError, parseSearchQuery } from '../../../storage/index.js';
-import type { SearchQuery } from '../../../storage/index.js';
 import { UsageError } from '../../errors.js';
 import { spansClusters, validateClusterName } from '../../flags/cluster.js';
 import { connectRead, explainTransport } from '../../flags/connection.js';

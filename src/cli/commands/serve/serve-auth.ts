@@ -11,6 +11,7 @@ import {
   loadTlsKeyPair,
   subjectAccessReviewAuthorizer,
   tokenReviewAuthenticator,
+  watchFiles,
   watchTlsKeyPair,
 } from '../../../auth/index.js';
 import type { Authenticator, Authorizer, FileWatch, RequestAuthenticator, RequestHeaderConfig, ReviewClient, TlsKeyPair } from '../../../auth/index.js';
@@ -48,8 +49,11 @@ export interface ServeSecurity {
   /** tls is the serving pair and, with front-proxy authentication, the CA its client certificates are verified against. */
   tls?: TlsKeyPair & { clientCa?: Buffer };
   gate?: RequestGate;
-  /** watchTls starts reloading the certificate into the running server. */
-  watchTls(onReload: (pair: TlsKeyPair) => void): void;
+  /**
+   * watchTls starts reloading the certificate, and the front proxy's CA where a file gave it
+   * (`--requestheader-client-ca-file`, as k8s.io/apiserver's dynamic CA content), into the running server.
+   */
+  watchTls(onReload: (tls: TlsKeyPair & { clientCa?: Buffer }) => void): void;
   describe: string;
   close(): void;
 }
@@ -130,7 +134,14 @@ export async function prepareServeSecurity(flags: ServeAuthFlags, host: string, 
       describe: gate === undefined ? 'none (anyone who reaches the address may read and write)' : parts.join('; '),
       watchTls(onReload) {
         if (tls === undefined) return;
-        watches.push(watchTlsKeyPair({ certFile: flags.tlsCertFile!, keyFile: flags.tlsPrivateKeyFile!, logger, onReload }));
+        // Both watches hand the server the whole of what it serves: the latest pair with the latest CA.
+        let current = tls;
+        const reload = (next: Partial<TlsKeyPair & { clientCa: Buffer }>): void => {
+          current = { ...current, ...next };
+          onReload(current);
+        };
+        watches.push(watchTlsKeyPair({ certFile: flags.tlsCertFile!, keyFile: flags.tlsPrivateKeyFile!, logger, onReload: reload }));
+        if (caGiven && current.clientCa !== undefined) watches.push(watchClientCa(flags.requestheaderClientCaFile!, logger, (clientCa) => reload({ clientCa })));
       },
       close,
     };
@@ -160,6 +171,21 @@ function readClientCa(path: string): Buffer {
   }
   checkCa(ca, `--requestheader-client-ca-file '${path}'`);
   return ca;
+}
+
+/**
+ * watchClientCa reads the request-header CA file again when it changes. A file that holds no usable CA (a rotation
+ * half written) is logged and the CA in use kept, until the next change.
+ */
+function watchClientCa(path: string, logger: Logger, onReload: (ca: Buffer) => void): FileWatch {
+  return watchFiles({
+    paths: [path],
+    logger,
+    onChange() {
+      onReload(readClientCa(path));
+      logger.info('front-proxy client CA reloaded', { file: path });
+    },
+  });
 }
 
 function checkCa(ca: Buffer, what: string): void {

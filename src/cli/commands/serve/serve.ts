@@ -2,7 +2,7 @@
 import { realClock, createConsoleLogger } from '../../../internal/index.js';
 import type { LogLevel } from '../../../internal/index.js';
 import { createEventsServer, createServerMetrics, SnapshotHistogram, DEFAULT_RENDER_CACHE_MIB, DEFAULT_RENDER_CACHE_WARM_MS } from '../../../server/index.js';
-import type { ConnectionLimits, KeventsServer, ReadinessCheck, ServerOptions, TlsPair } from '../../../server/index.js';
+import type { ConnectionLimits, KeventsServer, ReadinessCheck, ServerOptions, ServerTls } from '../../../server/index.js';
 import { DEFAULT_MAX_ANSWER_BYTES } from '../../../api/index.js';
 import type { CoreEvent, Occurrence } from '../../../api/index.js';
 import { DEFAULT_HISTORY_WINDOW_SECONDS } from '../../../storage/index.js';
@@ -76,7 +76,7 @@ interface Frontend {
   address: { address: string; port: number; family: string };
   ui: boolean;
   registry(): ReturnType<KeventsServer['metrics']['registry']>;
-  setTls(pair: TlsPair): void;
+  setTls(tls: ServerTls): void;
   close(): Promise<void>;
 }
 

@@ -3,7 +3,7 @@ import type { CoreEvent, Occurrence } from '../../../api/index.js';
 import { isNotFound } from '../../../api/index.js';
 import type { ReadClient } from '../../../client/index.js';
 import { activeIn, matchesAnyOf } from '../../../storage/index.js';
-import { SCHEDULED_REASON } from '../../../timeline/index.js';
+import { sourceWindow } from '../../../timeline/index.js';
 import type { SourceQuery, TimelineSource } from '../../../timeline/index.js';
 import { clusterSelector } from '../../flags/cluster.js';
 import type { Progress } from '../../output/progress.js';
@@ -43,10 +43,7 @@ export function httpTimelineSource(client: ReadClient, progress?: Progress, opti
       });
       // The core/v1 API selects no OR of fields and no time: an anyOf and a window are applied to what was read, so
       // what is kept is what a store keeps for the same query (an incident's roots are told by the same events).
-      const window =
-        q.inWindowOnly === true && (q.since !== undefined || q.until !== undefined)
-          ? { ...(q.since !== undefined ? { sinceMs: q.since } : {}), ...(q.until !== undefined ? { untilMs: q.until } : {}), alwaysReasons: [SCHEDULED_REASON] }
-          : undefined;
+      const window = sourceWindow(q);
       return items.filter((e) => (q.anyOf === undefined || matchesAnyOf(q.anyOf, e.type ?? '', e.reason ?? '', e.involvedObject.kind ?? '')) && (window === undefined || activeIn(e, window)));
     },
     async listOccurrences(q): Promise<Occurrence[] | undefined> {

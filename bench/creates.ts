@@ -21,7 +21,9 @@
  * some phases only; BENCH_KEVENTS_NODE_ARGS are node's own arguments for every kevents server
  * (`--cpu-prof --cpu-prof-dir DIR` to profile them; see bench/profile-parts.ts). BENCH_BARE=1 adds a bare
  * node:https server (same certificate, each body parsed and written back) to each round, loaded as the two loaded
- * phases load kevents, and gives each rate as a share of its rate.
+ * phases load kevents, and gives each rate as a share of its rate. With BENCH_STORAGE=postgres://… the servers
+ * store in PostgreSQL (a fresh schema each), and each figure adds the CPU per create of the PostgreSQL backends
+ * serving them.
  * Run: npm run build && npx tsx bench/creates.ts
  */
 import { agentFor, runLoad, send } from './support/https-load.js';
@@ -55,6 +57,8 @@ interface Figure {
   /** mainUs is the server's main thread alone (the one that answers requests). */
   mainUs: number;
   clientUs: number;
+  /** dbUs is the PostgreSQL backends' CPU (BENCH_STORAGE). */
+  dbUs?: number;
   /** lagMs is the p99 of the search index's lag over the phase's versions (`kevents_search_index_lag_seconds`), where the build has it. */
   lagMs?: number;
 }
@@ -93,6 +97,7 @@ const ownCpuSeconds = (): number => statSeconds('/proc/self/stat', true);
 
 async function phase(s: Server, done: () => number, run: () => Promise<number>, lag = false): Promise<Figure> {
   const lag0 = lag ? await indexLag(s) : undefined;
+  const db0 = await s.dbCpuSeconds?.();
   const server0 = cpuSeconds(s.pids());
   const main0 = mainThreadSeconds(s.pids()[0]!);
   const client0 = ownCpuSeconds();
@@ -103,6 +108,7 @@ async function phase(s: Server, done: () => number, run: () => Promise<number>, 
   const n = done() - n0;
   const per = (seconds: number): number => (seconds * 1e6) / n;
   const figure: Figure = { rate: n / seconds, serverUs: per(cpuSeconds(s.pids()) - server0), mainUs: per(mainThreadSeconds(s.pids()[0]!) - main0), clientUs: per(ownCpuSeconds() - client0) };
+  if (db0 !== undefined) figure.dbUs = per((await s.dbCpuSeconds!()) - db0);
   if (lag0 !== undefined) {
     await new Promise((resolve) => setTimeout(resolve, LAG_SETTLE_MS));
     const p99 = lagP99Ms(lag0, await indexLag(s));
@@ -206,7 +212,7 @@ async function main(): Promise<void> {
         results.get(name)!.push(r);
         process.stderr.write(
           `round ${round} ${name}: ${Object.entries(r)
-            .map(([p, f]) => `${p} ${f.rate.toFixed(0)}/s (server ${f.serverUs.toFixed(0)} µs, its main thread ${f.mainUs.toFixed(0)} µs, clients ${f.clientUs.toFixed(0)} µs${f.lagMs !== undefined ? `, index lag p99 ≤ ${f.lagMs} ms` : ''})`)
+            .map(([p, f]) => `${p} ${f.rate.toFixed(0)}/s (server ${f.serverUs.toFixed(0)} µs, its main thread ${f.mainUs.toFixed(0)} µs${f.dbUs !== undefined ? `, postgres ${f.dbUs.toFixed(0)} µs` : ''}, clients ${f.clientUs.toFixed(0)} µs${f.lagMs !== undefined ? `, index lag p99 ≤ ${f.lagMs} ms` : ''})`)
             .join('; ')}\n`,
         );
       } finally {
@@ -220,13 +226,17 @@ async function main(): Promise<void> {
     const bare = results.get(BARE_NAME);
     for (const [name, rs] of results) {
       if (rs[0]![p] === undefined) continue;
-      const m = (k: Exclude<keyof Figure, 'lagMs'>, of = rs): number => median(of.map((r) => r[p]![k]));
+      const m = (k: Exclude<keyof Figure, 'lagMs' | 'dbUs'>, of = rs): number => median(of.map((r) => r[p]![k]));
       const share = bare?.[0]![p] !== undefined && name !== BARE_NAME ? `  ${((100 * m('rate')) / m('rate', bare)).toFixed(0)}% of bare` : '';
+      const dbs = rs.map((r) => r[p]!.dbUs).filter((d): d is number => d !== undefined);
+      const baseDbs = (base ?? []).map((r) => r[p]!.dbUs).filter((d): d is number => d !== undefined);
+      const db = dbs.length > 0 ? `  postgres ${median(dbs).toFixed(0).padStart(4)} µs/${unit(p)}` : '';
+      const dbVs = name === 'kevents' && dbs.length > 0 && baseDbs.length > 0 ? `, postgres CPU ${(median(dbs) / median(baseDbs)).toFixed(2)}×` : '';
       const lags = rs.map((r) => r[p]!.lagMs).filter((l): l is number => l !== undefined);
       const lag = lags.length > 0 ? `  index lag p99 ≤ ${Math.max(...lags)} ms` : '';
-      const vs = base !== undefined && name === 'kevents' ? ` (${(m('rate') / m('rate', base)).toFixed(2)}×, server CPU ${(m('serverUs') / m('serverUs', base)).toFixed(2)}×)` : '';
+      const vs = base !== undefined && name === 'kevents' ? ` (${(m('rate') / m('rate', base)).toFixed(2)}×, server CPU ${(m('serverUs') / m('serverUs', base)).toFixed(2)}×${dbVs})` : '';
       console.log(
-        `${p.padEnd(16)} ${name.padEnd(15)} ${m('rate').toFixed(0).padStart(6)}/s  server ${m('serverUs').toFixed(0).padStart(4)} µs/${unit(p)} (main thread ${m('mainUs').toFixed(0).padStart(4)})  clients ${m('clientUs').toFixed(0).padStart(4)} µs/${unit(p)}${lag}${vs}${share}`,
+        `${p.padEnd(16)} ${name.padEnd(15)} ${m('rate').toFixed(0).padStart(6)}/s  server ${m('serverUs').toFixed(0).padStart(4)} µs/${unit(p)} (main thread ${m('mainUs').toFixed(0).padStart(4)})${db}  clients ${m('clientUs').toFixed(0).padStart(4)} µs/${unit(p)}${lag}${vs}${share}`,
       );
     }
   }

@@ -1,12 +1,14 @@
 /**
  * What the benches that load `kevents serve` over HTTPS share with one another:
  * a server under test (its address, token and processes), `kevents serve` over
- * SQLite with TLS and a token file as the control plane has them, the events
+ * SQLite (or, with BENCH_STORAGE=postgres://…, PostgreSQL: a fresh schema per
+ * server) with TLS and a token file as the control plane has them, the events
  * the load creates, and the CPU time of a set of processes.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import pg from 'pg';
 import { childrenOf } from '../../test/support/processes.js';
 import { benchDir, startCli, stopCli } from './cli.js';
 import { kubeletFields } from './events.js';
@@ -16,6 +18,8 @@ import type { HttpsTarget } from './https-load.js';
 export interface Server extends HttpsTarget {
   name: string;
   pids: () => number[];
+  /** dbCpuSeconds is the CPU time of the PostgreSQL backends serving the server's connections (BENCH_STORAGE), so far. */
+  dbCpuSeconds?: () => Promise<number>;
   /** prepare makes the namespaces the load writes into (kube-apiserver refuses events in a namespace that does not exist). */
   prepare: (namespaces: string[]) => Promise<void>;
   /**
@@ -28,6 +32,35 @@ export interface Server extends HttpsTarget {
 
 function openssl(dir: string, args: string[]): void {
   execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+}
+
+/** STORAGE is BENCH_STORAGE, a PostgreSQL URL the servers store in (each in a schema of its own), or undefined for SQLite. */
+const STORAGE = process.env.BENCH_STORAGE;
+let schemas = 0;
+
+/**
+ * postgresStorage is a fresh schema's `--storage` URL, named by an application_name that finds its backends in
+ * pg_stat_activity, and what reads those backends' CPU time (each connection is a process of its own on this machine;
+ * a backend that ends counts up to its last reading).
+ */
+function postgresStorage(url: string): { storage: string; cpuSeconds: () => Promise<number> } {
+  const name = `kevents_bench_${process.pid}_${++schemas}`;
+  const storage = `${url}${url.includes('?') ? '&' : '?'}schema=${name}&application_name=${name}`;
+  const admin = new pg.Pool({ connectionString: url, max: 1 });
+  // A backend the pool closes takes its CPU time with it: each keeps the last time read, so the sum never goes back.
+  const seen = new Map<number, number>();
+  const cpuSeconds = async (): Promise<number> => {
+    const { rows } = await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [name]);
+    for (const r of rows) {
+      try {
+        seen.set(r.pid, statSeconds(`/proc/${r.pid}/stat`));
+      } catch {
+        // A backend that ended between the query and the read.
+      }
+    }
+    return [...seen.values()].reduce((a, b) => a + b, 0);
+  };
+  return { storage, cpuSeconds };
 }
 
 /** serverCertificate writes a CA and a server certificate for 127.0.0.1 signed by it (RSA 2048, as the control plane's) into `dir`. */
@@ -74,13 +107,14 @@ export async function startBareHttps(dir = benchDir('bare')): Promise<Server> {
   };
 }
 
-/** startKevents runs `kevents serve` over SQLite with TLS (an RSA 2048 certificate, as the control plane's) and a token file. */
+/** startKevents runs `kevents serve` over SQLite (or BENCH_STORAGE) with TLS (an RSA 2048 certificate, as the control plane's) and a token file. */
 export async function startKevents(extraFlags: string[], dir = benchDir('vs'), cli?: string, name = cli === undefined ? 'kevents' : 'kevents before'): Promise<Server> {
   serverCertificate(dir);
   const token = 'bench-writer-token-0123456789abcdef';
   writeFileSync(join(dir, 'tokens.csv'), `${token},bench,bench-uid,"kevents:writers"\n`);
+  const db = STORAGE === undefined ? undefined : postgresStorage(STORAGE);
   const args = [
-    'serve', '--listen', '127.0.0.1:0', '--storage', `sqlite:${join(dir, 'events.db')}`, '--log-level', 'error',
+    'serve', '--listen', '127.0.0.1:0', '--storage', db?.storage ?? `sqlite:${join(dir, 'events.db')}`, '--log-level', 'error',
     '--tls-cert-file', join(dir, 'tls.crt'), '--tls-private-key-file', join(dir, 'tls.key'), '--token-auth-file', join(dir, 'tokens.csv'),
     ...extraFlags,
   ];
@@ -94,6 +128,7 @@ export async function startKevents(extraFlags: string[], dir = benchDir('vs'), c
     token,
     ca: readFileSync(join(dir, 'ca.crt')),
     pids: () => pids,
+    ...(db !== undefined ? { dbCpuSeconds: db.cpuSeconds } : {}),
     prepare: async () => {},
     restart: async () => {
       await stopCli(srv.child);

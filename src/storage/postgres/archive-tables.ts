@@ -6,6 +6,7 @@ import { microsOf, SHARED_TEXT_MIN, sharedText } from '../shared/index.js';
 import { anyOfSql } from './list-query.js';
 import type { Query } from './list-query.js';
 import { CURRENT } from './schema.js';
+import { TEXT_MARK } from './texts.js';
 
 /** HOUR_MS is the span of happening time one `occurrence_lag` row bounds. */
 const HOUR_MS = 3_600_000;
@@ -45,6 +46,9 @@ export interface OccurrenceRow {
   size: number;
   /** cluster names the mirrored source, "" for a local write (per-cluster retention selects by it). */
   cluster: string;
+  /** textAbs and textOff name the `texts` row of a message cut out of the body (`texts.ts`), as a version row does. */
+  textAbs?: number | null;
+  textOff?: number | null;
 }
 
 /**
@@ -80,11 +84,19 @@ export interface StoredOccurrence {
   namespace: string;
   event_name: string;
   body: string;
+  /** text_rv names the `texts` row of a message cut out of the body (`texts.ts`). */
+  text_rv: string | null;
 }
 
-/** decodeOccurrence rebuilds an Occurrence from its row; the name's sequence and the event's resourceVersion are the row's id. */
-export function decodeOccurrence(row: StoredOccurrence): Occurrence {
-  const body = JSON.parse(row.body) as Omit<Occurrence, 'metadata' | 'event'> & { event: { uid?: string } };
+/**
+ * decodeOccurrence rebuilds an Occurrence from its row; the name's sequence and the event's resourceVersion are the
+ * row's id. `texts` holds the messages of the rows read (`readTexts`), which a row that refers to one takes its message
+ * from, in the place of its mark: each message is decoded once per read, however many occurrences repeat it.
+ */
+export function decodeOccurrence(row: StoredOccurrence, texts?: ReadonlyMap<string, string>): Occurrence {
+  const text = row.text_rv === null || row.text_rv === undefined ? undefined : texts?.get(String(row.text_rv));
+  const body = JSON.parse(text === undefined ? row.body : row.body.replace(TEXT_MARK, 'null')) as Omit<Occurrence, 'metadata' | 'event'> & { event: { uid?: string } };
+  if (text !== undefined) body.message = text;
   // An often repeated event's occurrences hold its text once (see sharedText).
   if (body.message !== undefined && body.message.length >= SHARED_TEXT_MIN) body.message = sharedText(body.message);
   const event: Occurrence['event'] = { name: row.event_name, namespace: row.namespace };
@@ -184,7 +196,7 @@ export class ArchiveQueries {
           ? 'regarding_name, observed_us, id'
           : 'observed_us, id';
     return {
-      text: `SELECT id, observed_us, namespace, event_name, body FROM ${this.s}.occurrences WHERE ${conds.join(' AND ')} ORDER BY ${order} LIMIT $3`,
+      text: `SELECT id, observed_us, namespace, event_name, body, text_rv FROM ${this.s}.occurrences WHERE ${conds.join(' AND ')} ORDER BY ${order} LIMIT $3`,
       values,
     };
   }
@@ -198,8 +210,8 @@ export class ArchiveQueries {
   firstOfEvents(events: readonly { index: number; event: EventRef }[], batch: number): Query {
     return {
       text:
-        `SELECT k.i, o.id, o.observed_us, o.namespace, o.event_name, o.body FROM unnest($1::int[], $2::text[], $3::text[]) AS k(i, namespace, name) ` +
-        `CROSS JOIN LATERAL (SELECT id, observed_us, namespace, event_name, body FROM ${this.s}.occurrences ` +
+        `SELECT k.i, o.id, o.observed_us, o.namespace, o.event_name, o.body, o.text_rv FROM unnest($1::int[], $2::text[], $3::text[]) AS k(i, namespace, name) ` +
+        `CROSS JOIN LATERAL (SELECT id, observed_us, namespace, event_name, body, text_rv FROM ${this.s}.occurrences ` +
         `WHERE namespace = k.namespace AND event_name = k.name ORDER BY namespace, event_name, observed_us, id LIMIT $4) o`,
       values: [events.map((e) => e.index), events.map((e) => e.event.namespace), events.map((e) => e.event.name), batch],
     };
@@ -258,16 +270,17 @@ export class ArchiveQueries {
   /**
    * dropOccurrences deletes up to `limit` of the oldest occurrences (those of a
    * retention rule, observed before its cutoff, when one is given) and takes
-   * their size off the `bytes` counter, in one statement.
+   * their size off the `bytes` counter, in one statement. It answers the texts
+   * they referred to (`texts`), which `dropTexts` then settles.
    */
   dropOccurrences(rule: RetentionRule | undefined, limit: number): Query {
     const where = rule === undefined ? { text: '', values: [] } : ruleCondition(rule, 3);
     return {
       text:
         `WITH d AS (DELETE FROM ${this.s}.occurrences WHERE (observed_us, id) IN ` +
-        `(SELECT observed_us, id FROM ${this.s}.occurrences ${rule === undefined ? '' : `WHERE observed_us < $2 AND ${where.text} `}ORDER BY observed_us, id LIMIT $1) RETURNING size), ` +
+        `(SELECT observed_us, id FROM ${this.s}.occurrences ${rule === undefined ? '' : `WHERE observed_us < $2 AND ${where.text} `}ORDER BY observed_us, id LIMIT $1) RETURNING size, text_rv), ` +
         `u AS (UPDATE ${this.s}.meta SET value = value - (SELECT coalesce(sum(size), 0) FROM d) WHERE name = 'bytes') ` +
-        `SELECT count(*) AS n FROM d`,
+        `SELECT count(*) AS n, (SELECT json_agg(DISTINCT text_rv) FROM d WHERE text_rv IS NOT NULL) AS texts FROM d`,
       values: rule === undefined ? [limit] : [limit, rule.cutoffMs * 1000, ...where.values],
     };
   }
@@ -285,12 +298,12 @@ export class ArchiveQueries {
   /**
    * oldestEvents lists up to `limit` live keys in the order they were last
    * written (a walk of the primary key), up to revision `upTo` and of a
-   * retention rule's rows when given.
+   * retention rule's rows when given, with the text each refers to.
    */
   oldestEvents(upTo: { rv: number; rule: RetentionRule } | undefined, limit: number): Query {
-    if (upTo === undefined) return { text: `SELECT rv, key FROM ${this.s}.versions WHERE ${CURRENT} ORDER BY rv LIMIT $1`, values: [limit] };
+    if (upTo === undefined) return { text: `SELECT rv, key, text_rv FROM ${this.s}.versions WHERE ${CURRENT} ORDER BY rv LIMIT $1`, values: [limit] };
     const where = ruleCondition(upTo.rule, 3);
-    return { text: `SELECT rv, key FROM ${this.s}.versions WHERE rv <= $2 AND ${CURRENT} AND ${where.text} ORDER BY rv LIMIT $1`, values: [limit, upTo.rv, ...where.values] };
+    return { text: `SELECT rv, key, text_rv FROM ${this.s}.versions WHERE rv <= $2 AND ${CURRENT} AND ${where.text} ORDER BY rv LIMIT $1`, values: [limit, upTo.rv, ...where.values] };
   }
 
   /** counts are the numbers of occurrences and live events, and the `bytes` counter (for the size cap). */

@@ -7,6 +7,7 @@ import type { PgClient, PgPool } from './options.js';
 import { PageEnd, ReplayWatch } from './replay-watch.js';
 import type { ChangePage, ReplaySource } from './replay-watch.js';
 import { Op } from './schema.js';
+import { objectSql } from './texts.js';
 
 interface ChangeRow {
   compacted: string;
@@ -77,7 +78,7 @@ export class ChangeFeed implements ChangeLog, ReplaySource {
     const s = o.schema;
     this.readSql =
       `SELECT m.value AS compacted, c.* FROM ${s}.meta m LEFT JOIN LATERAL (` +
-      `SELECT v.rv, v.key, v.op, v.object, v.prev_rv, (SELECT p.object FROM ${s}.versions p WHERE p.rv = v.prev_rv) AS prev_object ` +
+      `SELECT v.rv, v.key, v.op, ${objectSql(s, 'v')} AS object, v.prev_rv, (SELECT ${objectSql(s, 'p')} FROM ${s}.versions p WHERE p.rv = v.prev_rv) AS prev_object ` +
       `FROM ${s}.versions v WHERE v.rv > $1 ORDER BY v.rv LIMIT $2) c ON true ` +
       `WHERE m.name = 'compacted' ORDER BY c.rv`;
   }

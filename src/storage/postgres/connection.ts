@@ -18,6 +18,7 @@ import type { PgPool, PostgresEventStoreOptions } from './options.js';
 import { CURRENT, applySchema, checkSchemaName } from './schema.js';
 import { WriteBatch, writeFunctionSql } from './write-batch.js';
 import type { Outcome, WriteOp } from './write-batch.js';
+import { objectSql } from './texts.js';
 
 interface Pending {
   op: WriteOp;
@@ -167,7 +168,7 @@ export class PostgresConnection {
   }
 
   /** query runs one statement on the pool (prepared once per connection when it has a `name`), failing in the storage vocabulary. */
-  async query<R>(pool: PgPool, q: { text: string; values: unknown[]; name?: string | undefined }): Promise<R[]> {
+  async query<R>(pool: Pick<PgPool, 'query'>, q: { text: string; values: unknown[]; name?: string | undefined }): Promise<R[]> {
     try {
       return (q.name !== undefined ? await pool.query<R>({ name: q.name, text: q.text, values: q.values }) : await pool.query<R>(q.text, q.values)).rows;
     } catch (e) {
@@ -179,7 +180,7 @@ export class PostgresConnection {
   async current(key: string): Promise<{ rv: number; object: string } | undefined> {
     const { pool } = await this.open();
     const [row] = await this.query<{ rv: string; object: string }>(pool, {
-      text: `SELECT rv, object FROM ${this.s}.versions WHERE key = $1 AND ${CURRENT}`,
+      text: `SELECT rv, ${objectSql(this.s, 'v')} AS object FROM ${this.s}.versions v WHERE key = $1 AND ${CURRENT}`,
       values: [key],
     });
     return row === undefined ? undefined : { rv: Number(row.rv), object: row.object };

@@ -7,6 +7,7 @@ import { openArchiveTables } from './archive-open.js';
 import { pgFailure } from './driver.js';
 import type { PgPool } from './options.js';
 import { exportSql } from './schema.js';
+import { objectSql, readTexts, textsSql } from './texts.js';
 
 /** EXPORT_POOL_SIZE: the sink loops of one exporter take turns on a few connections; each statement is short. */
 const EXPORT_POOL_SIZE = 3;
@@ -52,12 +53,12 @@ export class PostgresExportLog implements ExportLog {
   private constructor(
     private readonly pool: PgPool,
     private readonly ownsPool: boolean,
-    s: string,
+    private readonly s: string,
     private readonly now: () => number,
   ) {
     this.sql = {
       read:
-        `SELECT o.id, o.observed_us, o.namespace, o.event_name, o.body, v.object FROM ${s}.occurrences o ` +
+        `SELECT o.id, o.observed_us, o.namespace, o.event_name, o.body, o.text_rv, ${objectSql(s, 'v')} AS object FROM ${s}.occurrences o ` +
         `LEFT JOIN ${s}.versions v ON v.rv = o.id WHERE o.id > $1 ORDER BY o.id LIMIT $2`,
       head: `SELECT max(id) AS id FROM ${s}.occurrences`,
       pending: `SELECT count(*) AS n FROM (SELECT id FROM ${s}.occurrences WHERE id > $1 ORDER BY id LIMIT $2) w`,
@@ -78,15 +79,16 @@ export class PostgresExportLog implements ExportLog {
    * setup takes, so a replica starting at the same time never races it).
    */
   static async open(options: PostgresExportLogOptions): Promise<PostgresExportLog> {
-    const { pool, ownsPool, schema } = await openArchiveTables(options, { what: 'export log', failure: 'cannot open the archive', poolSize: EXPORT_POOL_SIZE, ddl: exportSql });
+    const { pool, ownsPool, schema } = await openArchiveTables(options, { what: 'export log', failure: 'cannot open the archive', poolSize: EXPORT_POOL_SIZE, ddl: (s) => exportSql(s) + textsSql(s) });
     return new PostgresExportLog(pool, ownsPool, schema, options.now ?? Date.now);
   }
 
   async read(after: number, limit: number): Promise<ExportChange[]> {
     const rows = await this.query<ChangeRow>(this.sql.read, [after, limit]);
+    const texts = await readTexts(this.pool, this.s, rows.map((r) => r.text_rv));
     return rows.map((row) => {
       const id = Number(row.id);
-      const change: ExportChange = { id, observedMicros: Number(row.observed_us), occurrence: decodeOccurrence(row) };
+      const change: ExportChange = { id, observedMicros: Number(row.observed_us), occurrence: decodeOccurrence(row, texts) };
       if (row.object !== null) change.event = decodeEvent(row.object, id);
       return change;
     });

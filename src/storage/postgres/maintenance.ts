@@ -1,6 +1,7 @@
 import type { Clock, Logger } from '../../internal/index.js';
 import type { PgClient, PgPool } from './options.js';
 import { CURRENT, LockId } from './schema.js';
+import { dropTexts } from './texts.js';
 
 /** EXPIRY_BATCH and PURGE_BATCH bound the work of one sweep or purge step, so writers are never held up for long. */
 const EXPIRY_BATCH = 1_000;
@@ -127,18 +128,25 @@ export class Maintenance {
     this.purger.kick();
   }
 
-  /** purge deletes the rows no revision after the compaction point can see: superseded versions and tombstones. */
+  /**
+   * purge deletes the rows no revision after the compaction point can see: superseded versions and tombstones, then
+   * the texts they referred to that nothing refers to any more.
+   */
   private async purge(): Promise<void> {
     const s = this.s;
     for (;;) {
       let deleted = 0;
       await this.locked(LockId.PURGE, async (c) => {
         const point = `(SELECT value FROM ${s}.meta WHERE name = 'compacted')`;
-        const a = await c.query(
-          `DELETE FROM ${s}.versions WHERE rv IN (SELECT rv FROM ${s}.versions WHERE superseded_rv IS NOT NULL AND superseded_rv <= ${point} LIMIT $1)`,
+        const a = await c.query<{ text_rv: string | null }>(
+          `DELETE FROM ${s}.versions WHERE rv IN (SELECT rv FROM ${s}.versions WHERE superseded_rv IS NOT NULL AND superseded_rv <= ${point} LIMIT $1) RETURNING text_rv`,
           [PURGE_BATCH],
         );
-        const b = await c.query(`DELETE FROM ${s}.versions WHERE rv IN (SELECT rv FROM ${s}.versions WHERE op = 3 AND rv <= ${point} LIMIT $1)`, [PURGE_BATCH]);
+        const b = await c.query<{ text_rv: string | null }>(
+          `DELETE FROM ${s}.versions WHERE rv IN (SELECT rv FROM ${s}.versions WHERE op = 3 AND rv <= ${point} LIMIT $1) RETURNING text_rv`,
+          [PURGE_BATCH],
+        );
+        await dropTexts(c, s, [...a.rows, ...b.rows].map((r) => r.text_rv));
         deleted = (a.rowCount ?? 0) + (b.rowCount ?? 0);
       });
       if (deleted === 0) return;

@@ -32,6 +32,9 @@ import type { SearchPage, SearchRequest } from '../search/index.js';
 import { readEventOccurrences, readOccurrencePage } from '../shared/index.js';
 import { cursorOf, decodeOccurrence } from './archive-tables.js';
 import type { StoredOccurrence } from './archive-tables.js';
+import type { Query } from './list-query.js';
+import type { PgPool } from './options.js';
+import { readTexts } from './texts.js';
 import { PostgresConnection } from './connection.js';
 import { PostgresLists } from './list.js';
 import type { PostgresEventStoreOptions } from './options.js';
@@ -130,20 +133,41 @@ export class PostgresEventStore implements ArchiveStore, SizeReporting {
 
   async listOccurrences(q: OccurrenceQuery): Promise<OccurrencePage> {
     const { pool } = await this.c.open();
-    return readOccurrencePage(q, MAX_OCCURRENCE_BATCH, async (after, batch) =>
-      (await this.c.query<StoredOccurrence>(pool, this.c.archive.page(q, after, batch))).map((row) => ({ occurrence: decodeOccurrence(row), at: cursorOf(row) })),
+    return this.readOccurrences(pool, q);
+  }
+
+  /**
+   * listEventOccurrences reads the occurrences of a search page's hits (the search route's only use) under the
+   * search's statement_timeout, as the search itself: a statement that takes longer fails the request with Timeout.
+   */
+  async listEventOccurrences(query: EventOccurrencesQuery): Promise<Occurrence[][]> {
+    const { pool } = await this.c.open();
+    return this.searches.underTimeout(pool, (client) =>
+      readEventOccurrences(query, MAX_OCCURRENCE_BATCH, {
+        // Every event is read by its name (`occ_event`), whether or not it names the object it regards.
+        batchable: () => true,
+        readFirst: async (events, batch) =>
+          (await this.occurrenceRows<StoredOccurrence & { i: number }>(client, this.c.archive.firstOfEvents(events, batch))).map(({ row, occurrence }) => ({
+            index: row.i,
+            occurrence,
+            at: cursorOf(row),
+          })),
+        list: (q) => this.readOccurrences(client, q),
+      }),
     );
   }
 
-  async listEventOccurrences(query: EventOccurrencesQuery): Promise<Occurrence[][]> {
-    const { pool } = await this.c.open();
-    return readEventOccurrences(query, MAX_OCCURRENCE_BATCH, {
-      // Every event is read by its name (`occ_event`), whether or not it names the object it regards.
-      batchable: () => true,
-      readFirst: async (events, batch) =>
-        (await this.c.query<StoredOccurrence & { i: number }>(pool, this.c.archive.firstOfEvents(events, batch))).map((row) => ({ index: row.i, occurrence: decodeOccurrence(row), at: cursorOf(row) })),
-      list: (q) => this.listOccurrences(q),
-    });
+  private readOccurrences(pool: Pick<PgPool, 'query'>, q: OccurrenceQuery): Promise<OccurrencePage> {
+    return readOccurrencePage(q, MAX_OCCURRENCE_BATCH, async (after, batch) =>
+      (await this.occurrenceRows(pool, this.c.archive.page(q, after, batch))).map(({ row, occurrence }) => ({ occurrence, at: cursorOf(row) })),
+    );
+  }
+
+  /** occurrenceRows reads occurrence rows and decodes them, with the messages they refer to (each read once). */
+  private async occurrenceRows<R extends StoredOccurrence>(pool: Pick<PgPool, 'query'>, q: Query): Promise<{ row: R; occurrence: Occurrence }[]> {
+    const rows = await this.c.query<R>(pool, q);
+    const texts = await readTexts(pool, this.c.s, rows.map((r) => r.text_rv));
+    return rows.map((row) => ({ row, occurrence: decodeOccurrence(row, texts) }));
   }
 
   async countByReason(q: ReasonCountQuery): Promise<ReasonCount[]> {

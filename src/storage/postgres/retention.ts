@@ -6,6 +6,7 @@
 import { marksKeptFrom, retentionRules } from '../archive-store.js';
 import type { RetentionPolicy, RetentionResult, RetentionRule } from '../archive-store.js';
 import type { PostgresConnection } from './connection.js';
+import { dropTexts } from './texts.js';
 
 /** RETENTION_STEP bounds the objects one retention step removes. */
 const RETENTION_STEP = 5_000;
@@ -28,21 +29,25 @@ export class PostgresRetention {
     let occurrences = 0;
     let more = false;
     const dropOccurrences = async (rule: RetentionRule | undefined, limit: number): Promise<number> => {
-      const [row] = await conn.query<{ n: string }>(pool, conn.archive.dropOccurrences(rule, limit));
+      const [row] = await conn.query<{ n: string; texts: number[] | null }>(pool, conn.archive.dropOccurrences(rule, limit));
+      // A text outlives the occurrences that repeat it while a version or another occurrence still refers to it.
+      if (row?.texts != null) await dropTexts(pool, conn.s, row.texts);
       return Number(row?.n ?? 0);
     };
-    const dropEvents = async (rows: { rv: string; key: string }[]): Promise<void> => {
+    const dropEvents = async (rows: { rv: string; key: string; text_rv: string | null }[]): Promise<void> => {
       const outs = await Promise.all(rows.map((r) => conn.write({ kind: 'retire', key: r.key, expect: Number(r.rv) })));
       events += outs.filter((o) => 'rv' in o).length;
+      // A retired event's text leaves the size counter now, unless an occurrence keeps it, not when its versions are purged.
+      await dropTexts(pool, conn.s, rows.map((r) => r.text_rv));
     };
     const rules = retentionRules(policy);
     for (const rule of rules) {
       const dropped = await dropOccurrences(rule, RETENTION_STEP);
       occurrences += dropped;
       const [mark] = await conn.query<{ at: string; rv: string }>(pool, conn.archive.markBefore(rule.cutoffMs));
-      let rows: { rv: string; key: string }[] = [];
+      let rows: { rv: string; key: string; text_rv: string | null }[] = [];
       if (mark !== undefined) {
-        rows = await conn.query<{ rv: string; key: string }>(pool, conn.archive.oldestEvents({ rv: Number(mark.rv), rule }, RETENTION_STEP));
+        rows = await conn.query<{ rv: string; key: string; text_rv: string | null }>(pool, conn.archive.oldestEvents({ rv: Number(mark.rv), rule }, RETENTION_STEP));
         await dropEvents(rows);
       }
       more ||= dropped >= RETENTION_STEP || rows.length >= RETENTION_STEP;
@@ -60,7 +65,7 @@ export class PostgresRetention {
         const nOcc = Math.min(Math.ceil(share * Number(c?.occurrences ?? 0)), RETENTION_STEP);
         const nEv = Math.min(Math.ceil(share * Number(c?.events ?? 0)), RETENTION_STEP);
         if (nOcc > 0) occurrences += await dropOccurrences(undefined, nOcc);
-        if (nEv > 0) await dropEvents(await conn.query<{ rv: string; key: string }>(pool, conn.archive.oldestEvents(undefined, nEv)));
+        if (nEv > 0) await dropEvents(await conn.query<{ rv: string; key: string; text_rv: string | null }>(pool, conn.archive.oldestEvents(undefined, nEv)));
         more ||= nOcc >= RETENTION_STEP || nEv >= RETENTION_STEP;
       }
     }

@@ -3,6 +3,7 @@ import type { Logger } from '../../internal/index.js';
 import { NO_TIME_MS } from '../../api/index.js';
 import type { PgClient } from './options.js';
 import { fillSearchColumns, searchColumnsSql, searchIndexSql, searchReasonIndexSql } from './search.js';
+import { textsSql } from './texts.js';
 
 /**
  * SCHEMA_VERSION is stored in `meta` so that a later layout can migrate databases
@@ -12,9 +13,12 @@ import { fillSearchColumns, searchColumnsSql, searchIndexSql, searchReasonIndexS
  * `cluster` column of versions and occurrences (per-cluster retention), filled
  * in from the stored JSON of current events and of occurrences. 4 added the
  * search index (`search.ts`): the `search` and `last_ms` columns of versions,
- * filled in for every stored version, and their indexes.
+ * filled in for every stored version, and their indexes. 5 added `texts`, where a
+ * long message is stored once for the versions and occurrences that repeat it
+ * (`texts.ts`), and their `text_rv`: rows written before keep their copy, which
+ * reads as before, so the migration adds the table, columns and indexes only.
  */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 /** Op is how a row changed its key; the values are stored. */
 export const Op = { ADDED: 1, MODIFIED: 2, DELETED: 3 } as const;
@@ -330,6 +334,7 @@ export async function applySchema(client: PgClient, s: string, functions: string
     await client.query(archiveSql(s));
     if (found !== undefined && found < 3) await client.query(clusterBackfillSql(s));
     await client.query(exportSql(s));
+    await client.query(textsSql(s));
     await indexOccurrences(client, s, logger);
     await client.query(searchColumnsSql(s));
     if (found !== undefined && found < 4) await fillSearchColumns(client, s, logger);

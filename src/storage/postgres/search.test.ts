@@ -267,4 +267,23 @@ void describe('a search statement past its statement_timeout', () => {
     assert.equal(rows[0]!.statement_timeout, (await admin.query<{ statement_timeout: string }>('SHOW statement_timeout')).rows[0]!.statement_timeout);
     assert.equal((await store!.search(request('needle', now))).items.length > 0, true);
   });
+
+  void it('bounds the reads of a search page\'s hits\' occurrences too: they fail with Timeout', { timeout: 30_000 }, async () => {
+    const events = [{ namespace: 'default', name: 'a', regardingName: 'pod-a' }];
+    assert.deepEqual(await store!.listEventOccurrences({ events }), [[]]);
+    const locker = await admin.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query(`LOCK TABLE ${schema}.occurrences IN ACCESS EXCLUSIVE MODE`);
+      const failure = await store!.listEventOccurrences({ events }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      assert.ok(isStorageError(failure, 'Timeout'), String(failure));
+    } finally {
+      await locker.query('ROLLBACK');
+      locker.release();
+    }
+    assert.deepEqual(await store!.listEventOccurrences({ events }), [[]]);
+  });
 });

@@ -28,6 +28,7 @@ import { decodeEvent, listRevision, namespaceRange } from '../shared/index.js';
 import { pgFailure } from './driver.js';
 import { DEFAULT_SEARCH_TIMEOUT_MS } from './options.js';
 import type { PgClient, PgPool } from './options.js';
+import { objectSql } from './texts.js';
 
 /** SearchColumns are the search columns of one stored version: its vector (tsvector text) and its last time. */
 export interface SearchColumns {
@@ -358,14 +359,23 @@ export class PostgresSearch {
    */
   async search(pool: PgPool, request: SearchRequest): Promise<SearchPage> {
     await this.idle();
+    return this.underTimeout(pool, (client) => this.read(client, request));
+  }
+
+  /**
+   * underTimeout runs `read` in a read-only transaction of its own (one snapshot) whose every statement runs under
+   * the search's statement_timeout: a search, and the occurrences of its hits the search route reads after it. A
+   * statement cancelled by it fails the read with Timeout (504), naming the limit.
+   */
+  async underTimeout<T>(pool: PgPool, read: (client: PgClient) => Promise<T>): Promise<T> {
     const client = await pool.connect();
     let broken: Error | undefined;
     try {
       // SET LOCAL ends with the transaction, so the pooled connection goes back with the server's setting.
       await client.query(`BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET LOCAL statement_timeout = ${this.timeoutMs}`);
-      const page = await this.read(client, request);
+      const out = await read(client);
       await client.query('COMMIT');
-      return page;
+      return out;
     } catch (e) {
       await client.query('ROLLBACK').catch((r: unknown) => {
         broken = r instanceof Error ? r : new Error(String(r));
@@ -458,7 +468,7 @@ export class PostgresSearch {
   private async candidates(client: PgClient, base: Conditions, window: { sinceMs?: number; untilMs?: number }, after: SearchCursor | undefined, limit: number): Promise<CandidateRow[]> {
     const { where, param, values } = positioned(base, window, after);
     const { rows } = await client.query<CandidateRow>(
-      `SELECT rv, key, object, last_ms FROM ${this.s}.versions WHERE ${where.join(' AND ')} ORDER BY last_ms DESC, key LIMIT ${param(limit)}`,
+      `SELECT rv, key, ${objectSql(this.s, 'v')} AS object, last_ms FROM ${this.s}.versions v WHERE ${where.join(' AND ')} ORDER BY last_ms DESC, key LIMIT ${param(limit)}`,
       values,
     );
     return rows;
@@ -485,7 +495,7 @@ export class PostgresSearch {
     const [n, want] = [param(scan), param(limit)];
     const newest = `FROM ${this.s}.versions WHERE ${where.join(' AND ')} ORDER BY last_ms DESC, key`;
     const { rows } = await client.query<CandidateRow & { hit: boolean }>(
-      `(SELECT rv, key, object, last_ms, true AS hit FROM (SELECT rv, key, object, last_ms, search ${newest} LIMIT ${n}) s WHERE search @@ ${param(tsquery)}::tsquery LIMIT ${want})
+      `(SELECT rv, key, ${objectSql(this.s, 's')} AS object, last_ms, true AS hit FROM (SELECT rv, key, object, text_rv, last_ms, search ${newest} LIMIT ${n}) s WHERE search @@ ${param(tsquery)}::tsquery LIMIT ${want})
        UNION ALL
        (SELECT rv, key, NULL, last_ms, false ${newest} OFFSET ${param(scan - 1)} LIMIT 1)
        LIMIT ${want}`,

@@ -2,8 +2,8 @@ import type { SizeRelation, SizeReport } from '../archive-store.js';
 import type { PostgresConnection } from './connection.js';
 import { CURRENT } from './schema.js';
 
-/** GROWING_TABLES are the tables whose size follows the archive's history, the part a retention removes from. */
-const GROWING_TABLES = new Set(['versions', 'occurrences']);
+/** GROWING_TABLES are the tables whose size follows the archive's history, the part a retention removes from (`texts`: the long messages its rows refer to). */
+const GROWING_TABLES = new Set(['versions', 'occurrences', 'texts']);
 
 /**
  * postgresSizeReport measures a PostgreSQL archive: each table's size (`pg_table_size`: its heap, TOAST and

@@ -11,6 +11,7 @@ import type { PgClient } from './options.js';
 import { CURRENT, Op } from './schema.js';
 import { searchColumns } from './search.js';
 import type { SearchColumns } from './search.js';
+import { cutText, objectSql, splitText, textOf } from './texts.js';
 
 /** Fields are the filter columns of a version row. */
 export interface Fields {
@@ -48,11 +49,12 @@ export function fieldsOf(e: CoreEvent): Fields {
  * saw, and only if it is still expired, `retire` (retention) only the version
  * it saw. A create or put may carry the occurrence it records. `archive` is a
  * whole archive batch: its writes are decided against the current rows (and
- * each other), and all of it is written, with its checkpoint, or none.
+ * each other), and all of it is written, with its checkpoint, or none. `message`
+ * is the event's message, which a long one stores once (`texts.ts`).
  */
 export type WriteOp =
-  | { kind: 'create'; key: string; json: string; fields: Fields; search: SearchColumns; expiresAt: number | null; occurrence?: OccurrenceRow | undefined }
-  | { kind: 'put'; key: string; expect: number; json: string; fields: Fields; search: SearchColumns; expiresAt: number | null; occurrence?: OccurrenceRow | undefined }
+  | { kind: 'create'; key: string; json: string; message: string | undefined; fields: Fields; search: SearchColumns; expiresAt: number | null; occurrence?: OccurrenceRow | undefined }
+  | { kind: 'put'; key: string; expect: number; json: string; message: string | undefined; fields: Fields; search: SearchColumns; expiresAt: number | null; occurrence?: OccurrenceRow | undefined }
   | { kind: 'delete'; key: string; preconditions: Preconditions | undefined }
   | { kind: 'expire'; key: string; expect: number; now: number }
   | { kind: 'retire'; key: string; expect: number }
@@ -82,6 +84,13 @@ interface Row extends Fields {
   key: string;
   op: 1 | 2 | 3;
   object: string;
+  /** stored is the `object` column: `object` without a message kept in `texts` (`texts.ts`). */
+  stored: string;
+  /** textAbs and textOff name the `texts` row of the message: a stored one (by revision) or one this batch adds (by offset). */
+  textAbs: number | null;
+  textOff: number | null;
+  /** newText is the message's JSON string when this row adds it to `texts`. */
+  newText: string | null;
   expires_at: number | null;
   /** prev is the row this one replaces: a stored row (by revision) or one of this batch (by offset). */
   prevAbs: number | null;
@@ -99,7 +108,11 @@ interface Row extends Fields {
 interface Current extends Fields {
   rv: number | null;
   off: number | null;
+  /** object is the whole text, `stored` the `object` column, textAbs and textOff the row of its text (see Row). */
   object: string;
+  stored: string;
+  textAbs: number | null;
+  textOff: number | null;
   expires_at: number | null;
   /** event is the decoded object, for archive decisions (kept for rows of this batch). */
   event?: CoreEvent;
@@ -109,6 +122,9 @@ interface StoredRow extends Fields {
   rv: string;
   key: string;
   object: string;
+  /** stored is the `object` column of a row that refers to a text (null for the others: the same as `object`). */
+  stored: string | null;
+  text_rv: string | null;
   expires_at: string | null;
 }
 
@@ -125,6 +141,8 @@ const SEPARATOR = '\x1e';
 /** OCC_ARGS are the columns of a batch's occurrences: the offset of the row each records (its id is that row's revision), then its columns. */
 const OCC_ARGS = [
   ['occ_offs', 'int[]'],
+  ['occ_text_abs', 'bigint[]'],
+  ['occ_text_off', 'int[]'],
   ['occ_observed', 'bigint[]'],
   ['occ_ns', 'text[]'],
   ['occ_event', 'text[]'],
@@ -139,7 +157,7 @@ const OCC_ARGS = [
 ] as const;
 
 /** JOINED are the text parameters sent as one string joined by SEPARATOR (see there). */
-const JOINED = new Set(['objects', 'occ_bodies']);
+const JOINED = new Set(['objects', 'occ_bodies', 'new_texts']);
 
 /** ARGS are the write function's parameters, in order, with their SQL types. */
 const ARGS = [
@@ -156,6 +174,10 @@ const ARGS = [
   ...FIELD_NAMES.map((f) => [`f_${f}`, 'text[]'] as const),
   ['f_search', 'text[]'],
   ['f_last_ms', 'bigint[]'],
+  ['text_abs', 'bigint[]'],
+  ['text_off', 'int[]'],
+  ['new_text_offs', 'int[]'],
+  ['new_texts', 'text[]'],
   ['old_rvs', 'bigint[]'],
   ['old_sup_off', 'int[]'],
   ['n', 'int'],
@@ -183,14 +205,15 @@ const ARGS = [
  * reads a fresh snapshot), and answers -1 if not, so the plan is made again.
  */
 export function writeFunctionSql(s: string): string {
-  const cols = ['rv', 'key', 'op', 'object', 'expires_at', 'prev_rv', 'superseded_rv', ...FIELD_NAMES, 'search', 'last_ms'];
-  const unnested = ['offs', 'keys', 'ops', 'objects', 'expires', 'prev_abs', 'prev_off', 'sup_off', ...FIELD_NAMES.map((f) => `f_${f}`), 'f_search', 'f_last_ms'];
+  const cols = ['rv', 'key', 'op', 'object', 'expires_at', 'prev_rv', 'superseded_rv', ...FIELD_NAMES, 'search', 'last_ms', 'text_rv'];
+  const unnested = ['offs', 'keys', 'ops', 'objects', 'expires', 'prev_abs', 'prev_off', 'sup_off', ...FIELD_NAMES.map((f) => `f_${f}`), 'f_search', 'f_last_ms', 'text_abs', 'text_off'];
   // The row alias names differ from the parameter names, which PL/pgSQL would find ambiguous.
   const alias = unnested.map((_, i) => `c${i}`);
-  const vals = ['base + u.c0', 'u.c1', 'u.c2', 'u.c3', 'u.c4', 'coalesce(u.c5, base + u.c6)', 'base + u.c7', ...FIELD_NAMES.map((_, i) => `u.c${8 + i}`), `u.c${8 + FIELD_NAMES.length}::tsvector`, `u.c${9 + FIELD_NAMES.length}`];
-  const occCols = ['id', 'observed_us', 'namespace', 'event_name', 'regarding_name', 'body', 'type', 'reason', 'repeats', 'seen_ms', 'size', 'cluster'];
+  const n = FIELD_NAMES.length;
+  const vals = ['base + u.c0', 'u.c1', 'u.c2', 'u.c3', 'u.c4', 'coalesce(u.c5, base + u.c6)', 'base + u.c7', ...FIELD_NAMES.map((_, i) => `u.c${8 + i}`), `u.c${8 + n}::tsvector`, `u.c${9 + n}`, `coalesce(u.c${10 + n}, base + u.c${11 + n})`];
+  const occCols = ['id', 'text_rv', 'observed_us', 'namespace', 'event_name', 'regarding_name', 'body', 'type', 'reason', 'repeats', 'seen_ms', 'size', 'cluster'];
   const occAlias = OCC_ARGS.map((_, i) => `o${i}`);
-  const occVals = ['base + u.o0', ...occAlias.slice(1).map((a) => `u.${a}`)];
+  const occVals = ['base + u.o0', 'coalesce(u.o1, base + u.o2)', ...occAlias.slice(3).map((a) => `u.${a}`)];
   return `
 CREATE OR REPLACE FUNCTION ${s}.write_batch(${ARGS.map(([n, t]) => `${n} ${t}`).join(', ')}) RETURNS bigint LANGUAGE plpgsql AS $fn$
 DECLARE base bigint;
@@ -206,6 +229,9 @@ BEGIN
   -- Replaced rows leave the current-key index before their successors enter it.
   IF n > 0 THEN
     UPDATE ${s}.versions v SET superseded_rv = base + o.off FROM unnest(old_rvs, old_sup_off) AS o(rv, off) WHERE v.rv = ANY(old_rvs) AND v.rv = o.rv;
+    IF cardinality(new_text_offs) > 0 THEN
+      INSERT INTO ${s}.texts (rv, json) SELECT base + u.a, u.b FROM unnest(new_text_offs, new_texts) AS u(a, b);
+    END IF;
     INSERT INTO ${s}.versions (${cols.join(', ')})
       SELECT ${vals.join(', ')} FROM unnest(${unnested.join(', ')}) AS u(${alias.join(', ')});
     UPDATE ${s}.meta SET value = base + n WHERE name = 'revision';
@@ -300,12 +326,13 @@ export class WriteBatch {
       if (!assumeAbsent) {
         const stored = await client.query<StoredRow>({
           name: `${this.s}_current_rows`,
-          text: `SELECT rv, key, object, expires_at, ${FIELD_NAMES.join(', ')} FROM ${this.s}.versions WHERE key = ANY(ARRAY(SELECT json_array_elements_text($1::json))) AND ${CURRENT}`,
+          text: `SELECT rv, key, CASE WHEN text_rv IS NULL THEN NULL ELSE v.object END AS stored, text_rv, ${objectSql(this.s, 'v')} AS object, expires_at, ${FIELD_NAMES.join(', ')} FROM ${this.s}.versions v WHERE key = ANY(ARRAY(SELECT json_array_elements_text($1::json))) AND ${CURRENT}`,
           values: [JSON.stringify([...keys])],
         });
         for (const k of keys) current.set(k, undefined);
         for (const r of stored.rows) {
-          current.set(r.key, { ...pickFields(r), rv: Number(r.rv), off: null, object: r.object, expires_at: r.expires_at === null ? null : Number(r.expires_at) });
+          const textAbs = r.text_rv === null ? null : Number(r.text_rv);
+          current.set(r.key, { ...pickFields(r), rv: Number(r.rv), off: null, object: r.object, stored: r.stored ?? r.object, textAbs, textOff: null, expires_at: r.expires_at === null ? null : Number(r.expires_at) });
         }
       }
       const checked = [...keys];
@@ -359,25 +386,25 @@ class Plan {
       switch (op.kind) {
         case 'create':
           if (cur !== undefined) throw new StorageError('KeyExists', `${op.key} already exists`, { key: op.key });
-          return this.write(op.key, Op.ADDED, op.json, op.fields, op.search, op.expiresAt, undefined, op.occurrence);
+          return this.write(op.key, Op.ADDED, op.json, op.message, op.fields, op.search, op.expiresAt, undefined, op.occurrence);
         case 'put':
           // A key written earlier in this batch has no revision yet, so a compare-and-swap against it always loses.
           if (cur === undefined ? op.expect !== 0 : cur.rv !== op.expect) return { conflict: true };
-          return this.write(op.key, cur === undefined ? Op.ADDED : Op.MODIFIED, op.json, op.fields, op.search, op.expiresAt, cur, op.occurrence);
+          return this.write(op.key, cur === undefined ? Op.ADDED : Op.MODIFIED, op.json, op.message, op.fields, op.search, op.expiresAt, cur, op.occurrence);
         case 'delete':
           if (cur === undefined) throw new StorageError('KeyNotFound', `${op.key} not found`, { key: op.key });
           if (op.preconditions !== undefined) {
             // A version written earlier in this batch is checked against the revision it will get: none yet, so a resourceVersion precondition fails.
             checkPreconditions(op.key, decodeEvent(cur.object, cur.rv ?? 0), op.preconditions, 0);
           }
-          return this.write(op.key, Op.DELETED, cur.object, cur, null, null, cur, undefined);
+          return this.write(op.key, Op.DELETED, cur.object, undefined, cur, null, null, cur, undefined);
         case 'expire':
           // The event may have been renewed or deleted since the sweep read it.
           if (cur === undefined || cur.rv !== op.expect || cur.expires_at === null || cur.expires_at > op.now) return { skipped: true };
-          return this.write(op.key, Op.DELETED, cur.object, cur, null, null, cur, undefined);
+          return this.write(op.key, Op.DELETED, cur.object, undefined, cur, null, null, cur, undefined);
         case 'retire':
           if (cur === undefined || cur.rv !== op.expect) return { skipped: true };
-          return this.write(op.key, Op.DELETED, cur.object, cur, null, null, cur, undefined);
+          return this.write(op.key, Op.DELETED, cur.object, undefined, cur, null, null, cur, undefined);
       }
     } catch (e) {
       if (isStorageError(e)) return { error: e };
@@ -416,7 +443,7 @@ class Plan {
       const cur = this.current.get(p.key);
       if (cur !== undefined && sameContent(json, cur.object)) continue;
       const occurrence = p.occurrence === undefined ? undefined : occurrenceRow(p.object, p.occurrence, op.stamp);
-      this.write(p.key, cur === undefined ? Op.ADDED : Op.MODIFIED, json, fieldsOf(p.object), searchColumns(p.object), null, cur, occurrence);
+      this.write(p.key, cur === undefined ? Op.ADDED : Op.MODIFIED, json, p.object.message, fieldsOf(p.object), searchColumns(p.object), null, cur, occurrence);
       this.current.get(p.key)!.event = p.object;
       events++;
       if (occurrence !== undefined) occurrences++;
@@ -430,13 +457,15 @@ class Plan {
     const occ = this.rows.filter((r): r is Row & { occurrence: OccurrenceRow } => r.occurrence !== undefined);
     const occColumn = <K extends keyof OccurrenceRow>(k: K): OccurrenceRow[K][] => occ.map((r) => r.occurrence[k]);
     const lags = [...this.lags];
+    const texts = this.rows.filter((r) => r.newText !== null);
+    const texted = this.rows.some((r) => r.textAbs !== null || r.textOff !== null);
     return [
       keys,
       checks,
       column('off'),
       column('key'),
       column('op'),
-      column('object').join(SEPARATOR),
+      column('stored').join(SEPARATOR),
       column('expires_at'),
       column('prevAbs'),
       column('prevOff'),
@@ -444,6 +473,11 @@ class Plan {
       ...FIELD_NAMES.map((f) => column(f)),
       column('search'),
       column('last_ms'),
+      // unnest pads a shorter array with nulls: a batch without texts sends none of their references.
+      texted ? column('textAbs') : [],
+      texted ? column('textOff') : [],
+      texts.map((r) => r.off),
+      texts.map((r) => r.newText).join(SEPARATOR),
       this.supersede.map((p) => p[0]),
       this.supersede.map((p) => p[1]),
       this.last,
@@ -451,6 +485,8 @@ class Plan {
       origin,
       notify,
       occ.map((r) => r.off),
+      texted ? occColumn('textAbs').map((r) => r ?? null) : [],
+      texted ? occColumn('textOff').map((r) => r ?? null) : [],
       occColumn('observedMicros'),
       occColumn('namespace'),
       occColumn('eventName'),
@@ -492,6 +528,7 @@ class Plan {
     key: string,
     op: 1 | 2 | 3,
     object: string,
+    message: string | undefined,
     fields: Fields,
     search: SearchColumns | null,
     expiresAt: number | null,
@@ -499,11 +536,22 @@ class Plan {
     occurrence: OccurrenceRow | undefined,
   ): { rv: number; json: string } {
     const off = ++this.last;
+    const text = op === Op.DELETED ? undefined : this.text(object, message, prev, off);
+    if (text?.occurrence !== undefined && occurrence !== undefined) {
+      // The occurrence repeats the version's message: it refers to the same text.
+      const cut = cutText(occurrence.body, text.occurrence);
+      if (cut !== undefined) occurrence = { ...occurrence, body: cut.stored, size: occurrence.size - occurrence.body.length + cut.stored.length, textAbs: text.textAbs, textOff: text.textOff };
+    }
     const row: Row = {
       off,
       key,
       op,
       object,
+      // A tombstone keeps the stored text of the version it ends, and its reference.
+      stored: op === Op.DELETED ? (prev?.stored ?? object) : (text?.stored ?? object),
+      textAbs: op === Op.DELETED ? (prev?.textAbs ?? null) : (text?.textAbs ?? null),
+      textOff: op === Op.DELETED ? (prev?.textOff ?? null) : (text?.textOff ?? null),
+      newText: text?.newText ?? null,
       expires_at: expiresAt,
       prevAbs: prev?.rv ?? null,
       prevOff: prev?.off ?? null,
@@ -517,16 +565,35 @@ class Plan {
     if (prev !== undefined) {
       if (prev.rv !== null) this.supersede.push([prev.rv, off]);
       else this.rows[prev.off! - 1]!.supersededOff = off;
-      this.bytes -= prev.object.length;
+      this.bytes -= prev.stored.length;
     }
-    if (op !== Op.DELETED) this.bytes += object.length;
+    if (op !== Op.DELETED) this.bytes += row.stored.length + (row.newText?.length ?? 0);
     if (occurrence !== undefined) {
       this.bytes += occurrence.size;
       if (occurrence.seenMs !== null) this.lagBounds.note(this.lags, occurrence.seenMs, occurrence.observedMicros);
     }
     this.rows.push(row);
-    this.current.set(key, op === Op.DELETED ? undefined : { ...pickFields(fields), rv: null, off, object, expires_at: expiresAt });
+    this.current.set(key, op === Op.DELETED ? undefined : { ...pickFields(fields), rv: null, off, object, stored: row.stored, textAbs: row.textAbs, textOff: row.textOff, expires_at: expiresAt });
     return { rv: off, json: object };
+  }
+
+  /**
+   * text decides where a version's long message is stored: in the text its previous version refers to when the
+   * message is the same (a repeat), else in a new text at this row's revision; undefined when it stays in the row.
+   * `occurrence` is the message's JSON string, which the version's occurrence cuts out of its body too.
+   */
+  private text(
+    object: string,
+    message: string | undefined,
+    prev: Current | undefined,
+    off: number,
+  ): { stored: string; textAbs: number | null; textOff: number | null; newText: string | null; occurrence: string } | undefined {
+    const split = splitText(object, message);
+    if (split === undefined) return undefined;
+    if (prev !== undefined && (prev.textAbs !== null || prev.textOff !== null) && textOf(prev.stored, prev.object) === split.text) {
+      return { stored: split.stored, textAbs: prev.textAbs, textOff: prev.textOff, newText: null, occurrence: split.text };
+    }
+    return { stored: split.stored, textAbs: null, textOff: off, newText: split.text, occurrence: split.text };
   }
 }
 

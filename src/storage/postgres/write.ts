@@ -29,7 +29,7 @@ export class PostgresWrites {
     const key = keyOfEvent(event);
     const json = encodeEvent(event);
     const occurrence = options.occurrence === undefined ? undefined : this.occurrence(event, occurrenceChange(undefined, event), options.occurrence);
-    const out = await this.c.write({ kind: 'create', key, json, fields: fieldsOf(event), search: searchColumns(event), expiresAt: this.c.expiry(options.ttlSeconds), occurrence });
+    const out = await this.c.write({ kind: 'create', key, json, message: event.message, fields: fieldsOf(event), search: searchColumns(event), expiresAt: this.c.expiry(options.ttlSeconds), occurrence });
     return withRevision(event, rvOf(out));
   }
 
@@ -51,7 +51,7 @@ export class PostgresWrites {
       }
       // Compare-and-swap on the revision read before tryUpdate, as etcd does; a lost race reads again and retries.
       const occurrence = options.occurrence === undefined ? undefined : this.occurrence(next, occurrenceChange(current, next), options.occurrence);
-      const out = await c.write({ kind: 'put', key, expect: cur?.rv ?? 0, json, fields: fieldsOf(next), search: searchColumns(next), expiresAt: c.expiry(options.ttlSeconds), occurrence });
+      const out = await c.write({ kind: 'put', key, expect: cur?.rv ?? 0, json, message: next.message, fields: fieldsOf(next), search: searchColumns(next), expiresAt: c.expiry(options.ttlSeconds), occurrence });
       if ('conflict' in out) continue;
       return { object: decodeEvent(json, rvOf(out)), created: cur === undefined };
     }

@@ -97,7 +97,7 @@ void describe('a fleet of three kube-apiservers in one PostgreSQL archive', { ti
         assert.equal(e.message, `in ${m.name}`, e.metadata.name);
         assert.ok(e.metadata.name.endsWith(`.${m.name}`), e.metadata.name);
       }
-      const occ = await request(base, 'GET', `/apis/archive.kevents.io/v1alpha1/occurrences?fieldSelector=cluster%3D${m.name}`);
+      const occ = await request(base, 'GET', `/apis/archive.kevents.io/v1alpha1/namespaces/${NS}/occurrences?fieldSelector=cluster%3D${m.name}`);
       assert.equal(occ.status, 200, occ.text);
       assert.equal(occ.json.items.length, PER_CLUSTER, `${m.name}: one occurrence per event`);
       for (const o of occ.json.items as { clusterUID?: string }[]) assert.equal(o.clusterUID, m.uid);
@@ -152,7 +152,7 @@ void describe('a fleet of three kube-apiservers in one PostgreSQL archive', { ti
       const out: Record<string, { events: number; occurrences: number }> = {};
       for (const m of members) {
         const ev = await request(server!.url, 'GET', `/api/v1/namespaces/${NS}/events?fieldSelector=kevents.io%2Fcluster%3D${m.name}`);
-        const occ = await request(server!.url, 'GET', `/apis/archive.kevents.io/v1alpha1/occurrences?fieldSelector=cluster%3D${m.name}`);
+        const occ = await request(server!.url, 'GET', `/apis/archive.kevents.io/v1alpha1/namespaces/${NS}/occurrences?fieldSelector=cluster%3D${m.name}`);
         assert.equal(ev.status, 200, ev.text);
         assert.equal(occ.status, 200, occ.text);
         out[m.name] = { events: (ev.json.items as unknown[]).length, occurrences: (occ.json.items as unknown[]).length };

@@ -128,10 +128,14 @@ route:
     // Slack: one message for the burst of ten, one follow-up, nothing for Normal events; every message valid Block Kit.
     assert.deepEqual(slack.problems, []);
     const headers = slack.messages.map((m) => m.blocks[0].text.text as string);
-    assert.equal(slack.messages.length, 2, headers.join('\n'));
-    assert.match(headers[0]!, /BackOff: Pod app\/crash-pod/);
-    assert.match(headers[1]!, /BackOff stopped repeating: Pod app\/crash-pod/);
-    assert.match(slack.messages[1]!.text, /10 times/);
+    // Slack has no idempotency key: a kill -9 between Slack's ok and the saved position repeats that one message
+    // (docs/export.md), so each of the two kills may have repeated one; nothing else may differ or be missing.
+    const distinct = [...new Set(headers)];
+    assert.equal(distinct.length, 2, headers.join('\n'));
+    assert.ok(slack.messages.length <= 2 + 2, `at most one repeat a kill -9:\n${headers.join('\n')}`);
+    assert.match(distinct[0]!, /BackOff: Pod app\/crash-pod/);
+    assert.match(distinct[1]!, /BackOff stopped repeating: Pod app\/crash-pod/);
+    assert.match(slack.messages[headers.indexOf(distinct[1]!)]!.text, /10 times/);
     // The CLI gives the alerts the catalogue's sentence: a BackOff whose message is not the kubelet's is stated as it was written.
     for (const m of slack.messages) assert.equal(m.blocks[1].text.text, '*Cause*\nPod "crash-pod" reported "BackOff": "BackOff for crash".');
     const redelivered = [...hooks.deliveries.values(), ...history.deliveries.values()].filter((n) => n > 1).length;

@@ -1,17 +1,12 @@
 import assert from 'node:assert/strict';
-import { describe, it as nodeIt } from 'node:test';
+import { describe } from 'node:test';
 import { CLUSTER_LABEL, formatMicroTime } from '../../api/index.js';
 import type { CoreEvent, Occurrence } from '../../api/index.js';
-import { FakeClock } from '../../internal/index.js';
 import { eventOccurrenceQuery, hasReasonCounts, isArchiveStore, occurrenceTimeMs } from '../archive-store.js';
 import type { ArchiveStore, ArchiveWrite, EventOccurrencesQuery, EventRef, OccurrenceQuery, ReasonCount } from '../archive-store.js';
 import type { EventStore, StoreWatchEvent } from '../event-store.js';
-import { CONFORMANCE_ENV_DEFAULTS, sampleEvent } from './conformance.js';
-import type { ConformanceEnv, ConformanceSetup } from './conformance.js';
-
-function it(name: string, fn: () => Promise<void>): void {
-  void nodeIt(name, { timeout: 20_000 }, fn);
-}
+import { it, sampleEvent, storeCases } from './conformance-support.js';
+import type { ConformanceEnv, ConformanceSetup } from './conformance-support.js';
 
 /** upsert is the simplest archive write: store `object` and append an occurrence when its count changed. */
 function upsert(object: CoreEvent): ArchiveWrite {
@@ -76,22 +71,7 @@ async function allOccurrences(store: ArchiveStore, q: OccurrenceQuery = {}): Pro
  * backend must have. It uses the same setup as the EventStore suite.
  */
 export function runArchiveStoreConformance(name: string, setup: ConformanceSetup): void {
-  const open = async (): Promise<{ store: ArchiveStore; env: ConformanceEnv }> => {
-    const clock = new FakeClock();
-    const env: ConformanceEnv = { clock, options: { clock, ...CONFORMANCE_ENV_DEFAULTS } };
-    const store = await setup.create(env);
-    await store.ready();
-    assert.ok(isArchiveStore(store), `${name} has the archive capability`);
-    return { store, env };
-  };
-  const withStore = (fn: (store: ArchiveStore, env: ConformanceEnv) => Promise<void>) => async (): Promise<void> => {
-    const { store, env } = await open();
-    try {
-      await fn(store, env);
-    } finally {
-      await setup.destroy(store);
-    }
-  };
+  const { open, withStore } = storeCases(setup, { is: isArchiveStore, message: `${name} has the archive capability` });
 
   void describe(`ArchiveStore conformance: ${name}`, () => {
     it(

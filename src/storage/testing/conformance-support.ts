@@ -131,19 +131,31 @@ export async function listAll(store: EventStore, options: Parameters<EventStore[
 }
 
 /** StoreCases are how a part of the suite opens a fresh store for each case. */
-export interface StoreCases {
-  open: () => Promise<{ store: EventStore; env: ConformanceEnv }>;
+export interface StoreCases<S extends EventStore> {
+  open: () => Promise<{ store: S; env: ConformanceEnv }>;
   /** withStore runs a case on a fresh store and destroys the store after it, whatever the outcome. */
-  withStore: (fn: (store: EventStore, env: ConformanceEnv) => Promise<void>) => () => Promise<void>;
+  withStore: (fn: (store: S, env: ConformanceEnv) => Promise<void>) => () => Promise<void>;
 }
 
-/** storeCases builds a backend's StoreCases: each store made by `setup.create` with a fresh FakeClock, and ready. */
-export function storeCases(setup: ConformanceSetup): StoreCases {
+/** Capability is what a suite asserts of each store it opens: a type guard, and what the assertion says. */
+export interface Capability<S extends EventStore> {
+  is: (store: EventStore) => store is S;
+  message: string;
+}
+
+/**
+ * storeCases builds a backend's StoreCases: each store made by `setup.create`
+ * with a fresh FakeClock, and ready; with `capability`, asserted to have it.
+ */
+export function storeCases(setup: ConformanceSetup): StoreCases<EventStore>;
+export function storeCases<S extends EventStore>(setup: ConformanceSetup, capability: Capability<S>): StoreCases<S>;
+export function storeCases(setup: ConformanceSetup, capability?: Capability<EventStore>): StoreCases<EventStore> {
   const open = async (): Promise<{ store: EventStore; env: ConformanceEnv }> => {
     const clock = new FakeClock();
     const env: ConformanceEnv = { clock, options: { clock, ...CONFORMANCE_ENV_DEFAULTS } };
     const store = await setup.create(env);
     await store.ready();
+    if (capability !== undefined) assert.ok(capability.is(store), capability.message);
     return { store, env };
   };
   const withStore = (fn: (store: EventStore, env: ConformanceEnv) => Promise<void>) => async (): Promise<void> => {

@@ -44,7 +44,7 @@ import { PostgresLists } from './list.js';
 import type { PostgresEventStoreOptions } from './options.js';
 import { PostgresRetention } from './retention.js';
 import { searchTimeoutOf } from './options.js';
-import { NEWEST_FIRST, PostgresSearch } from './search.js';
+import { NEWEST_FIRST, PostgresSearch } from './search-index.js';
 import { watchFeed } from './watch.js';
 import { PostgresWrites } from './write.js';
 import { postgresSizeReport } from './size-report.js';

@@ -1,0 +1,124 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import { parseSearchQuery } from '../../api/index.js';
+import type { CoreEvent } from '../../api/index.js';
+import { FakeClock } from '../../internal/index.js';
+import { eventOccurrenceQuery } from '../archive-store.js';
+import { CONFORMANCE_ENV_DEFAULTS, sampleEvent } from '../testing/index.js';
+import { SqliteEventStore } from './index.js';
+import { TEXT_MIN, longText, referTo, referenceOf } from './texts.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'kevents-sqlite-texts-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+void describe('texts: the reference that stands for a message', () => {
+  void it('is taken from messages whose JSON string reaches TEXT_MIN, and put back exactly', () => {
+    assert.equal(longText('x'.repeat(TEXT_MIN - 3)), undefined);
+    assert.equal(longText(undefined), undefined);
+    const message = 'quote " backslash \\ newline \n ' + 'é'.repeat(TEXT_MIN);
+    const text = longText(message)!;
+    const json = JSON.stringify({ kind: 'Event', reason: 'BackOff', message, count: 3 });
+    const stored = referTo(json, text, 42)!;
+    assert.ok(!stored.includes('é'), 'the message is cut out');
+    const ref = referenceOf(stored)!;
+    assert.equal(ref.rv, 42);
+    assert.equal(stored.slice(0, ref.start) + text + stored.slice(ref.end), json);
+    assert.equal(referTo(json, longText(message + '!')!, 42), undefined, 'another message is not cut');
+    assert.equal(referenceOf(json), undefined);
+  });
+});
+
+void describe('texts: a repeated long message in a SQLite file', () => {
+  const table = (path: string, sql: string): Record<string, number | null> => {
+    const db = new Database(path, { readonly: true });
+    try {
+      return db.prepare(sql).get() as Record<string, number | null>;
+    } finally {
+      db.close();
+    }
+  };
+  const settle = async (clock: FakeClock): Promise<void> => {
+    await clock.advance((CONFORMANCE_ENV_DEFAULTS.historyWindowSeconds + 5) * 1000);
+    await new Promise((r) => setImmediate(r));
+  };
+
+  void it('is stored once for 40 versions, every read puts it back, and it goes with the last row referring to it', async () => {
+    const path = join(dir, 'repeats.db');
+    const clock = new FakeClock();
+    const store = new SqliteEventStore({ path, clock, ...CONFORMANCE_ENV_DEFAULTS });
+    const message = 'Back-off pulling image "registry.example/app:v1": unexpected EOF while reading layer '.repeat(2_000);
+    const created = await store.create(sampleEvent('default', 'a', { count: 1, message }), { occurrence: {} });
+    const first = Number(created.metadata.resourceVersion);
+    const watch = store.watch({ resourceVersion: first });
+    for (let i = 2; i <= 40; i++) await store.guaranteedUpdate('default', 'a', (e) => ({ ...e!, count: i }), { occurrence: {} });
+    const last = await store.currentResourceVersion();
+
+    const one = table(path, 'SELECT count(*) AS n, sum(length(json)) AS bytes FROM texts');
+    assert.equal(one.n, 1, 'one text for the event');
+    const rows = table(path, 'SELECT count(*) AS n, count(text_rv) AS refs, max(length(object)) AS biggest, min(text_rv) AS lo, max(text_rv) AS hi FROM versions');
+    assert.deepEqual([rows.n, rows.refs, rows.lo, rows.hi], [40, 40, first, first], 'every version, the first included, refers to the text at the first revision');
+    assert.ok(rows.biggest! < 400, `a version's object is its fields only (largest ${rows.biggest} bytes)`);
+
+    assert.equal((await store.get('default', 'a')).message, message);
+    assert.deepEqual((await store.list({ namespace: 'default' })).items.map((e) => [e.count, e.message === message]), [[40, true]]);
+    const past = await store.list({ namespace: 'default', resourceVersion: first + 5, match: 'Exact' });
+    assert.deepEqual(past.items.map((e) => [e.count, e.message === message]), [[6, true]]);
+    const seen: [string, number | undefined, boolean, boolean][] = [];
+    for await (const ev of watch) {
+      seen.push([ev.type, ev.object.count, ev.object.message === message, ev.prevObject?.message === message]);
+      if (Number(ev.object.metadata.resourceVersion) === last) break;
+    }
+    watch.stop();
+    assert.equal(seen.length, 39);
+    assert.ok(seen.every(([type, , m, p]) => type === 'MODIFIED' && m && p), 'each change and its previous object hold the message');
+    const ref = { namespace: 'default', name: 'a' };
+    const occurrences = await store.listOccurrences(eventOccurrenceQuery(ref, {}));
+    assert.equal(occurrences.items.length, 40);
+    assert.ok(occurrences.items.every((o) => o.message === message));
+    await store.catchUpSearchIndex();
+    const hits = await store.search({ query: parseSearchQuery('unexpected', { nowMs: clock.now() }), limit: 10 });
+    assert.deepEqual(hits.items.map((h) => [h.event.count, h.event.message === message]), [[40, true]]);
+
+    // Compaction moves the versions occurrences describe to past_versions, their references with them.
+    await settle(clock);
+    assert.equal(table(path, 'SELECT count(*) AS n FROM past_versions WHERE text_rv IS NOT NULL').n, 39);
+    assert.equal(table(path, 'SELECT count(*) AS n FROM texts').n, 1);
+    assert.ok((await store.listOccurrences(eventOccurrenceQuery(ref, {}))).items.every((o) => o.message === message), 'past versions read with the text');
+    await store.delete('default', 'a');
+    await settle(clock);
+    assert.equal(table(path, 'SELECT count(*) AS n FROM texts').n, 1, 'the occurrences still describe versions that refer to it');
+    await store.enforceRetention({ olderThanMs: clock.now() + 1 });
+    assert.equal(table(path, 'SELECT count(*) AS n FROM past_versions').n, 0);
+    assert.equal(table(path, 'SELECT count(*) AS n FROM texts').n, 0, 'the text went with the last row referring to it');
+    await store.close();
+  });
+
+  void it('keeps a new text when the message changes, and repeats of a short message stay in their rows', async () => {
+    const path = join(dir, 'changes.db');
+    const clock = new FakeClock();
+    const store = new SqliteEventStore({ path, clock, ...CONFORMANCE_ENV_DEFAULTS });
+    const a = 'first failure, '.repeat(100);
+    const b = 'second failure, '.repeat(100);
+    const messages = [a, a, a, b, b, 'short', 'short', a];
+    await store.create(sampleEvent('default', 'e', { count: 1, message: messages[0]! }));
+    for (const [i, message] of messages.entries()) {
+      if (i > 0) await store.guaranteedUpdate('default', 'e', (e) => ({ ...e!, count: i + 1, message }));
+    }
+    await store.create(sampleEvent('default', 'once', { message: a }));
+    assert.deepEqual(table(path, 'SELECT count(*) AS n FROM texts'), { n: 2 }, 'a and b, each at its first version; the last a and the single one repeat nothing');
+    assert.deepEqual(table(path, 'SELECT count(text_rv) AS n FROM versions'), { n: 5 });
+    const versions = await Promise.all(
+      messages.map(async (_, i) => (await store.list({ namespace: 'default', resourceVersion: i + 1, match: 'Exact' })).items[0]!),
+    );
+    assert.deepEqual(
+      versions.map((e: CoreEvent) => e.message),
+      messages,
+    );
+    assert.equal((await store.get('default', 'once')).message, a);
+    await store.close();
+  });
+});

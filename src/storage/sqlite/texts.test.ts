@@ -10,7 +10,8 @@ import { FakeClock } from '../../internal/index.js';
 import { eventOccurrenceQuery } from '../archive-store.js';
 import { CONFORMANCE_ENV_DEFAULTS, sampleEvent } from '../testing/index.js';
 import { SqliteEventStore } from './index.js';
-import { TEXT_MIN, longText, referTo, referenceOf } from './texts.js';
+import { encodeObject } from './object-codec.js';
+import { TEXT_MIN, longText, referTo, referenceOf, storedTexts } from './texts.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kevents-sqlite-texts-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -94,6 +95,37 @@ void describe('texts: a repeated long message in a SQLite file', () => {
     await store.enforceRetention({ olderThanMs: clock.now() + 1 });
     assert.equal(table(path, 'SELECT count(*) AS n FROM past_versions').n, 0);
     assert.equal(table(path, 'SELECT count(*) AS n FROM texts').n, 0, 'the text went with the last row referring to it');
+    await store.close();
+  });
+
+  void it('opens a schema 10 file in place: its whole copies read as before, and a repeat written since refers to a text', async () => {
+    const path = join(dir, 'schema-10.db');
+    const clock = new FakeClock();
+    let store = new SqliteEventStore({ path, clock, ...CONFORMANCE_ENV_DEFAULTS });
+    const message = 'readiness probe failed: HTTP probe failed with statuscode: 503 '.repeat(50);
+    await store.create(sampleEvent('default', 'a', { count: 1, message }));
+    for (let i = 2; i <= 4; i++) await store.guaranteedUpdate('default', 'a', (e) => ({ ...e!, count: i }));
+    await store.close();
+    // The file as schema 10 wrote it: every version its whole object, no texts, no references.
+    const db = new Database(path);
+    const texts = storedTexts(db);
+    for (const row of db.prepare<[], { rv: number; object: Buffer }>('SELECT rv, object FROM versions').all()) {
+      db.prepare('UPDATE versions SET object = ?, text_rv = NULL WHERE rv = ?').run(encodeObject(texts.json(row.object)), row.rv);
+    }
+    db.exec(`DROP TABLE texts; DROP INDEX versions_text; DROP INDEX past_versions_text; ALTER TABLE versions DROP COLUMN text_rv;
+      ALTER TABLE past_versions DROP COLUMN text_rv; UPDATE meta SET value = 10 WHERE name = 'schema'`);
+    db.close();
+
+    store = new SqliteEventStore({ path, clock, ...CONFORMANCE_ENV_DEFAULTS });
+    assert.equal((await store.get('default', 'a')).message, message);
+    assert.deepEqual(table(path, 'SELECT value AS n FROM meta WHERE name = \'schema\''), { n: 11 });
+    assert.deepEqual(table(path, 'SELECT count(*) AS n, count(text_rv) AS refs FROM versions'), { n: 4, refs: 0 }, 'nothing rewritten');
+    for (let i = 5; i <= 6; i++) await store.guaranteedUpdate('default', 'a', (e) => ({ ...e!, count: i }));
+    assert.deepEqual(table(path, 'SELECT count(*) AS n, count(text_rv) AS refs, min(text_rv) AS at FROM versions'), { n: 6, refs: 3, at: 4 }, 'the version the first repeat replaced keeps the text');
+    for (let rv = 1; rv <= 6; rv++) {
+      const e = (await store.list({ namespace: 'default', resourceVersion: rv, match: 'Exact' })).items[0]!;
+      assert.deepEqual([e.count, e.message === message], [rv, true], `the version at ${rv}`);
+    }
     await store.close();
   });
 

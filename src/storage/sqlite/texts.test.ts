@@ -154,3 +154,84 @@ void describe('texts: a repeated long message in a SQLite file', () => {
     await store.close();
   });
 });
+
+void describe('texts: other connections to the file', () => {
+  void it('a follower (`serve --workers`) writes repeats through its writer and reads, lists and watches the message back', async () => {
+    const path = join(dir, 'follower.db');
+    const followers: SqliteEventStore[] = [];
+    const writer = new SqliteEventStore({ path, onCommit: (rv, compacted) => followers.forEach((f) => f.followCommit(rv, compacted)) });
+    await writer.ready();
+    const follower = new SqliteEventStore({
+      path,
+      writer: {
+        async call(op, args) {
+          // Through JSON, as the IPC channel carries them.
+          const run = (writer[op] as (...x: unknown[]) => Promise<unknown>).bind(writer);
+          const value = await run(...(JSON.parse(JSON.stringify(args)) as unknown[]));
+          return value === undefined ? undefined : JSON.parse(JSON.stringify(value));
+        },
+      },
+    });
+    followers.push(follower);
+    const message = 'MountVolume.SetUp failed for volume "config": configmap "app-config" not found '.repeat(40);
+    const first = Number((await follower.create(sampleEvent('default', 'f', { count: 1, message }))).metadata.resourceVersion);
+    const watch = follower.watch({ resourceVersion: first });
+    for (let i = 2; i <= 5; i++) await follower.guaranteedUpdate('default', 'f', (e) => ({ ...e!, count: i }));
+    const it = watch[Symbol.asyncIterator]();
+    for (let i = 2; i <= 5; i++) {
+      const ev = (await it.next()).value as { object: CoreEvent; prevObject?: CoreEvent };
+      assert.deepEqual([ev.object.count, ev.object.message === message, ev.prevObject?.message === message], [i, true, true]);
+    }
+    watch.stop();
+    assert.equal((await follower.get('default', 'f')).message, message);
+    assert.equal((await follower.list({ namespace: 'default', resourceVersion: first + 1, match: 'Exact' })).items[0]?.message, message);
+    await follower.close();
+    await writer.close();
+    assert.deepEqual(
+      (() => {
+        const db = new Database(path, { readonly: true });
+        try {
+          return db.prepare('SELECT count(*) AS texts, (SELECT count(text_rv) FROM versions) AS refs FROM texts').get();
+        } finally {
+          db.close();
+        }
+      })(),
+      { texts: 1, refs: 5 },
+    );
+  });
+
+  void it('--max-size retires the oldest repeated events and drops their texts with them', async () => {
+    const path = join(dir, 'max-size.db');
+    const clock = new FakeClock();
+    const store = new SqliteEventStore({ path, clock, ...CONFORMANCE_ENV_DEFAULTS });
+    // Messages that do not compress, so each text is pages of the file.
+    const noise = (seed: number): string => {
+      let x = seed + 1;
+      let out = '';
+      while (out.length < 10_000) out += ((x = (Math.imul(x, 1_664_525) + 1_013_904_223) >>> 0) >>> 8).toString(36);
+      return out;
+    };
+    for (let n = 0; n < 100; n++) {
+      await store.create(sampleEvent('default', `big-${n}`, { count: 1, message: noise(n) }), { occurrence: {} });
+      for (let i = 2; i <= 3; i++) await store.guaranteedUpdate('default', `big-${n}`, (e) => ({ ...e!, count: i }), { occurrence: {} });
+    }
+    const db = new Database(path, { readonly: true });
+    const count = (sql: string): number => (db.prepare(sql).get() as { n: number }).n;
+    try {
+      assert.equal(count('SELECT count(*) AS n FROM texts'), 100);
+      const used = (): number => (db.pragma('page_count', { simple: true }) as number) - (db.pragma('freelist_count', { simple: true }) as number);
+      const pageSize = db.pragma('page_size', { simple: true }) as number;
+      const before = used() * pageSize;
+      let more = true;
+      while (more) ({ more } = await store.enforceRetention({ maxBytes: Math.floor(before * 0.6) }));
+      const left = count('SELECT count(*) AS n FROM versions WHERE superseded_rv IS NULL AND op <> 3');
+      assert.ok(left > 0 && left < 100, `some events retired (${left} left)`);
+      assert.equal(count('SELECT count(*) AS n FROM texts'), left, 'a text for each event left, none for those retired');
+      assert.ok(used() * pageSize <= Math.floor(before * 0.6));
+      for (const e of (await store.list({ namespace: 'default' })).items) assert.equal(e.message, noise(Number(e.metadata.name!.slice('big-'.length))));
+    } finally {
+      db.close();
+    }
+    await store.close();
+  });
+});

@@ -14,7 +14,9 @@
  * and LAG_SETTLE_MS after it) and reports the bucket its p99 falls in, the worst of the rounds.
  * With BENCH_BASELINE_CLI (another build's dist/bin/kevents.js) or BENCH_BASELINE_FLAGS
  * (this build with other flags) a baseline alternates with this build on fresh servers
- * in the same run and each figure gets its ratio to it.
+ * in the same run and each figure gets its ratio to it. BENCH_BASELINE_CLI may name several
+ * builds, comma-separated (each named by its tree's folder): this build's figures then get a
+ * ratio to each, all measured in the same rounds.
  * Sizes come from BENCH_CREATES, BENCH_NAMESPACES, BENCH_CLIENTS, BENCH_ROUNDS, BENCH_SEQUENTIAL,
  * BENCH_WRK_SECONDS; BENCH_KEVENTS_FLAGS are more `kevents serve` flags for this build,
  * BENCH_BASELINE_FLAGS for the baseline; BENCH_PHASES (start,warmed,single,wrk,deletecollection) runs
@@ -26,6 +28,7 @@
  * serving them.
  * Run: npm run build && npx tsx bench/creates.ts
  */
+import { basename, resolve } from 'node:path';
 import { agentFor, runLoad, send } from './support/https-load.js';
 import { cpuSeconds, eventBody, startBareHttps, startKevents, statSeconds } from './support/servers.js';
 import type { Server } from './support/servers.js';
@@ -38,11 +41,12 @@ const CLIENTS = env('CLIENTS', 64);
 const ROUNDS = env('ROUNDS', 3);
 const SEQUENTIAL = env('SEQUENTIAL', 2_000);
 const WRK_SECONDS = env('WRK_SECONDS', 5);
-const BASELINE_CLI = process.env.BENCH_BASELINE_CLI;
+/** BASELINE_CLIS are the other builds to alternate with (BENCH_BASELINE_CLI, comma-separated). */
+const BASELINE_CLIS = (process.env.BENCH_BASELINE_CLI ?? '').split(',').filter((c) => c !== '');
 const flags = (name: string): string[] => (process.env[name] ?? '').split(' ').filter((f) => f !== '');
 const FLAGS = flags('BENCH_KEVENTS_FLAGS');
 const BASELINE_FLAGS = flags('BENCH_BASELINE_FLAGS');
-const BASELINE = BASELINE_CLI !== undefined || process.env.BENCH_BASELINE_FLAGS !== undefined;
+const BASELINE = BASELINE_CLIS.length > 0 || process.env.BENCH_BASELINE_FLAGS !== undefined;
 /** PHASES are the phases to run (BENCH_PHASES=start,warmed,single,wrk,deletecollection; all by default): a profile of the loaded creates alone, say. */
 const PHASES = new Set(flags('BENCH_PHASES').flatMap((p) => p.split(',')));
 const wanted = (phase: string): boolean => PHASES.size === 0 || PHASES.has(phase);
@@ -199,7 +203,10 @@ const median = (xs: number[]): number => {
 
 async function main(): Promise<void> {
   const builds: [string, string | undefined, string[]][] = [['kevents', undefined, FLAGS]];
-  if (BASELINE) builds.unshift(['kevents before', BASELINE_CLI, BASELINE_FLAGS]);
+  // One baseline keeps its old name; several are told apart by their trees' folders (…/TREE/dist/bin/kevents.js).
+  const baselines: [string, string | undefined, string[]][] =
+    BASELINE_CLIS.length > 1 ? BASELINE_CLIS.map((cli) => [basename(resolve(cli, '../../..')), cli, BASELINE_FLAGS]) : BASELINE ? [['kevents before', BASELINE_CLIS[0], BASELINE_FLAGS]] : [];
+  builds.unshift(...baselines);
   if (BARE) builds.unshift([BARE_NAME, undefined, []]);
   const results = new Map<string, Record<string, Figure>[]>(builds.map(([name]) => [name, []]));
   for (let round = 1; round <= ROUNDS; round++) {
@@ -221,7 +228,6 @@ async function main(): Promise<void> {
     }
   }
   console.log(`creates (${CLIENTS} clients, ${CREATES} per phase, medians of ${ROUNDS} fresh servers, ${new Date().toISOString()}, node ${process.version})`);
-  const base = BASELINE ? results.get('kevents before')! : undefined;
   for (const p of Object.keys(results.get('kevents')![0]!)) {
     const bare = results.get(BARE_NAME);
     for (const [name, rs] of results) {
@@ -229,12 +235,17 @@ async function main(): Promise<void> {
       const m = (k: Exclude<keyof Figure, 'lagMs' | 'dbUs'>, of = rs): number => median(of.map((r) => r[p]![k]));
       const share = bare?.[0]![p] !== undefined && name !== BARE_NAME ? `  ${((100 * m('rate')) / m('rate', bare)).toFixed(0)}% of bare` : '';
       const dbs = rs.map((r) => r[p]!.dbUs).filter((d): d is number => d !== undefined);
-      const baseDbs = (base ?? []).map((r) => r[p]!.dbUs).filter((d): d is number => d !== undefined);
       const db = dbs.length > 0 ? `  postgres ${median(dbs).toFixed(0).padStart(4)} µs/${unit(p)}` : '';
-      const dbVs = name === 'kevents' && dbs.length > 0 && baseDbs.length > 0 ? `, postgres CPU ${(median(dbs) / median(baseDbs)).toFixed(2)}×` : '';
       const lags = rs.map((r) => r[p]!.lagMs).filter((l): l is number => l !== undefined);
       const lag = lags.length > 0 ? `  index lag p99 ≤ ${Math.max(...lags)} ms` : '';
-      const vs = base !== undefined && name === 'kevents' ? ` (${(m('rate') / m('rate', base)).toFixed(2)}×, server CPU ${(m('serverUs') / m('serverUs', base)).toFixed(2)}×${dbVs})` : '';
+      const against = ([baseName]: [string, ...unknown[]]): string => {
+        const base = results.get(baseName)!;
+        const baseDbs = base.map((r) => r[p]!.dbUs).filter((d): d is number => d !== undefined);
+        const dbVs = dbs.length > 0 && baseDbs.length > 0 ? `, postgres CPU ${(median(dbs) / median(baseDbs)).toFixed(2)}×` : '';
+        const of = baselines.length > 1 ? ` ${baseName}` : '';
+        return `${(m('rate') / m('rate', base)).toFixed(2)}×${of}, server CPU ${(m('serverUs') / m('serverUs', base)).toFixed(2)}×${dbVs}`;
+      };
+      const vs = baselines.length > 0 && name === 'kevents' ? ` (${baselines.map(against).join('; ')})` : '';
       console.log(
         `${p.padEnd(16)} ${name.padEnd(15)} ${m('rate').toFixed(0).padStart(6)}/s  server ${m('serverUs').toFixed(0).padStart(4)} µs/${unit(p)} (main thread ${m('mainUs').toFixed(0).padStart(4)})${db}  clients ${m('clientUs').toFixed(0).padStart(4)} µs/${unit(p)}${lag}${vs}${share}`,
       );

@@ -42,6 +42,8 @@ const PARTS: [string, RegExp][] = [
   ['socket writes (writev: TLS encryption and the syscall)', /^(?:writev|writeBuffer|writeUtf8String|writeLatin1String|writeGeneric|writevGeneric)@/],
   ['node:http (parser, headers, request and response objects)', /@node:(?:_http|http|internal\/http)|^(?:parserOnHeadersComplete|parserOnBody|parserOnMessageComplete|execute)@/],
   ['streams, events, timers (node internals)', /@node:(?:internal\/streams|events|stream|internal\/timers|internal\/process|net|internal\/async_hooks|_tls|tls|internal\/tls)/],
+  // With --writer-thread: the writes' messages to the writer thread (cloned, and the thread woken), apart from the rest.
+  ['messages between the threads (postMessage)', /^postMessage@/],
 ];
 
 const maps = new Map<string, SourceMap | undefined>();

@@ -1,6 +1,7 @@
 // kevents get events, laid out as kubectl's commands are: flags → options → validate → run; printer.ts prints.
 import type { CoreEvent, Status, Table } from '../../../api/index.js';
-import { isStatusError, printTableAsKubectl, StatusError } from '../../../api/index.js';
+import { isStatusError, StatusError } from '../../../api/index.js';
+import { printTableAsKubectl } from '../../../print/index.js';
 import { CliError, UsageError } from '../../errors.js';
 import { clusterSelector, spansClusters, tableEvents, withClusterColumn } from '../../flags/cluster.js';
 import { connectRead, explainTransport } from '../../flags/connection.js';

@@ -2,8 +2,9 @@
 // source.ts reads, printer.ts prints.
 import type { IncidentList, IncidentWindow, IncidentWindowParams } from '../../../api/index.js';
 import { incidentQueryParams, incidentWindow, isIncidentWindowError, isNotFound } from '../../../api/index.js';
-import { collectIncidents, INCIDENT_FORMATS } from '../../../diagnosis/index.js';
-import type { IncidentFormat } from '../../../diagnosis/index.js';
+import { collectIncidents } from '../../../diagnosis/index.js';
+import { INCIDENT_FORMATS } from '../../../print/index.js';
+import type { IncidentFormat } from '../../../print/index.js';
 import { UsageError } from '../../errors.js';
 import { connectRead, explainTransport } from '../../flags/connection.js';
 import type { ReadConnectionFlags } from '../../flags/connection.js';

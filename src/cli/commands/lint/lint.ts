@@ -1,5 +1,5 @@
 // kevents lint, laid out as kubectl's commands are: flags → options → validate → run; printer.ts prints.
-import { lintEvents } from '../../../timeline/index.js';
+import { lintEvents } from '../../../lint/index.js';
 import { CliError } from '../../errors.js';
 import { connectRead, explainTransport } from '../../flags/connection.js';
 import type { ReadConnectionFlags } from '../../flags/connection.js';

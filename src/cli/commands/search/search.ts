@@ -9,8 +9,7 @@ import { connectRead, explainTransport } from '../../flags/connection.js';
 import type { ReadConnectionFlags } from '../../flags/connection.js';
 import type { CliIO } from '../../io.js';
 import { createColours } from '../../output/colour.js';
-import { goJsonIndent } from '../../output/go-json.js';
-import { goYaml } from '../../output/go-yaml.js';
+import { goJsonIndent, goYaml } from '../../../print/index.js';
 import { parseWindow } from '../timeline/timeline.js';
 import { formatSearchTable } from './printer.js';
 

@@ -1,8 +1,10 @@
 // kevents timeline, laid out as kubectl's commands are: flags → options → validate → run; source.ts reads,
 // printer.ts prints.
 import { explainTimeline } from '../../../diagnosis/index.js';
-import { collectTimeline, ForParseError, isNamespacedKind, parseForArgument, TIMELINE_FORMATS } from '../../../timeline/index.js';
-import type { ObjectRef, TimelineFormat } from '../../../timeline/index.js';
+import { TIMELINE_FORMATS } from '../../../print/index.js';
+import type { TimelineFormat } from '../../../print/index.js';
+import { collectTimeline, ForParseError, isNamespacedKind, parseForArgument } from '../../../timeline/index.js';
+import type { ObjectRef } from '../../../timeline/index.js';
 import { UsageError } from '../../errors.js';
 import { connectRead, explainTransport } from '../../flags/connection.js';
 import type { ReadConnectionFlags } from '../../flags/connection.js';

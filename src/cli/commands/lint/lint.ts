@@ -2,19 +2,12 @@
 import { lintEvents } from '../../../lint/index.js';
 import { CliError } from '../../errors.js';
 import { connectRead, explainTransport } from '../../flags/connection.js';
-import type { ReadConnectionFlags } from '../../flags/connection.js';
 import type { CliIO } from '../../io.js';
+import type { LintFlags } from './flags.js';
 import { createProgress } from '../../output/progress.js';
 import { listAllEvents } from '../../read/list-events.js';
 import { printLintReport } from './printer.js';
 import type { LintOutput } from './printer.js';
-
-/** LintFlags are the flags of `kevents lint`. */
-export interface LintFlags extends ReadConnectionFlags {
-  output?: string;
-  /** failOnFindings makes any broken convention exit 1 (for CI). */
-  failOnFindings?: boolean;
-}
 
 /** LintOptions are the checked flags. */
 export interface LintOptions {

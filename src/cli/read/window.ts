@@ -1,7 +1,23 @@
-// The time window of the commands that read a span of the archive (timeline, incidents' flags aside, search): --since,
-// --since-time and --until, read one way for all of them.
+// The time window of the commands that read a span of the archive (timeline, incidents, search): --since, --since-time
+// and --until, defined and read one way for all of them.
+import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { parseDurationFlag } from '../flags/duration.js';
+
+/** WindowHelp words a window flag's help line where a command reads it its own way; the default is the timeline's. */
+export interface WindowHelp {
+  since?: string;
+  sinceTime?: string;
+  until?: string;
+}
+
+/** addWindowFlags adds --since, --since-time and --until, which parseWindow reads. */
+export function addWindowFlags(c: Command, help: WindowHelp = {}): Command {
+  return c
+    .option('--since <duration>', help.since ?? 'only the last duration, e.g. 2h or 30m')
+    .option('--since-time <time>', help.sinceTime ?? 'only from this RFC 3339 time')
+    .option('--until <time>', help.until ?? 'only before this RFC 3339 time');
+}
 
 /** WindowFlags are the window's flags as given. */
 export interface WindowFlags {

@@ -8,6 +8,7 @@ import type { CliIO } from '../../io.js';
 import { collect } from '../../flags/collect.js';
 import { parseFlags, withConnection } from '../../read/read-flags.js';
 import type { CommanderOptions, FlagSpec } from '../../read/read-flags.js';
+import { addWindowFlags } from '../../read/window.js';
 
 const { Option } = requireCjs('commander') as typeof Commander;
 
@@ -26,12 +27,9 @@ export interface IncidentsFlags extends ReadConnectionFlags {
 /** addIncidentsFlags adds the options of `kevents incidents` (read into IncidentsFlags by parseIncidentsFlags) to its command. */
 export function addIncidentsFlags(c: Command, io: CliIO): Command {
   return withConnection(
-    c
-      .option('-n, --namespace <ns>', 'namespace (default: the context\'s, else default)')
-      .option('-A, --all-namespaces', 'every namespace')
-      .option('--since <duration>', 'only the last duration, e.g. 24h or 30m')
-      .option('--since-time <time>', 'only from this RFC 3339 time')
-      .option('--until <time>', 'only before this RFC 3339 time')
+    addWindowFlags(c.option('-n, --namespace <ns>', 'namespace (default: the context\'s, else default)').option('-A, --all-namespaces', 'every namespace'), {
+      since: 'only the last duration, e.g. 24h or 30m',
+    })
       .option('--look-back <duration>', 'how long before the window to read the archive for causes, owners and starts of the incidents active in it (0 to 7d)', '24h')
       .option('--cluster <name>', 'only what was archived from this cluster (repeat for several)', collect)
       .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json', 'markdown']).default('table')),

@@ -7,6 +7,7 @@ import type { CliIO } from '../../io.js';
 import { collect } from '../../flags/collect.js';
 import { parseFlags, withConnection } from '../../read/read-flags.js';
 import type { CommanderOptions, FlagSpec } from '../../read/read-flags.js';
+import { addWindowFlags } from '../../read/window.js';
 import { SEARCH_HELP } from './help.js';
 
 const { Option } = requireCjs('commander') as typeof Commander;
@@ -29,12 +30,11 @@ export interface SearchFlags extends ReadConnectionFlags {
 /** addSearchFlags adds the options of `kevents search` (read into SearchFlags by parseSearchFlags) and its query guide. */
 export function addSearchFlags(c: Command, io: CliIO): Command {
   return withConnection(
-    c
-      .option('-n, --namespace <ns>', 'namespace (default: the context\'s, else default)')
-      .option('-A, --all-namespaces', 'every namespace')
-      .option('--since <duration>', 'only events that last happened in the last duration, e.g. 7d or 2h')
-      .option('--since-time <time>', 'only events that last happened from this RFC 3339 time')
-      .option('--until <time>', 'only events that last happened before this RFC 3339 time')
+    addWindowFlags(c.option('-n, --namespace <ns>', 'namespace (default: the context\'s, else default)').option('-A, --all-namespaces', 'every namespace'), {
+      since: 'only events that last happened in the last duration, e.g. 7d or 2h',
+      sinceTime: 'only events that last happened from this RFC 3339 time',
+      until: 'only events that last happened before this RFC 3339 time',
+    })
       .option('--cluster <name>', 'only events archived from this cluster', collect)
       .option('--limit <n>', 'print at most this many hits, newest first (0: all)', '100')
       .option('--chunk-size <n>', 'read in pages of this size', '500')

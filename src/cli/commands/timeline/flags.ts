@@ -8,6 +8,7 @@ import type { CliIO } from '../../io.js';
 import { collect } from '../../flags/collect.js';
 import { parseFlags, withConnection } from '../../read/read-flags.js';
 import type { CommanderOptions, FlagSpec } from '../../read/read-flags.js';
+import { addWindowFlags } from '../../read/window.js';
 
 const { Option } = requireCjs('commander') as typeof Commander;
 
@@ -30,13 +31,12 @@ export interface TimelineFlags extends ReadConnectionFlags {
 /** addTimelineFlags adds the options of `kevents timeline` (read into TimelineFlags by parseTimelineFlags) to its command. */
 export function addTimelineFlags(c: Command, io: CliIO): Command {
   return withConnection(
-    c
-      .option('--for <kind/name>', 'the object, with what it owns (Deployment → ReplicaSets → Pods) and its pods\' nodes')
-      .option('-n, --namespace <ns>', 'namespace (default: the context\'s, else default)')
-      .option('-A, --all-namespaces', 'every namespace')
-      .option('--since <duration>', 'only the last duration, e.g. 2h or 30m')
-      .option('--since-time <time>', 'only from this RFC 3339 time')
-      .option('--until <time>', 'only before this RFC 3339 time')
+    addWindowFlags(
+      c
+        .option('--for <kind/name>', 'the object, with what it owns (Deployment → ReplicaSets → Pods) and its pods\' nodes')
+        .option('-n, --namespace <ns>', 'namespace (default: the context\'s, else default)')
+        .option('-A, --all-namespaces', 'every namespace'),
+    )
       .option('--types <types>', 'only these types: Normal, Warning (repeat or separate with commas)', collect)
       .option('--cluster <name>', 'only what was archived from this cluster (repeat for several)', collect)
       .option('--no-archive', 'read events only: spread repeats from their counts even where the archive keeps occurrences')

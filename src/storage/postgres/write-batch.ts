@@ -9,8 +9,8 @@ import { occurrenceRow } from './archive-tables.js';
 import type { LagBounds, ObservedStamp, OccurrenceRow } from './archive-tables.js';
 import type { PgClient } from './options.js';
 import { CURRENT, Op } from './schema.js';
-import { searchColumns } from './search.js';
-import type { SearchColumns } from './search.js';
+import { searchColumns } from './search-index-writer.js';
+import type { SearchColumns } from './search-index-writer.js';
 import { cutText, objectSql, splitText, textOf } from './texts.js';
 
 /** Fields are the filter columns of a version row. */

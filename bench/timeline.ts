@@ -26,11 +26,12 @@ import { copyFileSync, existsSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CoreEvent } from '../src/api/index.js';
-import { eventTable, printTableAsKubectl } from '../src/api/index.js';
+import { eventTable } from '../src/api/index.js';
+import { formatTimeline, printTableAsKubectl } from '../src/print/index.js';
 import { SqliteEventStore } from '../src/storage/sqlite/index.js';
 import { decodeObject, encodeObject } from '../src/storage/sqlite/object-codec.js';
 import { nameHash } from '../src/storage/sqlite/schema.js';
-import { collectTimeline, countReasons, formatTimeline, storeTimelineSource } from '../src/timeline/index.js';
+import { collectTimeline, countReasons, storeTimelineSource } from '../src/timeline/index.js';
 import type { Timeline } from '../src/timeline/index.js';
 import { seedSqliteArchive } from './support/seed-archive.js';
 

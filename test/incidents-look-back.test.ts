@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { IncidentList } from '../src/api/index.js';
 import { incidentDocument, incidentQueryParams, incidentsAnswer, incidentWindow, resolveIncidents } from '../src/api/index.js';
-import { httpTimelineSource } from '../src/cli/commands/timeline/source.js';
+import { httpTimelineSource } from '../src/cli/read/timeline-source.js';
 import { createReadClient, loadKubeConfig } from '../src/client/index.js';
 import { collectIncidents } from '../src/diagnosis/index.js';
 import { isoSecondsAgo, request } from './support/http.js';

@@ -2,7 +2,7 @@ import type { TimelineRow } from './timeline.js';
 
 /**
  * The fold rule of a timeline's table, one implementation for `kevents
- * timeline` (src/timeline/format-timeline.ts) and the web UI's object panel.
+ * timeline` (src/print/format-timeline.ts) and the web UI's object panel.
  */
 
 /** RowRun is the repeats of one event drawn as one row: its first and last rows, how many rows it folds and how many occurrences they stand for. */

@@ -156,7 +156,8 @@ function writeQuery(o: WriteRequestOptions): URLSearchParams {
   return q;
 }
 
-function listQuery(o: ListOptions): URLSearchParams {
+/** listQuery is a list's or watch's query string: the selectors, the page and the resourceVersion it reads at. */
+export function listQuery(o: ListOptions): URLSearchParams {
   const q = new URLSearchParams();
   if (o.labelSelector) q.set('labelSelector', o.labelSelector);
   if (o.fieldSelector) q.set('fieldSelector', o.fieldSelector);

@@ -2,6 +2,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { CoreEvent, CoreEventList, IncidentList, IncidentObjectList, Occurrence, OccurrenceList, SearchResult, Status, Table, WatchEvent } from '../api/index.js';
 import { ARCHIVE_API, incidentDocument, resolveIncidents, resolveOccurrenceMessages } from '../api/index.js';
 import { EventResource } from './event-resource.js';
+import { listQuery } from './event-resource.js';
 import type { ListOptions, RequestOptions } from './event-resource.js';
 import { KubeConnection } from './kube-connection.js';
 import { RestClient } from './rest-client.js';
@@ -150,17 +151,6 @@ export function createReadClient(options: { kubeConfig: KubeConfig; timeoutMs?: 
       return resolveIncidents(list);
     },
   };
-}
-
-function listQuery(o: ListOptions): URLSearchParams {
-  const q = new URLSearchParams();
-  if (o.labelSelector) q.set('labelSelector', o.labelSelector);
-  if (o.fieldSelector) q.set('fieldSelector', o.fieldSelector);
-  if (o.limit) q.set('limit', String(o.limit));
-  if (o.continue) q.set('continue', o.continue);
-  if (o.resourceVersion !== undefined) q.set('resourceVersion', o.resourceVersion);
-  if (o.timeoutSeconds) q.set('timeoutSeconds', String(o.timeoutSeconds));
-  return q;
 }
 
 /** searchSeed is the text a search hit's occurrences may refer to: its own event's message. */

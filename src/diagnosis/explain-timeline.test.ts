@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildTimeline, formatTimeline } from '../timeline/index.js';
+import { formatTimeline } from '../print/index.js';
+import { buildTimeline } from '../timeline/index.js';
 import { T0, testEvent } from '../../test/support/timeline-events.js';
 import { explainTimeline } from './explain-timeline.js';
 

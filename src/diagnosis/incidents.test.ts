@@ -461,7 +461,8 @@ describe('buildIncidents', () => {
 
 describe('explainTimeline', () => {
   it("states the cause of a timeline's object, and leads its table and markdown with it", async () => {
-    const { buildTimeline, formatTimeline } = await import('../timeline/index.js');
+    const { buildTimeline } = await import('../timeline/index.js');
+    const { formatTimeline } = await import('../print/index.js');
     const { explainTimeline } = await import('./explain-timeline.js');
     const events = [
       ev({ kind: 'Deployment', object: 'web', reason: 'ScalingReplicaSet', type: 'Normal', message: 'Scaled up replica set web-7d4b9c8f5 to 3', first: 60 }),

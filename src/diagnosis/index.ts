@@ -9,5 +9,4 @@ export { CATALOGUE, classify, eventNode, explainEvent, FAILURE_EVENTS, failureKi
 export { buildIncidents, CONTINUITY_GAP_MS, JOIN_SLACK_MS, MAX_EVIDENCE_ROWS, ONGOING_MS, WARM_UP_READINESS_FAILURES, type IncidentInput } from './incidents.js';
 export { renderStep, stepHints } from './steps.js';
 export { collectIncidents, type CollectIncidentsOptions } from './collect-incidents.js';
-export { formatIncidents, INCIDENT_FORMATS, type FormatIncidentsOptions, type IncidentFormat } from './format-incidents.js';
 export { explainTimeline } from './explain-timeline.js';

@@ -1,7 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { simpleCommandWords } from '../../test/support/posix-command.js';
-import { buildTimeline, formatTimeline } from '../timeline/index.js';
+import { formatTimeline } from '../print/index.js';
+import { buildTimeline } from '../timeline/index.js';
 import { testEvent } from '../../test/support/timeline-events.js';
 import type { CoreEvent, TimelineHint } from '../api/index.js';
 import { explainTimeline } from './explain-timeline.js';

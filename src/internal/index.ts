@@ -7,3 +7,4 @@ export * from './logger.js';
 export * from './cjs.js';
 export * from './read-ahead.js';
 export * from './time-slice.js';
+export { abortable } from './abortable.js';

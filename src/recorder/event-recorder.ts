@@ -1,8 +1,8 @@
 import type { EventsV1Event, ObjectReference } from '../api/index.js';
 import type { Logger } from '../internal/index.js';
 import type { FieldWarner } from './event-checks.js';
-import { isValidEventType } from './event-checks.js';
 import type { EventNamer } from './event-name.js';
+import { acceptedReference, acceptedType, recordSafely } from './record-checks.js';
 import { getReference, referenceKey } from './reference.js';
 import { formatMicroTime } from './time-format.js';
 import type { EventInput, EventRecorder, RecorderCounters } from './types.js';
@@ -91,40 +91,23 @@ export function createEventRecorder(pipeline: RecorderPipeline, reportingControl
   const memo = new KeyMemo(`${reportingController}\u0001${reportingInstance}`);
   return {
     event(input: EventInput): void {
-      const { counters, logger } = pipeline;
-      try {
-        if (pipeline.closed) {
-          counters.dropped++;
-          logger.error('Unable to record event (will not retry!)', { reason: input.reason, err: 'broadcaster is shut down' });
-          return;
-        }
-        const regarding = getReference(input.regarding);
-        if (regarding instanceof Error) {
-          counters.rejected++;
-          logger.error('Could not construct reference, will not report event', { reason: input.reason, err: regarding });
-          return;
-        }
+      recordSafely(pipeline.logger, () => {
+        const regarding = acceptedReference(pipeline, input.reason, input.regarding);
+        if (regarding === undefined) return;
         let related: ObjectReference | undefined;
         if (input.related !== undefined && input.related !== null) {
           const r = getReference(input.related);
-          if (r instanceof Error) logger.debug('Could not construct reference', { err: r });
+          if (r instanceof Error) pipeline.logger.debug('Could not construct reference', { err: r });
           else related = r;
         }
-        if (!isValidEventType(input.type)) {
-          counters.rejected++;
-          logger.error('Unsupported event type', { eventType: input.type });
-          return;
-        }
+        if (!acceptedType(pipeline, input.type)) return;
         const note = input.note ?? '';
         pipeline.warner.check({ reason: input.reason, action: input.action, note, noteField: 'note' });
-        counters.recorded++;
+        pipeline.counters.recorded++;
         const now = pipeline.now();
         const key = memo.keyFor(input.type, input.action, input.reason, regarding, related);
         if (!pipeline.repeat(key, now)) pipeline.first(key, now, makeEvent(pipeline, input, regarding, related, note, now, reportingController, reportingInstance));
-      } catch (err) {
-        // The recorder never throws at its caller: an event is not worth a crash.
-        logger.error('Unable to record event (will not retry!)', { err });
-      }
+      });
     },
   };
 }

@@ -1,8 +1,7 @@
 import type { CoreEvent } from '../api/index.js';
 import type { Logger } from '../internal/index.js';
 import type { FieldWarner } from './event-checks.js';
-import { isValidEventType } from './event-checks.js';
-import { getReference } from './reference.js';
+import { acceptedReference, acceptedType, recordSafely } from './record-checks.js';
 import { formatTime } from './time-format.js';
 import type { LegacyEventInput, LegacyEventRecorder, RecorderCounters } from './types.js';
 
@@ -26,27 +25,12 @@ export function createLegacyEventRecorder(pipeline: LegacyPipeline, source: { co
   const src = source.host ? { component: source.component, host: source.host } : { component: source.component };
   return {
     event(input: LegacyEventInput): void {
-      const { counters, logger } = pipeline;
-      try {
-        if (pipeline.closed) {
-          counters.dropped++;
-          logger.error('Unable to record event (will not retry!)', { reason: input.reason, err: 'broadcaster is shut down' });
-          return;
-        }
-        const ref = getReference(input.involvedObject);
-        if (ref instanceof Error) {
-          counters.rejected++;
-          logger.error('Could not construct reference, will not report event', { reason: input.reason, err: ref });
-          return;
-        }
-        if (!isValidEventType(input.type)) {
-          counters.rejected++;
-          logger.error('Unsupported event type', { eventType: input.type });
-          return;
-        }
+      recordSafely(pipeline.logger, () => {
+        const ref = acceptedReference(pipeline, input.reason, input.involvedObject);
+        if (ref === undefined || !acceptedType(pipeline, input.type)) return;
         const message = input.message ?? '';
         pipeline.warner.check({ reason: input.reason, note: message, noteField: 'message' });
-        counters.recorded++;
+        pipeline.counters.recorded++;
         const now = pipeline.now();
         const t = formatTime(now);
         // The name is made by the correlator, and only for an event it has not seen: repeats keep the first name.
@@ -68,10 +52,7 @@ export function createLegacyEventRecorder(pipeline: LegacyPipeline, source: { co
           reportingComponent: src.component,
           reportingInstance: source.host ?? '',
         });
-      } catch (err) {
-        // The recorder never throws at its caller: an event is not worth a crash.
-        logger.error('Unable to record event (will not retry!)', { err });
-      }
+      });
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { CoreEvent, EventsV1Event } from '../api/index.js';
 import { newAlreadyExists, newNotFound } from '../api/index.js';
+import { abortable } from '../internal/index.js';
 import type { EventSink, EventWriter, WriteOptions } from './event-sink.js';
 
 /** SinkCall is one call a MemoryEventSink received. */
@@ -83,7 +84,9 @@ export class MemoryEventSink implements EventSink {
     options?.signal?.throwIfAborted();
     const verdict = this.fault?.(call);
     if (verdict instanceof Promise) {
-      await abortable(verdict, options?.signal);
+      // The fault hook may abort the signal itself, before or while it holds the write: the write fails with its reason.
+      const signal = options?.signal;
+      await abortable(verdict, signal, () => (signal?.reason instanceof Error ? signal.reason : new Error('aborted')));
       return;
     }
     if (verdict !== undefined) throw verdict;
@@ -93,27 +96,4 @@ export class MemoryEventSink implements EventSink {
   summary(): string[] {
     return this.calls.map((c) => `${c.verb} ${c.namespace}/${c.name}`);
   }
-}
-
-function abortable(p: Promise<unknown>, signal: AbortSignal | undefined): Promise<unknown> {
-  if (signal === undefined) return p;
-  return new Promise((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
-    // A signal that aborted already (the fault hook may abort it) fires no event: settle at once.
-    if (signal.aborted) {
-      onAbort();
-      return;
-    }
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e instanceof Error ? e : new Error(String(e)));
-      },
-    );
-  });
 }

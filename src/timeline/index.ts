@@ -14,6 +14,4 @@ export {
 export { decompressEvent, eventEntries, MAX_SPREAD_ROWS, spreadEntries, type EventEntries, type OccurrenceEntry } from './occurrence-rows.js';
 export { inScope, objectKey, SCHEDULED_REASON, scheduledNode, scopeObjects, type ObjectScope, type OwnerLink } from './scope.js';
 export { BUILTIN_KINDS, ForParseError, isNamespacedKind, parseForArgument, resolveKind, type KindInfo, type ObjectRef } from './kinds.js';
-export { formatTimeline, TIMELINE_FORMATS, type FormatTimelineOptions, type TimelineFormat, type TimelineStyle } from './format-timeline.js';
-export { lintEvents, LINT_CHECKS, formatLintReport, type LintCheck, type LintFinding, type LintReport } from './lint-events.js';
 export { storeTimelineSource } from './store-source.js';

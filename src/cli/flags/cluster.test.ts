@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { printTableAsKubectl } from '../../api/index.js';
+import { printTableAsKubectl } from '../../print/index.js';
 import type { CoreEvent, Table } from '../../api/index.js';
 import { clusterSelector, spansClusters, validateClusterName, withClusterColumn } from './cluster.js';
 

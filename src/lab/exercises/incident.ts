@@ -1,6 +1,6 @@
-import { eventsLastSeen } from '../../api/index.js';
 import type { CoreEvent } from '../../api/index.js';
-import { collectTimeline, formatTimeline } from '../../timeline/index.js';
+import { eventsLastSeen, formatTimeline } from '../../print/index.js';
+import { collectTimeline } from '../../timeline/index.js';
 import type { TimelineSource } from '../../timeline/index.js';
 import { block, step } from '../exercise.js';
 import type { Exercise, LabView } from '../exercise.js';

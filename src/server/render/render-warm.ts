@@ -1,6 +1,7 @@
 import { CORE_API } from '../../api/index.js';
 import { hasVersionedReads } from '../../storage/index.js';
 import { yieldLoop } from '../../internal/index.js';
+import type { Logger } from '../../internal/index.js';
 import type { RenderedVersions } from './rendered-versions.js';
 
 /**
@@ -67,4 +68,15 @@ export async function warmRendered(
     await yieldLoop();
   }
   return { rows, bytes: rendered.size, ms: now() - started, stoppedBy };
+}
+
+/** warmRenderCache fills the render cache before the server listens, as kube-apiserver fills its watch caches before it serves. */
+export async function warmRenderCache(warm: (maxMs: number) => Promise<WarmResult | undefined>, maxMs: number, logger: Logger): Promise<void> {
+  try {
+    const w = await warm(maxMs);
+    if (w !== undefined && w.rows > 0) logger.info('render cache warmed', { rows: w.rows, bytes: w.bytes, ms: Math.round(w.ms), stoppedBy: w.stoppedBy });
+  } catch (e) {
+    // A cache that could not be warmed is filled by the lists themselves: not a reason not to serve.
+    logger.warn('render cache not warmed', { error: e instanceof Error ? e.message : String(e) });
+  }
 }

@@ -1,5 +1,5 @@
 // What kevents archive stats prints: the size report as a table, or as JSON. The stream is passed in.
-import { formatTable } from '../../../api/index.js';
+import { formatTable } from '../../../print/index.js';
 import type { SizeReport } from '../../../storage/index.js';
 
 /** ArchiveStatsOutput is `-o`. */

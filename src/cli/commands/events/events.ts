@@ -6,24 +6,12 @@ import { ForParseError, parseForArgument } from '../../../timeline/index.js';
 import { CliError, UsageError } from '../../errors.js';
 import { clusterSelector } from '../../flags/cluster.js';
 import { connectRead, explainTransport } from '../../flags/connection.js';
-import type { ReadConnectionFlags } from '../../flags/connection.js';
 import { validateTypes } from '../../flags/types.js';
 import type { CliIO } from '../../io.js';
+import type { EventsFlags } from './flags.js';
 import { listAllEvents } from '../../read/list-events.js';
 import { createEventsWatchPrinter, printEvents } from './printer.js';
 import type { EventsOutput } from './printer.js';
-
-/** EventsFlags are the flags of `kevents events`, kubectl events' own. */
-export interface EventsFlags extends ReadConnectionFlags {
-  for?: string;
-  types?: string[];
-  watch?: boolean;
-  output?: string;
-  noHeaders?: boolean;
-  chunkSize?: string;
-  /** cluster keeps the events archived from these clusters (`--cluster`, repeatable). */
-  cluster?: string[];
-}
 
 /** EventsOptions are the checked flags: what to list, and how to print it. */
 export interface EventsOptions {

@@ -1,10 +1,9 @@
 // What kevents events prints: kubectl events' table, or the list as JSON, YAML or names. The streams are passed in.
 import type { CoreEvent } from '../../../api/index.js';
-import { createKubectlEventsPrinter, encodeCoreEvent, formatKubectlEvents, formatNameLines, noEventsMessage, sortKubectlEvents } from '../../../api/index.js';
-import type { KubectlEventsPrinter } from '../../../api/index.js';
+import { encodeCoreEvent } from '../../../api/index.js';
+import { createKubectlEventsPrinter, formatKubectlEvents, formatNameLines, goJsonIndent, goYaml, noEventsMessage, sortKubectlEvents } from '../../../print/index.js';
+import type { KubectlEventsPrinter } from '../../../print/index.js';
 import { spansClusters } from '../../flags/cluster.js';
-import { goJsonIndent } from '../../output/go-json.js';
-import { goYaml } from '../../output/go-yaml.js';
 
 /** EventsOutput is `-o`: '' for kubectl events' table. */
 export type EventsOutput = '' | 'json' | 'yaml' | 'name';

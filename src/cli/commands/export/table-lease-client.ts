@@ -1,24 +1,10 @@
 import type { Lease, LeaseClient } from '../../../cluster/index.js';
+import { abortable } from '../../../internal/index.js';
 import type { LeaseTable, StoredLease } from '../../../storage/index.js';
 
 /** settled rejects as soon as `signal` aborts, so an elector's deadline holds even when the database hangs (a late answer is dropped). */
 function settled<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (signal === undefined) return p;
-  if (signal.aborted) return Promise.reject(new Error('aborted'));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(new Error('the lease request was abandoned: the database did not answer in time'));
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e instanceof Error ? e : new Error(String(e)));
-      },
-    );
-  });
+  return abortable(p, signal, () => new Error('the lease request was abandoned: the database did not answer in time'));
 }
 
 function leaseOf(s: StoredLease): Lease {

@@ -1,28 +1,17 @@
 // kevents get events, laid out as kubectl's commands are: flags → options → validate → run; printer.ts prints.
 import type { CoreEvent, Status, Table } from '../../../api/index.js';
-import { isStatusError, printTableAsKubectl, StatusError } from '../../../api/index.js';
+import { isStatusError, StatusError } from '../../../api/index.js';
+import { printTableAsKubectl } from '../../../print/index.js';
 import { CliError, UsageError } from '../../errors.js';
 import { clusterSelector, spansClusters, tableEvents, withClusterColumn } from '../../flags/cluster.js';
 import { connectRead, explainTransport } from '../../flags/connection.js';
-import type { ReadConnection, ReadConnectionFlags } from '../../flags/connection.js';
+import type { ReadConnection } from '../../flags/connection.js';
 import type { CliIO } from '../../io.js';
+import type { GetEventsFlags } from './flags.js';
 import { CHUNK_SIZE, listAllEvents } from '../../read/list-events.js';
 import { selfCommand } from '../../self-command.js';
 import { createTableWatchPrinter, noResources, printObjects } from './printer.js';
 import type { TablePrint } from './printer.js';
-
-/** GetEventsFlags are the flags of `kevents get events`. */
-export interface GetEventsFlags extends ReadConnectionFlags {
-  output?: string;
-  watch?: boolean;
-  watchOnly?: boolean;
-  fieldSelector?: string;
-  selector?: string;
-  noHeaders?: boolean;
-  chunkSize?: string;
-  /** cluster keeps the events archived from these clusters (`--cluster`, repeatable). */
-  cluster?: string[];
-}
 
 /** GetEventsOptions are the checked flags and arguments. */
 export interface GetEventsOptions {

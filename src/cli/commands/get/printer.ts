@@ -1,9 +1,8 @@
 // What kevents get events prints besides the server's Table (printTableAsKubectl): the watched rows through one
 // tabwriter, the objects as JSON, YAML or names, and "No resources found". The streams are passed in.
 import type { CoreEvent, Table } from '../../../api/index.js';
-import { createTabWriter, escapeTerminal, formatNameLines, KUBECTL_TABWRITER } from '../../../api/index.js';
-import { goJsonIndent, sortKeysDeep } from '../../output/go-json.js';
-import { goYaml } from '../../output/go-yaml.js';
+import { escapeTerminal } from '../../../api/index.js';
+import { createTabWriter, formatNameLines, goJsonIndent, goYaml, KUBECTL_TABWRITER, sortKeysDeep } from '../../../print/index.js';
 
 /** TablePrint are the options of a printed Table. */
 export interface TablePrint {

@@ -2,27 +2,16 @@
 // source.ts reads, printer.ts prints.
 import type { IncidentList, IncidentWindow, IncidentWindowParams } from '../../../api/index.js';
 import { incidentQueryParams, incidentWindow, isIncidentWindowError, isNotFound } from '../../../api/index.js';
-import { collectIncidents, INCIDENT_FORMATS } from '../../../diagnosis/index.js';
-import type { IncidentFormat } from '../../../diagnosis/index.js';
+import { collectIncidents } from '../../../diagnosis/index.js';
+import { INCIDENT_FORMATS } from '../../../print/index.js';
+import type { IncidentFormat } from '../../../print/index.js';
 import { UsageError } from '../../errors.js';
 import { connectRead, explainTransport } from '../../flags/connection.js';
-import type { ReadConnectionFlags } from '../../flags/connection.js';
 import type { CliIO } from '../../io.js';
+import type { IncidentsFlags } from './flags.js';
 import { createProgress } from '../../output/progress.js';
-import { httpTimelineSource } from '../timeline/source.js';
+import { httpTimelineSource } from '../../read/timeline-source.js';
 import { printIncidents } from './printer.js';
-
-/** IncidentsFlags are the flags of `kevents incidents`. */
-export interface IncidentsFlags extends ReadConnectionFlags {
-  since?: string;
-  sinceTime?: string;
-  until?: string;
-  /** lookBack is how long before the window the archive is read for causes, roots and starts (`--look-back`, default 24h). */
-  lookBack?: string;
-  output?: string;
-  /** cluster keeps what was archived from these clusters (`--cluster`, repeatable). */
-  cluster?: string[];
-}
 
 /** IncidentsOptions are the checked flags. */
 export interface IncidentsOptions {

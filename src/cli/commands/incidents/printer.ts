@@ -1,7 +1,7 @@
 // What kevents incidents prints: the incidents in `-o`'s format. The streams are passed in.
 import type { IncidentList } from '../../../api/index.js';
-import { formatIncidents } from '../../../diagnosis/index.js';
-import type { IncidentFormat } from '../../../diagnosis/index.js';
+import { formatIncidents } from '../../../print/index.js';
+import type { IncidentFormat } from '../../../print/index.js';
 import type { CliIO } from '../../io.js';
 
 /** IncidentsPrint are what the printer needs of the query. */

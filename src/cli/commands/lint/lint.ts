@@ -1,20 +1,13 @@
 // kevents lint, laid out as kubectl's commands are: flags → options → validate → run; printer.ts prints.
-import { lintEvents } from '../../../timeline/index.js';
+import { lintEvents } from '../../../lint/index.js';
 import { CliError } from '../../errors.js';
 import { connectRead, explainTransport } from '../../flags/connection.js';
-import type { ReadConnectionFlags } from '../../flags/connection.js';
 import type { CliIO } from '../../io.js';
+import type { LintFlags } from './flags.js';
 import { createProgress } from '../../output/progress.js';
 import { listAllEvents } from '../../read/list-events.js';
 import { printLintReport } from './printer.js';
 import type { LintOutput } from './printer.js';
-
-/** LintFlags are the flags of `kevents lint`. */
-export interface LintFlags extends ReadConnectionFlags {
-  output?: string;
-  /** failOnFindings makes any broken convention exit 1 (for CI). */
-  failOnFindings?: boolean;
-}
 
 /** LintOptions are the checked flags. */
 export interface LintOptions {

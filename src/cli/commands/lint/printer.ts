@@ -1,6 +1,6 @@
 // What kevents lint prints: the report as a table, or as JSON. The stream is passed in.
-import { formatLintReport } from '../../../timeline/index.js';
-import type { LintReport } from '../../../timeline/index.js';
+import type { LintReport } from '../../../lint/index.js';
+import { formatLintReport } from '../../../print/index.js';
 
 /** LintOutput is `-o`. */
 export type LintOutput = 'table' | 'json';

@@ -1,7 +1,7 @@
 import type { SearchField, SearchQuery } from '../../../api/index.js';
 import { searchFieldValue, searchMarks } from '../../../api/index.js';
 import { eventCount, eventLastMs, escapeTerminalLine, goTrimSpace, translateMsSince } from '../../../api/index.js';
-import { createTabWriter, KUBECTL_TABWRITER } from '../../../api/index.js';
+import { createTabWriter, KUBECTL_TABWRITER } from '../../../print/index.js';
 import type { SearchResultItem } from '../../../api/index.js';
 
 /** SearchTableOptions shape `kevents search`'s table. */

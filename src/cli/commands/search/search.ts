@@ -6,28 +6,12 @@ import type { SearchResult, SearchResultItem } from '../../../api/index.js';
 import { UsageError } from '../../errors.js';
 import { spansClusters, validateClusterName } from '../../flags/cluster.js';
 import { connectRead, explainTransport } from '../../flags/connection.js';
-import type { ReadConnectionFlags } from '../../flags/connection.js';
 import type { CliIO } from '../../io.js';
+import type { SearchFlags } from './flags.js';
 import { createColours } from '../../output/colour.js';
-import { goJsonIndent } from '../../output/go-json.js';
-import { goYaml } from '../../output/go-yaml.js';
-import { parseWindow } from '../timeline/timeline.js';
+import { goJsonIndent, goYaml } from '../../../print/index.js';
+import { parseWindow } from '../../read/window.js';
 import { formatSearchTable } from './printer.js';
-
-/** SearchFlags are the flags of `kevents search`. */
-export interface SearchFlags extends ReadConnectionFlags {
-  since?: string;
-  sinceTime?: string;
-  until?: string;
-  /** cluster keeps the hits archived from one cluster (`--cluster`). */
-  cluster?: string[];
-  /** limit caps the hits printed (default 100; 0 prints every hit). */
-  limit?: string;
-  /** chunkSize is the page each request asks for, as `kubectl get --chunk-size`. */
-  chunkSize?: string;
-  output?: string;
-  noHeaders?: boolean;
-}
 
 /** SEARCH_FORMATS are the values of `-o`. */
 export const SEARCH_FORMATS = ['table', 'wide', 'json', 'yaml'] as const;

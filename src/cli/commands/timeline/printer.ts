@@ -1,8 +1,9 @@
 // What kevents timeline prints: the timeline in `-o`'s format under its title, and "No events found". The streams
 // (and the environment, for colour) are passed in.
 import type { Timeline } from '../../../api/index.js';
-import { formatTimeline } from '../../../timeline/index.js';
-import type { ObjectRef, TimelineFormat } from '../../../timeline/index.js';
+import { formatTimeline } from '../../../print/index.js';
+import type { TimelineFormat } from '../../../print/index.js';
+import type { ObjectRef } from '../../../timeline/index.js';
 import type { CliIO } from '../../io.js';
 import { createColours } from '../../output/colour.js';
 

@@ -1,60 +1,20 @@
 // kevents timeline, laid out as kubectl's commands are: flags → options → validate → run; source.ts reads,
 // printer.ts prints.
 import { explainTimeline } from '../../../diagnosis/index.js';
-import { collectTimeline, ForParseError, isNamespacedKind, parseForArgument, TIMELINE_FORMATS } from '../../../timeline/index.js';
-import type { ObjectRef, TimelineFormat } from '../../../timeline/index.js';
+import { TIMELINE_FORMATS } from '../../../print/index.js';
+import type { TimelineFormat } from '../../../print/index.js';
+import { collectTimeline, ForParseError, isNamespacedKind, parseForArgument } from '../../../timeline/index.js';
+import type { ObjectRef } from '../../../timeline/index.js';
 import { UsageError } from '../../errors.js';
 import { connectRead, explainTransport } from '../../flags/connection.js';
-import type { ReadConnectionFlags } from '../../flags/connection.js';
-import { parseDurationFlag } from '../../flags/duration.js';
 import { validateTypes } from '../../flags/types.js';
 import type { CliIO } from '../../io.js';
+import type { TimelineFlags } from './flags.js';
 import { createProgress } from '../../output/progress.js';
 import { printTimeline } from './printer.js';
-import { httpTimelineSource } from './source.js';
-
-/** TimelineFlags are the flags of `kevents timeline`. */
-export interface TimelineFlags extends ReadConnectionFlags {
-  for?: string;
-  since?: string;
-  sinceTime?: string;
-  until?: string;
-  types?: string[];
-  output?: string;
-  /** archive false (`--no-archive`) reads events only, spreading counts even where the archive keeps occurrences. */
-  archive?: boolean;
-  /** cluster keeps what was archived from these clusters (`--cluster`, repeatable). */
-  cluster?: string[];
-  /** expand prints one table row per occurrence, not one per run of an event's repeats. */
-  expand?: boolean;
-}
-
-function parseTime(flag: string, text: string): number {
-  const ms = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(text) ? Date.parse(text) : NaN;
-  if (Number.isNaN(ms)) throw new UsageError(`${flag}: ${JSON.stringify(text)} is not an RFC 3339 time such as 2025-01-31T14:00:00Z`);
-  return ms;
-}
-
-/** TimelineWindow is the parsed window: Unix ms, undefined when open. */
-export interface TimelineWindow {
-  since?: number;
-  until?: number;
-}
-
-/** parseWindow reads --since (a duration back from now), --since-time and --until. */
-export function parseWindow(flags: Pick<TimelineFlags, 'since' | 'sinceTime' | 'until'>, now: number): TimelineWindow {
-  if (flags.since !== undefined && flags.sinceTime !== undefined) throw new UsageError('at most one of --since or --since-time may be given');
-  const w: TimelineWindow = {};
-  if (flags.since !== undefined) {
-    const ms = parseDurationFlag('--since', flags.since);
-    if (ms <= 0) throw new UsageError('--since must be a positive duration such as 2h or 30m');
-    w.since = now - ms;
-  }
-  if (flags.sinceTime !== undefined) w.since = parseTime('--since-time', flags.sinceTime);
-  if (flags.until !== undefined) w.until = parseTime('--until', flags.until);
-  if (w.since !== undefined && w.until !== undefined && w.until <= w.since) throw new UsageError('--until must be after the start of the window');
-  return w;
-}
+import { httpTimelineSource } from '../../read/timeline-source.js';
+import { parseWindow } from '../../read/window.js';
+import type { TimelineWindow } from '../../read/window.js';
 
 function parseFormat(output: string | undefined): TimelineFormat {
   const f = output ?? 'table';

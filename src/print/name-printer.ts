@@ -1,5 +1,5 @@
-import type { CoreEvent } from './types.js';
-import { escapeTerminalLine } from './escape.js';
+import type { CoreEvent } from '../api/index.js';
+import { escapeTerminalLine } from '../api/index.js';
 
 /**
  * formatNameLines is the `-o name` output: one `event/<name>` line per event. The

@@ -2,13 +2,9 @@
  * The output of `kubectl events`: its sort order, header and rows, the incremental printer of
  * `--watch`, and its message when nothing matched, with user-supplied text terminal-escaped.
  */
-import { eventCluster } from './cluster.js';
-import { GO_ZERO_TIME_MS, wireTimeMicros, wireTimeMs } from './duration.js';
-import { escapeTerminal } from './escape.js';
-import { goSort } from './go-sort.js';
-import { eventInterval, goTrimSpace } from './printers.js';
+import { escapeTerminal, eventCluster, eventInterval, GO_ZERO_TIME_MS, goSort, goTrimSpace, wireTimeMicros, wireTimeMs } from '../api/index.js';
+import type { CoreEvent } from '../api/index.js';
 import { createTabWriter, KUBECTL_TABWRITER } from './tabwriter.js';
-import type { CoreEvent } from './types.js';
 
 /**
  * eventsLastSeen is the time `kubectl events` sorts by, in Unix ms:

@@ -11,8 +11,8 @@
  * The Escape, FilterHTML and StripEscape features of Go's writer are not
  * reproduced: kubectl never uses them.
  */
-import { escapeTerminal } from './escape.js';
-import type { Table, TableColumnDefinition } from './types.js';
+import { escapeTerminal } from '../api/index.js';
+import type { Table, TableColumnDefinition } from '../api/index.js';
 
 /** TabWriterSettings are the parameters of Go's tabwriter.NewWriter, flags as booleans. */
 export interface TabWriterSettings {

@@ -1,7 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CoreEvent } from '../api/index.js';
-import { formatLintReport, LINT_CHECKS, lintEvents } from './lint-events.js';
+import { formatLintReport } from '../print/index.js';
+import { LINT_CHECKS, lintEvents } from './lint-events.js';
 import { testEvent } from '../../test/support/timeline-events.js';
 
 function ev(patch: Partial<CoreEvent>): CoreEvent {

@@ -1,5 +1,5 @@
 import type { CoreEvent } from '../api/index.js';
-import { escapeTerminalLine, eventCount, formatTable } from '../api/index.js';
+import { eventCount } from '../api/index.js';
 
 /**
  * Conventions events should keep so that people and tools can read them:
@@ -114,24 +114,4 @@ export function lintEvents(events: readonly CoreEvent[], checks: readonly LintCh
   const order = new Map(checks.map((c, i) => [c.id, i]));
   const sorted = [...findings.values()].sort((a, b) => order.get(a.check)! - order.get(b.check)! || b.events - a.events || (a.reporter < b.reporter ? -1 : a.reporter > b.reporter ? 1 : 0) || (a.reason < b.reason ? -1 : a.reason > b.reason ? 1 : 0));
   return { checked: events.length, broken, byCheck, findings: sorted };
-}
-
-function show(s: string): string {
-  return s === '' ? '<none>' : escapeTerminalLine(s);
-}
-
-/** formatLintReport prints a report: totals per check, then the offenders by reporter and reason. */
-export function formatLintReport(r: LintReport): string {
-  const totals = formatTable([
-    ['CHECK', 'EVENTS', 'OCCURRENCES', 'WHY IT MATTERS'],
-    ...r.byCheck.map((c) => [c.check, String(c.events), String(c.occurrences), c.description]),
-  ]);
-  let out = `${r.broken} of ${r.checked} events break a convention.\n\n${totals}`;
-  if (r.findings.length > 0) {
-    out += `\n${formatTable([
-      ['CHECK', 'REPORTER', 'REASON', 'EVENTS', 'OCCURRENCES', 'EXAMPLE'],
-      ...r.findings.map((f) => [f.check, show(f.reporter), show(f.reason), String(f.events), String(f.occurrences), show(f.example)]),
-    ])}`;
-  }
-  return out;
 }

@@ -9,7 +9,7 @@ import {
   printTableAsKubectl,
   type TabWriterSettings,
 } from './tabwriter.js';
-import type { Table, TableColumnDefinition } from './types.js';
+import type { Table, TableColumnDefinition } from '../api/index.js';
 
 function settings(minwidth: number, tabwidth: number, padding: number, padchar: string, flags: Partial<TabWriterSettings> = {}): TabWriterSettings {
   return { minwidth, tabwidth, padding, padchar, ...flags };

@@ -1,13 +1,13 @@
-// kevents timeline's reader: events over the core/v1 API and occurrences over the archive API, from any server.
-import type { CoreEvent, Occurrence } from '../../../api/index.js';
-import { isNotFound } from '../../../api/index.js';
-import type { ReadClient } from '../../../client/index.js';
-import { activeIn, matchesAnyOf } from '../../../storage/index.js';
-import { sourceWindow } from '../../../timeline/index.js';
-import type { SourceQuery, TimelineSource } from '../../../timeline/index.js';
-import { clusterSelector } from '../../flags/cluster.js';
-import type { Progress } from '../../output/progress.js';
-import { listAllEvents } from '../../read/list-events.js';
+// The timeline's reader (kevents timeline and incidents): events over the core/v1 API and occurrences over the archive API, from any server.
+import type { CoreEvent, Occurrence } from '../../api/index.js';
+import { isNotFound } from '../../api/index.js';
+import type { ReadClient } from '../../client/index.js';
+import { activeIn, matchesAnyOf } from '../../storage/index.js';
+import { sourceWindow } from '../../timeline/index.js';
+import type { SourceQuery, TimelineSource } from '../../timeline/index.js';
+import { clusterSelector } from '../flags/cluster.js';
+import type { Progress } from '../output/progress.js';
+import { listAllEvents } from './list-events.js';
 
 /** OCCURRENCE_PAGE is the page size of occurrence reads: the archive API pages in observed-time order. */
 const OCCURRENCE_PAGE = 5000;

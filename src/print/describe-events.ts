@@ -1,12 +1,9 @@
 /**
  * The Events section of `kubectl describe`, as kubectl writes it before and after its tabwriter.
  */
-import { wireTimeMicros } from './duration.js';
-import { escapeTerminal } from './escape.js';
-import { goSort } from './go-sort.js';
-import { eventInterval, goTrimSpace } from './printers.js';
+import { escapeTerminal, eventInterval, goSort, goTrimSpace, wireTimeMicros } from '../api/index.js';
+import type { CoreEvent } from '../api/index.js';
 import { DESCRIBE_TABWRITER, formatTabbed, KUBECTL_MINOR } from './tabwriter.js';
-import type { CoreEvent } from './types.js';
 
 /** DescribeEventsOptions configure describeEventsSection. */
 export interface DescribeEventsOptions {

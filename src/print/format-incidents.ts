@@ -1,5 +1,6 @@
 import type { Incident, IncidentList } from '../api/index.js';
-import { escapeMarkdown, escapeTerminalLine, formatTable, markdownCode, translateMsSince, incidentsAnswer } from '../api/index.js';
+import { escapeMarkdown, escapeTerminalLine, markdownCode, translateMsSince, incidentsAnswer } from '../api/index.js';
+import { formatTable } from './tabwriter.js';
 
 /** IncidentFormat is an output of `kevents incidents -o`. */
 export type IncidentFormat = 'table' | 'json' | 'markdown';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { formatNameLines } from './name-printer.js';
-import type { CoreEvent } from './types.js';
+import type { CoreEvent } from '../api/index.js';
 
 const named = (name: string): CoreEvent => ({ metadata: { name, namespace: 'default' }, involvedObject: {} });
 

@@ -28,7 +28,7 @@ import { join } from 'node:path';
 import type { CoreEvent } from '../src/api/index.js';
 import { eventTable, printTableAsKubectl } from '../src/api/index.js';
 import { SqliteEventStore } from '../src/storage/sqlite/index.js';
-import { decodeObject, encodeObject } from '../src/storage/sqlite/object-codec.js';
+import { decodeObject, encodeObject } from '../src/storage/shared/object-codec.js';
 import { nameHash } from '../src/storage/sqlite/schema.js';
 import { collectTimeline, countReasons, formatTimeline, storeTimelineSource } from '../src/timeline/index.js';
 import type { Timeline } from '../src/timeline/index.js';

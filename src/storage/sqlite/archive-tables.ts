@@ -10,7 +10,7 @@ import type { EventOccurrenceRow } from '../shared/index.js';
 import { CHAIN_CAP, EVENT_CHAINS, LOWEST_IS_BODY, OCCURRENCES_BY_ID, completeChains, firstOfEvents, firstOfEventsParam } from './event-occurrences.js';
 import { anyOfSql } from './list-query.js';
 import type { Params } from './list-query.js';
-import { decodeObject } from './object-codec.js';
+import { decodeObject } from '../shared/object-codec.js';
 import { CURRENT, addMigrationFunctions, nameHash } from './schema.js';
 
 /**

@@ -14,7 +14,7 @@ import { ArchiveTables } from './archive-tables.js';
 import { Checkpointer } from './checkpointer.js';
 import { checkArchiveFile, fileExists } from './file-check.js';
 import { ListQueries } from './list-query.js';
-import { decodeObject } from './object-codec.js';
+import { decodeObject } from '../shared/object-codec.js';
 import { DEFAULT_CACHE_SIZE_MIB, DEFAULT_MAX_BATCH } from './options.js';
 import type { FollowerWrite, SqliteEventStoreOptions, WriterLink } from './options.js';
 import { Op, applySchema } from './schema.js';

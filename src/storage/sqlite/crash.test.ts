@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { SqliteEventStore } from './index.js';
-import { decodeObject } from './object-codec.js';
+import { decodeObject } from '../shared/object-codec.js';
 
 /**
  * WRITER is the child process: 64 concurrent writers create events and print

@@ -5,7 +5,7 @@ import { decodeEvent } from '../shared/index.js';
 import { requireCjs } from '../../internal/index.js';
 import { decodeOccurrence } from './archive-tables.js';
 import type { OccurrenceRow } from './archive-tables.js';
-import { decodeObject } from './object-codec.js';
+import { decodeObject } from '../shared/object-codec.js';
 import { checkArchiveFile } from './file-check.js';
 
 const SqliteDatabase = requireCjs('better-sqlite3') as typeof Database;

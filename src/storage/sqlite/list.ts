@@ -9,7 +9,7 @@ import { StorageError } from '../errors.js';
 import { DEFAULT_MAX_COUNT_REMAINING, RemainingCounts, decodeEvent, eventKey, listRevision, matchesFilter, namespaceRange, selectsAll, storedInvolvedName, storedLabels } from '../shared/index.js';
 import type { SqliteConnection } from './connection.js';
 import type { ListRow, ListScope } from './list-query.js';
-import { decodeObject } from './object-codec.js';
+import { decodeObject } from '../shared/object-codec.js';
 import { FIELD_COLUMNS, HASHED_FIELDS } from './schema.js';
 import { PageObjects } from './page-objects.js';
 import { followerRead } from './watch.js';

@@ -4,7 +4,7 @@ import type Database from 'better-sqlite3';
 import type { CoreEvent } from '../../api/index.js';
 import { countInHistogram, histogramBuckets } from '../search/index.js';
 import type { SearchBucket, SearchRequest } from '../search/index.js';
-import { decodeObject } from './object-codec.js';
+import { decodeObject } from '../shared/object-codec.js';
 import { columnConditions } from './search-columns.js';
 
 /** Candidate is one version the search index found: its docid, revision, key and stored object. */

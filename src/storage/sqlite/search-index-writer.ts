@@ -5,7 +5,7 @@ import type { CoreEvent } from '../../api/index.js';
 import type { Logger } from '../../internal/index.js';
 import { migrationLog } from './migration-progress.js';
 import type { MigrationProgress } from './migration-progress.js';
-import { decodeObject } from './object-codec.js';
+import { decodeObject } from '../shared/object-codec.js';
 import { DOCID_SLOTS, INDEXED_RV_META, KEYED_FIELDS, SEARCH_TOKENIZER, VALUE_TOKENS_META, docidSecond, indexHoldsValueTokens, valueToken } from './search-index.js';
 import type { SearchTokenizer } from './search-index.js';
 

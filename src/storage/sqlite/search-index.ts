@@ -5,7 +5,7 @@ import type { CoreEvent } from '../../api/index.js';
 import { countInHistogram } from '../search/index.js';
 import { compareSearchOrder, searchCursorOf } from '../search/index.js';
 import type { SearchBucket, SearchCursor, SearchHit, SearchPage, SearchRequest } from '../search/index.js';
-import { decodeObject } from './object-codec.js';
+import { decodeObject } from '../shared/object-codec.js';
 import { searchHistogram } from './search-histogram.js';
 import type { Candidate, SearchScope } from './search-histogram.js';
 import { columnFilter, decidedByColumns } from './search-columns.js';

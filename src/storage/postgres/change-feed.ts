@@ -80,8 +80,10 @@ export class ChangeFeed implements ChangeLog, ReplaySource {
     const s = o.schema;
     this.readSql =
       `SELECT m.value AS compacted, c.* FROM ${s}.meta m LEFT JOIN LATERAL (` +
-      `SELECT v.rv, v.key, v.op, ${objectColumns(s, 'v')}, v.prev_rv, ${objectColumns(s, 'p', 'prev_object')} ` +
-      `FROM ${s}.versions v LEFT JOIN ${s}.versions p ON p.rv = v.prev_rv WHERE v.rv > $1 ORDER BY v.rv LIMIT $2) c ON true ` +
+      `SELECT v.rv, v.key, v.op, ${objectColumns(s, 'v')}, v.prev_rv, pp.* FROM ${s}.versions v ` +
+      // Lateral: one lookup of the primary key for each row of the page, as the scalar subquery it replaces did.
+      `LEFT JOIN LATERAL (SELECT ${objectColumns(s, 'p', 'prev_object')} FROM ${s}.versions p WHERE p.rv = v.prev_rv) pp ON true ` +
+      `WHERE v.rv > $1 ORDER BY v.rv LIMIT $2) c ON true ` +
       `WHERE m.name = 'compacted' ORDER BY c.rv`;
   }
 

@@ -1,6 +1,6 @@
 /**
  * Search benchmark for the PostgreSQL archive: a tsvector with a GIN index (what the store
- * uses, src/storage/postgres/search.ts) against pg_trgm's trigram GIN over the same words,
+ * uses, src/storage/postgres/search-index-writer.ts) against pg_trgm's trigram GIN over the same words,
  * measured on one archive of generated events whose messages follow upstream's formats
  * (bench/support/realistic-events.ts), written through PostgresEventStore.applyArchiveBatch
  * (the mirror's bulk path):
@@ -25,7 +25,8 @@ import { parseSearchQuery, searchFieldValue, searchWords, SEARCH_TEXT_FIELDS } f
 import pg from 'pg';
 import type { SearchRequest } from '../src/storage/index.js';
 import { PostgresEventStore } from '../src/storage/postgres/index.js';
-import { compileQuery, fillSearchColumns, searchColumns, searchIndexSql } from '../src/storage/postgres/search.js';
+import { compileQuery } from '../src/storage/postgres/search-index.js';
+import { fillSearchColumns, searchColumns, searchIndexSql } from '../src/storage/postgres/search-index-writer.js';
 import type { CoreEvent } from '../src/api/index.js';
 import { noopLogger } from '../src/internal/index.js';
 import { ARCHIVE_END as END, ARCHIVE_SPAN_MS as SPAN_MS, realisticArchive, writeRealisticArchive } from './support/realistic-events.js';

@@ -218,7 +218,7 @@ async function main(): Promise<void> {
 
 await main();
 if (STORAGE !== undefined) {
-  const { searchColumns } = await import('../src/storage/postgres/search.js');
+  const { searchColumns } = await import('../src/storage/postgres/search-index-writer.js');
   const n = 20_000;
   const events = Array.from({ length: n }, (_, i) => event(i));
   const cpu0 = process.cpuUsage();

@@ -7,11 +7,11 @@
  * counts them.
  */
 import pg from 'pg';
-import type { ArchiveStore, SearchPage, SearchRequest } from '../../src/storage/index.js';
+import type { ArchiveStore, SearchCapable } from '../../src/storage/index.js';
 import { PostgresEventStore } from '../../src/storage/postgres/index.js';
 
 /** BenchStore is what the bench needs of a store: the bulk path to write, the search to read, and close. */
-export type BenchStore = Pick<ArchiveStore, 'applyArchiveBatch' | 'close'> & { search(request: SearchRequest): Promise<SearchPage> };
+export type BenchStore = Pick<ArchiveStore, 'applyArchiveBatch' | 'close'> & SearchCapable;
 
 /** Fill is what writing the archive up to a size measured: its time through applyArchiveBatch, and the load average then. */
 export interface Fill {

@@ -1,6 +1,6 @@
 import { noopLogger, realClock } from '../internal/index.js';
 import type { Clock, Logger } from '../internal/index.js';
-import type { ArchiveStore } from '../storage/index.js';
+import type { ArchiveRetention } from '../storage/index.js';
 
 /** RetentionOptions say what an archive keeps. */
 export interface RetentionOptions {
@@ -50,7 +50,7 @@ const MAX_STEPS_PER_RUN = 200;
  * deletes (the store is never rewritten). It does nothing when neither a maximum
  * age nor a size is set.
  */
-export function startRetention(store: ArchiveStore, options: RetentionOptions): Retention {
+export function startRetention(store: ArchiveRetention, options: RetentionOptions): Retention {
   const clock = options.clock ?? realClock;
   const logger = options.logger ?? noopLogger;
   const capped = options.maxBytes !== undefined && options.maxBytes > 0;

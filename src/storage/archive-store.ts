@@ -1,11 +1,14 @@
 import type { CoreEvent, Occurrence, OccurrenceField, OccurrenceStamp } from '../api/index.js';
 import type { AnyOf, EventStore } from './event-store.js';
-import type { SearchPage, SearchRequest } from './search/index.js';
 
 /**
  * The archive capability of a store: what the mirror and the archive API need
- * beyond the `EventStore` contract. A backend offers it by having these methods
- * (`isArchiveStore` checks the shape); a backend without it still serves events.
+ * beyond the `EventStore` contract, in parts (`ArchiveWrites`, `ArchiveReads`,
+ * `ArchiveRetention`) and beside them the optional `ReasonCounts` and
+ * `SizeReporting` (and search's `SearchCapable`). A backend names those it
+ * offers in its `implements`; callers check them with their type guards
+ * (`isArchiveStore`, `hasReasonCounts`, ...). A backend without them still
+ * serves events.
  *
  * Occurrences (of archive batches, and of writes with `WriteOptions.occurrence`)
  * are appended in the same transaction as the event write they
@@ -257,8 +260,8 @@ export interface ClusterBinding {
   otherNames: string[];
 }
 
-/** ArchiveStore is an EventStore with the archive capability. */
-export interface ArchiveStore extends EventStore {
+/** ArchiveWrites is the archive's write side, what the mirror needs: batches with their checkpoint, and the cluster names it binds. */
+export interface ArchiveWrites {
   /** applyArchiveBatch commits the writes, their occurrences and the checkpoint in one transaction; all or nothing. */
   applyArchiveBatch(batch: ArchiveBatch): Promise<ArchiveBatchResult>;
   /**
@@ -270,6 +273,10 @@ export interface ArchiveStore extends EventStore {
   bindCluster(identity: ClusterIdentity): Promise<ClusterBinding>;
   /** getCheckpoint reads a source's checkpoint, undefined when it has none. */
   getCheckpoint(source: string): Promise<SourceCheckpoint | undefined>;
+}
+
+/** ArchiveReads is the archive's read side, what the archive API and timelines need: occurrences, and when they were observed. */
+export interface ArchiveReads {
   /** listOccurrences reads a page of occurrences. */
   listOccurrences(query: OccurrenceQuery): Promise<OccurrencePage>;
   /**
@@ -280,6 +287,17 @@ export interface ArchiveStore extends EventStore {
    */
   listEventOccurrences(query: EventOccurrencesQuery): Promise<Occurrence[][]>;
   /**
+   * observedRange is a range of observed time that holds every occurrence
+   * whose change happened in the window (`occurrenceTimeMs`), null when none
+   * did: how a reader bounds an `OccurrenceQuery` by when things happened,
+   * however late they were observed.
+   */
+  observedRange(window: { sinceMs: number; untilMs: number }): Promise<ObservedRange | null>;
+}
+
+/** ArchiveRetention is the archive's maintenance: what `kevents mirror` and `kevents serve` run with `--retention` and `--max-size`. */
+export interface ArchiveRetention {
+  /**
    * enforceRetention removes one bounded step of expired data: occurrences by
    * observed time, events whose last archived write is older than the cutoff
    * (through the delete path, so watchers see DELETED). Indexed deletes only.
@@ -287,34 +305,27 @@ export interface ArchiveStore extends EventStore {
   enforceRetention(policy: RetentionPolicy): Promise<RetentionResult>;
   /** archiveBytes is the space the data uses (for `maxBytes`), as the backend measures it. */
   archiveBytes(): Promise<number>;
-  /**
-   * countByReason, where a backend offers it, sums by type and reason the
-   * repeats (`occurrenceRepeats`) of the occurrences whose change happened in the
-   * window (`occurrenceTimeMs`), with no need to read the events or decode the
-   * occurrences: what a timeline's summary counts when the archive holds the
-   * history of every event, as it does of every write it recorded. Optional:
-   * callers feature-detect it with `canCountByReason`.
-   */
-  countByReason?(query: ReasonCountQuery): Promise<ReasonCount[]>;
-  /**
-   * observedRange, where a backend offers it, is a range of observed time that
-   * holds every occurrence whose change happened in the window
-   * (`occurrenceTimeMs`), null when none did: how a reader bounds an
-   * `OccurrenceQuery` by when things happened, however late they were observed.
-   * Optional: callers feature-detect it.
-   */
-  observedRange?(window: { sinceMs: number; untilMs: number }): Promise<ObservedRange | null>;
-  /**
-   * search reads one page of the archive's search (docs/search.md): the events
-   * a parsed query matches, newest first by their last time, each with the
-   * fields its terms matched, at one revision so that the pages of a search read
-   * one snapshot. Every backend answers with the semantics of
-   * `createSearchMatcher`, through its own index (or a scan); retention and
-   * compaction remove hits with the events. Callers feature-detect it with
-   * `canSearch`.
-   */
-  search?(request: SearchRequest): Promise<SearchPage>;
 }
+
+/**
+ * ReasonCounts is the capability of an archive that counts without reading
+ * events: `countByReason` sums by type and reason the repeats
+ * (`occurrenceRepeats`) of the occurrences whose change happened in the window
+ * (`occurrenceTimeMs`), with no need to decode the occurrences either: what a
+ * timeline's summary counts when the archive holds the history of every event,
+ * as it does of every write it recorded. `hasReasonCounts` checks it.
+ */
+export interface ReasonCounts {
+  /** countByReason counts a window's repeats by type and reason. */
+  countByReason(query: ReasonCountQuery): Promise<ReasonCount[]>;
+}
+
+/**
+ * ArchiveStore is an EventStore with the archive capability, its three parts
+ * together (a backend that archives also reads and expires what it archived);
+ * `isArchiveStore` checks it.
+ */
+export type ArchiveStore = EventStore & ArchiveWrites & ArchiveReads & ArchiveRetention;
 
 /** SizeRelation is one table or index of an archive and the bytes it takes. */
 export interface SizeRelation {
@@ -343,39 +354,43 @@ export interface SizeReport {
   retention?: { cutoffMs: number; occurrences: number; bytes: number };
 }
 
-/** SizeReporting is the capability of an archive that reports its size (`canReportSize`). */
+/** SizeReporting is the capability of an archive that reports its size (`hasSizeReport`). */
 export interface SizeReporting {
   /** sizeReport measures the archive: each relation's bytes, what it holds and, with `retentionCutoffMs`, what a retention would free. */
   sizeReport(options?: { retentionCutoffMs?: number }): Promise<SizeReport>;
 }
 
-/** canReportSize tells whether a store reports its size. */
-export function canReportSize(store: EventStore): store is ArchiveStore & SizeReporting {
-  return isArchiveStore(store) && typeof (store as Partial<SizeReporting>).sizeReport === 'function';
+/** hasSizeReport tells whether a store reports its size. */
+export function hasSizeReport<S extends object>(store: S): store is S & SizeReporting {
+  return typeof (store as Partial<SizeReporting>).sizeReport === 'function';
 }
 
-/** canSearch tells whether a store answers the archive's search. */
-export function canSearch(store: EventStore): store is ArchiveStore & Required<Pick<ArchiveStore, 'search'>> {
-  return isArchiveStore(store) && typeof store.search === 'function';
+/** hasReasonCounts tells whether a store offers `countByReason`. */
+export function hasReasonCounts<S extends object>(store: S): store is S & ReasonCounts {
+  return typeof (store as Partial<ReasonCounts>).countByReason === 'function';
 }
 
-/** canCountByReason tells whether an archive store offers `countByReason`. */
-export function canCountByReason(store: EventStore): store is ArchiveStore & Required<Pick<ArchiveStore, 'countByReason'>> {
-  return isArchiveStore(store) && typeof store.countByReason === 'function';
+/** hasArchiveReads tells whether a store reads occurrences. */
+export function hasArchiveReads<S extends object>(store: S): store is S & ArchiveReads {
+  const s = store as Partial<ArchiveReads>;
+  return typeof s.listOccurrences === 'function' && typeof s.listEventOccurrences === 'function' && typeof s.observedRange === 'function';
 }
 
-/** isArchiveStore tells whether a store has the archive capability. */
+/** hasArchiveWrites tells whether a store takes archive batches and checkpoints. */
+export function hasArchiveWrites<S extends object>(store: S): store is S & ArchiveWrites {
+  const s = store as Partial<ArchiveWrites>;
+  return typeof s.applyArchiveBatch === 'function' && typeof s.getCheckpoint === 'function' && typeof s.bindCluster === 'function';
+}
+
+/** hasRetention tells whether a store enforces a retention policy. */
+export function hasRetention<S extends object>(store: S): store is S & ArchiveRetention {
+  const s = store as Partial<ArchiveRetention>;
+  return typeof s.enforceRetention === 'function' && typeof s.archiveBytes === 'function';
+}
+
+/** isArchiveStore tells whether a store has the archive capability, all its parts. */
 export function isArchiveStore(store: EventStore): store is ArchiveStore {
-  const s = store as Partial<ArchiveStore>;
-  return (
-    typeof s.applyArchiveBatch === 'function' &&
-    typeof s.getCheckpoint === 'function' &&
-    typeof s.bindCluster === 'function' &&
-    typeof s.listOccurrences === 'function' &&
-    typeof s.listEventOccurrences === 'function' &&
-    typeof s.enforceRetention === 'function' &&
-    typeof s.archiveBytes === 'function'
-  );
+  return hasArchiveWrites(store) && hasArchiveReads(store) && hasRetention(store);
 }
 
 /** MAX_REDIRECTS bounds the redirects of one ArchiveWrite, so a decide function that loops is an error, not a hang. */

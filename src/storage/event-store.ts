@@ -218,7 +218,17 @@ export interface EventWatch extends AsyncIterable<StoreWatchEvent> {
   stop(): void;
 }
 
-/** EventStore is the contract every storage backend fulfils. */
+/**
+ * EventStore is the contract every storage backend fulfils: the verbs of
+ * kube-apiserver's storage.Interface that the REST layer calls (Create, Get,
+ * GetList, GuaranteedUpdate, Delete, Watch, and the revisions and readiness it
+ * reports), nothing more. A collection delete is the REST layer's list and
+ * deletes, as upstream's registry store does it; upstream's Count has no caller
+ * here. What only some backends offer is a capability interface of its own
+ * (`VersionedReads` here; the archive's in archive-store.ts, search's in
+ * search/), which a backend class names in its `implements` and a caller checks
+ * with the capability's type guard.
+ */
 export interface EventStore {
   /** create stores a new object; KeyExists if the key is taken, InvalidObject without namespace or name. */
   create(event: CoreEvent, options?: WriteOptions): Promise<CoreEvent>;
@@ -226,18 +236,6 @@ export interface EventStore {
   get(namespace: string, name: string): Promise<CoreEvent>;
   /** list reads a page of objects in key order. */
   list(options: ListOptions): Promise<ListResult>;
-  /**
-   * listVersions, where a backend offers it, reads the page `list` would, but
-   * leaves each item encoded until its `object()` is called: a caller that keeps
-   * wire bytes by resourceVersion then skips decoding what it already holds.
-   */
-  listVersions?(options: ListOptions): Promise<VersionList>;
-  /**
-   * newestVersions, where a backend offers `listVersions`, reads the current version of up to
-   * `limit` objects, newest first, each older than `before` (a resourceVersion) when given,
-   * in whatever order reads them fastest: what a cache of renderings warms first.
-   */
-  newestVersions?(options: { limit: number; before?: number }): Promise<ListedVersion[]>;
   /**
    * guaranteedUpdate reads, applies `tryUpdate` and writes, retrying on conflicts.
    * A result equal to the current object (property order aside) writes nothing:
@@ -256,4 +254,30 @@ export interface EventStore {
   ready(): Promise<void>;
   /** close releases the backend and ends every watch; pending writes are settled and durable when it resolves. Later calls fail with Unreachable. */
   close(): Promise<void>;
+}
+
+/**
+ * VersionedReads is the capability of a store whose resourceVersions each name
+ * one stored version, so that a caller may keep what it derives from a version
+ * (the render cache's wire bytes) under that number. `hasVersionedReads` checks it.
+ */
+export interface VersionedReads {
+  /**
+   * listVersions reads the page `list` would, but leaves each item encoded until
+   * its `object()` is called: a caller that keeps wire bytes by resourceVersion
+   * then skips decoding what it already holds.
+   */
+  listVersions(options: ListOptions): Promise<VersionList>;
+  /**
+   * newestVersions reads the current version of up to `limit` objects, newest
+   * first, each older than `before` (a resourceVersion) when given, in whatever
+   * order reads them fastest: what a cache of renderings warms first.
+   */
+  newestVersions(options: { limit: number; before?: number }): Promise<ListedVersion[]>;
+}
+
+/** hasVersionedReads tells whether a store offers `VersionedReads`. */
+export function hasVersionedReads<S extends object>(store: S): store is S & VersionedReads {
+  const s = store as Partial<VersionedReads>;
+  return typeof s.listVersions === 'function' && typeof s.newestVersions === 'function';
 }

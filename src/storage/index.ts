@@ -1,5 +1,5 @@
 export * from './errors.js';
-export type * from './event-store.js';
+export * from './event-store.js';
 export { activeIn, DEFAULT_HISTORY_WINDOW_SECONDS, occurrenceCursor } from './shared/index.js';
 export * from './archive-store.js';
 export * from './any-of.js';

@@ -1,6 +1,6 @@
 import type { CoreEvent, Occurrence, OccurrenceField } from '../api/index.js';
 import { eventCluster } from '../api/index.js';
-import { canCountByReason, isArchiveStore } from '../storage/index.js';
+import { hasArchiveReads, hasReasonCounts } from '../storage/index.js';
 import type { EventStore, IndexedField, ObservedRange, OccurrenceCursor } from '../storage/index.js';
 import { sourceWindow } from './timeline-source.js';
 import type { ReasonCountsQuery, SourceQuery, SourceReasonCount, TimelineSource } from './timeline-source.js';
@@ -62,14 +62,14 @@ export function storeTimelineSource(store: EventStore, options: StoreTimelineSou
       }
     },
     async listOccurrences(q: SourceQuery): Promise<Occurrence[] | undefined> {
-      if (!isArchiveStore(store)) return undefined;
+      if (!hasArchiveReads(store)) return undefined;
       const fieldEquals: Partial<Record<OccurrenceField, string>> = { ...occurrenceCluster };
       if (q.kind !== undefined) fieldEquals['regarding.kind'] = q.kind;
       if (q.name !== undefined) fieldEquals['regarding.name'] = q.name;
-      // A store that maps when things happened to when they were observed bounds both ends;
-      // else changes are seen no earlier than they happened: the window's start bounds the read, its end cannot.
+      // The store maps when things happened to when they were observed, which bounds both ends of a closed window;
+      // an open one relies on changes being seen no earlier than they happened: its start bounds the read, its end cannot.
       const observed: ObservedRange | null | undefined =
-        q.since !== undefined && q.until !== undefined && store.observedRange !== undefined ? await store.observedRange({ sinceMs: q.since, untilMs: q.until }) : undefined;
+        q.since !== undefined && q.until !== undefined ? await store.observedRange({ sinceMs: q.since, untilMs: q.until }) : undefined;
       if (observed === null) return [];
       const out: Occurrence[] = [];
       let after: OccurrenceCursor | undefined;
@@ -93,7 +93,7 @@ export function storeTimelineSource(store: EventStore, options: StoreTimelineSou
     },
     async countReasons(q: ReasonCountsQuery): Promise<SourceReasonCount[] | undefined> {
       // The store counts every cluster's history together: a read of some clusters builds the timeline instead.
-      if (!canCountByReason(store) || clusters.size > 0) return undefined;
+      if (!hasReasonCounts(store) || clusters.size > 0) return undefined;
       return store.countByReason({ ...(q.namespace !== undefined ? { namespace: q.namespace } : {}), sinceMs: q.since, untilMs: q.until });
     },
   };

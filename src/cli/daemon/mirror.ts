@@ -5,7 +5,7 @@ import { realClock } from '../../internal/index.js';
 import type { Logger } from '../../internal/index.js';
 import { ClusterNameTaken, KUBE_SYSTEM, bindSourceCluster, createMirror, sourceClusterUID, startRetention } from '../../mirror/index.js';
 import type { Mirror, MirrorOptions, Retention } from '../../mirror/index.js';
-import { isArchiveStore } from '../../storage/index.js';
+import { hasRetention, isArchiveStore } from '../../storage/index.js';
 import type { ArchiveStore, EventStore } from '../../storage/index.js';
 import { validateClusterName } from '../flags/cluster.js';
 import { CliError } from '../errors.js';
@@ -102,6 +102,6 @@ async function sourceIdentity(
 
 /** startStoreRetention runs retention over a store's occurrences and events without a mirror (`kevents serve --retention`). */
 export function startStoreRetention(store: EventStore, flags: RetentionFlags, logger: Logger): Retention {
-  if (!isArchiveStore(store)) throw new CliError('--retention and --max-size need a storage backend with an archive: use sqlite:, postgres:// or memory:');
+  if (!hasRetention(store)) throw new CliError('--retention and --max-size need a storage backend with an archive: use sqlite:, postgres:// or memory:');
   return startRetention(store, { ...parseRetention(flags), clock: realClock, logger });
 }

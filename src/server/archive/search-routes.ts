@@ -6,7 +6,7 @@ import { requestTarget } from '../../auth/index.js';
 import { ARCHIVE_API, ARCHIVE_GROUP, formatMicroTime, jsonBytes, keepWithin, newMethodNotAllowed, newStatusError, shareOccurrenceMessages } from '../../api/index.js';
 import type { CoreEvent, Occurrence, SearchResult, SearchResultItem } from '../../api/index.js';
 import type { Clock, Logger } from '../../internal/index.js';
-import { canSearch, isArchiveStore, occurrenceTimeMs } from '../../storage/index.js';
+import { hasSearch, isArchiveStore, occurrenceTimeMs } from '../../storage/index.js';
 import type { ArchiveStore, EventRef, EventStore } from '../../storage/index.js';
 import { negotiateOutput, sendJsonStream, sendObject } from '../http/http-io.js';
 import { route } from '../http/route.js';
@@ -54,7 +54,7 @@ export function registerSearchRoutes(router: Router<HTTPVersion.V1>, deps: Searc
 async function search(req: IncomingMessage, res: ServerResponse, namespace: string | undefined, deps: SearchRouteDeps): Promise<void> {
   if (req.method !== 'GET') throw newMethodNotAllowed();
   const store = deps.store;
-  if (!canSearch(store)) {
+  if (!isArchiveStore(store) || !hasSearch(store)) {
     const why = isArchiveStore(store) ? 'this server\'s storage has no search index (serve with SQLite or PostgreSQL storage)' : 'this server\'s storage keeps no archive (serve with SQLite or PostgreSQL storage)';
     throw newStatusError(404, 'NotFound', `the archive's search is not served here: ${why}`, { group: ARCHIVE_GROUP, kind: 'search' });
   }

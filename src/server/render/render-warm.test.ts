@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CORE_API } from '../../api/index.js';
 import type { CoreEvent } from '../../api/index.js';
-import type { EventStore, ListedVersion, VersionList } from '../../storage/index.js';
+import type { ListedVersion, VersionList, VersionedReads } from '../../storage/index.js';
 import { warmRendered } from './render-warm.js';
 import { RenderedVersions } from './rendered-versions.js';
 
@@ -24,7 +24,7 @@ function event(i: number): CoreEvent {
 }
 
 /** KeyedStore is a store's `listVersions` and `newestVersions` over fixed events, counting the objects it decodes. */
-class KeyedStore implements Pick<EventStore, 'listVersions' | 'newestVersions'> {
+class KeyedStore implements VersionedReads {
   decoded = 0;
   pages = 0;
 
@@ -106,7 +106,7 @@ test('nothing is warmed without time, without a cache, or from a store whose ver
   assert.equal(await warmRendered(store, new RenderedVersions(1024 * 1024), { maxMs: 0 }), undefined);
   assert.equal(await warmRendered(store, new RenderedVersions(0), { maxMs: 1000 }), undefined);
   assert.equal(await warmRendered({}, new RenderedVersions(1024 * 1024), { maxMs: 1000 }), undefined);
-  assert.equal(await warmRendered({ newestVersions: (o) => store.newestVersions(o) }, new RenderedVersions(1024 * 1024), { maxMs: 1000 }), undefined);
+  assert.equal(await warmRendered({ newestVersions: (o: { limit: number }) => store.newestVersions(o) }, new RenderedVersions(1024 * 1024), { maxMs: 1000 }), undefined);
   assert.equal(store.pages, 0);
 });
 

@@ -1,5 +1,5 @@
 import { CORE_API } from '../../api/index.js';
-import type { EventStore } from '../../storage/index.js';
+import { hasVersionedReads } from '../../storage/index.js';
 import { yieldLoop } from '../../internal/index.js';
 import type { RenderedVersions } from './rendered-versions.js';
 
@@ -36,12 +36,12 @@ export interface WarmResult {
  * one version, and its renderings are not kept).
  */
 export async function warmRendered(
-  store: Pick<EventStore, 'listVersions' | 'newestVersions'>,
+  store: object,
   rendered: RenderedVersions,
   options: { maxMs: number; now?: () => number },
 ): Promise<WarmResult | undefined> {
   const { maxMs, now = () => performance.now() } = options;
-  if (store.listVersions === undefined || store.newestVersions === undefined || rendered.maxBytes === 0 || maxMs <= 0) return undefined;
+  if (!hasVersionedReads(store) || rendered.maxBytes === 0 || maxMs <= 0) return undefined;
   const started = now();
   let rows = 0;
   let perRow = 0;

@@ -12,6 +12,7 @@ import {
 import type { CoreEvent, EventApi, ListMeta } from '../../api/index.js';
 import type { Clock, Logger } from '../../internal/index.js';
 import type { EventStore, Preconditions } from '../../storage/index.js';
+import { hasVersionedReads } from '../../storage/index.js';
 import { bodyText, checkRouteAccept, LIST_PRODUCES, mediaTypeOf, negotiateOutput, OBJECT_PRODUCES, readBody, sendError, sendJsonText, sendObject } from '../http/http-io.js';
 import type { OutputFormat } from '../http/http-io.js';
 import { cutListMeta, listEvents } from './list.js';
@@ -74,7 +75,7 @@ export class EventsHandler {
   constructor(private readonly o: EventsHandlerOptions) {
     this.maxAnswerBytes = o.maxAnswerBytes !== undefined && o.maxAnswerBytes > 0 ? o.maxAnswerBytes : DEFAULT_MAX_ANSWER_BYTES;
     this.rendered = new RenderedVersions(o.renderCacheBytes ?? DEFAULT_RENDER_CACHE_MIB * 1024 * 1024);
-    if (o.store.listVersions !== undefined) this.written = new WrittenRows(this.rendered, (rows) => o.metrics.listRendered.inc({ by: 'write' }, rows));
+    if (hasVersionedReads(o.store)) this.written = new WrittenRows(this.rendered, (rows) => o.metrics.listRendered.inc({ by: 'write' }, rows));
   }
 
   /** keepRendered queues the Table row of a version a write stored (not a dry run, which stored nothing). */

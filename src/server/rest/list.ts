@@ -1,4 +1,5 @@
 import type { CoreEvent, EventApi, ListMeta } from '../../api/index.js';
+import { hasVersionedReads } from '../../storage/index.js';
 import type { EventFilter, EventStore, ListedVersion, ListOptions, VersionList } from '../../storage/index.js';
 import { decodeContinue, encodeContinue } from './continue-token.js';
 import { isStatusError, newBadRequest, StatusError } from '../../api/index.js';
@@ -11,13 +12,13 @@ import { CONTINUE_TOO_OLD, toStatusError } from './storage-errors.js';
 export interface ListPage {
   items: ListedVersion[];
   metadata: ListMeta;
-  /** keyed says that each item's resourceVersion names its version alone (the store offers `listVersions`), so renderings may be kept by it. */
+  /** keyed says that each item's resourceVersion names its version alone (the store offers `VersionedReads`), so renderings may be kept by it. */
   keyed: boolean;
 }
 
 /** readPage reads through `listVersions` where the store offers it, otherwise through `list`. */
 async function readPage(store: EventStore, options: ListOptions): Promise<VersionList> {
-  if (store.listVersions !== undefined) return store.listVersions(options);
+  if (hasVersionedReads(store)) return store.listVersions(options);
   const { items, ...page } = await store.list(options);
   return { ...page, items: items.map((e: CoreEvent) => ({ resourceVersion: Number(e.metadata.resourceVersion), object: () => e })) };
 }
@@ -110,7 +111,7 @@ export async function listEvents(
     metadata.continue = encodeContinue(result.lastKey, namespace, result.resourceVersion);
     if (!filter.hasSelectors && result.remainingItemCount !== undefined) metadata.remainingItemCount = result.remainingItemCount;
   }
-  return { items: result.items, metadata, keyed: store.listVersions !== undefined };
+  return { items: result.items, metadata, keyed: hasVersionedReads(store) };
 }
 
 /**

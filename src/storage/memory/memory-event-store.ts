@@ -2,7 +2,9 @@ import type { CoreEvent, Occurrence } from '../../api/index.js';
 import type {
   ArchiveBatch,
   ArchiveBatchResult,
-  ArchiveStore,
+  ArchiveReads,
+  ArchiveRetention,
+  ArchiveWrites,
   ClusterBinding,
   ClusterIdentity,
   EventOccurrencesQuery,
@@ -11,11 +13,13 @@ import type {
   OccurrenceQuery,
   ReasonCount,
   ReasonCountQuery,
+  ReasonCounts,
   RetentionPolicy,
   RetentionResult,
   SourceCheckpoint,
 } from '../archive-store.js';
 import type {
+  EventStore,
   EventWatch,
   ListOptions,
   ListResult,
@@ -27,7 +31,7 @@ import type {
   WriteOptions,
 } from '../event-store.js';
 import { scanSearch } from '../search/index.js';
-import type { SearchPage, SearchRequest } from '../search/index.js';
+import type { SearchCapable, SearchPage, SearchRequest } from '../search/index.js';
 import { Ticker } from '../shared/index.js';
 import { MemoryArchive } from './archive-tables.js';
 import { getAt, listAt } from './list.js';
@@ -45,7 +49,7 @@ import { MemoryWrites } from './write.js';
  * (`versions.ts`, in place of a connection), lists (`list.ts`), writes
  * (`write.ts`), retention (`retention.ts`) and the archive (`archive-tables.ts`).
  */
-export class MemoryEventStore implements ArchiveStore {
+export class MemoryEventStore implements EventStore, ArchiveWrites, ArchiveReads, ArchiveRetention, ReasonCounts, SearchCapable {
   private readonly v: MemoryVersions;
   private readonly archive: MemoryArchive;
   private readonly writes: MemoryWrites;

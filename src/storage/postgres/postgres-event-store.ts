@@ -2,7 +2,9 @@ import type { CoreEvent, Occurrence } from '../../api/index.js';
 import type {
   ArchiveBatch,
   ArchiveBatchResult,
-  ArchiveStore,
+  ArchiveReads,
+  ArchiveRetention,
+  ArchiveWrites,
   ClusterBinding,
   ClusterIdentity,
   EventOccurrencesQuery,
@@ -11,6 +13,7 @@ import type {
   OccurrenceQuery,
   ReasonCount,
   ReasonCountQuery,
+  ReasonCounts,
   RetentionPolicy,
   RetentionResult,
   SizeReport,
@@ -18,6 +21,7 @@ import type {
   SourceCheckpoint,
 } from '../archive-store.js';
 import type {
+  EventStore,
   EventWatch,
   ListOptions,
   ListResult,
@@ -28,7 +32,7 @@ import type {
   WatchOptions,
   WriteOptions,
 } from '../event-store.js';
-import type { SearchPage, SearchRequest } from '../search/index.js';
+import type { SearchCapable, SearchPage, SearchRequest } from '../search/index.js';
 import { readEventOccurrences, readOccurrencePage } from '../shared/index.js';
 import { cursorOf, decodeOccurrence } from './archive-tables.js';
 import type { StoredOccurrence } from './archive-tables.js';
@@ -40,7 +44,7 @@ import { PostgresLists } from './list.js';
 import type { PostgresEventStoreOptions } from './options.js';
 import { PostgresRetention } from './retention.js';
 import { searchTimeoutOf } from './options.js';
-import { NEWEST_FIRST, PostgresSearch } from './search.js';
+import { NEWEST_FIRST, PostgresSearch } from './search-index.js';
 import { watchFeed } from './watch.js';
 import { PostgresWrites } from './write.js';
 import { postgresSizeReport } from './size-report.js';
@@ -63,7 +67,7 @@ const MAX_OCCURRENCE_BATCH = 5_000;
  * the SQLite backend does: lists (`list.ts`), writes (`write.ts`), watches
  * (`watch.ts`), retention (`retention.ts`) and the archive's search (`search.ts`).
  */
-export class PostgresEventStore implements ArchiveStore, SizeReporting {
+export class PostgresEventStore implements EventStore, ArchiveWrites, ArchiveReads, ArchiveRetention, ReasonCounts, SearchCapable, SizeReporting {
   private readonly c: PostgresConnection;
   private readonly lists: PostgresLists;
   private readonly writes: PostgresWrites;

@@ -2,7 +2,7 @@ import type { IndexedField } from '../event-store.js';
 import type { Logger } from '../../internal/index.js';
 import { NO_TIME_MS } from '../../api/index.js';
 import type { PgClient } from './options.js';
-import { fillSearchColumns, searchColumnsSql, searchIndexSql, searchReasonIndexSql } from './search.js';
+import { fillSearchColumns, searchColumnsSql, searchIndexSql, searchReasonIndexSql } from './search-index-writer.js';
 import { packedRowsSql } from './packed-rows.js';
 import { textsSql } from './texts.js';
 

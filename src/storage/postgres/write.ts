@@ -12,7 +12,7 @@ import { checkPreconditions, decodeEvent, encodeEvent, eventKey, keyOfEvent, sam
 import { observedStamp, occurrenceRow } from './archive-tables.js';
 import type { OccurrenceRow } from './archive-tables.js';
 import type { PostgresConnection } from './connection.js';
-import { searchColumns } from './search.js';
+import { searchColumns } from './search-index-writer.js';
 import { fieldsOf } from './write-batch.js';
 import type { Outcome } from './write-batch.js';
 

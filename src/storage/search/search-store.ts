@@ -76,6 +76,24 @@ export interface SearchPage {
   histogram?: SearchBucket[];
 }
 
+/** SearchCapable is the capability of a store that answers the archive's search (`hasSearch` checks it). */
+export interface SearchCapable {
+  /**
+   * search reads one page of the archive's search (docs/search.md): the events
+   * a parsed query matches, newest first by their last time, each with the
+   * fields its terms matched, at one revision so that the pages of a search read
+   * one snapshot. Every backend answers with the semantics of
+   * `createSearchMatcher`, through its own index (or a scan); retention and
+   * compaction remove hits with the events.
+   */
+  search(request: SearchRequest): Promise<SearchPage>;
+}
+
+/** hasSearch tells whether a store answers the archive's search. */
+export function hasSearch<S extends object>(store: S): store is S & SearchCapable {
+  return typeof (store as Partial<SearchCapable>).search === 'function';
+}
+
 /** searchCursorOf is the position of a hit's event. */
 export function searchCursorOf(e: CoreEvent): SearchCursor {
   return { timeMs: searchTimeMs(e), key: `${e.metadata.namespace ?? ''}/${e.metadata.name ?? ''}` };

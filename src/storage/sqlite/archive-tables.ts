@@ -10,8 +10,9 @@ import type { EventOccurrenceRow } from '../shared/index.js';
 import { CHAIN_CAP, EVENT_CHAINS, LOWEST_IS_BODY, OCCURRENCES_BY_ID, completeChains, firstOfEvents, firstOfEventsParam } from './event-occurrences.js';
 import { anyOfSql } from './list-query.js';
 import type { Params } from './list-query.js';
-import { decodeObject } from '../shared/object-codec.js';
 import { CURRENT, addMigrationFunctions, nameHash } from './schema.js';
+import { storedTexts } from './texts.js';
+import type { StoredTexts } from './texts.js';
 
 /**
  * ARCHIVE_SCHEMA adds the archive's tables to a store file; they are created on
@@ -152,7 +153,7 @@ export class ArchiveTables {
       ),
       oldestOccurrences: db.prepare<[number], { id: number }>('SELECT id FROM occurrences ORDER BY id LIMIT ?'),
       dropOccurrence: db.prepare<[number]>('DELETE FROM occurrences WHERE id = ?'),
-      dropPastVersion: db.prepare<[number]>('DELETE FROM past_versions WHERE rv = ?'),
+      dropPastVersion: db.prepare<[number], { text_rv: number | null }>('DELETE FROM past_versions WHERE rv = ? RETURNING text_rv'),
       lags: db.prepare<[], { hour: number; min_us: number; max_us: number }>('SELECT hour, min_us, max_us FROM occurrence_lag'),
       widenLag: db.prepare<[number, number, number]>(
         'INSERT INTO occurrence_lag (hour, min_us, max_us) VALUES (?, ?, ?) ON CONFLICT(hour) DO UPDATE SET min_us = min(min_us, excluded.min_us), max_us = max(max_us, excluded.max_us)',
@@ -300,12 +301,15 @@ export class ArchiveTables {
     return this.stmt.oldestOccurrences.all(limit);
   }
 
-  /** dropOccurrences deletes occurrences, and the past versions only they kept. */
+  /** dropOccurrences deletes occurrences, and the past versions only they kept, and the texts only those referred to. */
   dropOccurrences(rows: { id: number }[]): number {
+    const texts: (number | null)[] = [];
     for (const { id } of rows) {
       this.stmt.dropOccurrence.run(id);
-      this.stmt.dropPastVersion.run(id);
+      const past = this.stmt.dropPastVersion.get(id);
+      if (past !== undefined) texts.push(past.text_rv);
     }
+    storedTexts(this.db).drop(texts);
     return rows.length;
   }
 
@@ -324,7 +328,7 @@ export class ArchiveTables {
     // Decoded a time slice at a time: a page of a long event's versions is seconds of decoding.
     return readOccurrencePage(q, MAX_OCCURRENCE_BATCH, (pos, batch) =>
       mapSliced(stmt.all({ ...params, t: pos.observedMicros, id: pos.id, batch }), (row) => ({
-        occurrence: decodeOccurrence(row),
+        occurrence: decodeOccurrence(row, storedTexts(this.db)),
         at: { observedMicros: row.observed_us, id: row.id },
       })),
     );
@@ -358,7 +362,7 @@ export class ArchiveTables {
         };
         const toRow = (row: OccurrenceRow & { i: number }): EventOccurrenceRow => ({
           index: row.i,
-          occurrence: decodeOccurrence(row, decoded(row)),
+          occurrence: decodeOccurrence(row, storedTexts(this.db), decoded(row)),
           at: { observedMicros: row.observed_us, id: row.id },
         });
         const bodies = this.bodiesLeft();
@@ -456,11 +460,11 @@ function occurrencesToIndex(db: Database.Database): number {
 }
 
 /** decodeOccurrence rebuilds an occurrence from its row and the version it describes (or, for rows of earlier layouts, its body). */
-export function decodeOccurrence(row: OccurrenceRow, decoded?: CoreEvent): Occurrence {
+export function decodeOccurrence(row: OccurrenceRow, texts: StoredTexts, decoded?: CoreEvent): Occurrence {
   if (row.body !== null) return decodeBody(row.id, row.body);
   if (row.object === null) throw new Error(`occurrence ${row.id}: the event version it describes is missing`);
   // A caller that needs the event as well passes it decoded, so the stored object is decoded once.
-  const event = decoded ?? decodeEvent(decodeObject(row.object), row.id);
+  const event = decoded ?? decodeEvent(texts.json(row.object), row.id);
   const observedTime = row.observed_time ?? formatMicroTime({ epochMicros: BigInt(row.observed_us) })!;
   const change = { countBefore: row.count_before, countAfter: row.count_after };
   return occurrenceOf(event, change, { observedTime, cluster: row.cluster ?? undefined, clusterUID: row.cluster_uid ?? undefined }, row.id);

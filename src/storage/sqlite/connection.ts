@@ -14,7 +14,6 @@ import { ArchiveTables } from './archive-tables.js';
 import { Checkpointer } from './checkpointer.js';
 import { checkArchiveFile, fileExists } from './file-check.js';
 import { ListQueries } from './list-query.js';
-import { decodeObject } from '../shared/object-codec.js';
 import { DEFAULT_CACHE_SIZE_MIB, DEFAULT_MAX_BATCH } from './options.js';
 import type { FollowerWrite, SqliteEventStoreOptions, WriterLink } from './options.js';
 import { Op, applySchema } from './schema.js';
@@ -23,6 +22,8 @@ import { openSearchIndex } from './search-index-writer.js';
 import type { SearchIndexWriter } from './search-index-writer.js';
 import { prepareStatements } from './statements.js';
 import type { Statements } from './statements.js';
+import { storedTexts } from './texts.js';
+import type { StoredTexts } from './texts.js';
 
 /** SqliteDatabase is better-sqlite3's constructor, loaded through `require` (see `requireCjs`). */
 const SqliteDatabase = requireCjs('better-sqlite3') as typeof Database;
@@ -106,6 +107,8 @@ export class SqliteConnection {
   /** listDb reads lists (a file's second connection), so that paging through every event churns its small cache, not the writer's. */
   private listDb: Database.Database | undefined;
   stmt!: Statements;
+  /** texts reads and writes the long messages stored once (`texts.ts`) on the connection `stmt` runs on. */
+  texts!: StoredTexts;
   lists!: ListQueries;
   /** searches answers the archive's search, on the connection lists read with. */
   searches!: SqliteSearch;
@@ -172,6 +175,7 @@ export class SqliteConnection {
       this.searchIndex = openSearchIndex(db, this.o.logger);
       this.archive = new ArchiveTables(db, this.o.logger);
       this.stmt = prepareStatements(db);
+      this.texts = storedTexts(db);
       this.listDb = openListConnection(options.path);
       this.lists = new ListQueries(this.listDb ?? db);
       this.searches = new SqliteSearch(this.listDb ?? db, SEARCH_TOKENIZER);
@@ -204,6 +208,7 @@ export class SqliteConnection {
       tuneConnection(db, options);
       this.archive = new ArchiveTables(db);
       this.stmt = prepareStatements(db);
+      this.texts = storedTexts(db);
       this.lists = new ListQueries(db);
       this.searches = new SqliteSearch(db, SEARCH_TOKENIZER);
       this.db = db;
@@ -448,9 +453,9 @@ export class SqliteConnection {
   changesAfter(after: number, limit: number): Change[] {
     this.checkOpen();
     return this.stmt.changesAfter.all(after, limit).map((r) => {
-      const change: Change = { rv: r.rv, type: CHANGE_TYPES[r.op as 1 | 2 | 3], key: r.key, json: decodeObject(r.object) };
+      const change: Change = { rv: r.rv, type: CHANGE_TYPES[r.op as 1 | 2 | 3], key: r.key, json: this.texts.json(r.object) };
       if (r.prev_rv !== null && r.prev_object !== null) {
-        change.prevJson = decodeObject(r.prev_object);
+        change.prevJson = this.texts.json(r.prev_object);
         change.prevRv = r.prev_rv;
       }
       return change;

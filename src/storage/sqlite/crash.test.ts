@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { SqliteEventStore } from './index.js';
-import { decodeObject } from '../shared/object-codec.js';
+import { storedTexts } from './texts.js';
 
 /**
  * WRITER is the child process: 64 concurrent writers create events and print
@@ -151,10 +151,15 @@ void test('repeats of long messages acknowledged before kill -9 are in the file 
         assert.equal(count('SELECT count(*) AS n FROM search_docs'), count('SELECT count(*) AS n FROM versions WHERE op <> 3'), 'index and data in step');
         assert.ok(count('SELECT count(*) AS n FROM search_docs WHERE text IS NOT NULL') > 0, 'repeats share their entries');
         assert.equal(count('SELECT count(*) AS n FROM search_docs s WHERE text IS NOT NULL AND NOT EXISTS (SELECT 1 FROM search_docs r WHERE r.docid = s.text AND r.text IS NULL)'), 0, 'every shared entry is there');
+        const repeated = 'SELECT key FROM versions GROUP BY key HAVING count(*) > 1';
+        assert.equal(count('SELECT count(*) AS n FROM texts'), count(`SELECT count(*) AS n FROM (${repeated})`), 'each repeated message stored once');
+        assert.equal(count(`SELECT count(*) AS n FROM versions WHERE text_rv IS NULL AND key IN (${repeated})`), 0, 'every version of a repeated message refers to its text');
+        assert.equal(count('SELECT count(*) AS n FROM versions v WHERE text_rv IS NOT NULL AND NOT EXISTS (SELECT 1 FROM texts t WHERE t.rv = v.text_rv)'), 0, 'every text referred to is there');
+        const texts = storedTexts(db);
         versions = db
           .prepare<[], { rv: number; key: string; object: Buffer }>('SELECT rv, key, object FROM versions WHERE op <> 3 ORDER BY rv')
           .all()
-          .map((v) => ({ rv: v.rv, key: v.key, count: (JSON.parse(decodeObject(v.object)) as { count: number }).count }));
+          .map((v) => ({ rv: v.rv, key: v.key, count: (JSON.parse(texts.json(v.object)) as { count: number }).count }));
       } finally {
         db.close();
       }

@@ -5,7 +5,7 @@ import { decodeEvent } from '../shared/index.js';
 import { requireCjs } from '../../internal/index.js';
 import { decodeOccurrence } from './archive-tables.js';
 import type { OccurrenceRow } from './archive-tables.js';
-import { decodeObject } from '../shared/object-codec.js';
+import { storedTexts } from './texts.js';
 import { checkArchiveFile } from './file-check.js';
 
 const SqliteDatabase = requireCjs('better-sqlite3') as typeof Database;
@@ -81,14 +81,15 @@ export class SqliteExportLog implements ExportLog {
   }
 
   read(after: number, limit: number): Promise<ExportChange[]> {
-    return this.run(() =>
-      this.stmt.read.all(after, limit).map((row) => {
-        const event = row.object !== null ? decodeEvent(decodeObject(row.object), row.id) : undefined;
-        const change: ExportChange = { id: row.id, observedMicros: row.observed_us, occurrence: decodeOccurrence(row, event) };
+    return this.run(() => {
+      const texts = storedTexts(this.db!);
+      return this.stmt.read.all(after, limit).map((row) => {
+        const event = row.object !== null ? decodeEvent(texts.json(row.object), row.id) : undefined;
+        const change: ExportChange = { id: row.id, observedMicros: row.observed_us, occurrence: decodeOccurrence(row, texts, event) };
         if (event !== undefined) change.event = event;
         return change;
-      }),
-    );
+      });
+    });
   }
 
   head(): Promise<number> {

@@ -1,6 +1,8 @@
 import type Database from 'better-sqlite3';
 import type { ActiveWindow, AnyOf, IndexedField } from '../event-store.js';
 import { CURRENT, FIELD_COLUMNS, HASHED_FIELDS, HISTORY, INDEX_COLUMNS, INDEX_PRIORITY, LAST_S, nameHash } from './schema.js';
+import { storedTexts } from './texts.js';
+import type { StoredTexts } from './texts.js';
 
 /** ListRow is one version row a list reads. */
 export interface ListRow {
@@ -52,7 +54,12 @@ export class ListQueries {
   /** sinceRead is the last read of `pageSince`: its statement and values, revision, first key and the rows it chose, in key order. */
   private sinceRead: { query: string; at: number; start: string; keys: { rv: number; key: string }[] } | undefined;
 
-  constructor(private readonly db: Database.Database) {}
+  /** texts puts back the messages the objects this connection reads refer to (`texts.ts`). */
+  readonly texts: StoredTexts;
+
+  constructor(private readonly db: Database.Database) {
+    this.texts = storedTexts(db);
+  }
 
   /** page reads up to `limit` rows after `start` in key order. */
   page(scope: ListScope, start: string, limit: number): ListRow[] {

@@ -9,7 +9,7 @@ import { StorageError } from '../errors.js';
 import { DEFAULT_MAX_COUNT_REMAINING, RemainingCounts, decodeEvent, eventKey, listRevision, matchesFilter, namespaceRange, selectsAll, storedInvolvedName, storedLabels } from '../shared/index.js';
 import type { SqliteConnection } from './connection.js';
 import type { ListRow, ListScope } from './list-query.js';
-import { decodeObject } from '../shared/object-codec.js';
+import type { StoredTexts } from './texts.js';
 import { FIELD_COLUMNS, HASHED_FIELDS } from './schema.js';
 import { PageObjects } from './page-objects.js';
 import { followerRead } from './watch.js';
@@ -18,12 +18,12 @@ import { followerRead } from './watch.js';
 const MAX_LIST_BATCH = 10_000;
 
 /** listedVersion is a listed row, decoded on demand; `decoded` (a filter's decoding) is handed out first rather than decoded again. */
-function listedVersion(rv: number, object: () => Buffer, decoded?: CoreEvent): ListedVersion {
+function listedVersion(rv: number, texts: StoredTexts, object: () => Buffer, decoded?: CoreEvent): ListedVersion {
   let first = decoded;
   return {
     resourceVersion: rv,
     object: () => {
-      const e = first ?? decodeEvent(decodeObject(object()), rv);
+      const e = first ?? decodeEvent(texts.json(object()), rv);
       first = undefined;
       return e;
     },
@@ -87,7 +87,7 @@ export class SqliteLists {
       const key = eventKey(namespace, name);
       const row = this.c.stmt.current.get(key);
       if (row === undefined) throw new StorageError('KeyNotFound', `${key} not found`, { key, currentResourceVersion: this.c.rv });
-      return decodeEvent(decodeObject(row.object), row.rv);
+      return decodeEvent(this.c.texts.json(row.object), row.rv);
     });
   }
 
@@ -98,7 +98,7 @@ export class SqliteLists {
   /** newestVersions reads current versions newest first, in revision order down the table (no index to step through). */
   newestVersions(options: { limit: number; before?: number }): Promise<ListedVersion[]> {
     return this.c.read(() =>
-      followerRead(this.c, () => this.c.lists.newest(options.before ?? Number.MAX_SAFE_INTEGER, options.limit).map((r) => listedVersion(r.rv, () => r.object))),
+      followerRead(this.c, () => this.c.lists.newest(options.before ?? Number.MAX_SAFE_INTEGER, options.limit).map((r) => listedVersion(r.rv, this.c.lists.texts, () => r.object))),
     );
   }
 
@@ -145,14 +145,14 @@ export class SqliteLists {
           if (labels((row as LabelRow).labels)) kept.push(row.rv);
         } else {
           const object = (row as ListRow).object;
-          const json = decodeObject(object);
+          const json = this.c.lists.texts.json(object);
           if (name !== undefined) {
             if ((storedInvolvedName(json) ?? '') === name && (options.labelMatch === undefined || options.labelMatch(storedLabels(json)))) {
-              items.push(listedVersion(row.rv, () => object));
+              items.push(listedVersion(row.rv, this.c.lists.texts, () => object));
             }
           } else {
             const event = decodeEvent(json, row.rv);
-            if (matchesFilter(event, options)) items.push(listedVersion(row.rv, () => object, event));
+            if (matchesFilter(event, options)) items.push(listedVersion(row.rv, this.c.lists.texts, () => object, event));
           }
         }
         if (++examined >= maxExamined && items.length + kept.length < limit) {
@@ -223,7 +223,7 @@ export class SqliteLists {
    * window after the list; were it gone, the answer is that the revision has expired.
    */
   private unread(rv: number, read: () => Buffer | undefined = () => this.c.lists.object(rv)): ListedVersion {
-    return listedVersion(rv, () => {
+    return listedVersion(rv, this.c.lists.texts, () => {
       const object = read();
       if (object === undefined) throw new StorageError('ResourceVersionExpired', `the version at revision ${rv} has been compacted`, { resourceVersion: rv });
       return object;

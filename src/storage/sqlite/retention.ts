@@ -195,19 +195,30 @@ export class SqliteRetention {
     const c = this.c;
     const db = c.checkOpen();
     const superseded = c.stmt.supersededUpTo.all(c.compacted, PURGE_BATCH);
+    // The texts the deleted rows referred to go with them once nothing else refers to them (a past version kept is one).
+    const texts: (number | null)[] = [];
     try {
       db.transaction(() => {
         for (const { rv } of superseded) {
           c.stmt.keepPast.run({ rv });
           c.searchIndex?.drop(rv);
-          c.stmt.dropVersion.run(rv);
+          const text = c.stmt.dropVersion.get(rv)?.text_rv ?? null;
+          if (text !== null) texts.push(text);
         }
+        c.texts.drop(texts);
       })();
     } catch (e) {
       // A drop may have forgotten a queued entry of a version the rollback keeps: the index reads the file again.
       c.searchIndex?.discard();
       throw e;
     }
-    return superseded.length + c.stmt.purgeTombstones.run(c.compacted, PURGE_BATCH).changes;
+    return (
+      superseded.length +
+      db.transaction(() => {
+        const tombstones = c.stmt.purgeTombstones.all(c.compacted, PURGE_BATCH);
+        c.texts.drop(tombstones.map((t) => t.text_rv));
+        return tombstones.length;
+      })()
+    );
   }
 }

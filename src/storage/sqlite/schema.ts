@@ -7,9 +7,10 @@ import type { Logger } from '../../internal/index.js';
 import { migrationLog } from './migration-progress.js';
 import type { MigrationProgress } from './migration-progress.js';
 import { decodeObject, encodeObject } from '../shared/object-codec.js';
+import { TEXTS_SCHEMA } from './texts.js';
 
 /** SCHEMA_VERSION is stored in `meta` so that a later layout can migrate files written by this one. */
-export const SCHEMA_VERSION = 10;
+export const SCHEMA_VERSION = 11;
 
 /** Op is how a row changed its key; the values are stored. */
 export const Op = { ADDED: 1, MODIFIED: 2, DELETED: 3 } as const;
@@ -151,6 +152,8 @@ const SINCE_INDEX_COLUMNS = ['reason', 'type', 'involved_kind', 'first_s'].join(
  * own (0 for the first version of its key; null in rows kept before the column
  * existed, where it is unknown), so an event's versions stay a chain from its
  * current one (`eventChains`) after compaction.
+ * `text_rv` (in both) names the row of `texts` whose message the object refers
+ * to instead of holding it (`texts.ts`), null in nearly every row.
  */
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS versions (
@@ -168,7 +171,8 @@ CREATE TABLE IF NOT EXISTS versions (
   first_s INTEGER,
   span_s INTEGER,
   cluster TEXT,
-  labels TEXT
+  labels TEXT,
+  text_rv INTEGER
 );
 CREATE INDEX IF NOT EXISTS cur_key ON versions(key, ${KEY_INDEX_COLUMNS}) WHERE ${CURRENT};
 ${indexed.map((c) => `CREATE INDEX IF NOT EXISTS cur_${c} ON versions(${c}, key, ${SPAN_INDEX_COLUMNS}) WHERE ${CURRENT};`).join('\n')}
@@ -178,7 +182,7 @@ CREATE INDEX IF NOT EXISTS hist_key ON versions(key, rv, superseded_rv, ${KEY_IN
 ${indexed.map((c) => `CREATE INDEX IF NOT EXISTS hist_${c} ON versions(${c}, key, rv, superseded_rv) WHERE ${HISTORY};`).join('\n')}
 CREATE INDEX IF NOT EXISTS superseded ON versions(superseded_rv) WHERE superseded_rv IS NOT NULL;
 CREATE INDEX IF NOT EXISTS tombstones ON versions(rv) WHERE op = 3;
-CREATE TABLE IF NOT EXISTS past_versions (rv INTEGER PRIMARY KEY, object BLOB NOT NULL, prev_rv INTEGER);
+CREATE TABLE IF NOT EXISTS past_versions (rv INTEGER PRIMARY KEY, object BLOB NOT NULL, prev_rv INTEGER, text_rv INTEGER);
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS checkpoints (at INTEGER PRIMARY KEY, rv INTEGER NOT NULL);
 `;
@@ -245,11 +249,17 @@ export function addMigrationFunctions(db: Database.Database): void {
  * predecessor's search entry (`search_docs.text`, added by `openSearchIndex`):
  * an older build must refuse the file, as its search would not find the
  * sharers and its purge would drop an entry they share.
+ * Version 11 adds `texts` and the `text_rv` columns (`texts.ts`): a repeated
+ * long message is stored once, and the objects that repeat it refer to it. Rows
+ * written before keep their whole copy and read as before; nothing is
+ * rewritten, and the columns are added without touching a row (SQLite's ADD
+ * COLUMN), so the migration takes no time. An older build must refuse the file,
+ * as it would read the references as the objects' text.
  */
 export function applySchema(db: Database.Database, logger?: Pick<Logger, 'info'>): void {
   const hasMeta = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get() !== undefined;
   const version = hasMeta ? db.prepare<[], { value: number }>("SELECT value FROM meta WHERE name = 'schema'").get()?.value : undefined;
-  if (version !== undefined && version !== 1 && version !== 2 && version !== 3 && version !== 4 && version !== 5 && version !== 6 && version !== 7 && version !== 8 && version !== 9 && version !== SCHEMA_VERSION) {
+  if (version !== undefined && version !== 1 && version !== 2 && version !== 3 && version !== 4 && version !== 5 && version !== 6 && version !== 7 && version !== 8 && version !== 9 && version !== 10 && version !== SCHEMA_VERSION) {
     throw new Error(`unsupported schema version ${version} (this build reads ${SCHEMA_VERSION})`);
   }
   db.transaction(() => {
@@ -284,6 +294,11 @@ export function applySchema(db: Database.Database, logger?: Pick<Logger, 'info'>
     if (!db.prepare<[], { name: string }>('PRAGMA table_info(past_versions)').all().some((c) => c.name === 'prev_rv')) {
       db.exec('ALTER TABLE past_versions ADD COLUMN prev_rv INTEGER');
     }
+    // Schema 11's references: null in every row written before (which holds its whole object), added in place.
+    for (const table of ['versions', 'past_versions']) {
+      if (!db.prepare<[], { name: string }>(`PRAGMA table_info(${table})`).all().some((c) => c.name === 'text_rv')) db.exec(`ALTER TABLE ${table} ADD COLUMN text_rv INTEGER`);
+    }
+    db.exec(TEXTS_SCHEMA);
     if (legacy) {
       addMigrationFunctions(db);
       db.exec(`INSERT INTO versions (rv, key, op, object, prev_rv, superseded_rv, expires_at, involved_kind, involved_hash, reason, type, first_s, span_s)

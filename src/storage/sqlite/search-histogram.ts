@@ -4,7 +4,7 @@ import type Database from 'better-sqlite3';
 import type { CoreEvent } from '../../api/index.js';
 import { countInHistogram, histogramBuckets } from '../search/index.js';
 import type { SearchBucket, SearchRequest } from '../search/index.js';
-import { decodeObject } from '../shared/object-codec.js';
+import { storedTexts } from './texts.js';
 import { columnConditions } from './search-columns.js';
 
 /** Candidate is one version the search index found: its docid, revision, key and stored object. */
@@ -82,9 +82,10 @@ export async function searchHistogram(db: Database.Database, input: HistogramInp
   // Each read runs over the index's candidates, and with a match over the versions sharing a matching entry too.
   const reads = [{ where: [input.from(match !== undefined), ...(exact ? columns : [])].join(' AND '), docid: match === undefined ? 'd.docid' : 'f.rowid' }];
   if (match !== undefined) reads.push({ where: [input.shared(), ...(exact ? columns : [])].join(' AND '), docid: 'd.docid' });
+  const texts = storedTexts(db);
   const count = (rows: Candidate[]): void => {
     for (const row of rows) {
-      const event = JSON.parse(decodeObject(row.object)) as CoreEvent;
+      const event = JSON.parse(texts.json(row.object)) as CoreEvent;
       if (matcher.matches(event) !== undefined) countInHistogram(buckets, h, searchTimeMs(event));
     }
   };

@@ -5,7 +5,7 @@ import type { CoreEvent } from '../../api/index.js';
 import type { Logger } from '../../internal/index.js';
 import { migrationLog } from './migration-progress.js';
 import type { MigrationProgress } from './migration-progress.js';
-import { decodeObject } from '../shared/object-codec.js';
+import { storedTexts } from './texts.js';
 import { DOCID_SLOTS, INDEXED_RV_META, KEYED_FIELDS, SEARCH_TOKENIZER, VALUE_TOKENS_META, docidSecond, indexHoldsValueTokens, valueToken } from './search-index.js';
 import type { SearchTokenizer } from './search-index.js';
 
@@ -136,9 +136,10 @@ function indexTokenizer(db: Database.Database): SearchTokenizer {
   return table === undefined ? SEARCH_TOKENIZER : /tokenize='trigram'/.test(table.sql) ? 'trigram' : 'unicode61';
 }
 
-function decodeEvent(blob: Uint8Array): CoreEvent | undefined {
+/** decodeEvent reads a stored object with its message put back (`texts.ts`): the index holds the message's words. */
+function decodeEvent(db: Database.Database, blob: Uint8Array): CoreEvent | undefined {
   try {
-    return JSON.parse(decodeObject(blob)) as CoreEvent;
+    return JSON.parse(storedTexts(db).json(blob)) as CoreEvent;
   } catch {
     return undefined;
   }
@@ -293,7 +294,7 @@ export function createSearchIndexWriter(db: Database.Database): SearchIndexWrite
       if (lost) {
         const top = upTo ?? Number.MAX_SAFE_INTEGER;
         const rows = unindexed.all(indexedRv, top, REREAD_CHUNK);
-        writeEntries(rows.map(({ rv, object }) => [rv, { event: decodeEvent(object), prev: undefined }] as [number, Queued]));
+        writeEntries(rows.map(({ rv, object }) => [rv, { event: decodeEvent(db, object), prev: undefined }] as [number, Queued]));
         const more = rows.length === REREAD_CHUNK;
         indexedRv = more ? rows[rows.length - 1]!.rv : Math.max(indexedRv, upTo ?? rows[rows.length - 1]?.rv ?? indexedRv);
         setMark.run(INDEXED_RV_META, indexedRv);
@@ -372,7 +373,7 @@ export function buildSearchIndex(db: Database.Database, progress?: IndexProgress
   for (;;) {
     const batch = rows.all(after, chunk);
     if (batch.length === 0) break;
-    for (const { rv, object } of batch) writer.add(rv, decodeEvent(object));
+    for (const { rv, object } of batch) writer.add(rv, decodeEvent(db, object));
     writer.write();
     done += batch.length;
     after = batch[batch.length - 1]!.rv;
@@ -406,7 +407,7 @@ export function rebuildSearchText(db: Database.Database, progress?: IndexProgres
   for (;;) {
     const batch = rows.all(after, chunk);
     if (batch.length === 0) break;
-    for (const { docid, object } of batch) addText.run(docid, ...indexedText(decodeEvent(object), tokenizer).fields);
+    for (const { docid, object } of batch) addText.run(docid, ...indexedText(decodeEvent(db, object), tokenizer).fields);
     done += batch.length;
     after = batch[batch.length - 1]!.docid;
     progress?.(done, total);

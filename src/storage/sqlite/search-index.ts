@@ -5,7 +5,7 @@ import type { CoreEvent } from '../../api/index.js';
 import { countInHistogram } from '../search/index.js';
 import { compareSearchOrder, searchCursorOf } from '../search/index.js';
 import type { SearchBucket, SearchCursor, SearchHit, SearchPage, SearchRequest } from '../search/index.js';
-import { decodeObject } from '../shared/object-codec.js';
+import { storedTexts } from './texts.js';
 import { searchHistogram } from './search-histogram.js';
 import type { Candidate, SearchScope } from './search-histogram.js';
 import { columnFilter, decidedByColumns } from './search-columns.js';
@@ -428,7 +428,7 @@ export class SqliteSearch {
     const end = page.next;
     const found: { hit: SearchHit; at: SearchCursor }[] = [];
     for (const row of rows) {
-      const event = JSON.parse(decodeObject(row.object)) as CoreEvent;
+      const event = JSON.parse(storedTexts(this.db).json(row.object)) as CoreEvent;
       event.metadata.resourceVersion = String(row.rv);
       const at = searchCursorOf(event);
       if (request.after !== undefined && compareSearchOrder(at, request.after) <= 0) continue;
@@ -635,7 +635,7 @@ export class SqliteSearch {
           stop = more = true;
           break;
         }
-        const text = decodeObject(row.object);
+        const text = storedTexts(this.db).json(row.object);
         decoded += text.length;
         const event = JSON.parse(text) as CoreEvent;
         event.metadata.resourceVersion = String(row.rv);
@@ -700,7 +700,7 @@ export class SqliteSearch {
     return searchHistogram(this.db, input, pause).then((buckets) => {
       const h = request.histogram!;
       for (const row of unindexed) {
-        const event = JSON.parse(decodeObject(row.object)) as CoreEvent;
+        const event = JSON.parse(storedTexts(this.db).json(row.object)) as CoreEvent;
         if (matcher.matches(event) !== undefined && (ns === undefined || event.metadata.namespace === ns)) countInHistogram(buckets, h, searchTimeMs(event));
       }
       return buckets;

@@ -4,9 +4,10 @@ import { CURRENT } from './schema.js';
 
 /**
  * GROWING_TABLES are the tables whose size follows the archive's history, the part a retention removes from:
- * the versions, the past versions occurrences keep, the occurrences, and the search index (its FTS5 tables).
+ * the versions, the past versions occurrences keep, the occurrences, the long messages those refer to (`texts`), and
+ * the search index (its FTS5 tables).
  */
-const GROWING_TABLES = /^(versions|past_versions|occurrences|search_fts.*)$/;
+const GROWING_TABLES = /^(versions|past_versions|occurrences|texts|search_fts.*)$/;
 
 /**
  * sqliteSizeReport measures a SQLite archive: each table's and index's pages (SQLite's `dbstat`, which reads

@@ -2,7 +2,9 @@ import type { CoreEvent, Occurrence } from '../../api/index.js';
 import type {
   ArchiveBatch,
   ArchiveBatchResult,
-  ArchiveStore,
+  ArchiveReads,
+  ArchiveRetention,
+  ArchiveWrites,
   ClusterBinding,
   ClusterIdentity,
   EventOccurrencesQuery,
@@ -11,6 +13,7 @@ import type {
   OccurrenceQuery,
   ReasonCount,
   ReasonCountQuery,
+  ReasonCounts,
   RetentionPolicy,
   RetentionResult,
   SizeReport,
@@ -18,6 +21,7 @@ import type {
   SourceCheckpoint,
 } from '../archive-store.js';
 import type {
+  EventStore,
   EventWatch,
   ListedVersion,
   ListOptions,
@@ -27,10 +31,11 @@ import type {
   UpdateOptions,
   UpdateResult,
   VersionList,
+  VersionedReads,
   WatchOptions,
   WriteOptions,
 } from '../event-store.js';
-import type { SearchPage, SearchRequest } from '../search/index.js';
+import type { SearchCapable, SearchPage, SearchRequest } from '../search/index.js';
 import { Ticker, listRevision } from '../shared/index.js';
 import { SqliteConnection, storageFailure } from './connection.js';
 import { SqliteLists } from './list.js';
@@ -52,7 +57,7 @@ import { sqliteSizeReport } from './size-report.js';
  * (`list.ts`), writes (`write.ts`), a follower's watch feed (`watch.ts`),
  * retention (`retention.ts`) and the search index (`search-index.ts`).
  */
-export class SqliteEventStore implements ArchiveStore, SizeReporting {
+export class SqliteEventStore implements EventStore, VersionedReads, ArchiveWrites, ArchiveReads, ArchiveRetention, ReasonCounts, SearchCapable, SizeReporting {
   private readonly c: SqliteConnection;
   private readonly lists: SqliteLists;
   private readonly writes: SqliteWrites;

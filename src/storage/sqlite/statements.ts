@@ -11,6 +11,8 @@ export interface CurrentRow {
   /** object is the encoded event (`decodeObject`). */
   object: Buffer;
   expires_at: number | null;
+  /** text_rv is the text the object refers to (`texts.ts`), null when it holds its message. */
+  text_rv: number | null;
 }
 
 /** ChangeRow is one version read as a change of the log, with the version it replaced. */
@@ -42,8 +44,8 @@ export interface Statements {
   dropCheckpoints: Statement<[number]>;
   supersededUpTo: Statement<[number, number], { rv: number }>;
   keepPast: Statement<{ rv: number }>;
-  dropVersion: Statement<[number]>;
-  purgeTombstones: Statement<[number, number]>;
+  dropVersion: Statement<[number], { text_rv: number | null }>;
+  purgeTombstones: Statement<[number, number], { text_rv: number | null }>;
   /** mergeSearchIndex merges a bounded part of the search index's segments (FTS5's `merge` of 64 pages), those mostly deleted first. */
   mergeSearchIndex: { run(): unknown };
 }
@@ -51,15 +53,15 @@ export interface Statements {
 /** prepareStatements prepares the statements a store runs on its connection (the writer's, or a follower's one). */
 export function prepareStatements(db: Database.Database): Statements {
   return {
-    current: db.prepare<[string], CurrentRow>(`SELECT rv, object, expires_at FROM versions INDEXED BY cur_key WHERE key = ? AND ${CURRENT}`),
+    current: db.prepare<[string], CurrentRow>(`SELECT rv, object, expires_at, text_rv FROM versions INDEXED BY cur_key WHERE key = ? AND ${CURRENT}`),
     insert: db.prepare(
-      `INSERT INTO versions (rv, key, op, object, prev_rv, expires_at, involved_kind, involved_hash, reason, type, first_s, span_s, cluster, labels)
-       VALUES (@rv, @key, @op, @object, @prev_rv, @expires_at, @involved_kind, @involved_hash, @reason, @type, @first_s, @span_s, @cluster, @labels)`,
+      `INSERT INTO versions (rv, key, op, object, prev_rv, expires_at, involved_kind, involved_hash, reason, type, first_s, span_s, cluster, labels, text_rv)
+       VALUES (@rv, @key, @op, @object, @prev_rv, @expires_at, @involved_kind, @involved_hash, @reason, @type, @first_s, @span_s, @cluster, @labels, @text_rv)`,
     ),
     supersede: db.prepare<[number, number]>('UPDATE versions SET superseded_rv = ? WHERE rv = ?'),
     tombstone: db.prepare<[number, number]>(
-      `INSERT INTO versions (rv, key, op, object, prev_rv, involved_kind, involved_hash, reason, type)
-       SELECT ?, key, ${Op.DELETED}, object, rv, involved_kind, involved_hash, reason, type FROM versions WHERE rv = ?`,
+      `INSERT INTO versions (rv, key, op, object, prev_rv, involved_kind, involved_hash, reason, type, text_rv)
+       SELECT ?, key, ${Op.DELETED}, object, rv, involved_kind, involved_hash, reason, type, text_rv FROM versions WHERE rv = ?`,
     ),
     changesAfter: db.prepare<[number, number], ChangeRow>(
       `SELECT v.rv, v.key, v.op, v.object, v.prev_rv, p.object AS prev_object
@@ -82,11 +84,12 @@ export function prepareStatements(db: Database.Database): Statements {
     // A superseded version an occurrence describes keeps its object in past_versions, and its link to the version
     // before it (0: none), so that its event's versions are still read as a chain.
     keepPast: db.prepare<{ rv: number }>(
-      'INSERT OR IGNORE INTO past_versions (rv, object, prev_rv) SELECT rv, object, coalesce(prev_rv, 0) FROM versions WHERE rv = @rv AND EXISTS (SELECT 1 FROM occurrences WHERE id = @rv AND body IS NULL)',
+      'INSERT OR IGNORE INTO past_versions (rv, object, prev_rv, text_rv) SELECT rv, object, coalesce(prev_rv, 0), text_rv FROM versions WHERE rv = @rv AND EXISTS (SELECT 1 FROM occurrences WHERE id = @rv AND body IS NULL)',
     ),
-    dropVersion: db.prepare<[number]>('DELETE FROM versions WHERE rv = ?'),
-    purgeTombstones: db.prepare<[number, number]>(
-      `DELETE FROM versions WHERE rv IN (SELECT rv FROM versions INDEXED BY tombstones WHERE op = ${Op.DELETED} AND rv <= ? LIMIT ?)`,
+    // Both answer the texts the rows they delete referred to (`StoredTexts.drop`).
+    dropVersion: db.prepare<[number], { text_rv: number | null }>('DELETE FROM versions WHERE rv = ? RETURNING text_rv'),
+    purgeTombstones: db.prepare<[number, number], { text_rv: number | null }>(
+      `DELETE FROM versions WHERE rv IN (SELECT rv FROM versions INDEXED BY tombstones WHERE op = ${Op.DELETED} AND rv <= ? LIMIT ?) RETURNING text_rv`,
     ),
     // Prepared when first run: a follower's connection, and a file before its index, have no search_fts to prepare it on.
     mergeSearchIndex: { run: () => db.prepare("INSERT INTO search_fts (search_fts, rank) VALUES ('merge', 64)").run() },

@@ -12,9 +12,10 @@ import { checkPreconditions, decodeEvent, encodeEvent, eventKey, fieldValue, key
 import type { Change } from '../shared/index.js';
 import { CHANGE_TYPES } from './connection.js';
 import type { SqliteConnection } from './connection.js';
-import { decodeObject, encodeObject } from '../shared/object-codec.js';
+import { encodeObject } from '../shared/object-codec.js';
 import { Op, labelsColumn, nameHash, spanSeconds } from './schema.js';
 import type { CurrentRow } from './statements.js';
+import { longText } from './texts.js';
 
 /** fieldsOf are the derived columns of an event's version row (see `FIELD_COLUMNS`). */
 function fieldsOf(e: CoreEvent): Record<string, string | number | null> {
@@ -69,7 +70,7 @@ export class SqliteWrites {
         throw new StorageError('KeyExists', `${key} already exists`, { key, currentResourceVersion: c.rv });
       }
       const rv = ++c.rv;
-      c.stmt.insert.run({ rv, key, op: Op.ADDED, object, prev_rv: null, expires_at: expiresAt, ...fields });
+      c.stmt.insert.run({ rv, key, op: Op.ADDED, object, prev_rv: null, expires_at: expiresAt, text_rv: null, ...fields });
       c.searchIndex?.add(rv, event, json.length);
       changes.push({ rv, type: 'ADDED', key, json });
       if (options.occurrence !== undefined) this.appendOccurrence(event, rv, occurrenceChange(undefined, event), options.occurrence);
@@ -85,7 +86,7 @@ export class SqliteWrites {
       if (cur === undefined && options.allowCreate !== true) {
         throw new StorageError('KeyNotFound', `${key} not found`, { key, currentResourceVersion: c.rv });
       }
-      const curJson = cur === undefined ? undefined : decodeObject(cur.object);
+      const curJson = cur === undefined ? undefined : c.texts.json(cur.object);
       const current = cur === undefined ? undefined : decodeEvent(curJson!, cur.rv);
       checkPreconditions(key, current, options.preconditions, c.rv);
       const next = await tryUpdate(current);
@@ -117,20 +118,24 @@ export class SqliteWrites {
 
   private casWrite(key: string, expectRv: number | null, json: string, next: CoreEvent, previous: CoreEvent | null, options: WriteOptions): Promise<number | undefined> {
     const c = this.c;
-    const object = encodeObject(json);
+    // A long message may repeat the current version's, and be stored once (`texts.ts`): the write, which reads that version, encodes it.
+    const text = longText(next.message);
+    const encoded = text === undefined ? encodeObject(json) : undefined;
     const fields = fieldsOf(next);
     const expiresAt = c.expiry(options.ttlSeconds);
     return c.enqueue((changes) => {
       const now = c.stmt.current.get(key);
       // Compare-and-swap on the revision read before tryUpdate, as etcd does; a lost race retries.
       if ((now?.rv ?? null) !== expectRv) return undefined;
+      const prevJson = now === undefined ? undefined : c.texts.json(now.object);
+      const { object, text_rv } = c.texts.version(json, text, now === undefined ? undefined : { rv: now.rv, text_rv: now.text_rv, json: prevJson! }, encoded);
       const rv = ++c.rv;
       if (now !== undefined) c.stmt.supersede.run(rv, now.rv);
       const op = now === undefined ? Op.ADDED : Op.MODIFIED;
-      c.stmt.insert.run({ rv, key, op, object, prev_rv: now?.rv ?? null, expires_at: expiresAt, ...fields });
+      c.stmt.insert.run({ rv, key, op, object, prev_rv: now?.rv ?? null, expires_at: expiresAt, text_rv, ...fields });
       const change: Change = { rv, type: CHANGE_TYPES[op], key, json };
       if (now !== undefined) {
-        change.prevJson = decodeObject(now.object);
+        change.prevJson = prevJson!;
         change.prevRv = now.rv;
       }
       c.searchIndex?.add(rv, next, json.length, now === undefined ? undefined : { rv: now.rv, json: change.prevJson! });
@@ -147,7 +152,7 @@ export class SqliteWrites {
     const { rv, json } = await c.enqueue((changes) => {
       const cur = c.stmt.current.get(key);
       if (cur === undefined) throw new StorageError('KeyNotFound', `${key} not found`, { key, currentResourceVersion: c.rv });
-      const json = decodeObject(cur.object);
+      const json = c.texts.json(cur.object);
       checkPreconditions(key, decodeEvent(json, cur.rv), options.preconditions, c.rv);
       return { rv: this.tombstone(key, cur, changes, json), json };
     });
@@ -164,7 +169,7 @@ export class SqliteWrites {
       const lookup = (key: string): { row: CurrentRow; json: string } | undefined => {
         if (found.has(key)) return found.get(key);
         const row = c.stmt.current.get(key);
-        const entry = row === undefined ? undefined : { row, json: decodeObject(row.object) };
+        const entry = row === undefined ? undefined : { row, json: c.texts.json(row.object) };
         found.set(key, entry);
         return entry;
       };
@@ -181,10 +186,11 @@ export class SqliteWrites {
         const rv = ++c.rv;
         if (now !== undefined) c.stmt.supersede.run(rv, now.row.rv);
         const op = now === undefined ? Op.ADDED : Op.MODIFIED;
-        const object = encodeObject(json);
-        c.stmt.insert.run({ rv, key: p.key, op, object, prev_rv: now?.row.rv ?? null, expires_at: null, ...fieldsOf(p.object) });
+        const prev = now === undefined ? undefined : { rv: now.row.rv, text_rv: now.row.text_rv, json: now.json };
+        const { object, text_rv } = c.texts.version(json, longText(p.object.message), prev);
+        c.stmt.insert.run({ rv, key: p.key, op, object, prev_rv: now?.row.rv ?? null, expires_at: null, text_rv, ...fieldsOf(p.object) });
         c.searchIndex?.add(rv, p.object, json.length, now === undefined ? undefined : { rv: now.row.rv, json: now.json });
-        found.set(p.key, { row: { rv, object, expires_at: null }, json });
+        found.set(p.key, { row: { rv, object, expires_at: null, text_rv }, json });
         const change: Change = { rv, type: CHANGE_TYPES[op], key: p.key, json };
         if (now !== undefined) {
           change.prevJson = now.json;
@@ -208,7 +214,7 @@ export class SqliteWrites {
   }
 
   /** tombstone deletes `key` (at its current version `cur`) inside the running write and returns the delete's revision. */
-  tombstone(key: string, cur: CurrentRow, changes: Change[], json = decodeObject(cur.object)): number {
+  tombstone(key: string, cur: CurrentRow, changes: Change[], json = this.c.texts.json(cur.object)): number {
     const c = this.c;
     const rv = ++c.rv;
     c.stmt.supersede.run(rv, cur.rv);

@@ -1,17 +1,12 @@
 import assert from 'node:assert/strict';
-import { describe, it as nodeIt } from 'node:test';
+import { describe } from 'node:test';
 import { CLUSTER_LABEL, formatMicroTime } from '../../api/index.js';
 import type { CoreEvent, Occurrence } from '../../api/index.js';
-import { FakeClock } from '../../internal/index.js';
-import { canCountByReason, eventOccurrenceQuery, isArchiveStore, occurrenceTimeMs } from '../archive-store.js';
+import { eventOccurrenceQuery, hasReasonCounts, isArchiveStore, occurrenceTimeMs } from '../archive-store.js';
 import type { ArchiveStore, ArchiveWrite, EventOccurrencesQuery, EventRef, OccurrenceQuery, ReasonCount } from '../archive-store.js';
 import type { EventStore, StoreWatchEvent } from '../event-store.js';
-import { CONFORMANCE_ENV_DEFAULTS, sampleEvent } from './conformance.js';
-import type { ConformanceEnv, ConformanceSetup } from './conformance.js';
-
-function it(name: string, fn: () => Promise<void>): void {
-  void nodeIt(name, { timeout: 20_000 }, fn);
-}
+import { it, sampleEvent, storeCases } from './conformance-support.js';
+import type { ConformanceEnv, ConformanceSetup } from './conformance-support.js';
 
 /** upsert is the simplest archive write: store `object` and append an occurrence when its count changed. */
 function upsert(object: CoreEvent): ArchiveWrite {
@@ -76,22 +71,7 @@ async function allOccurrences(store: ArchiveStore, q: OccurrenceQuery = {}): Pro
  * backend must have. It uses the same setup as the EventStore suite.
  */
 export function runArchiveStoreConformance(name: string, setup: ConformanceSetup): void {
-  const open = async (): Promise<{ store: ArchiveStore; env: ConformanceEnv }> => {
-    const clock = new FakeClock();
-    const env: ConformanceEnv = { clock, options: { clock, ...CONFORMANCE_ENV_DEFAULTS } };
-    const store = await setup.create(env);
-    await store.ready();
-    assert.ok(isArchiveStore(store), `${name} has the archive capability`);
-    return { store, env };
-  };
-  const withStore = (fn: (store: ArchiveStore, env: ConformanceEnv) => Promise<void>) => async (): Promise<void> => {
-    const { store, env } = await open();
-    try {
-      await fn(store, env);
-    } finally {
-      await setup.destroy(store);
-    }
-  };
+  const { open, withStore } = storeCases(setup, { is: isArchiveStore, message: `${name} has the archive capability` });
 
   void describe(`ArchiveStore conformance: ${name}`, () => {
     it(
@@ -112,6 +92,57 @@ export function runArchiveStoreConformance(name: string, setup: ConformanceSetup
         assert.equal(all[0]!.event.uid, 'uid-ns-a');
         assert.equal(all[0]!.regarding.name, 'pod-a');
         assert.notEqual(all[0]!.metadata.name, all[1]!.metadata.name);
+      }),
+    );
+
+    it(
+      'reads a long message repeated by local and archived writes back whole: get, lists at each revision, watch with previous objects, occurrences after its deletion',
+      withStore(async (store) => {
+        // Long enough for a backend to keep it once (SQLite and PostgreSQL do), short enough for any request.
+        const long = noise(11, 20_000);
+        const other = noise(12, 20_000);
+        const stamp = { occurrence: {} };
+        const first = Number((await store.create(sampleEvent('ns', 'long', { count: 1, message: long }), stamp)).metadata.resourceVersion);
+        const watch = store.watch({ resourceVersion: first, namespace: 'ns' });
+        const messages = [long];
+        const write = async (i: number, message: string, archived: boolean): Promise<void> => {
+          if (archived) {
+            const cur = await store.get('ns', 'long');
+            await store.applyArchiveBatch({ writes: [upsert({ ...cur, count: i, message })], stamp: {} });
+          } else await store.guaranteedUpdate('ns', 'long', (cur) => ({ ...cur!, count: i, message }), stamp);
+          messages.push(message);
+        };
+        for (let i = 2; i <= 6; i++) await write(i, long, false);
+        for (let i = 7; i <= 10; i++) await write(i, long, true);
+        for (let i = 11; i <= 13; i++) await write(i, other, i % 2 === 0);
+        await write(14, long, false);
+        await write(15, 'short now', false);
+        const last = Number((await store.get('ns', 'long')).metadata.resourceVersion);
+        assert.equal((await store.get('ns', 'long')).message, 'short now');
+        const seen: CoreEvent[] = [];
+        for await (const ev of watch) {
+          assert.equal(ev.type, 'MODIFIED');
+          assert.equal(ev.prevObject?.message, seen.at(-1)?.message ?? long, `the previous object of ${ev.object.count}`);
+          seen.push(ev.object);
+          if (Number(ev.object.metadata.resourceVersion) === last) break;
+        }
+        watch.stop();
+        assert.deepEqual(
+          seen.map((e) => e.message),
+          messages.slice(1),
+          'each change holds its message',
+        );
+        for (const v of [{ rv: first, message: long }, ...seen.map((e) => ({ rv: Number(e.metadata.resourceVersion), message: e.message }))]) {
+          const page = await store.list({ namespace: 'ns', resourceVersion: v.rv, match: 'Exact' });
+          assert.equal(page.items[0]?.message, v.message, `the list at ${v.rv}`);
+        }
+        await store.delete('ns', 'long');
+        const occurrences = await allOccurrences(store, { fieldEquals: { 'event.name': 'long' }, namespace: 'ns' });
+        assert.deepEqual(
+          occurrences.map((o) => o.message),
+          messages,
+          'each occurrence holds the message of its version, after the event is gone',
+        );
       }),
     );
 
@@ -482,7 +513,7 @@ export function runArchiveStoreConformance(name: string, setup: ConformanceSetup
     it(
       'counts repeats by reason over when they happened, however late or early they were observed',
       withStore(async (store) => {
-        if (!canCountByReason(store)) return;
+        if (!hasReasonCounts(store)) return;
         const observed = (ms: number): { observedTime: string } => ({ observedTime: formatMicroTime(ms)! });
         await store.applyArchiveBatch({
           writes: [
@@ -514,7 +545,6 @@ export function runArchiveStoreConformance(name: string, setup: ConformanceSetup
         assert.deepEqual(sortedCounts(await store.countByReason({ sinceMs: T + HOUR, untilMs: T + 2 * HOUR })), ['Warning/BackOff=1@3600000']);
         assert.deepEqual(await store.countByReason({ sinceMs: T + 2 * HOUR, untilMs: T + 40 * HOUR }), []);
         assert.deepEqual(await store.countByReason({ sinceMs: T, untilMs: T }), []);
-        if (store.observedRange === undefined) return;
         const all = await allOccurrences(store);
         for (const w of [hour, { sinceMs: T - 1, untilMs: T }, { sinceMs: T + HOUR, untilMs: T + 2 * HOUR }, { sinceMs: T - 5 * HOUR, untilMs: T + 50 * HOUR }]) {
           const happened = (o: Occurrence): boolean => {
@@ -545,12 +575,12 @@ export function runArchiveStoreConformance(name: string, setup: ConformanceSetup
           await current.applyArchiveBatch({ writes: [upsert(sampleEvent('ns', 'b'))], stamp: {} });
           const ids = (await allOccurrences(current)).map((o) => o.metadata.name);
           assert.equal(new Set(ids).size, 2, 'occurrence names stay unique after a reopen');
-          if (canCountByReason(current)) {
+          if (hasReasonCounts(current)) {
             const late = { observedTime: formatMicroTime(T + 24 * HOUR)! };
             await current.applyArchiveBatch({ writes: [upsert(timed('ns', 'c', 'BackOff', 2, T))], stamp: late });
             await current.close();
             current = await reopen(current, env);
-            assert.ok(canCountByReason(current));
+            assert.ok(hasReasonCounts(current));
             assert.deepEqual(sortedCounts(await current.countByReason({ sinceMs: T, untilMs: T + 1 })), ['Warning/BackOff=2@0'], 'lag bounds survive a reopen');
           }
         } finally {

@@ -1,23 +1,19 @@
 import { parseSearchQuery, searchTimeMs } from '../../api/index.js';
 import assert from 'node:assert/strict';
-import { describe, it as nodeIt } from 'node:test';
+import { describe } from 'node:test';
 import { CLUSTER_LABEL, formatMicroTime } from '../../api/index.js';
 import type { CoreEvent } from '../../api/index.js';
 import { FakeClock, noopLogger } from '../../internal/index.js';
-import { canSearch } from '../archive-store.js';
+import { isArchiveStore } from '../archive-store.js';
 import type { ArchiveStore } from '../archive-store.js';
 import type { EventStore } from '../event-store.js';
 import { isStorageError } from '../errors.js';
-import { countInHistogram, histogramBuckets } from '../search/index.js';
-import type { SearchCursor, SearchHit, SearchPage, SearchRequest } from '../search/index.js';
-import { CONFORMANCE_ENV_DEFAULTS } from './conformance.js';
-import type { ConformanceEnv, ConformanceSetup } from './conformance.js';
+import { countInHistogram, hasSearch, histogramBuckets } from '../search/index.js';
+import type { SearchCapable, SearchCursor, SearchHit, SearchRequest } from '../search/index.js';
+import { CONFORMANCE_ENV_DEFAULTS, it, storeCases } from './conformance-support.js';
+import type { ConformanceEnv, ConformanceSetup } from './conformance-support.js';
 
-function it(name: string, fn: () => Promise<void>): void {
-  void nodeIt(name, { timeout: 20_000 }, fn);
-}
-
-type Searchable = ArchiveStore & { search(request: SearchRequest): Promise<SearchPage> };
+type Searchable = ArchiveStore & SearchCapable;
 
 const HOUR = 3_600_000;
 const MINUTE = 60_000;
@@ -127,14 +123,7 @@ function names(hits: SearchHit[]): string[] {
  * retention, compaction). It uses the same setup as the EventStore suite.
  */
 export function runSearchConformance(name: string, setup: ConformanceSetup): void {
-  const open = async (): Promise<{ store: Searchable; env: ConformanceEnv }> => {
-    const clock = new FakeClock();
-    const env: ConformanceEnv = { clock, options: { clock, ...CONFORMANCE_ENV_DEFAULTS } };
-    const store = await setup.create(env);
-    await store.ready();
-    assert.ok(canSearch(store), `${name} answers the archive's search`);
-    return { store, env };
-  };
+  const { open } = storeCases(setup, { is: (s): s is Searchable => isArchiveStore(s) && hasSearch(s), message: `${name} answers the archive's search` });
   /** withArchive opens a store holding FIXTURES; `now` is the fixtures' reference time. */
   const withArchive = (fn: (store: Searchable, env: ConformanceEnv, now: number) => Promise<void>) => async (): Promise<void> => {
     const { store, env } = await open();
@@ -202,7 +191,7 @@ export function runSearchConformance(name: string, setup: ConformanceSetup): voi
         const store = (await setup.openPrevious!(env, logger, which)) as Searchable;
         try {
           await store.ready();
-          assert.ok(canSearch(store), `${name} answers the archive's search`);
+          assert.ok(isArchiveStore(store) && hasSearch(store), `${name} answers the archive's search`);
           const now = clock.now();
           for (const [what, q, want] of cases) assert.deepEqual(names(await searchAll(store, q, now)), want, `${what}: ${q}`);
           assert.deepEqual(names(await searchAll(store, '"web-old"', now, { resourceVersion: 1 })), ['e'], 'the history is indexed too');

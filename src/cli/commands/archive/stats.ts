@@ -1,7 +1,7 @@
 // kevents archive stats: what an archive's data takes, by table and index, per event and per occurrence, and what
 // a retention would free. Flags -> options -> run, the printer apart.
 import { noopLogger, realClock } from '../../../internal/index.js';
-import { canReportSize } from '../../../storage/index.js';
+import { hasSizeReport } from '../../../storage/index.js';
 import { openStore } from '../../daemon/open-store.js';
 import { CliError, UsageError } from '../../errors.js';
 import { parseGoDuration } from '../../flags/duration.js';
@@ -49,7 +49,7 @@ export async function runArchiveStats(flags: ArchiveStatsFlags, io: CliIO): Prom
   const o = archiveStatsOptions(flags, (line) => io.stderr.write(`${line}\n`));
   const store = await openStore(o.spec, { clock: realClock, logger: noopLogger });
   try {
-    if (!canReportSize(store)) throw new CliError(`${describeStorage(o.spec)} does not report its size`);
+    if (!hasSizeReport(store)) throw new CliError(`${describeStorage(o.spec)} does not report its size`);
     const report = await store.sizeReport(o.retentionMs !== undefined ? { retentionCutoffMs: Date.now() - o.retentionMs } : {});
     printArchiveStats(report, o.output, describeStorage(o.spec), io.stdout);
   } finally {

@@ -1,11 +1,9 @@
 /**
- * The PostgreSQL search index: a `tsvector` column of every stored version
- * (`search`), with a GIN index over it, and the event's last time (`last_ms`)
- * with a b-tree in search order. The write path computes both (`searchColumns`)
- * and the write function stores them in the row it inserts, so the index is in
- * step with the data in every transaction; compaction, retention and the size
- * cap remove hits by removing the rows. bench/search-postgres.ts chose a
- * tsvector over pg_trgm (docs/benchmarks.md).
+ * The PostgreSQL search index's reads: a `tsvector` column of every stored
+ * version (`search`), with a GIN index over it, and the event's last time
+ * (`last_ms`) with a b-tree in search order, which search-index-writer.ts
+ * fills. bench/search-postgres.ts chose a tsvector over pg_trgm
+ * (docs/benchmarks.md).
  *
  * The vector holds each text field's words (`searchWords`, so the index splits
  * text as the query language does) with their positions, a gap between fields
@@ -17,9 +15,8 @@
  * checks every candidate with `createSearchMatcher`, the definition.
  */
 import type { FieldTerm, SearchField, SearchQuery } from '../../api/index.js';
-import { SEARCH_KEYWORD_FIELDS, createSearchMatcher, searchFieldValue, searchTimeMs, searchWords, SEARCH_TEXT_FIELDS } from '../../api/index.js';
+import { createSearchMatcher, searchTimeMs } from '../../api/index.js';
 import type { CoreEvent } from '../../api/index.js';
-import type { Logger } from '../../internal/index.js';
 import { StorageError } from '../errors.js';
 import { countInHistogram, histogramBuckets, searchCursorOf } from '../search/index.js';
 import { compareSearchOrder } from '../search/index.js';
@@ -28,31 +25,19 @@ import { decodeEvent, listRevision, namespaceRange } from '../shared/index.js';
 import { pgFailure } from './driver.js';
 import { DEFAULT_SEARCH_TIMEOUT_MS } from './options.js';
 import type { PgClient, PgPool } from './options.js';
-import { objectColumns, objectOf, storedOf } from './packed-rows.js';
+import { objectColumns, objectOf } from './packed-rows.js';
 import type { PackedObject } from './packed-rows.js';
 
-/** SearchColumns are the search columns of one stored version: its vector (tsvector text) and its last time. */
-export interface SearchColumns {
-  search: string;
-  lastMs: number;
-}
-
-/** VECTOR_FIELDS are the keyword fields the vector holds as `<field>=<value>` lexemes. */
-const VECTOR_FIELDS = [...SEARCH_KEYWORD_FIELDS, 'type'] as const;
-
 /** UNINDEXED is the lexeme of a version whose words are not in its vector: every text term takes it as a candidate. */
-const UNINDEXED = '~';
+export const UNINDEXED = '~';
 
 /** MAX_WORD is the longest word (UTF-16 units) the vector holds; a longer one makes the version UNINDEXED (a lexeme is at most 2 kB). */
-const MAX_WORD = 200;
-/** MAX_POSITION is the last word position a tsvector keeps exactly (larger ones are clamped), MAX_POSITIONS how many one lexeme keeps. */
-const MAX_POSITION = 16_383;
-const MAX_POSITIONS = 256;
+export const MAX_WORD = 200;
 /** MAX_VALUE is how many code points of a keyword value the vector keeps: a longer value is compared by its start, and rechecked. */
 const MAX_VALUE = 200;
 
 /** quote writes a lexeme as tsvector and tsquery input take it: in single quotes, `'` and `\` doubled. */
-function quote(lexeme: string): string {
+export function quote(lexeme: string): string {
   return `'${lexeme.replace(/['\\]/g, (c) => c + c)}'`;
 }
 
@@ -62,37 +47,11 @@ function quote(lexeme: string): string {
  * MAX_VALUE code points. `plain` says the lexeme is the value itself, so that
  * an exclusion of it is exact.
  */
-function keywordLexeme(field: string, value: string): { lexeme: string; cut: boolean; plain: boolean } {
+export function keywordLexeme(field: string, value: string): { lexeme: string; cut: boolean; plain: boolean } {
   const clean = value.toLowerCase().replace(/\0|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, ' ');
   const points = [...clean];
   const cut = points.length >= MAX_VALUE;
   return { lexeme: `${field}=${cut ? points.slice(0, MAX_VALUE).join('') : clean}`, cut, plain: !cut && clean === value };
-}
-
-/** searchColumns computes what the index holds of an event: its vector and its last time. */
-export function searchColumns(e: CoreEvent): SearchColumns {
-  const positions = new Map<string, number[]>();
-  let at = 1;
-  let indexed = true;
-  for (const f of SEARCH_TEXT_FIELDS) {
-    for (const w of searchWords(searchFieldValue(e, f))) {
-      let p = positions.get(w);
-      if (p === undefined) positions.set(w, (p = []));
-      p.push(at++);
-      if (w.length > MAX_WORD || p.length > MAX_POSITIONS) indexed = false;
-    }
-    // The gap keeps a phrase (`a <-> b`: b right after a) inside one field.
-    at++;
-  }
-  if (at > MAX_POSITION) indexed = false;
-  const parts: string[] = [];
-  if (indexed) for (const [w, p] of positions) parts.push(`${quote(w)}:${p.join(',')}`);
-  else parts.push(quote(UNINDEXED));
-  for (const f of VECTOR_FIELDS) {
-    const v = searchFieldValue(e, f);
-    if (v !== '') parts.push(quote(keywordLexeme(f, v).lexeme));
-  }
-  return { search: parts.join(' '), lastMs: searchTimeMs(e) };
 }
 
 /**
@@ -152,72 +111,6 @@ export function compileQuery(query: SearchQuery): CompiledQuery {
  */
 export function byReason(query: SearchQuery): FieldTerm | undefined {
   return query.terms.find((t): t is FieldTerm => t.kind === 'field' && t.field === 'reason' && !t.negated && !t.prefix && PRINTABLE_ASCII.test(t.value));
-}
-
-/** searchSql is the index's part of the layout: its columns (also added to a database written before them) and indexes. */
-export function searchColumnsSql(s: string): string {
-  return `ALTER TABLE ${s}.versions ADD COLUMN IF NOT EXISTS search tsvector, ADD COLUMN IF NOT EXISTS last_ms bigint;`;
-}
-
-/**
- * searchIndexSql creates the indexes, after the columns are filled: the GIN
- * over the vectors and the b-tree in search order (newest first, then by key),
- * both over the rows a search reads (tombstones have neither).
- */
-export function searchIndexSql(s: string): string {
-  return `
-CREATE INDEX IF NOT EXISTS search_words ON ${s}.versions USING gin (search) WHERE op <> 3;
-CREATE INDEX IF NOT EXISTS search_time ON ${s}.versions (last_ms DESC, key) WHERE op <> 3;
-`;
-}
-
-/** SEARCH_REASON_INDEX is `search_reason`'s definition: REASON_KEY, then the search order. */
-export function searchReasonIndexSql(s: string): string {
-  return `CREATE INDEX IF NOT EXISTS search_reason ON ${s}.versions ((${REASON_KEY}), last_ms DESC, key) WHERE op <> 3`;
-}
-
-/** FILL_CHUNK is how many versions a migration reads and updates at a time. */
-const FILL_CHUNK = 20_000;
-/** PROGRESS_EVERY is how many versions a migration fills between two progress lines. */
-const PROGRESS_EVERY = 1_000_000;
-
-/**
- * fillSearchColumns computes the search columns of the versions stored before
- * the index (a database of schema 3 or older), in chunks, inside the caller's
- * transaction, logging progress every million versions and the time per million
- * (the CLI's logger writes to stderr). It returns how many it filled.
- */
-export async function fillSearchColumns(client: Pick<PgClient, 'query'>, s: string, logger: Pick<Logger, 'info'>): Promise<number> {
-  const started = performance.now();
-  const seconds = (): number => Math.round(performance.now() - started) / 1000;
-  const { rows: counted } = await client.query<{ n: string }>(`SELECT count(*) AS n FROM ${s}.versions WHERE op <> 3 AND search IS NULL`);
-  const total = Number(counted[0]?.n ?? 0);
-  if (total === 0) return 0;
-  let after = 0;
-  let done = 0;
-  let reported = 0;
-  for (;;) {
-    const { rows } = await client.query<{ rv: string; object: string | null; object_z: Uint8Array | null }>(
-      `SELECT rv, object, object_z FROM ${s}.versions WHERE op <> 3 AND search IS NULL AND rv > $1 ORDER BY rv LIMIT $2`,
-      [after, FILL_CHUNK],
-    );
-    if (rows.length === 0) break;
-    const cols = rows.map((r) => searchColumns(JSON.parse(storedOf(r)!) as CoreEvent));
-    await client.query(
-      `UPDATE ${s}.versions v SET search = u.search::tsvector, last_ms = u.last_ms
-       FROM unnest(ARRAY(SELECT json_array_elements_text($1::json))::bigint[], ARRAY(SELECT json_array_elements_text($2::json)), ARRAY(SELECT json_array_elements_text($3::json))::bigint[]) AS u(rv, search, last_ms)
-       WHERE v.rv = u.rv`,
-      [JSON.stringify(rows.map((r) => r.rv)), JSON.stringify(cols.map((c) => c.search)), JSON.stringify(cols.map((c) => c.lastMs))],
-    );
-    done += rows.length;
-    after = Number(rows[rows.length - 1]!.rv);
-    if (done - reported >= PROGRESS_EVERY && done < total) {
-      reported = done;
-      logger.info('indexing the archive for search', { versions: done, of: total, seconds: seconds() });
-    }
-  }
-  logger.info('the archive\'s search index is built', { versions: done, seconds: seconds(), secondsPerMillion: Math.round((seconds() * 1e6) / done) });
-  return done;
 }
 
 /**

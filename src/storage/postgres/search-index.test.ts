@@ -8,7 +8,8 @@ import { isStorageError } from '../errors.js';
 import { MemoryEventStore } from '../memory/index.js';
 import type { SearchCursor, SearchPage, SearchRequest } from '../search/index.js';
 import { PostgresEventStore } from './index.js';
-import { NEWEST_FIRST, PostgresSearch, REASON_KEY, compileQuery, newestFirst, searchColumns } from './search.js';
+import { NEWEST_FIRST, PostgresSearch, REASON_KEY, compileQuery, newestFirst } from './search-index.js';
+import { searchColumns } from './search-index-writer.js';
 import type { PgPool } from './options.js';
 import { POSTGRES_URL, testSchemas } from '../../../test/support/postgres.js';
 

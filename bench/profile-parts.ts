@@ -31,7 +31,7 @@ interface Profile {
  */
 const PARTS: [string, RegExp][] = [
   ['garbage collection', /^\(garbage collector\)@/],
-  ['the stored object compressed (encodeObject)', /@.*storage\/sqlite\/object-codec/],
+  ['the stored object compressed (encodeObject)', /@.*storage\/shared\/object-codec/],
   ['the search index catch-up (words, entries)', /@.*(?:storage\/search|search-words|search-index)/],
   ['SQLite (statements, BEGIN and COMMIT, the store\'s own JS)', /@.*(?:better-sqlite3|storage\/sqlite\/)/],
   ['the stored JSON (encodeEvent, withRevision)', /@.*storage\/shared\//],

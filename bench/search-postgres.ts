@@ -29,7 +29,7 @@ import { compileQuery } from '../src/storage/postgres/search-index.js';
 import { fillSearchColumns, searchColumns, searchIndexSql } from '../src/storage/postgres/search-index-writer.js';
 import type { CoreEvent } from '../src/api/index.js';
 import { noopLogger } from '../src/internal/index.js';
-import { ARCHIVE_END as END, ARCHIVE_SPAN_MS as SPAN_MS, archiveWrites, realisticArchive } from './support/realistic-events.js';
+import { ARCHIVE_END as END, ARCHIVE_SPAN_MS as SPAN_MS, realisticArchive, writeRealisticArchive } from './support/realistic-events.js';
 
 const URL = process.env.KEVENTS_BENCH_POSTGRES ?? 'postgres://postgres@127.0.0.1:55432/test';
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 200_000);
@@ -54,15 +54,7 @@ async function writeArchive(schema: string, indexed: boolean): Promise<number> {
   const store = new PostgresEventStore({ connectionString: URL, schema, poolSize: 4 });
   await store.ready();
   if (!indexed) await admin.query(`DROP INDEX ${schema}.search_words, ${schema}.search_time, ${schema}.search_reason`);
-  const started = performance.now();
-  // Two batches in flight, as the mirror's pipeline keeps them.
-  const inFlight: Promise<unknown>[] = [];
-  for (const events of realisticArchive(EVENTS, 1000)) {
-    inFlight.push(store.applyArchiveBatch({ writes: archiveWrites(events), stamp: {} }));
-    if (inFlight.length >= 2) await inFlight.shift();
-  }
-  await Promise.all(inFlight);
-  const seconds = (performance.now() - started) / 1000;
+  const seconds = await writeRealisticArchive(store, EVENTS);
   await store.close();
   return seconds;
 }

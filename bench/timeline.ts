@@ -29,7 +29,7 @@ import type { CoreEvent } from '../src/api/index.js';
 import { eventTable } from '../src/api/index.js';
 import { formatTimeline, printTableAsKubectl } from '../src/print/index.js';
 import { SqliteEventStore } from '../src/storage/sqlite/index.js';
-import { decodeObject, encodeObject } from '../src/storage/sqlite/object-codec.js';
+import { decodeObject, encodeObject } from '../src/storage/shared/object-codec.js';
 import { nameHash } from '../src/storage/sqlite/schema.js';
 import { collectTimeline, countReasons, storeTimelineSource } from '../src/timeline/index.js';
 import type { Timeline } from '../src/timeline/index.js';

@@ -9,7 +9,7 @@
  * fixtures are recorded while it is current.
  *
  * Record the current version's fixtures (PostgreSQL on POSTGRES_URL, pg_dump on the PATH):
- *   node --import tsx test/support/schema-fixtures.ts
+ *   node --import tsx test/support/schema-fixtures.ts   (`--only=postgres` or `--only=sqlite`: one backend's)
  * `--before-search` records instead the layouts before the search index (SQLite schema 5,
  * PostgreSQL 3), which differed from 6 and 4 only by the index: how sqlite-v5.db and
  * postgres-v3.sql were made.
@@ -116,10 +116,11 @@ async function recordPostgres(beforeSearch: boolean): Promise<void> {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const beforeSearch = process.argv.includes('--before-search');
+  const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
   const dir = mkdtempSync(join(tmpdir(), 'kevents-fixtures-'));
   try {
-    await recordSqlite(dir, beforeSearch);
-    await recordPostgres(beforeSearch);
+    if (only !== 'postgres') await recordSqlite(dir, beforeSearch);
+    if (only !== 'sqlite') await recordPostgres(beforeSearch);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -6,6 +6,7 @@ import { microsOf, SHARED_TEXT_MIN, sharedText } from '../shared/index.js';
 import { anyOfSql } from './list-query.js';
 import type { Query } from './list-query.js';
 import { CURRENT } from './schema.js';
+import { bodyOf } from './packed-rows.js';
 import { TEXT_MARK } from './texts.js';
 
 /** HOUR_MS is the span of happening time one `occurrence_lag` row bounds. */
@@ -83,7 +84,9 @@ export interface StoredOccurrence {
   observed_us: string;
   namespace: string;
   event_name: string;
-  body: string;
+  /** body is the stored body of a row written before schema 6, body_z that of a later one, packed (`packed-rows.ts`). */
+  body: string | null;
+  body_z?: Uint8Array | null;
   /** text_rv names the `texts` row of a message cut out of the body (`texts.ts`). */
   text_rv: string | null;
 }
@@ -95,7 +98,8 @@ export interface StoredOccurrence {
  */
 export function decodeOccurrence(row: StoredOccurrence, texts?: ReadonlyMap<string, string>): Occurrence {
   const text = row.text_rv === null || row.text_rv === undefined ? undefined : texts?.get(String(row.text_rv));
-  const body = JSON.parse(text === undefined ? row.body : row.body.replace(TEXT_MARK, 'null')) as Omit<Occurrence, 'metadata' | 'event'> & { event: { uid?: string } };
+  const stored = bodyOf(row);
+  const body = JSON.parse(text === undefined ? stored : stored.replace(TEXT_MARK, 'null')) as Omit<Occurrence, 'metadata' | 'event'> & { event: { uid?: string } };
   if (text !== undefined) body.message = text;
   // An often repeated event's occurrences hold its text once (see sharedText).
   if (body.message !== undefined && body.message.length >= SHARED_TEXT_MIN) body.message = sharedText(body.message);
@@ -196,7 +200,7 @@ export class ArchiveQueries {
           ? 'regarding_name, observed_us, id'
           : 'observed_us, id';
     return {
-      text: `SELECT id, observed_us, namespace, event_name, body, text_rv FROM ${this.s}.occurrences WHERE ${conds.join(' AND ')} ORDER BY ${order} LIMIT $3`,
+      text: `SELECT id, observed_us, namespace, event_name, body, body_z, text_rv FROM ${this.s}.occurrences WHERE ${conds.join(' AND ')} ORDER BY ${order} LIMIT $3`,
       values,
     };
   }
@@ -210,8 +214,8 @@ export class ArchiveQueries {
   firstOfEvents(events: readonly { index: number; event: EventRef }[], batch: number): Query {
     return {
       text:
-        `SELECT k.i, o.id, o.observed_us, o.namespace, o.event_name, o.body, o.text_rv FROM unnest($1::int[], $2::text[], $3::text[]) AS k(i, namespace, name) ` +
-        `CROSS JOIN LATERAL (SELECT id, observed_us, namespace, event_name, body, text_rv FROM ${this.s}.occurrences ` +
+        `SELECT k.i, o.id, o.observed_us, o.namespace, o.event_name, o.body, o.body_z, o.text_rv FROM unnest($1::int[], $2::text[], $3::text[]) AS k(i, namespace, name) ` +
+        `CROSS JOIN LATERAL (SELECT id, observed_us, namespace, event_name, body, body_z, text_rv FROM ${this.s}.occurrences ` +
         `WHERE namespace = k.namespace AND event_name = k.name ORDER BY namespace, event_name, observed_us, id LIMIT $4) o`,
       values: [events.map((e) => e.index), events.map((e) => e.event.namespace), events.map((e) => e.event.name), batch],
     };

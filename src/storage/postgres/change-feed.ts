@@ -7,16 +7,18 @@ import type { PgClient, PgPool } from './options.js';
 import { PageEnd, ReplayWatch } from './replay-watch.js';
 import type { ChangePage, ReplaySource } from './replay-watch.js';
 import { Op } from './schema.js';
-import { objectSql } from './texts.js';
+import { objectColumns, objectOf } from './packed-rows.js';
+import type { PackedObject } from './packed-rows.js';
 
-interface ChangeRow {
+interface ChangeRow extends PackedObject {
   compacted: string;
   rv: string | null;
   key: string;
   op: number;
-  object: string;
   prev_rv: string | null;
   prev_object: string | null;
+  prev_object_z: Uint8Array | null;
+  prev_object_text: string | null;
 }
 
 /** PUMP_BATCH is how many changes one read of the log delivers. */
@@ -78,8 +80,10 @@ export class ChangeFeed implements ChangeLog, ReplaySource {
     const s = o.schema;
     this.readSql =
       `SELECT m.value AS compacted, c.* FROM ${s}.meta m LEFT JOIN LATERAL (` +
-      `SELECT v.rv, v.key, v.op, ${objectSql(s, 'v')} AS object, v.prev_rv, (SELECT ${objectSql(s, 'p')} FROM ${s}.versions p WHERE p.rv = v.prev_rv) AS prev_object ` +
-      `FROM ${s}.versions v WHERE v.rv > $1 ORDER BY v.rv LIMIT $2) c ON true ` +
+      `SELECT v.rv, v.key, v.op, ${objectColumns(s, 'v')}, v.prev_rv, pp.* FROM ${s}.versions v ` +
+      // Lateral: one lookup of the primary key for each row of the page, as the scalar subquery it replaces did.
+      `LEFT JOIN LATERAL (SELECT ${objectColumns(s, 'p', 'prev_object')} FROM ${s}.versions p WHERE p.rv = v.prev_rv) pp ON true ` +
+      `WHERE v.rv > $1 ORDER BY v.rv LIMIT $2) c ON true ` +
       `WHERE m.name = 'compacted' ORDER BY c.rv`;
   }
 
@@ -109,9 +113,10 @@ export class ChangeFeed implements ChangeLog, ReplaySource {
     const changes: Change[] = [];
     for (const r of rows) {
       if (r.rv === null) continue;
-      const change: Change = { rv: Number(r.rv), type: TYPES[r.op as 1 | 2 | 3], key: r.key, json: r.object };
-      if (r.prev_rv !== null && r.prev_object !== null) {
-        change.prevJson = r.prev_object;
+      const change: Change = { rv: Number(r.rv), type: TYPES[r.op as 1 | 2 | 3], key: r.key, json: objectOf(r)! };
+      const prev = objectOf({ object: r.prev_object, object_z: r.prev_object_z, object_text: r.prev_object_text });
+      if (r.prev_rv !== null && prev !== null) {
+        change.prevJson = prev;
         change.prevRv = Number(r.prev_rv);
       }
       changes.push(change);

@@ -18,7 +18,8 @@ import type { PgPool, PostgresEventStoreOptions } from './options.js';
 import { CURRENT, applySchema, checkSchemaName } from './schema.js';
 import { WriteBatch, writeFunctionSql } from './write-batch.js';
 import type { Outcome, WriteOp } from './write-batch.js';
-import { objectSql } from './texts.js';
+import { objectColumns, objectOf } from './packed-rows.js';
+import type { PackedObject } from './packed-rows.js';
 
 interface Pending {
   op: WriteOp;
@@ -179,11 +180,11 @@ export class PostgresConnection {
   /** current is the live version of `key`, read outside any batch. */
   async current(key: string): Promise<{ rv: number; object: string } | undefined> {
     const { pool } = await this.open();
-    const [row] = await this.query<{ rv: string; object: string }>(pool, {
-      text: `SELECT rv, ${objectSql(this.s, 'v')} AS object FROM ${this.s}.versions v WHERE key = $1 AND ${CURRENT}`,
+    const [row] = await this.query<{ rv: string } & PackedObject>(pool, {
+      text: `SELECT rv, ${objectColumns(this.s, 'v')} FROM ${this.s}.versions v WHERE key = $1 AND ${CURRENT}`,
       values: [key],
     });
-    return row === undefined ? undefined : { rv: Number(row.rv), object: row.object };
+    return row === undefined ? undefined : { rv: Number(row.rv), object: objectOf(row)! };
   }
 
   /** expiry is when a write with this TTL expires (null: never). */

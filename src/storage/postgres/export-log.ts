@@ -7,7 +7,9 @@ import { openArchiveTables } from './archive-open.js';
 import { pgFailure } from './driver.js';
 import type { PgPool } from './options.js';
 import { exportSql } from './schema.js';
-import { objectSql, readTexts, textsSql } from './texts.js';
+import { objectColumns, objectOf, packedRowsSql } from './packed-rows.js';
+import type { PackedObject } from './packed-rows.js';
+import { readTexts, textsSql } from './texts.js';
 
 /** EXPORT_POOL_SIZE: the sink loops of one exporter take turns on a few connections; each statement is short. */
 const EXPORT_POOL_SIZE = 3;
@@ -23,9 +25,7 @@ export interface PostgresExportLogOptions {
   now?: () => number;
 }
 
-interface ChangeRow extends StoredOccurrence {
-  object: string | null;
-}
+interface ChangeRow extends StoredOccurrence, PackedObject {}
 
 /**
  * PostgresExportLog reads the export log of a PostgreSQL archive, which any
@@ -58,7 +58,7 @@ export class PostgresExportLog implements ExportLog {
   ) {
     this.sql = {
       read:
-        `SELECT o.id, o.observed_us, o.namespace, o.event_name, o.body, o.text_rv, ${objectSql(s, 'v')} AS object FROM ${s}.occurrences o ` +
+        `SELECT o.id, o.observed_us, o.namespace, o.event_name, o.body, o.body_z, o.text_rv, ${objectColumns(s, 'v')} FROM ${s}.occurrences o ` +
         `LEFT JOIN ${s}.versions v ON v.rv = o.id WHERE o.id > $1 ORDER BY o.id LIMIT $2`,
       head: `SELECT max(id) AS id FROM ${s}.occurrences`,
       pending: `SELECT count(*) AS n FROM (SELECT id FROM ${s}.occurrences WHERE id > $1 ORDER BY id LIMIT $2) w`,
@@ -79,7 +79,7 @@ export class PostgresExportLog implements ExportLog {
    * setup takes, so a replica starting at the same time never races it).
    */
   static async open(options: PostgresExportLogOptions): Promise<PostgresExportLog> {
-    const { pool, ownsPool, schema } = await openArchiveTables(options, { what: 'export log', failure: 'cannot open the archive', poolSize: EXPORT_POOL_SIZE, ddl: (s) => exportSql(s) + textsSql(s) });
+    const { pool, ownsPool, schema } = await openArchiveTables(options, { what: 'export log', failure: 'cannot open the archive', poolSize: EXPORT_POOL_SIZE, ddl: (s) => exportSql(s) + textsSql(s) + packedRowsSql(s) });
     return new PostgresExportLog(pool, ownsPool, schema, options.now ?? Date.now);
   }
 
@@ -89,7 +89,8 @@ export class PostgresExportLog implements ExportLog {
     return rows.map((row) => {
       const id = Number(row.id);
       const change: ExportChange = { id, observedMicros: Number(row.observed_us), occurrence: decodeOccurrence(row, texts) };
-      if (row.object !== null) change.event = decodeEvent(row.object, id);
+      const object = objectOf(row);
+      if (object !== null) change.event = decodeEvent(object, id);
       return change;
     });
   }

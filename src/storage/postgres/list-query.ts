@@ -2,7 +2,8 @@ import { NO_TIME_MS } from '../../api/index.js';
 import { asciiLower } from '../any-of.js';
 import type { ActiveWindow, AnyOf, IndexedField } from '../event-store.js';
 import { CURRENT, CURRENT_INDEXED, FIELD_COLUMNS, HISTORY, LAST_MS_OR_END } from './schema.js';
-import { objectSql } from './texts.js';
+import { objectColumnNames, objectColumns } from './packed-rows.js';
+import type { PackedObject } from './packed-rows.js';
 
 /** ListScope is what one list query selects, apart from where it starts. */
 export interface ListScope {
@@ -25,14 +26,13 @@ export interface ListScope {
 export const SINCE_CANDIDATES = 50_000;
 
 /** ListRow is one row of a page query: the store's revision and compaction point at the statement's snapshot, and one version row (absent on an empty page). */
-export interface ListRow {
+export interface ListRow extends PackedObject {
   revision: string;
   compacted: string;
   /** candidates, in a `pageSince` page, is how many rows of the window it chose from (at most SINCE_CANDIDATES + 1). */
   candidates?: string;
   rv: string | null;
   key: string | null;
-  object: string | null;
 }
 
 /** Query is SQL text with its positional parameters. */
@@ -56,7 +56,7 @@ export class ListQueries {
     const inner = this.rows(scope, start, limit);
     return {
       text:
-        `SELECT m.revision, m.compacted, p.rv, p.key, p.object FROM ` +
+        `SELECT m.revision, m.compacted, p.rv, p.key, ${objectColumnNames('p')} FROM ` +
         `(SELECT max(value) FILTER (WHERE name = 'revision') AS revision, max(value) FILTER (WHERE name = 'compacted') AS compacted FROM ${this.s}.meta) m ` +
         `LEFT JOIN LATERAL (${inner.text}) p ON true ORDER BY p.key`,
       values: inner.values,
@@ -82,9 +82,9 @@ export class ListQueries {
     return {
       text:
         `WITH c AS MATERIALIZED (${chosen}) ` +
-        `SELECT m.revision, m.compacted, (SELECT count(*) FROM c) AS candidates, p.rv, p.key, p.object FROM ` +
+        `SELECT m.revision, m.compacted, (SELECT count(*) FROM c) AS candidates, p.rv, p.key, ${objectColumnNames('p')} FROM ` +
         `(SELECT max(value) FILTER (WHERE name = 'revision') AS revision, max(value) FILTER (WHERE name = 'compacted') AS compacted FROM ${this.s}.meta) m ` +
-        `LEFT JOIN LATERAL (SELECT v.rv, v.key, ${objectSql(this.s, 'v')} AS object FROM (SELECT rv, key FROM c ORDER BY key LIMIT $2) k JOIN ${this.s}.versions v ON v.rv = k.rv) p ON true ORDER BY p.key`,
+        `LEFT JOIN LATERAL (SELECT v.rv, v.key, ${objectColumns(this.s, 'v')} FROM (SELECT rv, key FROM c ORDER BY key LIMIT $2) k JOIN ${this.s}.versions v ON v.rv = k.rv) p ON true ORDER BY p.key`,
       values,
     };
   }
@@ -118,13 +118,13 @@ export class ListQueries {
       if (scope.activeIn?.sinceMs !== undefined) conds.push(lastAfterSql(scope.activeIn, scope.activeIn.sinceMs, values));
     }
     const where = conds.join(' AND ');
-    const cols = `SELECT rv, key, ${objectSql(this.s, 'v')} AS object FROM ${this.s}.versions v`;
+    const cols = `SELECT rv, key, ${objectColumns(this.s, 'v')} FROM ${this.s}.versions v`;
     // With anyOf, the current rows are chosen on cur_key alone, which holds the columns it tests (CUR_KEY_INCLUDES),
     // and only the rows chosen are read from the table: most rows of a key-order scan are left out.
     const current = (cond: string): string =>
       scope.anyOf === undefined
         ? `${cols} WHERE ${CURRENT}${cond} AND ${where} ORDER BY key LIMIT $2`
-        : `SELECT v.rv, v.key, ${objectSql(this.s, 'v')} AS object FROM (SELECT rv, key FROM ${this.s}.versions WHERE ${CURRENT}${cond} AND ${where} ORDER BY key LIMIT $2) k JOIN ${this.s}.versions v ON v.rv = k.rv ORDER BY k.key`;
+        : `SELECT v.rv, v.key, ${objectColumns(this.s, 'v')} FROM (SELECT rv, key FROM ${this.s}.versions WHERE ${CURRENT}${cond} AND ${where} ORDER BY key LIMIT $2) k JOIN ${this.s}.versions v ON v.rv = k.rv ORDER BY k.key`;
     if (scope.at === undefined) return { text: current(''), values };
     values.push(scope.at);
     const at = `$${values.length}`;

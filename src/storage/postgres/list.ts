@@ -9,6 +9,7 @@ import { RemainingCounts, decodeEvent, eventKey, listRevision, matchesFilter, na
 import type { PostgresConnection } from './connection.js';
 import { ListQueries, SINCE_CANDIDATES } from './list-query.js';
 import type { ListRow, ListScope, Query } from './list-query.js';
+import { objectOf } from './packed-rows.js';
 
 /** MAX_LIST_BATCH caps the rows a filtered list reads per query, as upstream caps its etcd pages. */
 const MAX_LIST_BATCH = 10_000;
@@ -81,14 +82,14 @@ export class PostgresLists {
       }
       let read = 0;
       for (const row of rows) {
-        if (row.rv === null || row.key === null || row.object === null) continue;
+        if (row.rv === null || row.key === null || (row.object === null && (row.object_z ?? null) === null)) continue;
         read++;
         if (items.length >= limit) {
           more = true;
           break;
         }
         start = row.key;
-        const event = decodeEvent(row.object, Number(row.rv));
+        const event = decodeEvent(objectOf(row)!, Number(row.rv));
         if (matchesFilter(event, options)) items.push(event);
         if (++examined >= maxExamined && items.length < limit) {
           // Stopped early: the caller reads on from this key, in another turn of the loop.

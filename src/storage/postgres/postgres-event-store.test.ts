@@ -15,7 +15,7 @@ import { ArchiveQueries } from './archive-tables.js';
 import { ListQueries } from './list-query.js';
 import { matchesFilter } from '../shared/index.js';
 import type { PgPool } from './index.js';
-import { POSTGRES_URL, testSchemas } from '../../../test/support/postgres.js';
+import { POSTGRES_URL, testSchemas, unpackRows } from '../../../test/support/postgres.js';
 import { fixture, loadPostgresFixture } from '../../../test/support/schema-fixtures.js';
 import { SCHEMA_VERSION } from './schema.js';
 
@@ -96,6 +96,7 @@ void describe('PostgresEventStore', () => {
     await v1.create(sampleEvent('default', 'a', { message: 'x'.repeat(100) }));
     await v1.create(sampleEvent('default', 'b'));
     await v1.close();
+    await unpackRows(admin, schema);
     // What a version 1 database lacks.
     await admin.query(
       `DROP TABLE ${schema}.occurrences, ${schema}.source_checkpoints, ${schema}.write_marks, ${schema}.occurrence_lag; ` +
@@ -135,6 +136,7 @@ void describe('PostgresEventStore', () => {
       await clock.advance(1_000);
     }
     await store.close();
+    await unpackRows(admin, schema);
     await admin.query(
       `ALTER TABLE ${schema}.versions DROP COLUMN cluster; ALTER TABLE ${schema}.occurrences DROP COLUMN cluster; UPDATE ${schema}.meta SET value = 2 WHERE name = 'schema'`,
     );
@@ -159,6 +161,7 @@ void describe('PostgresEventStore', () => {
     await store.create(sampleEvent('default', 'b', { message: 'pulled image' }));
     await store.delete('default', 'b');
     await store.close();
+    await unpackRows(admin, schema);
     // What a version 3 database lacks.
     await admin.query(
       `DROP INDEX ${schema}.search_words, ${schema}.search_time; ALTER TABLE ${schema}.versions DROP COLUMN search, DROP COLUMN last_ms; ` +

@@ -3,6 +3,7 @@ import type { Logger } from '../../internal/index.js';
 import { NO_TIME_MS } from '../../api/index.js';
 import type { PgClient } from './options.js';
 import { fillSearchColumns, searchColumnsSql, searchIndexSql, searchReasonIndexSql } from './search-index-writer.js';
+import { packedRowsSql } from './packed-rows.js';
 import { textsSql } from './texts.js';
 
 /**
@@ -16,9 +17,11 @@ import { textsSql } from './texts.js';
  * filled in for every stored version, and their indexes. 5 added `texts`, where a
  * long message is stored once for the versions and occurrences that repeat it
  * (`texts.ts`), and their `text_rv`: rows written before keep their copy, which
- * reads as before, so the migration adds the table, columns and indexes only.
+ * reads as before, so the migration adds the table, columns and indexes only. 6 packs the objects of versions and
+ * the bodies of occurrences written from then on (`packed-rows.ts`): rows written before keep their text, which reads
+ * as before, so the migration adds two columns and lifts two NOT NULLs, and rewrites no row.
  */
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 /** Op is how a row changed its key; the values are stored. */
 export const Op = { ADDED: 1, MODIFIED: 2, DELETED: 3 } as const;
@@ -335,6 +338,7 @@ export async function applySchema(client: PgClient, s: string, functions: string
     if (found !== undefined && found < 3) await client.query(clusterBackfillSql(s));
     await client.query(exportSql(s));
     await client.query(textsSql(s));
+    await client.query(packedRowsSql(s));
     await indexOccurrences(client, s, logger);
     await client.query(searchColumnsSql(s));
     if (found !== undefined && found < 4) await fillSearchColumns(client, s, logger);

@@ -10,6 +10,7 @@ import { SEARCH_KEYWORD_FIELDS, searchFieldValue, searchTimeMs, searchWords, SEA
 import type { CoreEvent } from '../../api/index.js';
 import type { Logger } from '../../internal/index.js';
 import type { PgClient } from './options.js';
+import { storedOf } from './packed-rows.js';
 import { MAX_WORD, REASON_KEY, UNINDEXED, keywordLexeme, quote } from './search-index.js';
 
 /** SearchColumns are the search columns of one stored version: its vector (tsvector text) and its last time. */
@@ -93,12 +94,12 @@ export async function fillSearchColumns(client: Pick<PgClient, 'query'>, s: stri
   let done = 0;
   let reported = 0;
   for (;;) {
-    const { rows } = await client.query<{ rv: string; object: string }>(
-      `SELECT rv, object FROM ${s}.versions WHERE op <> 3 AND search IS NULL AND rv > $1 ORDER BY rv LIMIT $2`,
+    const { rows } = await client.query<{ rv: string; object: string | null; object_z: Uint8Array | null }>(
+      `SELECT rv, object, object_z FROM ${s}.versions WHERE op <> 3 AND search IS NULL AND rv > $1 ORDER BY rv LIMIT $2`,
       [after, FILL_CHUNK],
     );
     if (rows.length === 0) break;
-    const cols = rows.map((r) => searchColumns(JSON.parse(r.object) as CoreEvent));
+    const cols = rows.map((r) => searchColumns(JSON.parse(storedOf(r)!) as CoreEvent));
     await client.query(
       `UPDATE ${s}.versions v SET search = u.search::tsvector, last_ms = u.last_ms
        FROM unnest(ARRAY(SELECT json_array_elements_text($1::json))::bigint[], ARRAY(SELECT json_array_elements_text($2::json)), ARRAY(SELECT json_array_elements_text($3::json))::bigint[]) AS u(rv, search, last_ms)

@@ -25,7 +25,8 @@ import { decodeEvent, listRevision, namespaceRange } from '../shared/index.js';
 import { pgFailure } from './driver.js';
 import { DEFAULT_SEARCH_TIMEOUT_MS } from './options.js';
 import type { PgClient, PgPool } from './options.js';
-import { objectSql } from './texts.js';
+import { objectColumns, objectOf } from './packed-rows.js';
+import type { PackedObject } from './packed-rows.js';
 
 /** UNINDEXED is the lexeme of a version whose words are not in its vector: every text term takes it as a candidate. */
 export const UNINDEXED = '~';
@@ -132,6 +133,14 @@ interface CandidateRow {
   key: string;
   object: string;
   last_ms: string;
+}
+
+/** StoredCandidateRow is a candidate as read, its object in objectColumns. */
+type StoredCandidateRow = Omit<CandidateRow, 'object'> & PackedObject;
+
+/** unpacked is a candidate with its object's whole text. */
+function unpacked(row: StoredCandidateRow): CandidateRow {
+  return { rv: row.rv, key: row.key, object: objectOf(row)!, last_ms: row.last_ms };
 }
 
 /**
@@ -360,11 +369,11 @@ export class PostgresSearch {
   /** candidates reads the next `limit` candidates after a position, newest first, then by key. */
   private async candidates(client: PgClient, base: Conditions, window: { sinceMs?: number; untilMs?: number }, after: SearchCursor | undefined, limit: number): Promise<CandidateRow[]> {
     const { where, param, values } = positioned(base, window, after);
-    const { rows } = await client.query<CandidateRow>(
-      `SELECT rv, key, ${objectSql(this.s, 'v')} AS object, last_ms FROM ${this.s}.versions v WHERE ${where.join(' AND ')} ORDER BY last_ms DESC, key LIMIT ${param(limit)}`,
+    const { rows } = await client.query<StoredCandidateRow>(
+      `SELECT rv, key, ${objectColumns(this.s, 'v')}, last_ms FROM ${this.s}.versions v WHERE ${where.join(' AND ')} ORDER BY last_ms DESC, key LIMIT ${param(limit)}`,
       values,
     );
-    return rows;
+    return rows.map(unpacked);
   }
 
   /**
@@ -387,14 +396,14 @@ export class PostgresSearch {
     const { where, param, values } = positioned(plain, window, after);
     const [n, want] = [param(scan), param(limit)];
     const newest = `FROM ${this.s}.versions WHERE ${where.join(' AND ')} ORDER BY last_ms DESC, key`;
-    const { rows } = await client.query<CandidateRow & { hit: boolean }>(
-      `(SELECT rv, key, ${objectSql(this.s, 's')} AS object, last_ms, true AS hit FROM (SELECT rv, key, object, text_rv, last_ms, search ${newest} LIMIT ${n}) s WHERE search @@ ${param(tsquery)}::tsquery LIMIT ${want})
+    const { rows } = await client.query<StoredCandidateRow & { hit: boolean }>(
+      `(SELECT rv, key, ${objectColumns(this.s, 's')}, last_ms, true AS hit FROM (SELECT rv, key, object, object_z, text_rv, last_ms, search ${newest} LIMIT ${n}) s WHERE search @@ ${param(tsquery)}::tsquery LIMIT ${want})
        UNION ALL
-       (SELECT rv, key, NULL, last_ms, false ${newest} OFFSET ${param(scan - 1)} LIMIT 1)
+       (SELECT rv, key, NULL, NULL, NULL, last_ms, false ${newest} OFFSET ${param(scan - 1)} LIMIT 1)
        LIMIT ${want}`,
       values,
     );
-    const found = rows.filter((r) => r.hit).sort((a, b) => compareSearchOrder({ timeMs: Number(a.last_ms), key: a.key }, { timeMs: Number(b.last_ms), key: b.key }));
+    const found = rows.filter((r) => r.hit).map(unpacked).sort((a, b) => compareSearchOrder({ timeMs: Number(a.last_ms), key: a.key }, { timeMs: Number(b.last_ms), key: b.key }));
     const last = rows.find((r) => !r.hit);
     if (last === undefined || found.length >= limit) return { rows: found };
     return { rows: found, stoppedAt: { timeMs: Number(last.last_ms), key: last.key } };

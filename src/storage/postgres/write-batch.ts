@@ -11,7 +11,9 @@ import type { PgClient } from './options.js';
 import { CURRENT, Op } from './schema.js';
 import { searchColumns } from './search-index-writer.js';
 import type { SearchColumns } from './search-index-writer.js';
-import { cutText, objectSql, splitText, textOf } from './texts.js';
+import { objectColumns, objectOf, packText, storedOf } from './packed-rows.js';
+import type { PackedObject } from './packed-rows.js';
+import { cutText, splitText, textOf } from './texts.js';
 
 /** Fields are the filter columns of a version row. */
 export interface Fields {
@@ -118,11 +120,10 @@ interface Current extends Fields {
   event?: CoreEvent;
 }
 
-interface StoredRow extends Fields {
+interface StoredRow extends Fields, PackedObject {
   rv: string;
   key: string;
-  object: string;
-  /** stored is the `object` column of a row that refers to a text (null for the others: the same as `object`). */
+  /** stored is the `object` column of a row that refers to a text (null for the others, and for packed rows, whose `object_z` it is). */
   stored: string | null;
   text_rv: string | null;
   expires_at: string | null;
@@ -205,15 +206,16 @@ const ARGS = [
  * reads a fresh snapshot), and answers -1 if not, so the plan is made again.
  */
 export function writeFunctionSql(s: string): string {
-  const cols = ['rv', 'key', 'op', 'object', 'expires_at', 'prev_rv', 'superseded_rv', ...FIELD_NAMES, 'search', 'last_ms', 'text_rv'];
+  const cols = ['rv', 'key', 'op', 'object_z', 'expires_at', 'prev_rv', 'superseded_rv', ...FIELD_NAMES, 'search', 'last_ms', 'text_rv'];
   const unnested = ['offs', 'keys', 'ops', 'objects', 'expires', 'prev_abs', 'prev_off', 'sup_off', ...FIELD_NAMES.map((f) => `f_${f}`), 'f_search', 'f_last_ms', 'text_abs', 'text_off'];
   // The row alias names differ from the parameter names, which PL/pgSQL would find ambiguous.
   const alias = unnested.map((_, i) => `c${i}`);
   const n = FIELD_NAMES.length;
-  const vals = ['base + u.c0', 'u.c1', 'u.c2', 'u.c3', 'u.c4', 'coalesce(u.c5, base + u.c6)', 'base + u.c7', ...FIELD_NAMES.map((_, i) => `u.c${8 + i}`), `u.c${8 + n}::tsvector`, `u.c${9 + n}`, `coalesce(u.c${10 + n}, base + u.c${11 + n})`];
-  const occCols = ['id', 'text_rv', 'observed_us', 'namespace', 'event_name', 'regarding_name', 'body', 'type', 'reason', 'repeats', 'seen_ms', 'size', 'cluster'];
+  const vals = ['base + u.c0', 'u.c1', 'u.c2', "decode(u.c3, 'base64')", 'u.c4', 'coalesce(u.c5, base + u.c6)', 'base + u.c7', ...FIELD_NAMES.map((_, i) => `u.c${8 + i}`), `u.c${8 + n}::tsvector`, `u.c${9 + n}`, `coalesce(u.c${10 + n}, base + u.c${11 + n})`];
+  const occCols = ['id', 'text_rv', 'observed_us', 'namespace', 'event_name', 'regarding_name', 'body_z', 'type', 'reason', 'repeats', 'seen_ms', 'size', 'cluster'];
   const occAlias = OCC_ARGS.map((_, i) => `o${i}`);
-  const occVals = ['base + u.o0', 'coalesce(u.o1, base + u.o2)', ...occAlias.slice(3).map((a) => `u.${a}`)];
+  // Objects and bodies arrive packed in base64 (`packText`).
+  const occVals = ['base + u.o0', 'coalesce(u.o1, base + u.o2)', ...occAlias.slice(3).map((a, i) => (OCC_ARGS[i + 3]![0] === 'occ_bodies' ? `decode(u.${a}, 'base64')` : `u.${a}`))];
   return `
 CREATE OR REPLACE FUNCTION ${s}.write_batch(${ARGS.map(([n, t]) => `${n} ${t}`).join(', ')}) RETURNS bigint LANGUAGE plpgsql AS $fn$
 DECLARE base bigint;
@@ -326,13 +328,15 @@ export class WriteBatch {
       if (!assumeAbsent) {
         const stored = await client.query<StoredRow>({
           name: `${this.s}_current_rows`,
-          text: `SELECT rv, key, CASE WHEN text_rv IS NULL THEN NULL ELSE v.object END AS stored, text_rv, ${objectSql(this.s, 'v')} AS object, expires_at, ${FIELD_NAMES.join(', ')} FROM ${this.s}.versions v WHERE key = ANY(ARRAY(SELECT json_array_elements_text($1::json))) AND ${CURRENT}`,
+          text: `SELECT rv, key, CASE WHEN text_rv IS NULL THEN NULL ELSE v.object END AS stored, text_rv, ${objectColumns(this.s, 'v')}, expires_at, ${FIELD_NAMES.join(', ')} FROM ${this.s}.versions v WHERE key = ANY(ARRAY(SELECT json_array_elements_text($1::json))) AND ${CURRENT}`,
           values: [JSON.stringify([...keys])],
         });
         for (const k of keys) current.set(k, undefined);
         for (const r of stored.rows) {
           const textAbs = r.text_rv === null ? null : Number(r.text_rv);
-          current.set(r.key, { ...pickFields(r), rv: Number(r.rv), off: null, object: r.object, stored: r.stored ?? r.object, textAbs, textOff: null, expires_at: r.expires_at === null ? null : Number(r.expires_at) });
+          const object = objectOf(r)!;
+          const stored = r.text_rv === null ? object : storedOf({ object: r.stored, object_z: r.object_z })!;
+          current.set(r.key, { ...pickFields(r), rv: Number(r.rv), off: null, object, stored, textAbs, textOff: null, expires_at: r.expires_at === null ? null : Number(r.expires_at) });
         }
       }
       const checked = [...keys];
@@ -465,7 +469,7 @@ class Plan {
       column('off'),
       column('key'),
       column('op'),
-      column('stored').join(SEPARATOR),
+      column('stored').map(packText).join(SEPARATOR),
       column('expires_at'),
       column('prevAbs'),
       column('prevOff'),
@@ -491,7 +495,7 @@ class Plan {
       occColumn('namespace'),
       occColumn('eventName'),
       occColumn('regardingName'),
-      occColumn('body').join(SEPARATOR),
+      occColumn('body').map(packText).join(SEPARATOR),
       occColumn('type'),
       occColumn('reason'),
       occColumn('repeats'),

@@ -6,7 +6,7 @@ import { storedLabels } from '../shared/index.js';
 import type { Logger } from '../../internal/index.js';
 import { migrationLog } from './migration-progress.js';
 import type { MigrationProgress } from './migration-progress.js';
-import { decodeObject, encodeObject } from './object-codec.js';
+import { decodeObject, encodeObject } from '../shared/object-codec.js';
 import { TEXTS_SCHEMA } from './texts.js';
 
 /** SCHEMA_VERSION is stored in `meta` so that a later layout can migrate files written by this one. */

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import type { CoreEvent } from '../../api/index.js';
 import type { SearchCursor, SearchRequest } from '../search/index.js';
-import { encodeObject } from './object-codec.js';
+import { encodeObject } from '../shared/object-codec.js';
 import { applySchema, nameHash } from './schema.js';
 import { DOCID_SLOTS, KEYED_FIELDS, SqliteSearch, VALUE_TOKENS_META, indexHoldsValueTokens, matchExpression, valueToken } from './search-index.js';
 import type { SearchTokenizer } from './search-index.js';

@@ -14,7 +14,7 @@ import type { EventStore, ListOptions } from '../event-store.js';
 import { CONFORMANCE_ENV_DEFAULTS, runArchiveStoreConformance, runEventStoreConformance, runSearchConformance, sampleEvent } from '../testing/index.js';
 import type { ConformanceSetup } from '../testing/index.js';
 import { SqliteEventStore } from './index.js';
-import { decodeObject } from './object-codec.js';
+import { decodeObject } from '../shared/object-codec.js';
 import { CURRENT, SCHEMA_VERSION, addMigrationFunctions, fillLabels, nameHash, spanSeconds } from './schema.js';
 import { FIXTURES_DIR, fixture } from '../../../test/support/schema-fixtures.js';
 

@@ -10,7 +10,7 @@ import { FakeClock } from '../../internal/index.js';
 import { eventOccurrenceQuery } from '../archive-store.js';
 import { CONFORMANCE_ENV_DEFAULTS, sampleEvent } from '../testing/index.js';
 import { SqliteEventStore } from './index.js';
-import { encodeObject } from './object-codec.js';
+import { encodeObject } from '../shared/object-codec.js';
 import { TEXT_MIN, longText, referTo, referenceOf, storedTexts } from './texts.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kevents-sqlite-texts-'));

@@ -25,7 +25,7 @@
  */
 import type Database from 'better-sqlite3';
 import { LruCache } from '../../internal/index.js';
-import { decodeObject, encodeObject } from './object-codec.js';
+import { decodeObject, encodeObject } from '../shared/object-codec.js';
 
 /**
  * TEXT_MIN is the length (UTF-16 units of the message's JSON string) from which a repeated message is stored in

@@ -12,7 +12,7 @@ import { checkPreconditions, decodeEvent, encodeEvent, eventKey, fieldValue, key
 import type { Change } from '../shared/index.js';
 import { CHANGE_TYPES } from './connection.js';
 import type { SqliteConnection } from './connection.js';
-import { encodeObject } from './object-codec.js';
+import { encodeObject } from '../shared/object-codec.js';
 import { Op, labelsColumn, nameHash, spanSeconds } from './schema.js';
 import type { CurrentRow } from './statements.js';
 import { longText } from './texts.js';

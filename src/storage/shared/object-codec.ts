@@ -1,6 +1,7 @@
 /**
- * The encoding of stored objects (schema 3): JSON text compressed with LZ77
- * against a preset dictionary of typical event JSON, as a BLOB.
+ * The encoding of stored objects: JSON text compressed with LZ77 against a
+ * preset dictionary of typical event JSON, as a BLOB in SQLite (its schema 3)
+ * and as `bytea` in PostgreSQL (its schema 6: objects and occurrence bodies).
  *
  * An event is ~800 bytes of JSON of which most is field names and values every
  * event shares (`"involvedObject":{"kind":"Pod"`, `kubelet`, timestamps repeated

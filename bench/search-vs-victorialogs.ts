@@ -32,7 +32,9 @@
  *   BENCH_BACKEND (sqlite; postgres writes the archive to KEVENTS_BENCH_POSTGRES, by default the test
  *   database on 127.0.0.1:55432, in the schema kevents_bench_vlogs_<layout>_<total>), BENCH_BASELINE_CLI (another
  *   build's dist/bin/kevents.js, e.g. main's: the HTTP pass serves the same archive with it too, its requests
- *   interleaved with the others').
+ *   interleaved with the others'), BENCH_BASELINE_STORAGE (what the baseline build serves instead, e.g. a copy of
+ *   the archive taken before this build opened it: a build that changes the layout on open would otherwise have
+ *   both sides read its layout).
  *
  * The kevents archive at each size is cached under the system temp folder (by the sizes, the schema
  * and the generator's layout) as bench/timeline.ts caches its own, since writing it is the slow part:
@@ -64,6 +66,8 @@ const MEASURE = process.env.BENCH_MEASURE === undefined ? SIZES : process.env.BE
 const FILL_ONLY = process.env.BENCH_FILL_ONLY === '1';
 /** BASELINE_CLI is another build's `dist/bin/kevents.js`, served over the same archive and timed in the HTTP pass beside this one's. */
 const BASELINE_CLI = process.env.BENCH_BASELINE_CLI;
+/** BASELINE_STORAGE is the `--storage` the baseline build serves, when not the archive this build serves. */
+const BASELINE_STORAGE = process.env.BENCH_BASELINE_STORAGE;
 const BACKEND = process.env.BENCH_BACKEND ?? 'sqlite';
 const POSTGRES = process.env.KEVENTS_BENCH_POSTGRES ?? 'postgres://postgres@127.0.0.1:55432/test';
 /** LAYOUT names what a cached archive holds: change it when realistic-events or the fill changes (a file of an older schema is migrated when first opened). */
@@ -269,7 +273,8 @@ async function measure(events: number, archive: BenchArchive, logs: { address: s
   // Both sides' answers are read as text and not parsed: the time is the server's and the transfer's.
   const serveArgs = ['serve', '--listen', '127.0.0.1:0', '--storage', archive.storage(events), '--event-ttl', '0', '--log-level', 'error'];
   const serve = await startCli(serveArgs, /listening on (\S+)/);
-  const baseline = BASELINE_CLI === undefined ? undefined : await startCli(serveArgs, /listening on (\S+)/, [], BASELINE_CLI);
+  const baselineArgs = BASELINE_STORAGE === undefined ? serveArgs : serveArgs.map((a, i) => (serveArgs[i - 1] === '--storage' ? BASELINE_STORAGE : a));
+  const baseline = BASELINE_CLI === undefined ? undefined : await startCli(baselineArgs, /listening on (\S+)/, [], BASELINE_CLI);
   const http: Sized['http'] = [];
   try {
     for (const query of QUERIES) {

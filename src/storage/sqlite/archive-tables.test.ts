@@ -51,16 +51,17 @@ void test('a file written before the count columns gains them, filled from its r
   }
 });
 
+/** aboutWebOne writes event `name` about pod web-1 of `namespace`: the same object name in several namespaces, as web-1 or db-0 are in a real cluster. */
+function aboutWebOne(namespace: string, name: string): ArchiveWrite {
+  const object = sampleEvent(namespace, name, { involvedObject: { kind: 'Pod', namespace, name: 'web-1' } });
+  return { namespace, name, decide: () => ({ action: 'write', object, occurrence: { countBefore: 0, countAfter: 1 } }) };
+}
+
 void test('a file written before occ_regarding_ns gains it on open, says so, and one namespace\'s occurrences of a name are read through it', async () => {
   const path = join(dir, 'before-regarding-ns.db');
   let store = new SqliteEventStore({ path });
   await store.ready();
-  // The same object name in two namespaces, as web-1 or db-0 are in a real cluster.
-  const write = (namespace: string, name: string): ArchiveWrite => {
-    const object = sampleEvent(namespace, name, { involvedObject: { kind: 'Pod', namespace, name: 'web-1' } });
-    return { namespace, name, decide: () => ({ action: 'write', object, occurrence: { countBefore: 0, countAfter: 1 } }) };
-  };
-  await store.applyArchiveBatch({ writes: [write('a', 'e1'), write('b', 'e2'), write('b', 'e3')], stamp: {} });
+  await store.applyArchiveBatch({ writes: [aboutWebOne('a', 'e1'), aboutWebOne('b', 'e2'), aboutWebOne('b', 'e3')], stamp: {} });
   await store.close();
   const db = new Database(path);
   db.exec('DROP INDEX occ_regarding_ns');
@@ -86,6 +87,51 @@ void test('a file written before occ_regarding_ns gains it on open, says so, and
     .all() as { detail: string }[];
   check.close();
   assert.match(plan.map((p) => p.detail).join('\n'), /occ_regarding_ns \(regarding_hash=\? AND namespace=\? AND observed_us>\?\)/, 'a seek, with no sort');
+});
+
+void test('a file whose occurrence indexes name the id (schema 11 and before) gets them without it on open, says so, and reads the same', async () => {
+  const path = join(dir, 'id-twice.db');
+  let store = new SqliteEventStore({ path });
+  await store.ready();
+  await store.applyArchiveBatch({ writes: [aboutWebOne('a', 'e1'), aboutWebOne('b', 'e2'), aboutWebOne('b', 'e3'), aboutWebOne('a', 'e4')], stamp: {} });
+  const read = async (): Promise<string[][]> => {
+    const names = async (q: Parameters<typeof store.listOccurrences>[0]): Promise<string[]> => (await store.listOccurrences(q)).items.map((o) => `${o.event.namespace}/${o.event.name}`);
+    return [await names({}), await names({ fieldEquals: { 'regarding.name': 'web-1' } }), await names({ namespace: 'b', fieldEquals: { 'regarding.name': 'web-1' } }), await names({ limit: 2 })];
+  };
+  const before = await read();
+  await store.close();
+  const db = new Database(path);
+  db.exec(`DROP INDEX occ_time; DROP INDEX occ_regarding; DROP INDEX occ_regarding_ns;
+    CREATE INDEX occ_time ON occurrences(observed_us, id);
+    CREATE INDEX occ_regarding ON occurrences(regarding_hash, observed_us, id);
+    CREATE INDEX occ_regarding_ns ON occurrences(regarding_hash, namespace, observed_us, id);`);
+  db.close();
+
+  const lines: string[] = [];
+  store = new SqliteEventStore({ path, logger: { ...noopLogger, info: (msg: string, fields?: Record<string, unknown>) => lines.push(`${msg} ${JSON.stringify(fields)}`) } });
+  await store.ready();
+  try {
+    assert.deepEqual(lines.slice(0, 1), ['rebuilding the occurrence indexes without their id twice {"occurrences":4,"indexes":3}']);
+    assert.match(lines[1] ?? '', /^the occurrence indexes are rebuilt \{"occurrences":4,"seconds":[\d.]+\}$/);
+    assert.deepEqual(await read(), before);
+    assert.equal(before[1]!.length, 4, 'the reads compared are not empty');
+  } finally {
+    await store.close();
+  }
+  const check = new Database(path, { readonly: true });
+  const sql = check.prepare<[], { name: string; sql: string }>("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'occurrences' ORDER BY name").all();
+  const plan = (q: string): string => (check.prepare(`EXPLAIN QUERY PLAN ${q}`).all() as { detail: string }[]).map((p) => p.detail).join('\n');
+  const time = plan('SELECT id FROM occurrences INDEXED BY occ_time WHERE (observed_us, id) > (0, 0) ORDER BY observed_us, id LIMIT 5');
+  const regarding = plan('SELECT id FROM occurrences INDEXED BY occ_regarding WHERE regarding_hash = 1 AND (observed_us, id) > (0, 0) ORDER BY observed_us, id LIMIT 5');
+  check.close();
+  assert.deepEqual(
+    sql.map((r) => r.sql.replace(/^.* ON /, '')),
+    ['occurrences(regarding_hash, observed_us)', 'occurrences(regarding_hash, namespace, observed_us)', 'occurrences(observed_us)'],
+  );
+  assert.match(time, /occ_time \(observed_us>\?\)/);
+  assert.doesNotMatch(time, /TEMP B-TREE/, 'the id order is the index\'s own: no sort');
+  assert.match(regarding, /occ_regarding \(regarding_hash=\? AND observed_us>\?\)/);
+  assert.doesNotMatch(regarding, /TEMP B-TREE/);
 });
 
 void test('a hit\'s occurrences are read along its versions\' chain, through compaction; a chain that cannot be walked is read by the seek', async () => {

@@ -15,6 +15,16 @@ import { storedTexts } from './texts.js';
 import type { StoredTexts } from './texts.js';
 
 /**
+ * OCCURRENCE_INDEXES read occurrences in (observed_us, id) order. The id is the table's rowid, which SQLite ends
+ * every index entry with: an index that names it as a column holds it twice (4 bytes more per entry, 11 B per
+ * occurrence over the three), and reads the same order and ranges without it. Files written before hold the
+ * longer forms, which `staleOccurrenceIndexes` finds and opening rebuilds.
+ */
+const OCCURRENCE_INDEXES = `CREATE INDEX IF NOT EXISTS occ_time ON occurrences(observed_us);
+CREATE INDEX IF NOT EXISTS occ_regarding ON occurrences(regarding_hash, observed_us);
+CREATE INDEX IF NOT EXISTS occ_regarding_ns ON occurrences(regarding_hash, namespace, observed_us);`;
+
+/**
  * ARCHIVE_SCHEMA adds the archive's tables to a store file; they are created on
  * open, so files written before them gain them without a migration.
  *
@@ -66,9 +76,7 @@ CREATE TABLE IF NOT EXISTS occurrences (
   body TEXT,
   cluster_uid TEXT
 );
-CREATE INDEX IF NOT EXISTS occ_time ON occurrences(observed_us, id);
-CREATE INDEX IF NOT EXISTS occ_regarding ON occurrences(regarding_hash, observed_us, id);
-CREATE INDEX IF NOT EXISTS occ_regarding_ns ON occurrences(regarding_hash, namespace, observed_us, id);
+${OCCURRENCE_INDEXES}
 CREATE TABLE IF NOT EXISTS source_checkpoints (source TEXT PRIMARY KEY, resource_version TEXT NOT NULL, updated_at INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS write_marks (at INTEGER PRIMARY KEY, rv INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS occurrence_lag (hour INTEGER PRIMARY KEY, min_us INTEGER NOT NULL, max_us INTEGER NOT NULL);
@@ -115,10 +123,18 @@ export class ArchiveTables {
   ) {
     migrateOccurrences(db);
     const building = logger !== undefined ? occurrencesToIndex(db) : 0;
+    const stale = staleOccurrenceIndexes(db);
+    const rebuilding = stale.length > 0 && logger !== undefined ? occurrencesToIndex(db, true) : 0;
     const started = performance.now();
     if (building > 0) logger?.info('indexing the occurrences by object and namespace', { occurrences: building });
-    db.exec(ARCHIVE_SCHEMA);
+    if (rebuilding > 0) logger?.info('rebuilding the occurrence indexes without their id twice', { occurrences: rebuilding, indexes: stale.length });
+    // One transaction: a process killed while the indexes are built again leaves the file with its old ones.
+    db.transaction(() => {
+      for (const name of stale) db.exec(`DROP INDEX ${name}`);
+      db.exec(ARCHIVE_SCHEMA);
+    })();
     if (building > 0) logger?.info('the occurrences are indexed by object and namespace', { occurrences: building, seconds: Math.round(performance.now() - started) / 1000 });
+    if (rebuilding > 0) logger?.info('the occurrence indexes are rebuilt', { occurrences: rebuilding, seconds: Math.round(performance.now() - started) / 1000 });
     if (!db.prepare<[], { name: string }>('PRAGMA table_info(occurrences)').all().some((c) => c.name === 'cluster_uid')) {
       db.exec('ALTER TABLE occurrences ADD COLUMN cluster_uid TEXT');
     }
@@ -452,10 +468,19 @@ export class ArchiveTables {
   }
 }
 
-/** occurrencesToIndex counts the occurrences of a file written before `occ_regarding_ns`, which opening it builds (0 when there is none to build). */
-function occurrencesToIndex(db: Database.Database): number {
+/** staleOccurrenceIndexes names the occurrence indexes a file holds in a form that lists the id (see OCCURRENCE_INDEXES). */
+export function staleOccurrenceIndexes(db: Database.Database): string[] {
+  const rows = db.prepare<[], { name: string; sql: string | null }>("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'occurrences'").all();
+  return rows.filter((r) => ['occ_time', 'occ_regarding', 'occ_regarding_ns'].includes(r.name) && r.sql !== null && /,\s*id\s*\)\s*$/.test(r.sql)).map((r) => r.name);
+}
+
+/**
+ * occurrencesToIndex counts the occurrences of a file written before `occ_regarding_ns`, which opening it builds (0 when
+ * there is none to build), or with `all`, of any file that has the table.
+ */
+function occurrencesToIndex(db: Database.Database, all = false): number {
   const has = (type: string, name: string): boolean => db.prepare('SELECT 1 FROM sqlite_master WHERE type = ? AND name = ?').get(type, name) !== undefined;
-  if (!has('table', 'occurrences') || has('index', 'occ_regarding_ns')) return 0;
+  if (!has('table', 'occurrences') || (!all && has('index', 'occ_regarding_ns'))) return 0;
   return (db.prepare('SELECT count(*) AS n FROM occurrences').get() as { n: number }).n;
 }
 

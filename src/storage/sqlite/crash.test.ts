@@ -178,3 +178,72 @@ void test('repeats of long messages acknowledged before kill -9 are in the file 
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+/** REBUILDER is the child process: it opens the store, printing each log line on stdout, until it is killed. */
+const REBUILDER = `
+const { SqliteEventStore } = await import(${JSON.stringify(new URL('./index.ts', import.meta.url).href)});
+const say = (msg) => process.stdout.write(msg + '\\n');
+const store = new SqliteEventStore({ path: process.argv[1], logger: { debug() {}, info: say, warn() {}, error() {} } });
+await store.ready();
+say('opened');
+await new Promise(() => {});
+`;
+
+void test('kill -9 while the occurrence indexes are rebuilt leaves a file with the old ones or the new ones, which opens and reads every occurrence', { timeout: 120_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kevents-crash-'));
+  try {
+    const path = join(dir, 'events.db');
+    const store = new SqliteEventStore({ path });
+    await store.ready();
+    await store.close();
+    // Occurrences enough for the rebuild to take a while, with the indexes as schema 11 and before wrote them.
+    const OCCURRENCES = 300_000;
+    const db = new Database(path);
+    db.exec(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${OCCURRENCES})
+      INSERT INTO occurrences (id, observed_us, namespace, regarding_hash, type, reason, count_before, count_after, body)
+      SELECT i, 1700000000000000 + (i * 7919) % 1000003, 'ns-' || (i % 13), i % 977, 'Normal', 'Pulled', 0, 1, '{}' FROM n;
+      DROP INDEX occ_time; DROP INDEX occ_regarding; DROP INDEX occ_regarding_ns;
+      CREATE INDEX occ_time ON occurrences(observed_us, id);
+      CREATE INDEX occ_regarding ON occurrences(regarding_hash, observed_us, id);
+      CREATE INDEX occ_regarding_ns ON occurrences(regarding_hash, namespace, observed_us, id);`);
+    db.close();
+
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '--eval', REBUILDER, path], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const said: string[] = [];
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
+      said.push(...chunk.split('\n').filter((l) => l !== ''));
+      if (said.some((l) => l.startsWith('rebuilding the occurrence indexes')) && !child.killed) child.kill('SIGKILL');
+    });
+    assert.equal(await exited, 'SIGKILL');
+    assert.ok(!said.includes('opened'), `killed before the open finished (${said.join('; ')})`);
+
+    const forms = (): string[] => {
+      const check = new Database(path, { readonly: true });
+      try {
+        return check.prepare<[], { sql: string }>("SELECT sql FROM sqlite_master WHERE type = 'index' AND name LIKE 'occ_%' ORDER BY name").all().map((r) => r.sql.replace(/^.* ON /, ''));
+      } finally {
+        check.close();
+      }
+    };
+    const old = ['occurrences(regarding_hash, observed_us, id)', 'occurrences(regarding_hash, namespace, observed_us, id)', 'occurrences(observed_us, id)'];
+    const rebuilt = ['occurrences(regarding_hash, observed_us)', 'occurrences(regarding_hash, namespace, observed_us)', 'occurrences(observed_us)'];
+    const afterKill = forms();
+    assert.ok([old, rebuilt].some((f) => JSON.stringify(f) === JSON.stringify(afterKill)), `all old or all rebuilt, not ${JSON.stringify(afterKill)}`);
+
+    const reopened = new SqliteEventStore({ path });
+    try {
+      await reopened.ready();
+      assert.deepEqual(forms(), rebuilt);
+      const check = new Database(path, { readonly: true });
+      const counts = ['occ_time', 'occ_regarding', 'occ_regarding_ns'].map((i) => check.prepare<[], { n: number }>(`SELECT count(*) AS n FROM occurrences INDEXED BY ${i}`).get()!.n);
+      check.close();
+      assert.deepEqual(counts, [OCCURRENCES, OCCURRENCES, OCCURRENCES]);
+    } finally {
+      await reopened.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -242,6 +242,12 @@ void describe('PostgresEventStore', () => {
           assert.match(plan, new RegExp(`Index Scan using ${index} `), plan);
           assert.doesNotMatch(plan, /Sort/, `a seek, with no sort: ${plan}`);
         }
+        // Some events' occurrences (incidents' failures): a seek of each from the position's time, then in time order.
+        const some = queries.page({ events: [{ namespace: 'b', name: 'e2' }, { namespace: 'c', name: 'e4' }], anyOf: { types: ['normal'] } }, { observedMicros: 0, id: 0 }, 10);
+        const plan = (await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${some.text}`, some.values)).rows.map((r) => r['QUERY PLAN']).join('\n');
+        assert.match(plan, /Index Scan using occ_event on occurrences[^\n]*\n\s*Index Cond: \(\(namespace = k\.k_namespace\) AND \(event_name = k\.k_name\) AND \(observed_us >= /, plan);
+        const listed = await store.listOccurrences({ events: [{ namespace: 'b', name: 'e2' }, { namespace: 'c', name: 'e4' }, { namespace: 'b', name: 'e2' }] });
+        assert.deepEqual(listed.items.map((o) => o.event.name), ['e2', 'e4']);
         const [hits] = await store.listEventOccurrences({ events: [{ namespace: 'b', name: 'e3', regardingName: 'web-1' }] });
         assert.deepEqual(hits?.map((o) => o.event.name), ['e3']);
       } finally {
@@ -329,9 +335,32 @@ void describe('PostgresEventStore', () => {
     await client.query('SET enable_seqscan = off; SET enable_bitmapscan = off');
     const plan = (await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${q.text}`, q.values)).rows.map((r) => r['QUERY PLAN']).join('\n');
     await client.query('RESET enable_seqscan; RESET enable_bitmapscan');
-    client.release();
     assert.match(plan, /Index Only Scan using cur_since/, plan);
     assert.match(plan, /Index Cond: \(+COALESCE\(NULLIF\(last_ms/, plan);
+    // The window's rows are chosen once for the pages of a read, on the index alone; the pages read theirs by revision.
+    const keys = new ListQueries(schema).sinceKeys({ at: undefined, high: undefined, fieldEquals: {}, anyOf: failures, activeIn: window }, '')!;
+    const objects = new ListQueries(schema).objects([1, 2]);
+    const plans: string[] = [];
+    for (const q of [keys, objects]) {
+      await client.query('SET enable_seqscan = off; SET enable_bitmapscan = off');
+      plans.push((await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${q.text}`, q.values)).rows.map((r) => r['QUERY PLAN']).join('\n'));
+      await client.query('RESET enable_seqscan; RESET enable_bitmapscan');
+    }
+    client.release();
+    assert.match(plans[0]!, /Index Only Scan using cur_since/, plans[0]);
+    assert.match(plans[1]!, /Index Scan using versions_pkey on versions v .*\n\s+Index Cond: \(rv = ANY/, plans[1]);
+    // A write between two pages of a read: the rows are chosen again, as a page read alone would choose them.
+    const first = await store.list({ activeIn: window, anyOf: failures, limit: 1 });
+    assert.deepEqual(first.items.map((e) => e.metadata.name), ['e-15']);
+    await store.create(sampleEvent('ns-1', 'e-11', { type: 'Warning', firstTimestamp: at(200), lastTimestamp: at(205) }));
+    await store.delete('ns-2', 'e-20');
+    const rest: string[] = [];
+    for (let startKey = first.lastKey; startKey !== undefined; ) {
+      const page = await store.list({ activeIn: window, anyOf: failures, limit: 1, startKey });
+      rest.push(...page.items.map((e) => e.metadata.name!));
+      startKey = page.lastKey;
+    }
+    assert.deepEqual(rest, ['e-10', 'e-11', 'e-25']);
     assert.equal(new ListQueries(schema).pageSince({ at: undefined, high: undefined, fieldEquals: {}, anyOf: failures, activeIn: { ...window, alwaysReasons: ['Scheduled'] } }, '', 10), undefined, 'a reason kept whenever is no range of time');
     assert.equal(new ListQueries(schema).pageSince({ at: 5, high: undefined, fieldEquals: {}, anyOf: failures, activeIn: window }, '', 10), undefined, 'a snapshot reads history too');
     await store.close();

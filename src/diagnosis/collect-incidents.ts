@@ -44,11 +44,14 @@ export async function collectIncidents(o: CollectIncidentsOptions): Promise<Inci
   const events: CoreEvent[] = await o.source.listEvents({ ...query, anyOf: { ...FAILURE_EVENTS, kinds: OWNER_KINDS } });
   // As the timeline does: an event that straddles the window's end has its later history read too.
   const straddles = o.until !== undefined && events.some((e) => (eventFirstMs(e) ?? Infinity) < o.until! && (eventLastMs(e) ?? -Infinity) >= o.until!);
-  const occurrences: Occurrence[] | undefined = await o.source.listOccurrences({ ...(straddles ? { ...query, until: undefined } : query), anyOf: FAILURE_EVENTS });
   // Progress from the look-back on too: a failure there that a pod got past is no cause of the window's.
   // Each event is classified once, for every read and build that asks.
   const match = classifier();
   const scheduled = (await scheduledOfUnplacedPods(o.source, events, match)).concat(await progressOfFailingPods(o.source, events, readSince, o.until, match));
+  // Only the failures' history is built from (`incidentBasis`): the occurrences of the events read that classify,
+  // which a store seeks event by event instead of reading every failure's in the window.
+  const failing = [...events, ...scheduled].filter((e) => match(e) !== undefined).map((e) => ({ namespace: e.metadata.namespace ?? '', name: e.metadata.name ?? '' }));
+  const occurrences: Occurrence[] | undefined = await o.source.listOccurrences({ ...(straddles ? { ...query, until: undefined } : query), anyOf: FAILURE_EVENTS, events: failing });
   let owners: OwnerLink[] = [];
   if (o.source.listOwners !== undefined) {
     const namespaces = [...new Set(events.map((e) => e.involvedObject.namespace ?? e.metadata.namespace ?? ''))].filter((n) => n !== '').sort();

@@ -83,6 +83,12 @@ export interface OccurrenceQuery {
   predicate?: (o: Occurrence) => boolean;
   /** anyOf keeps the occurrences of some types, reasons or regarding kinds (see AnyOf); every backend applies it, with its columns where it has them. */
   anyOf?: AnyOf;
+  /**
+   * events keeps the occurrences of these events only, each named by its namespace and name (an occurrence's
+   * `event`): a reader that holds the events it needs the history of (incidents, their failures) reads theirs and
+   * no other's; a backend may seek each through its index of events.
+   */
+  events?: readonly { namespace: string; name: string }[];
   /** after starts strictly after this position. */
   after?: OccurrenceCursor;
   /** limit caps the items; 0 or undefined means no limit. */

@@ -80,6 +80,7 @@ export function storeTimelineSource(store: EventStore, options: StoreTimelineSou
           ...(observed !== undefined ? { untilMicros: observed.untilMicros } : {}),
           fieldEquals,
           ...(q.anyOf !== undefined ? { anyOf: q.anyOf } : {}),
+          ...(q.events !== undefined ? { events: q.events } : {}),
           ...(clusters.size > 1 ? { predicate: (o: Occurrence) => inClusters(o.cluster) } : {}),
           limit: STORE_PAGE,
           ...(after !== undefined ? { after } : {}),

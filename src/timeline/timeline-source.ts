@@ -39,6 +39,12 @@ export interface SourceQuery {
    * return more than it selects, never less.
    */
   anyOf?: AnyOf | undefined;
+  /**
+   * events, in an occurrence read, keeps the history of these events only (each by its namespace and name): a
+   * reader that has read the events it builds from (incidents, their failures) needs no other's. A source may
+   * return more than it selects, never less.
+   */
+  events?: readonly { namespace: string; name: string }[] | undefined;
 }
 
 /**

@@ -158,8 +158,8 @@ export class ArchiveQueries {
 
   /**
    * page selects up to `batch` occurrence rows after a position, in (observed_us, id) order, on the primary key,
-   * `occ_event` for one event's (its name in its namespace), `occ_regarding` for one regarding name or, in one
-   * namespace, `occ_regarding_ns`.
+   * `occ_event` for one event's (its name in its namespace) or for each of a query's `events` (a seek of each from
+   * the position's time), `occ_regarding` for one regarding name or, in one namespace, `occ_regarding_ns`.
    */
   page(q: OccurrenceQuery, after: OccurrenceCursor, batch: number): Query {
     const values: unknown[] = [after.observedMicros, after.id, batch];
@@ -168,11 +168,23 @@ export class ArchiveQueries {
     const eventName = q.fieldEquals?.['event.name'];
     const eventNamespace = q.fieldEquals?.['metadata.namespace'] ?? q.namespace;
     const byEvent = eventName !== undefined && eventNamespace !== undefined && (q.namespace === undefined || q.namespace === eventNamespace);
-    const byNamespace = !byEvent && regarding !== undefined && q.namespace !== undefined;
+    const byEvents = !byEvent && q.events !== undefined;
+    const byNamespace = !byEvent && !byEvents && regarding !== undefined && q.namespace !== undefined;
+    let from = `${this.s}.occurrences`;
     // The whole index key in one row comparison, so the scan starts at the position.
     if (byEvent) {
       values.push(eventNamespace, eventName);
       conds.push(`namespace = $4`, `event_name = $5`, `(namespace, event_name, observed_us, id) > ($4, $5, $1, $2)`);
+    } else if (byEvents) {
+      // Each event once (a name listed twice would join its rows twice), each a range of occ_event from the position's time.
+      const events = new Map(q.events!.map((e) => [`${e.namespace}/${e.name}`, e]));
+      values.push([...events.values()].map((e) => e.namespace), [...events.values()].map((e) => e.name));
+      from = `unnest($4::text[], $5::text[]) AS k(k_namespace, k_name) JOIN ${from} ON namespace = k_namespace AND event_name = k_name`;
+      conds.push('observed_us >= $1', '(observed_us, id) > ($1, $2)');
+      if (regarding !== undefined) {
+        values.push(regarding);
+        conds.push(`regarding_name = $${values.length}`);
+      }
     } else if (byNamespace) {
       values.push(regarding, q.namespace);
       conds.push(`regarding_name = $4`, `namespace = $5`, `(regarding_name, namespace, observed_us, id) > ($4, $5, $1, $2)`);
@@ -196,11 +208,11 @@ export class ArchiveQueries {
       ? 'namespace, event_name, observed_us, id'
       : byNamespace
         ? 'regarding_name, namespace, observed_us, id'
-        : regarding !== undefined
+        : regarding !== undefined && !byEvents
           ? 'regarding_name, observed_us, id'
           : 'observed_us, id';
     return {
-      text: `SELECT id, observed_us, namespace, event_name, body, body_z, text_rv FROM ${this.s}.occurrences WHERE ${conds.join(' AND ')} ORDER BY ${order} LIMIT $3`,
+      text: `SELECT id, observed_us, namespace, event_name, body, body_z, text_rv FROM ${from} WHERE ${conds.join(' AND ')} ORDER BY ${order} LIMIT $3`,
       values,
     };
   }

@@ -57,7 +57,7 @@ export class ListQueries {
     return {
       text:
         `SELECT m.revision, m.compacted, p.rv, p.key, ${objectColumnNames('p')} FROM ` +
-        `(SELECT max(value) FILTER (WHERE name = 'revision') AS revision, max(value) FILTER (WHERE name = 'compacted') AS compacted FROM ${this.s}.meta) m ` +
+        `(${this.meta()}) m ` +
         `LEFT JOIN LATERAL (${inner.text}) p ON true ORDER BY p.key`,
       values: inner.values,
     };
@@ -71,6 +71,49 @@ export class ListQueries {
    * their name's index, a reason kept whenever it happened is no range of time).
    */
   pageSince(scope: ListScope, start: string, limit: number): Query | undefined {
+    const chosen = this.chosenSince(scope, start, limit);
+    if (chosen === undefined) return undefined;
+    return {
+      text:
+        `WITH c AS MATERIALIZED (${chosen.text}) ` +
+        `SELECT m.revision, m.compacted, (SELECT count(*) FROM c) AS candidates, p.rv, p.key, ${objectColumnNames('p')} FROM (${this.meta()}) m ` +
+        `LEFT JOIN LATERAL (SELECT v.rv, v.key, ${objectColumns(this.s, 'v')} FROM (SELECT rv, key FROM c ORDER BY key LIMIT $2) k JOIN ${this.s}.versions v ON v.rv = k.rv) p ON true ORDER BY p.key`,
+      values: chosen.values,
+    };
+  }
+
+  /**
+   * sinceKeys is the choice `pageSince` makes, alone: the keys and revisions of the rows since the window's start that
+   * its columns keep, all of them (at most SINCE_CANDIDATES + 1) in key order, on `cur_since` alone, with the store's
+   * revision and compaction point. A reader holds them for the pages of its read and reads each page's rows by
+   * revision (`objects`), so the window is read once, not once a page. Undefined where `pageSince` is.
+   */
+  sinceKeys(scope: ListScope, start: string): Query | undefined {
+    const chosen = this.chosenSince(scope, start, SINCE_CANDIDATES + 1);
+    if (chosen === undefined) return undefined;
+    return {
+      text:
+        `SELECT m.revision, m.compacted, c.rv, c.key FROM (${this.meta()}) m ` +
+        `LEFT JOIN LATERAL (${chosen.text}) c ON true ORDER BY c.key LIMIT $2`,
+      values: chosen.values,
+    };
+  }
+
+  /** objects reads the rows of the given revisions in key order, with the store's revision and compaction point (a page of `sinceKeys`'s keys). */
+  objects(rvs: readonly number[]): Query {
+    return {
+      text:
+        `SELECT m.revision, m.compacted, p.rv, p.key, ${objectColumnNames('p')} FROM (${this.meta()}) m ` +
+        `LEFT JOIN LATERAL (SELECT v.rv, v.key, ${objectColumns(this.s, 'v')} FROM ${this.s}.versions v WHERE v.rv = ANY($1::bigint[])) p ON true ORDER BY p.key`,
+      values: [rvs],
+    };
+  }
+
+  /**
+   * chosenSince is the statement of `pageSince`'s candidates, `$1` the start, `$2` the `limit` of the statement
+   * around it, the cap of candidates last; undefined where `pageSince` is.
+   */
+  private chosenSince(scope: ListScope, start: string, limit: number): Query | undefined {
     const since = scope.activeIn?.sinceMs;
     if (scope.at !== undefined || since === undefined || scope.anyOf === undefined || (scope.activeIn?.alwaysReasons?.length ?? 0) > 0) return undefined;
     if (scope.fieldEquals?.['involvedObject.name'] !== undefined) return undefined;
@@ -78,15 +121,15 @@ export class ListQueries {
     const conds = this.keyAndFields(scope, values);
     conds.push(anyOfSql(scope.anyOf, { type: 'type', reason: 'reason', kind: 'involved_kind' }, values));
     values.push(since, SINCE_CANDIDATES + 1);
-    const chosen = `SELECT rv, key FROM ${this.s}.versions WHERE ${CURRENT} AND ${LAST_MS_OR_END} >= $${values.length - 1} AND ${conds.join(' AND ')} LIMIT $${values.length}`;
     return {
-      text:
-        `WITH c AS MATERIALIZED (${chosen}) ` +
-        `SELECT m.revision, m.compacted, (SELECT count(*) FROM c) AS candidates, p.rv, p.key, ${objectColumnNames('p')} FROM ` +
-        `(SELECT max(value) FILTER (WHERE name = 'revision') AS revision, max(value) FILTER (WHERE name = 'compacted') AS compacted FROM ${this.s}.meta) m ` +
-        `LEFT JOIN LATERAL (SELECT v.rv, v.key, ${objectColumns(this.s, 'v')} FROM (SELECT rv, key FROM c ORDER BY key LIMIT $2) k JOIN ${this.s}.versions v ON v.rv = k.rv) p ON true ORDER BY p.key`,
+      text: `SELECT rv, key FROM ${this.s}.versions WHERE ${CURRENT} AND ${LAST_MS_OR_END} >= $${values.length - 1} AND ${conds.join(' AND ')} LIMIT $${values.length}`,
       values,
     };
+  }
+
+  /** meta reads the store's revision and compaction point, which every page reads in its own snapshot. */
+  private meta(): string {
+    return `SELECT max(value) FILTER (WHERE name = 'revision') AS revision, max(value) FILTER (WHERE name = 'compacted') AS compacted FROM ${this.s}.meta`;
   }
 
   /** keyAndFields are the conditions of a page on its key range (`$1` its start) and field columns, their values appended to `values`. */

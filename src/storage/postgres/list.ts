@@ -5,11 +5,13 @@
 import type { CoreEvent } from '../../api/index.js';
 import type { ListOptions, ListResult } from '../event-store.js';
 import { StorageError } from '../errors.js';
-import { RemainingCounts, decodeEvent, eventKey, listRevision, matchesFilter, namespaceRange, selectsAll } from '../shared/index.js';
+import { RemainingCounts, decodeEvent, eventKey, listRevision, matchesFilter, namespaceRange, pageOfHeld, selectsAll } from '../shared/index.js';
+import type { HeldKey } from '../shared/index.js';
 import type { PostgresConnection } from './connection.js';
 import { ListQueries, SINCE_CANDIDATES } from './list-query.js';
 import type { ListRow, ListScope, Query } from './list-query.js';
 import { objectOf } from './packed-rows.js';
+import type { PgPool } from './options.js';
 
 /** MAX_LIST_BATCH caps the rows a filtered list reads per query, as upstream caps its etcd pages. */
 const MAX_LIST_BATCH = 10_000;
@@ -20,6 +22,11 @@ export class PostgresLists {
   private readonly remaining = new RemainingCounts();
   /** statementNames names each text of `named`'s statements (a few: the shapes of a filter, not its values). */
   private readonly statementNames = new Map<string, string>();
+  /**
+   * sinceRead is the last read through `cur_since` (`sincePage`): its statement and values but the start, the
+   * revision its keys were chosen at, its first start, and the rows it chose, in key order.
+   */
+  private sinceRead: { query: string; revision: number; start: string; keys: HeldKey[] } | undefined;
 
   constructor(private readonly c: PostgresConnection) {
     this.lists = new ListQueries(c.s);
@@ -48,6 +55,35 @@ export class PostgresLists {
     return { ...q, name };
   }
 
+  /**
+   * sincePage reads a page of a latest read of a window's failures through `cur_since` (`ListQueries.sinceKeys`): the
+   * window's rows are chosen once, on the index alone, and held, and each page of the read (this call's, and those of
+   * the calls that go on from its last key) reads its rows by revision, for as long as the store's revision is the
+   * one they were chosen at; when a write has come between, the page is read as `pageSince` reads it, in one
+   * snapshot. Undefined when the scope is no such read, or has more than SINCE_CANDIDATES rows: then the key order
+   * reads it.
+   */
+  private async sincePage(pool: Pick<PgPool, 'query'>, scope: ListScope, start: string, size: number): Promise<ListRow[] | undefined> {
+    const chosen = this.lists.sinceKeys(scope, start);
+    if (chosen === undefined) return undefined;
+    const query = `${chosen.text}\u0000${JSON.stringify(chosen.values.slice(1))}`;
+    let read = this.sinceRead;
+    if (read === undefined || read.query !== query || start < read.start) {
+      const rows = await this.c.query<{ revision: string; rv: string | null; key: string | null }>(pool, chosen);
+      if (rows.length > SINCE_CANDIDATES) return undefined;
+      const keys = rows.filter((r) => r.rv !== null && r.key !== null).map((r) => ({ rv: Number(r.rv), key: r.key! }));
+      read = this.sinceRead = { query, revision: Number(rows[0]!.revision), start, keys };
+    }
+    const { page, last } = pageOfHeld(read.keys, start, size);
+    // Its last page ends the read: another read of the same rows chooses them again.
+    if (last) this.sinceRead = undefined;
+    const rows = await this.c.query<ListRow>(pool, this.lists.objects(page.map((k) => k.rv)));
+    if (Number(rows[0]!.revision) === read.revision) return rows;
+    this.sinceRead = undefined;
+    const again = await this.c.query<ListRow>(pool, this.lists.pageSince(scope, start, size)!);
+    return Number(again[0]?.candidates ?? 0) > SINCE_CANDIDATES ? undefined : again;
+  }
+
   async list(options: ListOptions): Promise<ListResult> {
     const c = this.c;
     const { pool } = await c.open();
@@ -68,9 +104,7 @@ export class PostgresLists {
       // Rows past what may be examined are not read at all.
       const size = Math.min(batch, maxExamined - examined + 1);
       // A latest read of a window's failures reads only the window's rows, unless more than a few pages of them are kept.
-      const since = this.lists.pageSince(scope, start, size);
-      let rows = since === undefined ? undefined : await c.query<ListRow>(pool, since);
-      if (rows === undefined || Number(rows[0]?.candidates ?? 0) > SINCE_CANDIDATES) rows = await c.query<ListRow>(pool, this.named(scope, this.lists.page(scope, start, size)));
+      const rows = (await this.sincePage(pool, scope, start, size)) ?? (await c.query<ListRow>(pool, this.named(scope, this.lists.page(scope, start, size))));
       const head = rows[0]!;
       const revision = Number(head.revision);
       const compacted = Number(head.compacted);

@@ -80,6 +80,14 @@ export function curSinceSql(s: string): string {
   return `CREATE INDEX IF NOT EXISTS cur_since ON ${s}.versions ((${LAST_MS_OR_END})) INCLUDE (${CUR_SINCE_INCLUDES.join(', ')}) WHERE ${CURRENT}`;
 }
 
+/**
+ * VERSIONS_INSERT_VACUUM_SCALE is the share of `versions` inserted since its last vacuum that starts the next
+ * (autovacuum_vacuum_insert_scale_factor; PostgreSQL's default, 0.2, leaves the newest fifth of an archive alone): a
+ * vacuum marks pages all-visible, and only there does an index-only read of the newest rows (`cur_since`, a window's
+ * failures) skip the table. Such a vacuum reads only the pages written since the last.
+ */
+export const VERSIONS_INSERT_VACUUM_SCALE = 0.01;
+
 /** HISTORY_INDEXED lists the fields with an index over superseded rows too; snapshot reads by other fields walk `hist_key`. */
 export const HISTORY_INDEXED: readonly IndexedField[] = ['involvedObject.name'];
 
@@ -135,6 +143,7 @@ CREATE TABLE IF NOT EXISTS ${s}.versions (
   cluster ${text} DEFAULT ''
 );
 ALTER TABLE ${s}.versions ADD COLUMN IF NOT EXISTS cluster ${text} DEFAULT '';
+ALTER TABLE ${s}.versions SET (autovacuum_vacuum_insert_scale_factor = ${VERSIONS_INSERT_VACUUM_SCALE});
 CREATE UNIQUE INDEX IF NOT EXISTS cur_key ON ${s}.versions (key) WHERE ${CURRENT};
 ${cur.map((c) => `CREATE INDEX IF NOT EXISTS cur_${c} ON ${s}.versions (${c}, key) WHERE ${CURRENT};`).join('\n')}
 CREATE INDEX IF NOT EXISTS cur_expiry ON ${s}.versions (expires_at) WHERE ${CURRENT} AND expires_at IS NOT NULL;

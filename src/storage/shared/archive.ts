@@ -28,9 +28,22 @@ export function compareCursor(a: OccurrenceCursor, b: OccurrenceCursor): number 
   return a.observedMicros - b.observedMicros || a.id - b.id;
 }
 
+/** eventSets holds each OccurrenceQuery's `events` as a set of `namespace/name`, built once for all the rows it tests. */
+const eventSets = new WeakMap<readonly { namespace: string; name: string }[], Set<string>>();
+
+function inEvents(o: Occurrence, events: readonly { namespace: string; name: string }[]): boolean {
+  let set = eventSets.get(events);
+  if (set === undefined) {
+    set = new Set(events.map((e) => `${e.namespace}/${e.name}`));
+    eventSets.set(events, set);
+  }
+  return set.has(`${o.event.namespace}/${o.event.name}`);
+}
+
 /** matchesOccurrence applies a whole OccurrenceQuery except paging to one occurrence at its position. */
 export function matchesOccurrence(o: Occurrence, at: OccurrenceCursor, q: OccurrenceQuery): boolean {
   if (q.namespace !== undefined && o.metadata.namespace !== q.namespace) return false;
+  if (q.events !== undefined && !inEvents(o, q.events)) return false;
   if (q.sinceMicros !== undefined && at.observedMicros < q.sinceMicros) return false;
   if (q.untilMicros !== undefined && at.observedMicros >= q.untilMicros) return false;
   if (q.fieldEquals !== undefined) {
@@ -129,6 +142,8 @@ export async function readOccurrencePage(
       last = at;
     }
     if (rows.length < batch) return { items };
+    // A full page says more may follow rather than read a batch for the one row that would tell.
+    if (items.length >= limit) return { items, next: last! };
     batch = Math.min(batch * 2, maxBatch);
   }
 }

@@ -10,3 +10,4 @@ export * from './watch-queue.js';
 export * from './remaining-counts.js';
 export * from './stored-labels.js';
 export * from './event-occurrences.js';
+export * from './held-keys.js';

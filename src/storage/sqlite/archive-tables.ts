@@ -117,9 +117,15 @@ export class ArchiveTables {
   private bodies = true;
   private readonly stmt;
 
+  /**
+   * The reads (occurrence pages, counts) prepare on `reader` where there is one, the store's list connection: an
+   * incidents read scans a window's occurrences, and on the writer's connection those pages, read once, would fill
+   * its page cache (`cacheSizeMiB`, kept for writes), as lists would (LIST_CACHE_MIB).
+   */
   constructor(
     private readonly db: Database.Database,
     logger?: Pick<Logger, 'info'>,
+    private readonly reader: Database.Database = db,
   ) {
     migrateOccurrences(db);
     const building = logger !== undefined ? occurrencesToIndex(db) : 0;
@@ -258,7 +264,7 @@ export class ArchiveTables {
   private statement<R>(sql: string): Database.Statement<Params, R> {
     let stmt = this.pages.get(sql);
     if (stmt === undefined) {
-      stmt = this.db.prepare<Params, OccurrenceRow>(sql);
+      stmt = this.reader.prepare<Params, OccurrenceRow>(sql);
       this.pages.set(sql, stmt);
     }
     return stmt as unknown as Database.Statement<Params, R>;

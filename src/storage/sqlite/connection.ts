@@ -173,15 +173,17 @@ export class SqliteConnection {
       db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);
       applySchema(db, this.o.logger);
       this.searchIndex = openSearchIndex(db, this.o.logger);
-      this.archive = new ArchiveTables(db, this.o.logger);
+      this.listDb = openListConnection(options.path);
+      this.archive = new ArchiveTables(db, this.o.logger, this.listDb);
       this.stmt = prepareStatements(db);
       this.texts = storedTexts(db);
-      this.listDb = openListConnection(options.path);
       this.lists = new ListQueries(this.listDb ?? db);
       this.searches = new SqliteSearch(this.listDb ?? db, SEARCH_TOKENIZER);
       this.loadRevisions();
       this.db = db;
     } catch (e) {
+      this.listDb?.close();
+      this.listDb = undefined;
       db?.close();
       // Not logged here: every call (first of all `ready`) rejects with it, and the CLI prints it as its one line.
       this.openError = new StorageError('Unreachable', `cannot open the archive ${options.path}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { ActiveWindow, AnyOf, IndexedField } from '../event-store.js';
+import { pageOfHeld } from '../shared/index.js';
 import { CURRENT, FIELD_COLUMNS, HASHED_FIELDS, HISTORY, INDEX_COLUMNS, INDEX_PRIORITY, LAST_S, nameHash } from './schema.js';
 import { storedTexts } from './texts.js';
 import type { StoredTexts } from './texts.js';
@@ -93,19 +94,12 @@ export class ListQueries {
       keys.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
       read = this.sinceRead = { query, at: scope.at, start, keys };
     }
-    const { keys } = read;
-    let from = 0;
-    for (let to = keys.length; from < to; ) {
-      const mid = (from + to) >>> 1;
-      if (keys[mid]!.key <= start) from = mid + 1;
-      else to = mid;
-    }
-    const end = Math.min(keys.length, from + limit);
+    const { page, last } = pageOfHeld(read.keys, start, limit);
     // Its last page ends the read: another read of the same rows reads them again.
-    if (end === keys.length) this.sinceRead = undefined;
+    if (last) this.sinceRead = undefined;
     const rows: ListRow[] = [];
-    for (let i = from; i < end; i += MAX_OBJECTS_AT_ONCE) {
-      const chunk = keys.slice(i, Math.min(end, i + MAX_OBJECTS_AT_ONCE));
+    for (let i = 0; i < page.length; i += MAX_OBJECTS_AT_ONCE) {
+      const chunk = page.slice(i, i + MAX_OBJECTS_AT_ONCE);
       const objects = new Map(this.objects(chunk.map((k) => k.rv)).map((o) => [o.rv, o.object]));
       for (const k of chunk) {
         const object = objects.get(k.rv);

@@ -385,6 +385,40 @@ export function runArchiveStoreConformance(name: string, setup: ConformanceSetup
     );
 
     it(
+      'lists the occurrences of some events only (events), each once, with the window, the namespace, anyOf and in pages',
+      withStore(async (store, env) => {
+        const t0 = env.clock.now();
+        for (let i = 0; i < 6; i++) {
+          const ns = i % 2 === 0 ? 'even' : 'odd';
+          const involvedObject = { kind: 'Pod', namespace: ns, name: `obj-${i}` };
+          for (let count = 1; count <= 2; count++) {
+            const e = sampleEvent(ns, `e${i}`, { type: i % 3 === 0 ? 'Warning' : 'Normal', count, involvedObject });
+            await store.applyArchiveBatch({ writes: [upsert(e)], stamp: { observedTime: formatMicroTime(t0 + i * 1000 + count)! } });
+          }
+        }
+        const names = (os: Occurrence[]): string[] => os.map((o) => `${o.event.namespace}/${o.event.name}:${o.countAfter}`);
+        // One listed twice, one of a namespace that has no such event, one that never was.
+        const events = [
+          { namespace: 'even', name: 'e0' },
+          { namespace: 'odd', name: 'e3' },
+          { namespace: 'odd', name: 'e0' },
+          { namespace: 'even', name: 'e4' },
+          { namespace: 'even', name: 'e0' },
+          { namespace: 'even', name: 'e9' },
+        ];
+        for (const limit of [undefined, 1, 2, 3]) {
+          const paged = limit !== undefined ? { limit } : {};
+          assert.deepEqual(names(await allOccurrences(store, { events, ...paged })), ['even/e0:1', 'even/e0:2', 'odd/e3:1', 'odd/e3:2', 'even/e4:1', 'even/e4:2'], `limit ${limit}`);
+          assert.deepEqual(names(await allOccurrences(store, { events, anyOf: { types: ['warning'] }, ...paged })), ['even/e0:1', 'even/e0:2', 'odd/e3:1', 'odd/e3:2'], `anyOf, limit ${limit}`);
+        }
+        assert.deepEqual(names(await allOccurrences(store, { events, sinceMicros: (t0 + 3000) * 1000, untilMicros: (t0 + 4002) * 1000 })), ['odd/e3:1', 'odd/e3:2', 'even/e4:1']);
+        assert.deepEqual(names(await allOccurrences(store, { events, namespace: 'odd' })), ['odd/e3:1', 'odd/e3:2']);
+        assert.deepEqual(names(await allOccurrences(store, { events, fieldEquals: { 'regarding.name': 'obj-4' } })), ['even/e4:1', 'even/e4:2']);
+        assert.deepEqual(names(await allOccurrences(store, { events: [] })), [], 'no event, no occurrence');
+      }),
+    );
+
+    it(
       'retention drops occurrences and events older than the cutoff, leaving newer ones',
       withStore(async (store, env) => {
         const t0 = env.clock.now();

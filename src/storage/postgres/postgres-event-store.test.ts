@@ -20,6 +20,18 @@ import { fixture, loadPostgresFixture } from '../../../test/support/schema-fixtu
 import { SCHEMA_VERSION } from './schema.js';
 
 const { admin, fresh, drop } = testSchemas('kevents_test');
+
+/** withFreshStore runs `fn` on a store of a schema of its own, closed and dropped after, whatever `fn` does. */
+async function withFreshStore(fn: (store: PostgresEventStore, schema: string) => Promise<void>): Promise<void> {
+  const schema = fresh();
+  const store = new PostgresEventStore({ connectionString: POSTGRES_URL, schema });
+  try {
+    await fn(store, schema);
+  } finally {
+    await store.close();
+    await drop(schema);
+  }
+}
 const schemas = new WeakMap<EventStore, string>();
 
 const setup: ConformanceSetup = {
@@ -256,10 +268,8 @@ void describe('PostgresEventStore', () => {
     }
   });
 
-  void it('reads the occurrences of some events (events, incidents\' failures) through occ_event, a seek of each from the position\'s time', async () => {
-    const schema = fresh();
-    const store = new PostgresEventStore({ connectionString: POSTGRES_URL, schema });
-    try {
+  void it('reads the occurrences of some events (events, incidents\' failures) through occ_event, a seek of each from the position\'s time', () =>
+    withFreshStore(async (store, schema) => {
       const writes: ArchiveWrite[] = [];
       for (let i = 0; i < 400; i++) {
         const object = sampleEvent(`ns-${i % 4}`, `e${i}`, { involvedObject: { kind: 'Pod', namespace: `ns-${i % 4}`, name: `web-${i % 10}` } });
@@ -273,11 +283,7 @@ void describe('PostgresEventStore', () => {
       assert.match(plan, /Index Scan using occ_event on occurrences[^\n]*\n\s*Index Cond: \(\(namespace = \(?k\.k_namespace[^\n]* AND \(event_name = \(?k\.k_name[^\n]* AND \(observed_us >= /, plan);
       const listed = await store.listOccurrences({ events: [...events, events[0]!, { namespace: 'ns-3', name: 'e1' }] });
       assert.deepEqual(listed.items.map((o) => `${o.event.namespace}/${o.event.name}`), ['ns-1/e1', 'ns-2/e302']);
-    } finally {
-      await store.close();
-      await drop(schema);
-    }
-  });
+    }));
 
   void it('widens a cur_key that holds the key alone on open, in place: anyOf then chooses rows on the index alone', async () => {
     const schema = fresh();

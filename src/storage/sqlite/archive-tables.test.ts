@@ -51,6 +51,13 @@ void test('a file written before the count columns gains them, filled from its r
   }
 });
 
+/** openLogged opens the store of `path`, its info lines (message and fields) pushed to `lines`: what an upgrade on open says. */
+async function openLogged(path: string, lines: string[]): Promise<SqliteEventStore> {
+  const store = new SqliteEventStore({ path, logger: { ...noopLogger, info: (msg: string, fields?: Record<string, unknown>) => lines.push(`${msg} ${JSON.stringify(fields)}`) } });
+  await store.ready();
+  return store;
+}
+
 /** aboutWebOne writes event `name` about pod web-1 of `namespace`: the same object name in several namespaces, as web-1 or db-0 are in a real cluster. */
 function aboutWebOne(namespace: string, name: string): ArchiveWrite {
   const object = sampleEvent(namespace, name, { involvedObject: { kind: 'Pod', namespace, name: 'web-1' } });
@@ -68,8 +75,7 @@ void test('a file written before occ_regarding_ns gains it on open, says so, and
   db.close();
 
   const lines: string[] = [];
-  store = new SqliteEventStore({ path, logger: { ...noopLogger, info: (msg: string, fields?: Record<string, unknown>) => lines.push(`${msg} ${JSON.stringify(fields)}`) } });
-  await store.ready();
+  store = await openLogged(path, lines);
   try {
     assert.deepEqual(lines.slice(0, 1), ['indexing the occurrences by object and namespace {"occurrences":3}']);
     assert.match(lines[1] ?? '', /^the occurrences are indexed by object and namespace \{"occurrences":3,"seconds":[\d.]+\}$/);
@@ -108,8 +114,7 @@ void test('a file whose occurrence indexes name the id (schema 11 and before) ge
   db.close();
 
   const lines: string[] = [];
-  store = new SqliteEventStore({ path, logger: { ...noopLogger, info: (msg: string, fields?: Record<string, unknown>) => lines.push(`${msg} ${JSON.stringify(fields)}`) } });
-  await store.ready();
+  store = await openLogged(path, lines);
   try {
     assert.deepEqual(lines.slice(0, 1), ['rebuilding the occurrence indexes without their id twice {"occurrences":4,"indexes":3}']);
     assert.match(lines[1] ?? '', /^the occurrence indexes are rebuilt \{"occurrences":4,"seconds":[\d.]+\}$/);

@@ -3,7 +3,7 @@
  * and checks that a change of its layout answers the same: BENCH_EVENTS events of bench/support/realistic-events.ts
  * (each written once with its occurrence, through applyArchiveBatch, 1,000 to a batch, two in flight as the mirror
  * writes) into a fresh schema by this tree's PostgresEventStore, and with BENCH_BASELINE_SRC (another tree's src/,
- * e.g. /work/main/src) by that tree's too, in its own schema. For each: the ingest rate, bytes per event of every
+ * e.g. a checkout of main, `<main>/src`) by that tree's too, in its own schema. For each: the ingest rate, bytes per event of every
  * table and index (`sizeReport`, after VACUUM ANALYZE), and the p50/p99 of BENCH_RUNS runs of each read of READS
  * (search queries, list pages, occurrence pages). With a baseline, every read's answer is compared as JSON between the
  * two stores (their resourceVersions agree: the same writes in the same order), and a difference fails the run.

@@ -51,7 +51,8 @@ export async function collectIncidents(o: CollectIncidentsOptions): Promise<Inci
   const scheduled = (await scheduledOfUnplacedPods(o.source, events, match)).concat(await progressOfFailingPods(o.source, events, readSince, o.until, match));
   // Only the failures' history is built from (`incidentBasis`): the occurrences of the events read that classify,
   // which a store seeks event by event instead of reading every failure's in the window.
-  const failing = [...events, ...scheduled].filter((e) => match(e) !== undefined).map((e) => ({ namespace: e.metadata.namespace ?? '', name: e.metadata.name ?? '' }));
+  // Each as read: a store rebuilds the occurrences of the versions read from them rather than decode those again.
+  const failing = [...events, ...scheduled].filter((e) => match(e) !== undefined).map((e) => ({ namespace: e.metadata.namespace ?? '', name: e.metadata.name ?? '', read: e }));
   const occurrences: Occurrence[] | undefined = await o.source.listOccurrences({ ...(straddles ? { ...query, until: undefined } : query), anyOf: FAILURE_EVENTS, events: failing });
   let owners: OwnerLink[] = [];
   if (o.source.listOwners !== undefined) {

@@ -1,10 +1,11 @@
-import type { CoreEvent, Incident, IncidentList, IncidentStart, Occurrence, TimelineRow } from '../api/index.js';
+import type { CoreEvent, Incident, IncidentList, IncidentStart, Occurrence } from '../api/index.js';
 import { DEFAULT_LOOK_BACK_MS, eventFirstMs, eventLastMs, OWNER_KINDS } from '../api/index.js';
-import { SCHEDULED_REASON } from '../timeline/index.js';
-import type { OwnerLink, SourceQuery, TimelineSource } from '../timeline/index.js';
+import { formatTimelineTime, SCHEDULED_REASON } from '../timeline/index.js';
+import type { OccurrenceEntry, OwnerLink, SourceQuery, TimelineSource } from '../timeline/index.js';
 import { classifier, FAILURE_EVENTS } from './catalogue.js';
 import type { FailureMatch } from './kind.js';
 import { CONTINUITY_GAP_MS, incidentBasis, incidentKey } from './incidents.js';
+import type { ReachIncident } from './incidents.js';
 import { progressOfFailingPods } from './progress.js';
 
 /** CollectIncidentsOptions say where to read and which window. */
@@ -50,7 +51,8 @@ export async function collectIncidents(o: CollectIncidentsOptions): Promise<Inci
   const scheduled = (await scheduledOfUnplacedPods(o.source, events, match)).concat(await progressOfFailingPods(o.source, events, readSince, o.until, match));
   // Only the failures' history is built from (`incidentBasis`): the occurrences of the events read that classify,
   // which a store seeks event by event instead of reading every failure's in the window.
-  const failing = [...events, ...scheduled].filter((e) => match(e) !== undefined).map((e) => ({ namespace: e.metadata.namespace ?? '', name: e.metadata.name ?? '' }));
+  // Each as read: a store rebuilds the occurrences of the versions read from them rather than decode those again.
+  const failing = [...events, ...scheduled].filter((e) => match(e) !== undefined).map((e) => ({ namespace: e.metadata.namespace ?? '', name: e.metadata.name ?? '', read: e }));
   const occurrences: Occurrence[] | undefined = await o.source.listOccurrences({ ...(straddles ? { ...query, until: undefined } : query), anyOf: FAILURE_EVENTS, events: failing });
   let owners: OwnerLink[] = [];
   if (o.source.listOwners !== undefined) {
@@ -63,7 +65,7 @@ export async function collectIncidents(o: CollectIncidentsOptions): Promise<Inci
   const basis = incidentBasis(input, match);
   const inWindow = basis.incidents(o.since);
   if (readSince === o.since) return inWindow;
-  return withLookBack(inWindow, basis.incidents(readSince, new Set(inWindow.incidents.map(incidentKey))));
+  return withLookBack(inWindow, basis.reach(readSince, new Set(inWindow.incidents.map(incidentKey))));
 }
 
 /**
@@ -74,14 +76,15 @@ export async function collectIncidents(o: CollectIncidentsOptions): Promise<Inci
  * earlier. What the window counts (occurrences, evidence, last seen,
  * ongoing) stays the window's; an incident not active in the window is not reported.
  */
-function withLookBack(inWindow: IncidentList, reach: IncidentList): IncidentList {
-  const byRoot = new Map(reach.incidents.map((i) => [incidentKey(i), i]));
+function withLookBack(inWindow: IncidentList, reach: readonly ReachIncident[]): IncidentList {
+  const byRoot = new Map(reach.map((r) => [incidentKey(r.incident), r]));
   return {
     ...inWindow,
     incidents: inWindow.incidents.map((i) => {
-      const r = byRoot.get(incidentKey(i));
-      if (r === undefined) return i;
-      if (r.kind === i.kind) return { ...i, start: continuousStart(i, r) };
+      const found = byRoot.get(incidentKey(i));
+      if (found === undefined) return i;
+      const r = found.incident;
+      if (r.kind === i.kind) return { ...i, start: continuousStart(i, found.evidence) };
       const start = Date.parse(r.start.time) < Date.parse(i.start.time) ? r.start : i.start;
       const objects = [...r.objects, ...i.objects.filter((x) => !r.objects.includes(x))];
       return { ...i, kind: r.kind, cause: r.cause, facts: r.facts, hints: r.hints, objects, start };
@@ -91,29 +94,37 @@ function withLookBack(inWindow: IncidentList, reach: IncidentList): IncidentList
 
 /**
  * continuousStart is the start of a window's incident reached back through the
- * rows the look-back holds of the same root and kind (`reach`'s evidence) with
- * the reason the window's start has: over rows no more than CONTINUITY_GAP_MS
- * apart, as the window's own start reaches back over its events' occurrences
- * (a resolved step of another reason is no part of it). A row the evidence left
- * out (the middle of a long run) ends the walk, so the start is always a time a
- * failure row gives, never earlier than the data shows.
+ * rows the look-back holds of the same root and kind (`reach`: the entries of
+ * its evidence) with the reason the window's start has: over rows no more than
+ * CONTINUITY_GAP_MS apart, as the window's own start reaches back over its
+ * events' occurrences (a resolved step of another reason is no part of it). A
+ * row the evidence left out (the middle of a long run) ends the walk, so the
+ * start is always a time a failure row gives, never earlier than the data shows.
  */
-function continuousStart(incident: Incident, reach: Incident): IncidentStart {
+function continuousStart(incident: Incident, reach: readonly OccurrenceEntry[]): IncidentStart {
   const { start } = incident;
-  const reasons = new Set([...incident.evidence, ...reach.evidence].filter((row) => row.time === start.time).map((row) => row.reason));
-  const rows = reach.evidence.filter((row) => reasons.has(row.reason)).sort((a, b) => Date.parse(b.time) - Date.parse(a.time));
-  let at = Date.parse(start.time);
-  let first: TimelineRow | undefined;
-  for (const row of rows) {
-    const ms = Date.parse(row.time);
-    if (ms >= at) continue;
-    if (at - ms > CONTINUITY_GAP_MS) break;
-    at = ms;
-    first = row;
+  // A row's time is its entry's, formatted (formatTimelineTime keeps the milliseconds): the entries are compared as numbers.
+  const startMs = Date.parse(start.time);
+  const reasons = new Set(incident.evidence.filter((row) => row.time === start.time).map((row) => row.reason));
+  for (const x of reach) if (x.ms === startMs) reasons.add(x.event.reason ?? '');
+  const rows = reach.filter((x) => reasons.has(x.event.reason ?? '')).sort((a, b) => b.ms - a.ms);
+  let at = startMs;
+  let first: OccurrenceEntry | undefined;
+  for (const x of rows) {
+    if (x.ms >= at) continue;
+    if (at - x.ms > CONTINUITY_GAP_MS) break;
+    at = x.ms;
+    first = x;
   }
   if (first === undefined) return start;
-  if (!first.estimated) return { time: first.time, estimated: false };
-  return { time: first.time, estimated: true, earliest: first.earliest ?? null, latest: first.latest ?? null };
+  const time = formatTimelineTime(first.ms);
+  if (!first.estimated) return { time, estimated: false };
+  return {
+    time,
+    estimated: true,
+    earliest: first.earliestMs === undefined ? null : formatTimelineTime(first.earliestMs),
+    latest: first.latestMs === undefined ? null : formatTimelineTime(first.latestMs),
+  };
 }
 
 /**

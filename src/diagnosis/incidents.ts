@@ -115,6 +115,18 @@ export interface IncidentBasis {
    * still joins the claims it explains first).
    */
   incidents(since: number | undefined, only?: ReadonlySet<string>): IncidentList;
+  /**
+   * reach builds what `incidents` would, for a look-back whose incidents lend
+   * a window's theirs (`collectIncidents`): the evidence as the entries its
+   * rows would show, unformatted, since only their times and reasons are read.
+   */
+  reach(since: number | undefined, only?: ReadonlySet<string>): ReachIncident[];
+}
+
+/** ReachIncident is an incident without its evidence rows, and the entries those rows would show, in time order. */
+export interface ReachIncident {
+  incident: Omit<Incident, 'evidence' | 'evidenceLeftOut'>;
+  evidence: readonly OccurrenceEntry[];
 }
 
 /** incidentKey is an incident's cluster, namespace and root: what identifies it across windows. */
@@ -156,39 +168,51 @@ export function incidentBasis(input: Omit<IncidentInput, 'since'>, match: (e: Co
   const roots = findRoots(input.events, failures, input.owners ?? []);
   const until = input.until ?? input.now ?? Date.now();
 
+  /** built are the incidents of a window, each with the window's entries its evidence is drawn from. */
+  const built = (since: number | undefined, only: ReadonlySet<string> | undefined): IncidentCore[] => {
+    const inWindow = (ms: number): boolean => (since === undefined || ms >= since) && (input.until === undefined || ms < input.until);
+    const nodeOfPod = new Map(scheduledTo);
+    const sightings: Sighting[] = [];
+    for (const { event, all, match, resolved } of seen) {
+      const win = all.filter((x) => inWindow(x.ms));
+      if (win.length === 0) continue;
+      if (event.involvedObject.kind === 'Pod' && match.facts.node !== undefined) {
+        const key = podKey(eventCluster(event), namespaceOf(event), event.involvedObject.name ?? '');
+        if (!nodeOfPod.has(key)) nodeOfPod.set(key, match.facts.node);
+      }
+      sightings.push({
+        event,
+        match,
+        all,
+        inWindow: win,
+        firstMs: win[0]!.ms,
+        lastMs: win[win.length - 1]!.ms,
+        count: win.reduce((n, x) => n + x.count, 0),
+        object: objectKey(event),
+        group: '',
+        resolved,
+      });
+    }
+    const groups = groupSightings(sightings, nodeOfPod, roots);
+    joinClaims(groups);
+    const out: IncidentCore[] = [];
+    for (const g of groups.values()) {
+      if (only !== undefined && !only.has(g.key)) continue;
+      const core = incidentOf(g, until, jobPods(g, input));
+      if (core !== undefined) out.push(core);
+    }
+    return out;
+  };
+
   return {
     incidents(since, only) {
-      const inWindow = (ms: number): boolean => (since === undefined || ms >= since) && (input.until === undefined || ms < input.until);
-      const nodeOfPod = new Map(scheduledTo);
-      const sightings: Sighting[] = [];
-      for (const { event, all, match, resolved } of seen) {
-        const win = all.filter((x) => inWindow(x.ms));
-        if (win.length === 0) continue;
-        if (event.involvedObject.kind === 'Pod' && match.facts.node !== undefined) {
-          const key = podKey(eventCluster(event), namespaceOf(event), event.involvedObject.name ?? '');
-          if (!nodeOfPod.has(key)) nodeOfPod.set(key, match.facts.node);
-        }
-        sightings.push({
-          event,
-          match,
-          all,
-          inWindow: win,
-          firstMs: win[0]!.ms,
-          lastMs: win[win.length - 1]!.ms,
-          count: win.reduce((n, x) => n + x.count, 0),
-          object: objectKey(event),
-          group: '',
-          resolved,
+      const incidents = built(since, only).map(({ incident, entries }) => {
+        const evidence = evidenceRows(entries).map((e) => {
+          const row = timelineRow(e);
+          return { ...row, message: cutText(row.message) };
         });
-      }
-      const groups = groupSightings(sightings, nodeOfPod, roots);
-      joinClaims(groups);
-      const incidents: Incident[] = [];
-      for (const g of groups.values()) {
-        if (only !== undefined && !only.has(g.key)) continue;
-        const incident = incidentOf(g, until, jobPods(g, input));
-        if (incident !== undefined) incidents.push(incident);
-      }
+        return { ...incident, evidence, ...(entries.length > evidence.length ? { evidenceLeftOut: entries.length - evidence.length } : {}) };
+      });
       incidents.sort((a, b) => (a.lastSeen < b.lastSeen ? 1 : a.lastSeen > b.lastSeen ? -1 : a.start.time < b.start.time ? 1 : a.start.time > b.start.time ? -1 : a.root < b.root ? -1 : a.root > b.root ? 1 : 0));
       return {
         window: {
@@ -198,7 +222,16 @@ export function incidentBasis(input: Omit<IncidentInput, 'since'>, match: (e: Co
         incidents,
       };
     },
+    reach(since, only) {
+      return built(since, only).map(({ incident, entries }) => ({ incident, evidence: evidenceRows(entries) }));
+    },
   };
+}
+
+/** IncidentCore is an incident before its evidence rows: the window's entries they are drawn from. */
+interface IncidentCore {
+  incident: Omit<Incident, 'evidence' | 'evidenceLeftOut'>;
+  entries: readonly OccurrenceEntry[];
 }
 
 /** groupSightings groups sightings by root: a node-wide failure by its node, a Node's own events by it, anything else by its highest owner. */
@@ -328,7 +361,7 @@ function factsOf(stated: Sighting, sightings: readonly Sighting[]): Record<strin
   return facts;
 }
 
-function incidentOf(g: Group, until: number, pods: JobPods): Incident | undefined {
+function incidentOf(g: Group, until: number, pods: JobPods): IncidentCore | undefined {
   if (isWarmUp(g, until)) return undefined;
   const sightings = [...g.sightings].sort((a, b) => a.firstMs - b.firstMs || a.lastMs - b.lastMs || (a.object < b.object ? -1 : a.object > b.object ? 1 : 0) || eventOrder(a, b));
   // A catalogued failure outranks `other` on the same root: an unrecognised Warning is a row of the incident,
@@ -364,7 +397,7 @@ function incidentOf(g: Group, until: number, pods: JobPods): Incident | undefine
       why: 'the output of the last pod the Job created (readable while the pod exists, after the Job is gone)',
     });
   }
-  const incident: Incident = {
+  const incident: Omit<Incident, 'evidence' | 'evidenceLeftOut'> = {
     kind: stated.match.kind.id,
     // Texts derived from a stranger's message are cut (cutText); the steps above were made from the whole facts.
     cause: cutText(stated.match.kind.cause(facts)),
@@ -379,13 +412,8 @@ function incidentOf(g: Group, until: number, pods: JobPods): Incident | undefine
     ongoing: sightings.some((s) => !s.resolved && until - s.lastMs <= ONGOING_MS),
     occurrences: windowEntries.reduce((n, x) => n + x.count, 0),
     hints: stepHints(templates),
-    evidence: evidenceRows(windowEntries).map((e) => {
-      const row = timelineRow(e);
-      return { ...row, message: cutText(row.message) };
-    }),
   };
-  if (windowEntries.length > incident.evidence.length) incident.evidenceLeftOut = windowEntries.length - incident.evidence.length;
-  return incident;
+  return { incident, entries: windowEntries };
 }
 
 /** JOB_KINDS are the failure kinds of a Job whose next steps read its pods' logs. */

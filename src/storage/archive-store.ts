@@ -86,9 +86,10 @@ export interface OccurrenceQuery {
   /**
    * events keeps the occurrences of these events only, each named by its namespace and name (an occurrence's
    * `event`): a reader that holds the events it needs the history of (incidents, their failures) reads theirs and
-   * no other's; a backend may seek each through its index of events.
+   * no other's; a backend may seek each through its index of events. An event given as `read` (as EventRef's) may
+   * stand for the version it was read at, which a backend then need not decode again.
    */
-  events?: readonly { namespace: string; name: string }[];
+  events?: readonly { namespace: string; name: string; read?: CoreEvent | undefined }[];
   /** after starts strictly after this position. */
   after?: OccurrenceCursor;
   /** limit caps the items; 0 or undefined means no limit. */

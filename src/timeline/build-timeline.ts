@@ -131,8 +131,7 @@ export function timelineEntries(input: TimelineInput): TimelineEntries {
   }
   const history = input.occurrences === undefined ? undefined : groupOccurrences(input.occurrences);
   const types = input.types?.map((t) => t.toLowerCase());
-  const entries: { entry: OccurrenceEntry; seq: number }[] = [];
-  let seq = 0;
+  const entries: OccurrenceEntry[] = [];
   let fromHistory = false;
   let undated = 0;
   for (const e of events) {
@@ -145,13 +144,14 @@ export function timelineEntries(input: TimelineInput): TimelineEntries {
     for (const entry of decompressed.entries) {
       if (input.since !== undefined && entry.ms < input.since) continue;
       if (input.until !== undefined && entry.ms >= input.until) continue;
-      entries.push({ entry, seq: seq++ });
+      entries.push(entry);
     }
     // Where the rows come from: the history of an event with no row in the window says nothing about them.
     if (own !== undefined && own.length > 0 && entries.length > before) fromHistory = true;
   }
-  entries.sort((a, b) => a.entry.ms - b.entry.ms || a.seq - b.seq);
-  return { events: all, entries: entries.map((x) => x.entry), fromHistory, undated };
+  // The sort is stable (ECMAScript 2019): entries of one time keep the order they were made in, with no index to carry.
+  entries.sort((a, b) => a.ms - b.ms);
+  return { events: all, entries, fromHistory, undated };
 }
 
 /**

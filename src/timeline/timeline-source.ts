@@ -42,9 +42,9 @@ export interface SourceQuery {
   /**
    * events, in an occurrence read, keeps the history of these events only (each by its namespace and name): a
    * reader that has read the events it builds from (incidents, their failures) needs no other's. A source may
-   * return more than it selects, never less.
+   * return more than it selects, never less. `read` is the event as read (OccurrenceQuery's `events`).
    */
-  events?: readonly { namespace: string; name: string }[] | undefined;
+  events?: readonly { namespace: string; name: string; read?: CoreEvent | undefined }[] | undefined;
 }
 
 /**

@@ -347,10 +347,13 @@ export class ArchiveTables {
   list(q: OccurrenceQuery): Promise<OccurrencePage> {
     const { sql, params } = this.build(q);
     const stmt = this.statement<OccurrenceRow>(sql);
+    // The versions the caller read (incidents' failures: most of their occurrences) are rebuilt from its events.
+    const read = new Map<string, CoreEvent>();
+    for (const e of q.events ?? []) if (e.read?.metadata.resourceVersion !== undefined) read.set(e.read.metadata.resourceVersion, e.read);
     // Decoded a time slice at a time: a page of a long event's versions is seconds of decoding.
     return readOccurrencePage(q, MAX_OCCURRENCE_BATCH, (pos, batch) =>
       mapSliced(stmt.all({ ...params, t: pos.observedMicros, id: pos.id, batch }), (row) => ({
-        occurrence: decodeOccurrence(row, storedTexts(this.db)),
+        occurrence: decodeOccurrence(row, storedTexts(this.db), read.size > 0 ? readCopy(read.get(String(row.id)), row.id) : undefined),
         at: { observedMicros: row.observed_us, id: row.id },
       })),
     );
@@ -372,19 +375,9 @@ export class ArchiveTables {
       batchable: regardsNamedObject,
       readFirst: async (events, batch) => {
         const read = new Map(events.map(({ index, event }) => [index, event.read]));
-        // The occurrence of the version a caller read is rebuilt from the event it read, not decoded a second time. It
-        // takes the objects it holds from the event (regarding, related), so it gets copies: an answer that holds both
-        // shares nothing (a YAML encoder would write a shared object as an alias).
-        const decoded = (row: OccurrenceRow & { i: number }): CoreEvent | undefined => {
-          const event = read.get(row.i);
-          if (event?.metadata.resourceVersion !== String(row.id)) return undefined;
-          const copy: CoreEvent = { ...event, involvedObject: { ...event.involvedObject } };
-          if (event.related !== undefined && event.related !== null) copy.related = { ...event.related };
-          return copy;
-        };
         const toRow = (row: OccurrenceRow & { i: number }): EventOccurrenceRow => ({
           index: row.i,
-          occurrence: decodeOccurrence(row, storedTexts(this.db), decoded(row)),
+          occurrence: decodeOccurrence(row, storedTexts(this.db), readCopy(read.get(row.i), row.id)),
           at: { observedMicros: row.observed_us, id: row.id },
         });
         const bodies = this.bodiesLeft();
@@ -488,6 +481,18 @@ function occurrencesToIndex(db: Database.Database, all = false): number {
   const has = (type: string, name: string): boolean => db.prepare('SELECT 1 FROM sqlite_master WHERE type = ? AND name = ?').get(type, name) !== undefined;
   if (!has('table', 'occurrences') || (!all && has('index', 'occ_regarding_ns'))) return 0;
   return (db.prepare('SELECT count(*) AS n FROM occurrences').get() as { n: number }).n;
+}
+
+/**
+ * readCopy is the event a caller read, when it read the version `id` (the occurrence of that version is rebuilt from
+ * it, not decoded a second time). The occurrence takes the objects it holds from the event (regarding, related), so it
+ * gets copies: an answer that holds both shares nothing (a YAML encoder would write a shared object as an alias).
+ */
+function readCopy(event: CoreEvent | undefined, id: number): CoreEvent | undefined {
+  if (event?.metadata.resourceVersion !== String(id)) return undefined;
+  const copy: CoreEvent = { ...event, involvedObject: { ...event.involvedObject } };
+  if (event.related !== undefined && event.related !== null) copy.related = { ...event.related };
+  return copy;
 }
 
 /** decodeOccurrence rebuilds an occurrence from its row and the version it describes (or, for rows of earlier layouts, its body). */

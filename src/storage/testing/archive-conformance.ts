@@ -415,6 +415,16 @@ export function runArchiveStoreConformance(name: string, setup: ConformanceSetup
         assert.deepEqual(names(await allOccurrences(store, { events, namespace: 'odd' })), ['odd/e3:1', 'odd/e3:2']);
         assert.deepEqual(names(await allOccurrences(store, { events, fieldEquals: { 'regarding.name': 'obj-4' } })), ['even/e4:1', 'even/e4:2']);
         assert.deepEqual(names(await allOccurrences(store, { events: [] })), [], 'no event, no occurrence');
+        // With each event as read (incidents' failures), whose own version's occurrence a backend may rebuild from it:
+        // the same occurrences, whole, sharing no object with the events given.
+        const read = await Promise.all(events.map(async (e) => ({ ...e, read: await store.get(e.namespace, e.name).catch(() => undefined) })));
+        assert.ok(read.filter((e) => e.read !== undefined).length >= 4);
+        for (const limit of [undefined, 1, 3]) {
+          const paged = limit !== undefined ? { limit } : {};
+          const withRead = await allOccurrences(store, { events: read, anyOf: { types: ['warning'] }, ...paged });
+          assert.deepEqual(withRead, await allOccurrences(store, { events, anyOf: { types: ['warning'] }, ...paged }), `as read, limit ${limit}`);
+          for (const o of withRead) assert.ok(read.every((e) => e.read?.involvedObject !== o.regarding), 'an occurrence shares no object with an event given');
+        }
       }),
     );
 

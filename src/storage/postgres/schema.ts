@@ -2,7 +2,8 @@ import type { IndexedField } from '../event-store.js';
 import type { Logger } from '../../internal/index.js';
 import { NO_TIME_MS } from '../../api/index.js';
 import type { PgClient } from './options.js';
-import { fillSearchColumns, searchColumnsSql, searchIndexSql, searchReasonIndexSql } from './search-index-writer.js';
+import { SEARCH_ORDER_INDEXES, fillSearchColumns, searchColumnsSql, searchIndexSql, searchOrderIndexSql } from './search-index-writer.js';
+import { buildIndex, rebuildIndex } from './build-index.js';
 import { packedRowsSql } from './packed-rows.js';
 import { textsSql } from './texts.js';
 
@@ -19,9 +20,10 @@ import { textsSql } from './texts.js';
  * (`texts.ts`), and their `text_rv`: rows written before keep their copy, which
  * reads as before, so the migration adds the table, columns and indexes only. 6 packs the objects of versions and
  * the bodies of occurrences written from then on (`packed-rows.ts`): rows written before keep their text, which reads
- * as before, so the migration adds two columns and lifts two NOT NULLs, and rewrites no row.
+ * as before, so the migration adds two columns and lifts two NOT NULLs, and rewrites no row. 7 holds the search's time
+ * and reason indexes without the key (`SEARCH_ORDER_INDEXES`), rebuilt in place on open.
  */
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
 
 /** Op is how a row changed its key; the values are stored. */
 export const Op = { ADDED: 1, MODIFIED: 2, DELETED: 3 } as const;
@@ -262,23 +264,6 @@ async function indexOccurrences(client: PgClient, s: string, logger: Pick<Logger
 }
 
 /**
- * buildIndex runs `sql`, which creates index `name` on `table`, when the schema lacks it, in place: the build of a
- * table that holds rows is logged with their count, and then with its time (an archive of millions takes minutes).
- * It tells whether it built one over rows.
- */
-async function buildIndex(client: PgClient, s: string, logger: Pick<Logger, 'info'>, index: { name: string; table: string; what: string; by: string; sql: string }): Promise<boolean> {
-  const { rows } = await client.query<{ t: string | null }>('SELECT to_regclass($1) AS t', [`${s}.${index.name}`]);
-  if (rows[0]?.t != null) return false;
-  const { rows: counted } = await client.query<{ n: string }>(`SELECT count(*) AS n FROM ${s}.${index.table}`);
-  const n = Number(counted[0]?.n ?? 0);
-  const started = performance.now();
-  if (n > 0) logger.info(`indexing the ${index.what} by ${index.by}`, { [index.what]: n });
-  await client.query(index.sql);
-  if (n > 0) logger.info(`the ${index.what} are indexed by ${index.by}`, { [index.what]: n, seconds: Math.round(performance.now() - started) / 1000 });
-  return n > 0;
-}
-
-/**
  * clusterBackfillSql fills in the `cluster` column of a database written before
  * it existed: from the label of current archived events, and from the body of
  * occurrences (the rows of local writes name none, and keep "").
@@ -353,7 +338,9 @@ export async function applySchema(client: PgClient, s: string, functions: string
     if (found !== undefined && found < 4) await fillSearchColumns(client, s, logger);
     await widenCurKey(client, s, logger);
     await client.query(searchIndexSql(s));
-    await buildIndex(client, s, logger, { name: 'search_reason', table: 'versions', what: 'versions', by: 'reason and time', sql: searchReasonIndexSql(s) });
+    for (const index of SEARCH_ORDER_INDEXES) {
+      await rebuildIndex(client, s, logger, { name: index.name, keys: index.keys, table: 'versions', what: 'versions', by: index.by, sql: searchOrderIndexSql(s, index) });
+    }
     // The planner's statistics of the new index's expression come from ANALYZE: until then it would guess a third of the rows.
     if (await buildIndex(client, s, logger, { name: 'cur_since', table: 'versions', what: 'versions', by: 'when current ones last happened', sql: curSinceSql(s) })) {
       await client.query(`ANALYZE ${s}.versions`);

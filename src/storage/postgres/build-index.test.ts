@@ -12,22 +12,41 @@ import { POSTGRES_URL, testSchemas } from '../../../test/support/postgres.js';
 
 const { admin, fresh, drop } = testSchemas('kevents_build_index');
 
-/** keyColumns is how many key columns each search order index of `schema` holds. */
-async function keyColumns(schema: string): Promise<Record<string, number>> {
-  const { rows } = await admin.query<{ name: string; keys: number }>(
-    `SELECT c.relname AS name, i.indnkeyatts AS keys FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_namespace n ON n.oid = c.relnamespace
-     WHERE n.nspname = $1 AND c.relname IN ('search_time', 'search_reason') ORDER BY 1`,
+/** keyColumns is each rebuilt index of `schema` as PostgreSQL prints its definition, from its columns on. */
+async function keyColumns(schema: string): Promise<Record<string, string>> {
+  const { rows } = await admin.query<{ name: string; def: string }>(
+    `SELECT c.relname AS name, pg_get_indexdef(c.oid) AS def FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+     WHERE n.nspname = $1 AND c.relname IN ('search_time', 'search_reason', 'occ_regarding', 'occ_regarding_ns', 'occ_event') ORDER BY 1`,
     [schema],
   );
-  return Object.fromEntries(rows.map((r) => [r.name, r.keys]));
+  return Object.fromEntries(rows.map((r) => [r.name, r.def.replace(/^.* USING btree /, '').replace(/lower\(translate\(reason, [^)]*\)\)/, 'REASON_KEY')]));
 }
 
-/** asSchema6 gives a schema the search order indexes a build of schema 6 left: each with the key after the time, newest first. */
+const SCHEMA_6 = {
+  occ_event: '(namespace, event_name, observed_us, id)',
+  occ_regarding: '(regarding_name, observed_us, id)',
+  occ_regarding_ns: '(regarding_name, namespace, observed_us, id)',
+  search_reason: '(REASON_KEY, last_ms DESC, key) WHERE (op <> 3)',
+  search_time: '(last_ms DESC, key) WHERE (op <> 3)',
+};
+
+const SCHEMA_7 = {
+  occ_event: "(hashtextextended(((namespace || '/'::text) || event_name), (0)::bigint), observed_us, id)",
+  occ_regarding: '(hashtextextended(regarding_name, (0)::bigint), observed_us, id)',
+  occ_regarding_ns: "(hashtextextended(((regarding_name || '/'::text) || namespace), (0)::bigint), observed_us, id)",
+  search_reason: '(REASON_KEY, last_ms) WHERE (op <> 3)',
+  search_time: '(last_ms, key DESC) WHERE (op <> 3)',
+};
+
+/** asSchema6 gives a schema the indexes a build of schema 6 left: the search's with the key after the time, newest first, the occurrences' on the names. */
 async function asSchema6(schema: string): Promise<void> {
   await admin.query(
-    `DROP INDEX ${schema}.search_time, ${schema}.search_reason;
+    `DROP INDEX ${schema}.search_time, ${schema}.search_reason, ${schema}.occ_regarding, ${schema}.occ_regarding_ns, ${schema}.occ_event;
      CREATE INDEX search_time ON ${schema}.versions (last_ms DESC, key) WHERE op <> 3;
      CREATE INDEX search_reason ON ${schema}.versions ((${REASON_KEY}), last_ms DESC, key) WHERE op <> 3;
+     CREATE INDEX occ_regarding ON ${schema}.occurrences (regarding_name, observed_us, id);
+     CREATE INDEX occ_regarding_ns ON ${schema}.occurrences (regarding_name, namespace, observed_us, id);
+     CREATE INDEX occ_event ON ${schema}.occurrences (namespace, event_name, observed_us, id);
      UPDATE ${schema}.meta SET value = 6 WHERE name = 'schema'`,
   );
 }
@@ -37,7 +56,10 @@ async function fill(schema: string, clock: FakeClock): Promise<(s: PostgresEvent
   const store = new PostgresEventStore({ connectionString: POSTGRES_URL, schema, clock });
   try {
     for (let i = 0; i < 12; i++) {
-      await store.create(sampleEvent(`ns-${i % 3}`, `e-${(i * 7) % 12}`, { reason: i % 2 === 0 ? 'BackOff' : 'Pulled', message: `needle ${i}` }), { occurrence: {} });
+      const namespace = `ns-${i % 3}`;
+      const over = { reason: i % 2 === 0 ? 'BackOff' : 'Pulled', message: `needle ${i}`, involvedObject: { kind: 'Pod', namespace, name: `web-${i % 2}` } };
+      await store.create(sampleEvent(namespace, `e-${(i * 7) % 12}`, over), { occurrence: {} });
+      if (i % 3 === 0) await store.guaranteedUpdate(namespace, `e-${(i * 7) % 12}`, (cur) => ({ ...cur!, count: 2 }), { occurrence: {} });
       if (i % 4 === 3) await clock.advance(1_000);
     }
   } finally {
@@ -54,6 +76,16 @@ async function fill(schema: string, clock: FakeClock): Promise<(s: PostgresEvent
         after = page.next;
       } while (after !== undefined);
     }
+    // And the occurrences of an object, of an object in one namespace, of an event, of a search page's events.
+    for (const q of [{ 'regarding.name': 'web-0' }, { 'regarding.name': 'web-1', 'metadata.namespace': 'ns-1' }, { 'metadata.namespace': 'ns-0', 'event.name': 'e-0' }]) {
+      let after: Awaited<ReturnType<PostgresEventStore['listOccurrences']>>['next'];
+      do {
+        const page = await s.listOccurrences({ fieldEquals: q, limit: 2, ...(after !== undefined ? { after } : {}) });
+        pages.push(page.items.map((o) => `${o.event.namespace}/${o.event.name}:${o.countAfter}`));
+        after = page.next;
+      } while (after !== undefined);
+    }
+    pages.push((await s.listEventOccurrences({ events: [{ namespace: 'ns-0', name: 'e-0' }, { namespace: 'ns-1', name: 'e-7' }] })).map((os) => os.map((o) => o.countAfter)));
     return JSON.stringify(pages);
   };
 }
@@ -67,7 +99,7 @@ async function schema6Archive(): Promise<{ schema: string; clock: FakeClock; rea
   const before = await reads(store);
   await store.close();
   await asSchema6(schema);
-  assert.deepEqual(await keyColumns(schema), { search_reason: 3, search_time: 2 });
+  assert.deepEqual(await keyColumns(schema), SCHEMA_6);
   return { schema, clock, reads, before };
 }
 
@@ -78,16 +110,20 @@ test('a schema 6 archive gets its search order indexes without the key on open, 
   const store = new PostgresEventStore({ connectionString: POSTGRES_URL, schema, clock, logger });
   try {
     assert.equal(await reads(store), before);
-    assert.deepEqual(await keyColumns(schema), { search_reason: 2, search_time: 1 });
+    assert.deepEqual(await keyColumns(schema), SCHEMA_7);
     assert.deepEqual(
       lines.map((l) => l.replace(/"seconds":[\d.]+/, '"seconds":S')),
       [
-        `rebuilding the index search_time in its smaller form (once, in place) {"schema":"${schema}","keys":"2 → 1"}`,
-        'indexing the versions by time {"versions":12}',
-        'the versions are indexed by time {"versions":12,"seconds":S}',
-        `rebuilding the index search_reason in its smaller form (once, in place) {"schema":"${schema}","keys":"3 → 2"}`,
-        'indexing the versions by reason and time {"versions":12}',
-        'the versions are indexed by reason and time {"versions":12,"seconds":S}',
+        ...([['occ_regarding', 'object', 3, 3], ['occ_regarding_ns', 'object and namespace', 4, 3], ['occ_event', 'event', 4, 3]] as const).flatMap(([name, by, from, to]) => [
+          `rebuilding the index ${name} in its smaller form (once, in place) {"schema":"${schema}","keys":"${from} → ${to}"}`,
+          `indexing the occurrences by ${by} {"occurrences":16}`,
+          `the occurrences are indexed by ${by} {"occurrences":16,"seconds":S}`,
+        ]),
+        ...([['search_time', 'time', 2, 2], ['search_reason', 'reason and time', 3, 2]] as const).flatMap(([name, by, from, to]) => [
+          `rebuilding the index ${name} in its smaller form (once, in place) {"schema":"${schema}","keys":"${from} → ${to}"}`,
+          `indexing the versions by ${by} {"versions":16}`,
+          `the versions are indexed by ${by} {"versions":16,"seconds":S}`,
+        ]),
       ],
     );
     const [v] = (await admin.query<{ value: string }>(`SELECT value FROM ${schema}.meta WHERE name = 'schema'`)).rows;
@@ -112,13 +148,13 @@ test('a connection lost while the indexes are rebuilt leaves schema 6 whole, whi
     }) as PgClient['query'],
   } as PgClient;
   await assert.rejects(applySchema(dying, schema, writeFunctionSql(schema), noopLogger), /killed/);
-  assert.deepEqual(await keyColumns(schema), { search_reason: 3, search_time: 2 }, 'the old indexes, whole');
+  assert.deepEqual(await keyColumns(schema), SCHEMA_6, 'the old indexes, whole');
   const [v] = (await admin.query<{ value: string }>(`SELECT value FROM ${schema}.meta WHERE name = 'schema'`)).rows;
   assert.equal(v!.value, '6');
   const store = new PostgresEventStore({ connectionString: POSTGRES_URL, schema, clock });
   try {
     assert.equal(await reads(store), before);
-    assert.deepEqual(await keyColumns(schema), { search_reason: 2, search_time: 1 });
+    assert.deepEqual(await keyColumns(schema), SCHEMA_7);
   } finally {
     await store.close();
     await drop(schema);

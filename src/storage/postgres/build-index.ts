@@ -33,18 +33,31 @@ export async function buildIndex(client: PgClient, s: string, logger: Pick<Logge
 }
 
 /**
- * rebuildIndex builds an index as buildIndex does, first dropping one of that name that holds another number of key
- * columns than `keys` (an earlier schema's form): it is decided from the index itself, so a database any build left
- * ends in the same form. It tells whether it built one over rows.
+ * IndexForm is an index's shape as `rebuildIndex` compares it: how many key columns it holds, whether its first is an
+ * expression, and the order of each key (`asc` or `desc`).
  */
-export async function rebuildIndex(client: PgClient, s: string, logger: Pick<Logger, 'info'>, index: IndexBuild & { keys: number }): Promise<boolean> {
-  const { rows } = await client.query<{ keys: number }>(
-    `SELECT i.indnkeyatts AS keys FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = $2`,
+export interface IndexForm {
+  keys: number;
+  expression: boolean;
+  order: readonly ('asc' | 'desc')[];
+}
+
+/**
+ * rebuildIndex builds an index as buildIndex does, first dropping one of that name in another form (an earlier
+ * schema's, see IndexForm). It is decided from the index itself, so a database any build left ends in the same form.
+ * It tells whether it built one over rows.
+ */
+export async function rebuildIndex(client: PgClient, s: string, logger: Pick<Logger, 'info'>, index: IndexBuild & IndexForm): Promise<boolean> {
+  const { rows } = await client.query<{ keys: number; expression: boolean; options: string }>(
+    `SELECT i.indnkeyatts AS keys, i.indkey[0] = 0 AS expression, i.indoption::text AS options FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+     JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = $2`,
     [s, index.name],
   );
-  const found = rows[0]?.keys;
-  if (found !== undefined && found !== index.keys) {
-    logger.info(`rebuilding the index ${index.name} in its smaller form (once, in place)`, { schema: s, keys: `${found} → ${index.keys}` });
+  const found = rows[0];
+  // indoption's first bit marks a descending key.
+  const order = found?.options.split(' ').slice(0, found.keys).map((o) => ((Number(o) & 1) === 1 ? 'desc' : 'asc'));
+  if (found !== undefined && (found.keys !== index.keys || found.expression !== index.expression || order!.join(' ') !== index.order.join(' '))) {
+    logger.info(`rebuilding the index ${index.name} in its smaller form (once, in place)`, { schema: s, keys: `${found.keys} → ${index.keys}` });
     await client.query(`DROP INDEX ${s}.${index.name}`);
   }
   return buildIndex(client, s, logger, index);

@@ -165,13 +165,18 @@ function plans(): { explain: (text: string, values: unknown[]) => Promise<string
 
 void describe('the search\'s plans', () => {
   const { explain } = plans();
-  // The rows of one millisecond are put in key order as they come: no sort of every row read.
+  // The rows of one millisecond are put in key order as they come: no sort of every row of the reason.
   const incremental = /Incremental Sort[^\n]*\n\s*Sort Key: last_ms DESC, key[^\n]*\n\s*Presorted Key: last_ms\n/;
 
-  void it('reads the newest versions through the time index, backward', async () => {
+  void it('reads the newest versions through the time index, backward, in the search\'s order', async () => {
     const plan = await explain('true', []);
     assert.match(plan, /Index Scan Backward using search_time/, plan);
-    assert.match(plan, incremental, plan);
+    assert.doesNotMatch(plan, /Sort/, plan);
+  });
+
+  void it('tests one namespace\'s key range on the time index\'s entries', async () => {
+    const plan = await explain('key >= $1 AND key < $2', ['ns-3/', 'ns-30']);
+    assert.match(plan, /Index Scan Backward using search_time on versions[^\n]*\n\s*Index Cond: \(\(key >= /, plan);
   });
 
   void it('reads a common reason newest first through the reason\'s index', async () => {

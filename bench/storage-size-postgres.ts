@@ -5,7 +5,7 @@
  * writes) into a fresh schema by this tree's PostgresEventStore, and with BENCH_BASELINE_SRC (another tree's src/,
  * e.g. a checkout of main, `<main>/src`) by that tree's too, in its own schema. For each: the ingest rate, bytes per event of every
  * table and index (`sizeReport`, after VACUUM ANALYZE), and the p50/p99 of BENCH_RUNS runs of each read of READS
- * (search queries, list pages, occurrence pages), the two stores taking turns read by read. With a baseline, every read's answer is compared as JSON between the
+ * (search queries, list pages, occurrence pages: of the archive, a namespace, an object, a list page's events), the two stores taking turns read by read. With a baseline, every read's answer is compared as JSON between the
  * two stores (their resourceVersions agree: the same writes in the same order), and a difference fails the run.
  * Run: BENCH_STORAGE=postgres://postgres@127.0.0.1:55432/test node --import tsx bench/storage-size-postgres.ts
  * (BENCH_KEEP=1 keeps the schemas.)
@@ -55,6 +55,13 @@ const READS: { name: string; read: (s: Store) => Promise<unknown> }[] = [
   { name: 'list: a day\'s Warnings (incidents)', read: (s) => s.list({ activeIn: { sinceMs: END - 25 * 3_600_000 }, anyOf: { types: ['Warning'] }, limit: 500 }) },
   { name: 'occurrences: newest 500', read: (s) => s.listOccurrences({ limit: 500 }) },
   { name: 'occurrences: one namespace, 500', read: (s) => s.listOccurrences({ namespace: 'team-3', limit: 500 }) },
+  // An object's timeline (`occ_regarding`, `occ_regarding_ns`), and a list page's events' occurrences (`occ_event`).
+  { name: 'occurrences: one object, 500', read: (s) => s.listOccurrences({ fieldEquals: { 'regarding.name': 'frontend-db-1' }, limit: 500 }) },
+  { name: 'occurrences: one object in one ns', read: (s) => s.listOccurrences({ namespace: 'team-7', fieldEquals: { 'regarding.name': 'frontend-db-1' }, limit: 500 }) },
+  {
+    name: 'occurrences: 100 events\' (list + read)',
+    read: async (s) => s.listEventOccurrences({ events: (await s.list({ namespace: 'team-7', limit: 100 })).items.map((e) => ({ namespace: e.metadata.namespace!, name: e.metadata.name! })) }),
+  },
 ];
 
 const admin = new pg.Pool({ connectionString: URL, max: 1 });

@@ -5,7 +5,7 @@
  * writes) into a fresh schema by this tree's PostgresEventStore, and with BENCH_BASELINE_SRC (another tree's src/,
  * e.g. a checkout of main, `<main>/src`) by that tree's too, in its own schema. For each: the ingest rate, bytes per event of every
  * table and index (`sizeReport`, after VACUUM ANALYZE), and the p50/p99 of BENCH_RUNS runs of each read of READS
- * (search queries, list pages, occurrence pages). With a baseline, every read's answer is compared as JSON between the
+ * (search queries, list pages, occurrence pages: of the archive, a namespace, an object, a list page's events), the two stores taking turns read by read. With a baseline, every read's answer is compared as JSON between the
  * two stores (their resourceVersions agree: the same writes in the same order), and a difference fails the run.
  * Run: BENCH_STORAGE=postgres://postgres@127.0.0.1:55432/test node --import tsx bench/storage-size-postgres.ts
  * (BENCH_KEEP=1 keeps the schemas.)
@@ -55,6 +55,13 @@ const READS: { name: string; read: (s: Store) => Promise<unknown> }[] = [
   { name: 'list: a day\'s Warnings (incidents)', read: (s) => s.list({ activeIn: { sinceMs: END - 25 * 3_600_000 }, anyOf: { types: ['Warning'] }, limit: 500 }) },
   { name: 'occurrences: newest 500', read: (s) => s.listOccurrences({ limit: 500 }) },
   { name: 'occurrences: one namespace, 500', read: (s) => s.listOccurrences({ namespace: 'team-3', limit: 500 }) },
+  // An object's timeline (`occ_regarding`, `occ_regarding_ns`), and a list page's events' occurrences (`occ_event`).
+  { name: 'occurrences: one object, 500', read: (s) => s.listOccurrences({ fieldEquals: { 'regarding.name': 'frontend-db-1' }, limit: 500 }) },
+  { name: 'occurrences: one object in one ns', read: (s) => s.listOccurrences({ namespace: 'team-7', fieldEquals: { 'regarding.name': 'frontend-db-1' }, limit: 500 }) },
+  {
+    name: 'occurrences: 100 events\' (list + read)',
+    read: async (s) => s.listEventOccurrences({ events: (await s.list({ namespace: 'team-7', limit: 100 })).items.map((e) => ({ namespace: e.metadata.namespace!, name: e.metadata.name! })) }),
+  },
 ];
 
 const admin = new pg.Pool({ connectionString: URL, max: 1 });
@@ -72,30 +79,49 @@ interface Run {
   answers: Map<string, string>;
 }
 
-/** measure fills a fresh schema through `mod`'s store and measures it. */
-async function measure(label: string, mod: StoreModule): Promise<Run> {
+interface Filled {
+  label: string;
+  schema: string;
+  store: Store;
+  rate: number;
+  report: SizeReport;
+}
+
+/** fill writes a fresh schema through `mod`'s store and reports its size; the store stays open for the reads. */
+async function fill(label: string, mod: StoreModule): Promise<Filled> {
   const schema = `kevents_bench_size_${label}_${process.pid}`;
   // One clock for both stores: an occurrence's observed time is the writer's clock, which the answers compared hold.
   const store = new mod.PostgresEventStore({ connectionString: URL, schema, poolSize: 4, clock: new FakeClock(END) });
   await store.ready();
   const rate = EVENTS / (await writeRealisticArchive(store, EVENTS));
   for (const t of ['versions', 'occurrences']) await admin.query(`VACUUM ANALYZE ${schema}.${t}`);
-  const report = await store.sizeReport();
-  const times = new Map<string, { p50: number; p99: number }>();
-  const answers = new Map<string, string>();
+  return { label, schema, store, rate, report: await store.sizeReport() };
+}
+
+/**
+ * measure times each read of READS BENCH_RUNS times on every filled store, the stores taking turns read by read and
+ * the first of them changing every run, so that a shift of the machine's load falls on all of them alike.
+ */
+async function measure(filled: Filled[]): Promise<Run[]> {
+  const runs = filled.map((f) => ({ label: f.label, rate: f.rate, report: f.report, times: new Map<string, { p50: number; p99: number }>(), answers: new Map<string, string>() }));
   for (const { name, read } of READS) {
-    answers.set(name, JSON.stringify(await read(store)));
-    const ts: number[] = [];
-    for (let i = 0; i < RUNS; i++) {
-      const t = performance.now();
-      await read(store);
-      ts.push(performance.now() - t);
+    for (const [i, f] of filled.entries()) runs[i]!.answers.set(name, JSON.stringify(await read(f.store)));
+    const ts: number[][] = filled.map(() => []);
+    for (let r = 0; r < RUNS; r++) {
+      for (let k = 0; k < filled.length; k++) {
+        const i = (k + r) % filled.length;
+        const t = performance.now();
+        await read(filled[i]!.store);
+        ts[i]!.push(performance.now() - t);
+      }
     }
-    times.set(name, { p50: pct(ts, 50), p99: pct(ts, 99) });
+    for (const [i, run] of runs.entries()) run.times.set(name, { p50: pct(ts[i]!, 50), p99: pct(ts[i]!, 99) });
   }
-  await store.close();
-  if (!KEEP) await admin.query(`DROP SCHEMA ${schema} CASCADE`);
-  return { label, rate, report, times, answers };
+  for (const f of filled) {
+    await f.store.close();
+    if (!KEEP) await admin.query(`DROP SCHEMA ${f.schema} CASCADE`);
+  }
+  return runs;
 }
 
 function print(run: Run, base?: Run): void {
@@ -112,8 +138,11 @@ function print(run: Run, base?: Run): void {
 
 try {
   const baselineSrc = process.env.BENCH_BASELINE_SRC;
-  const base = baselineSrc === undefined ? undefined : await measure('baseline', (await import(join(baselineSrc, 'storage/postgres/index.ts'))) as StoreModule);
-  const mine = await measure('this', (await import('../src/storage/postgres/index.js')));
+  const filled = [await fill('this', (await import('../src/storage/postgres/index.js')))];
+  if (baselineSrc !== undefined) filled.unshift(await fill('baseline', (await import(join(baselineSrc, 'storage/postgres/index.ts'))) as StoreModule));
+  const runs = await measure(filled);
+  const mine = runs[runs.length - 1]!;
+  const base = runs.length > 1 ? runs[0] : undefined;
   if (base !== undefined) print(base);
   print(mine, base);
   if (base !== undefined) {

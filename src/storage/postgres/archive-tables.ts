@@ -6,6 +6,7 @@ import { microsOf, SHARED_TEXT_MIN, sharedText } from '../shared/index.js';
 import { anyOfSql } from './list-query.js';
 import type { Query } from './list-query.js';
 import { CURRENT } from './schema.js';
+import { EVENT_HASH, REGARDING_HASH, REGARDING_IN_HASH, eventOf, hashOf, regardingInOf, regardingOf } from './occurrence-indexes.js';
 import { bodyOf } from './packed-rows.js';
 import { TEXT_MARK } from './texts.js';
 
@@ -174,12 +175,12 @@ export class ArchiveQueries {
     // The whole index key in one row comparison, so the scan starts at the position.
     if (byEvent) {
       values.push(eventNamespace, eventName);
-      conds.push(`namespace = $4`, `event_name = $5`, `(namespace, event_name, observed_us, id) > ($4, $5, $1, $2)`);
+      conds.push(eventOf('$4::text', '$5::text'), `(${EVENT_HASH}, observed_us, id) > (${hashOf('$4::text', '$5::text')}, $1, $2)`);
     } else if (byEvents) {
       // Each event once (a name listed twice would join its rows twice), each a range of occ_event from the position's time.
       const events = new Map(q.events!.map((e) => [`${e.namespace}/${e.name}`, e]));
       values.push([...events.values()].map((e) => e.namespace), [...events.values()].map((e) => e.name));
-      from = `unnest($4::text[], $5::text[]) AS k(k_namespace, k_name) JOIN ${from} ON namespace = k_namespace AND event_name = k_name`;
+      from = `unnest($4::text[], $5::text[]) AS k(k_namespace, k_name) JOIN ${from} ON ${eventOf('k_namespace', 'k_name')}`;
       conds.push('observed_us >= $1', '(observed_us, id) > ($1, $2)');
       if (regarding !== undefined) {
         values.push(regarding);
@@ -187,10 +188,10 @@ export class ArchiveQueries {
       }
     } else if (byNamespace) {
       values.push(regarding, q.namespace);
-      conds.push(`regarding_name = $4`, `namespace = $5`, `(regarding_name, namespace, observed_us, id) > ($4, $5, $1, $2)`);
+      conds.push(regardingInOf('$4::text', '$5::text'), `(${REGARDING_IN_HASH}, observed_us, id) > (${hashOf('$4::text', '$5::text')}, $1, $2)`);
     } else if (regarding !== undefined) {
       values.push(regarding);
-      conds.push(`regarding_name = $4`, `(regarding_name, observed_us, id) > ($4, $1, $2)`);
+      conds.push(regardingOf('$4::text'), `(${REGARDING_HASH}, observed_us, id) > (${hashOf('$4::text')}, $1, $2)`);
     } else {
       conds.push('(observed_us, id) > ($1, $2)');
     }
@@ -205,11 +206,11 @@ export class ArchiveQueries {
     // The type and reason are the row's own columns: the occurrences an AnyOf leaves out are never sent nor decoded.
     if (q.anyOf !== undefined) conds.push(anyOfSql(q.anyOf, { type: 'type', reason: 'reason' }, values));
     const order = byEvent
-      ? 'namespace, event_name, observed_us, id'
+      ? `${EVENT_HASH}, observed_us, id`
       : byNamespace
-        ? 'regarding_name, namespace, observed_us, id'
+        ? `${REGARDING_IN_HASH}, observed_us, id`
         : regarding !== undefined && !byEvents
-          ? 'regarding_name, observed_us, id'
+          ? `${REGARDING_HASH}, observed_us, id`
           : 'observed_us, id';
     return {
       text: `SELECT id, observed_us, namespace, event_name, body, body_z, text_rv FROM ${from} WHERE ${conds.join(' AND ')} ORDER BY ${order} LIMIT $3`,
@@ -228,7 +229,7 @@ export class ArchiveQueries {
       text:
         `SELECT k.i, o.id, o.observed_us, o.namespace, o.event_name, o.body, o.body_z, o.text_rv FROM unnest($1::int[], $2::text[], $3::text[]) AS k(i, namespace, name) ` +
         `CROSS JOIN LATERAL (SELECT id, observed_us, namespace, event_name, body, body_z, text_rv FROM ${this.s}.occurrences ` +
-        `WHERE namespace = k.namespace AND event_name = k.name ORDER BY namespace, event_name, observed_us, id LIMIT $4) o`,
+        `WHERE ${eventOf('k.namespace', 'k.name')} ORDER BY ${EVENT_HASH}, observed_us, id LIMIT $4) o`,
       values: [events.map((e) => e.index), events.map((e) => e.event.namespace), events.map((e) => e.event.name), batch],
     };
   }

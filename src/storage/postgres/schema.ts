@@ -2,7 +2,9 @@ import type { IndexedField } from '../event-store.js';
 import type { Logger } from '../../internal/index.js';
 import { NO_TIME_MS } from '../../api/index.js';
 import type { PgClient } from './options.js';
-import { fillSearchColumns, searchColumnsSql, searchIndexSql, searchReasonIndexSql } from './search-index-writer.js';
+import { SEARCH_ORDER_INDEXES, fillSearchColumns, searchColumnsSql, searchIndexSql, searchOrderIndexSql } from './search-index-writer.js';
+import { buildIndex, rebuildIndex } from './build-index.js';
+import { indexOccurrences } from './occurrence-indexes.js';
 import { packedRowsSql } from './packed-rows.js';
 import { textsSql } from './texts.js';
 
@@ -19,9 +21,11 @@ import { textsSql } from './texts.js';
  * (`texts.ts`), and their `text_rv`: rows written before keep their copy, which
  * reads as before, so the migration adds the table, columns and indexes only. 6 packs the objects of versions and
  * the bodies of occurrences written from then on (`packed-rows.ts`): rows written before keep their text, which reads
- * as before, so the migration adds two columns and lifts two NOT NULLs, and rewrites no row.
+ * as before, so the migration adds two columns and lifts two NOT NULLs, and rewrites no row. 7 holds the search's time
+ * index in ascending order and the reason index without the key (`SEARCH_ORDER_INDEXES`) and the occurrences' name indexes on the names' hashes
+ * (`occurrence-indexes.ts`), rebuilt in place on open.
  */
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
 
 /** Op is how a row changed its key; the values are stored. */
 export const Op = { ADDED: 1, MODIFIED: 2, DELETED: 3 } as const;
@@ -161,7 +165,7 @@ CREATE TABLE IF NOT EXISTS ${s}.checkpoints (at bigint PRIMARY KEY, rv bigint NO
  * `occurrences` is append-only and read in (observed_us, id) order, its primary
  * key: a keyset scan of it, or of `occ_regarding` for one regarding name (the
  * object a timeline asks for), of `occ_regarding_ns` for one regarding name
- * in one namespace, or of `occ_event` for one event (`OCCURRENCE_INDEXES`). A namespace is otherwise a
+ * in one namespace, or of `occ_event` for one event (`occurrence-indexes.ts`). A namespace is otherwise a
  * condition on the rows of the time scan and the other selectable fields are
  * checked on decoded rows, as in the SQLite backend: each index costs every append. An occurrence's id is the
  * revision of the write it records (a write records at most one), so ids grow in
@@ -199,7 +203,6 @@ CREATE TABLE IF NOT EXISTS ${s}.occurrences (
   PRIMARY KEY (observed_us, id)
 );
 ALTER TABLE ${s}.occurrences ADD COLUMN IF NOT EXISTS cluster ${text} DEFAULT '';
-CREATE INDEX IF NOT EXISTS occ_regarding ON ${s}.occurrences (regarding_name, observed_us, id);
 CREATE TABLE IF NOT EXISTS ${s}.source_checkpoints (source text PRIMARY KEY, resource_version text NOT NULL, updated_at bigint NOT NULL);
 CREATE TABLE IF NOT EXISTS ${s}.write_marks (at bigint PRIMARY KEY, rv bigint NOT NULL);
 CREATE TABLE IF NOT EXISTS ${s}.occurrence_lag (hour bigint PRIMARY KEY, min_us bigint NOT NULL, max_us bigint NOT NULL);
@@ -231,51 +234,6 @@ async function widenCurKey(client: PgClient, s: string, logger: Pick<Logger, 'in
   await client.query(`CREATE UNIQUE INDEX cur_key_wide ON ${s}.versions (key) INCLUDE (${CUR_KEY_INCLUDES.join(', ')}) WHERE ${CURRENT}`);
   await client.query(`DROP INDEX ${s}.cur_key`);
   await client.query(`ALTER INDEX ${s}.cur_key_wide RENAME TO cur_key`);
-}
-
-/**
- * OCCURRENCE_INDEXES are the indexes of `occurrences` built after its table,
- * in place, when the schema lacks them (`indexOccurrences`). An older build
- * reads a schema with them, so the schema version stays.
- *
- * - `occ_regarding_ns`: the regarding name, the namespace, then the primary
- *   key's order. A cluster reuses its objects' names across namespaces (web-1,
- *   db-0, a Deployment per team), so one object's occurrences in one namespace
- *   (an object's timeline) read through `occ_regarding` every namespace's
- *   occurrences of that name and drop the others row by row: on the
- *   1,000,000-event bench archive, 40 namespaces share each name.
- * - `occ_event`: the namespace, the event's name, then the primary key's order:
- *   one event's occurrences (what the search route reads for each hit), read
- *   without stepping over the other events about its object, hundreds a hit in
- *   a long archive (a StatefulSet's pod).
- */
-const OCCURRENCE_INDEXES = [
-  { name: 'occ_regarding_ns', columns: 'regarding_name, namespace, observed_us, id', by: 'object and namespace' },
-  { name: 'occ_event', columns: 'namespace, event_name, observed_us, id', by: 'event' },
-] as const;
-
-/** indexOccurrences builds each of OCCURRENCE_INDEXES the schema lacks, logging the build of an archive that holds occurrences. */
-async function indexOccurrences(client: PgClient, s: string, logger: Pick<Logger, 'info'>): Promise<void> {
-  for (const index of OCCURRENCE_INDEXES) {
-    await buildIndex(client, s, logger, { name: index.name, table: 'occurrences', what: 'occurrences', by: index.by, sql: `CREATE INDEX ${index.name} ON ${s}.occurrences (${index.columns})` });
-  }
-}
-
-/**
- * buildIndex runs `sql`, which creates index `name` on `table`, when the schema lacks it, in place: the build of a
- * table that holds rows is logged with their count, and then with its time (an archive of millions takes minutes).
- * It tells whether it built one over rows.
- */
-async function buildIndex(client: PgClient, s: string, logger: Pick<Logger, 'info'>, index: { name: string; table: string; what: string; by: string; sql: string }): Promise<boolean> {
-  const { rows } = await client.query<{ t: string | null }>('SELECT to_regclass($1) AS t', [`${s}.${index.name}`]);
-  if (rows[0]?.t != null) return false;
-  const { rows: counted } = await client.query<{ n: string }>(`SELECT count(*) AS n FROM ${s}.${index.table}`);
-  const n = Number(counted[0]?.n ?? 0);
-  const started = performance.now();
-  if (n > 0) logger.info(`indexing the ${index.what} by ${index.by}`, { [index.what]: n });
-  await client.query(index.sql);
-  if (n > 0) logger.info(`the ${index.what} are indexed by ${index.by}`, { [index.what]: n, seconds: Math.round(performance.now() - started) / 1000 });
-  return n > 0;
 }
 
 /**
@@ -353,7 +311,9 @@ export async function applySchema(client: PgClient, s: string, functions: string
     if (found !== undefined && found < 4) await fillSearchColumns(client, s, logger);
     await widenCurKey(client, s, logger);
     await client.query(searchIndexSql(s));
-    await buildIndex(client, s, logger, { name: 'search_reason', table: 'versions', what: 'versions', by: 'reason and time', sql: searchReasonIndexSql(s) });
+    for (const index of SEARCH_ORDER_INDEXES) {
+      await rebuildIndex(client, s, logger, { name: index.name, keys: index.keys, expression: index.expression, order: index.order, table: 'versions', what: 'versions', by: index.by, sql: searchOrderIndexSql(s, index) });
+    }
     // The planner's statistics of the new index's expression come from ANALYZE: until then it would guess a third of the rows.
     if (await buildIndex(client, s, logger, { name: 'cur_since', table: 'versions', what: 'versions', by: 'when current ones last happened', sql: curSinceSql(s) })) {
       await client.query(`ANALYZE ${s}.versions`);

@@ -1,7 +1,7 @@
 /**
  * The PostgreSQL search index's reads: a `tsvector` column of every stored
  * version (`search`), with a GIN index over it, and the event's last time
- * (`last_ms`) with a b-tree in search order, which search-index-writer.ts
+ * (`last_ms`) with a b-tree read backward in search order (`SEARCH_ORDER_INDEXES`), which search-index-writer.ts
  * fills. bench/search-postgres.ts chose a tsvector over pg_trgm
  * (docs/benchmarks.md).
  *

@@ -180,6 +180,7 @@ export function internColumns(db: Database.Database, tables: readonly InternedTa
   for (const t of present) {
     const total = (db.prepare(`SELECT count(*) AS n FROM ${t.table}`).get() as { n: number }).n;
     const log = logger === undefined ? undefined : migrationLog(logger, { progress: `interning the ${t.what}`, finished: `the ${t.what} are interned` });
+    if (total > 0) logger?.info(`interning the ${t.what}`, { [t.table]: total });
     const indexes = db.prepare<[string], { name: string; sql: string }>("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL").all(t.table);
     for (const i of indexes) db.exec(`DROP INDEX ${i.name}`);
     const old = `${t.table}_v11`;

@@ -8,6 +8,7 @@ import type { CoreEvent } from '../../api/index.js';
 import type { ListOptions } from '../event-store.js';
 import { sampleEvent } from '../testing/index.js';
 import { INTERNED_SCHEMA, NO_ID, asciiLower, internedValues } from './interned.js';
+import { SCHEMA_VERSION } from './schema.js';
 import { SqliteEventStore } from './sqlite-event-store.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kevents-interned-'));
@@ -95,4 +96,20 @@ void test('selectors on interned columns: an unknown value keeps nothing, types 
   } finally {
     await store.close();
   }
+});
+
+void test('a file of a later schema is refused, unread and unchanged: what a build before schema 12 does with a schema 12 file', async () => {
+  const path = join(dir, 'later.db');
+  const store = new SqliteEventStore({ path });
+  await store.ready();
+  await store.close();
+  const db = new Database(path);
+  db.prepare("UPDATE meta SET value = ? WHERE name = 'schema'").run(SCHEMA_VERSION + 1);
+  db.close();
+  const later = new SqliteEventStore({ path });
+  await assert.rejects(later.ready(), new RegExp(`unsupported schema version ${SCHEMA_VERSION + 1} \\(this build reads ${SCHEMA_VERSION}\\)`));
+  await later.close();
+  const check = new Database(path, { readonly: true });
+  assert.equal(check.prepare<[], { value: number }>("SELECT value FROM meta WHERE name = 'schema'").get()!.value, SCHEMA_VERSION + 1);
+  check.close();
 });

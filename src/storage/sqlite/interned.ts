@@ -169,18 +169,21 @@ const COPY_CHUNK = 100_000;
 
 /**
  * internColumns rewrites the tables of a schema 11 file (every earlier one migrated to 11 first) into schema 12's,
- * inside the caller's transaction: every value of their interned columns goes into `interned`, the most frequent
- * first, then each table is copied into its new layout with ids in place of the values, in chunks of its primary
- * key (progress lines on `logger`), and its indexes are created again as they were (the versions' by the caller,
- * from SCHEMA). The copy leaves the old rows' pages free in the file, for new rows (`VACUUM` returns them).
+ * inside the caller's transaction, table by table: every value of its interned columns goes into `interned`, the
+ * most frequent first, then the table is copied into its new layout with ids in place of the values, in chunks of
+ * its primary key (progress lines on `logger`), and its indexes are created again as they were: an index of an
+ * older form is brought up to date afterwards as in a schema 11 file (`staleOccurrenceIndexes`). The copy leaves the
+ * old rows' pages free in the file, for new rows (`VACUUM` returns them).
  */
 export function internColumns(db: Database.Database, tables: readonly InternedTable[], logger?: Pick<Logger, 'info'>): void {
-  const present = tables.filter((t) => db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(t.table) !== undefined);
-  internAll(db, present.flatMap((t) => t.columns.map((c) => `SELECT ${c} AS value FROM ${t.table}`)));
-  for (const t of present) {
+  db.exec(INTERNED_SCHEMA);
+  for (const t of tables) {
+    if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(t.table) === undefined) continue;
     const total = (db.prepare(`SELECT count(*) AS n FROM ${t.table}`).get() as { n: number }).n;
     const log = logger === undefined ? undefined : migrationLog(logger, { progress: `interning the ${t.what}`, finished: `the ${t.what} are interned` });
     if (total > 0) logger?.info(`interning the ${t.what}`, { [t.table]: total });
+    // Table by table, the first's values first: the versions' kinds, reasons and types, in more rows and indexes than the rest.
+    internAll(db, t.columns.map((c) => `SELECT ${c} AS value FROM ${t.table}`));
     const indexes = db.prepare<[string], { name: string; sql: string }>("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL").all(t.table);
     for (const i of indexes) db.exec(`DROP INDEX ${i.name}`);
     const old = `${t.table}_v11`;

@@ -9,6 +9,8 @@
  * word, histograms, occurrence pages, counts by reason), BENCH_RUNS rounds of each, the two stores' runs alternating
  * so that the machine's load falls on both alike: p50/p99 and this tree's ÷ the baseline's. Every read's answer is
  * compared as JSON between the two stores (the same writes in the same order), and a difference fails the run.
+ * BENCH_FILES=BASELINE.db,THIS.db reads two archives already written instead (copies of one archive, each opened,
+ * and so migrated, by its own tree: the events of realistic-events.ts, whose reads READS names), their sizes as found.
  * Run: node --import tsx bench/storage-size-sqlite.ts   (BENCH_EVENTS 100,000, BENCH_RUNS 15, BENCH_KEEP=1 keeps the files)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -66,18 +68,21 @@ interface Filled {
 
 const dir = mkdtempSync(join(tmpdir(), 'kevents-bench-size-'));
 
-/** fill writes the archive into a fresh file through `mod`'s store and measures its size. */
-async function fill(label: string, mod: StoreModule): Promise<Filled> {
+const FILES = process.env.BENCH_FILES?.split(',');
+
+/** fill writes the archive into a fresh file through `mod`'s store (or opens the given one) and measures its size. */
+async function fill(label: string, mod: StoreModule, file?: string): Promise<Filled> {
   // One clock for both stores: an occurrence's observed time is the writer's clock, which the answers compared hold.
-  const store = new mod.SqliteEventStore({ path: join(dir, `${label}.db`), clock: new FakeClock(END) });
+  const store = new mod.SqliteEventStore({ path: file ?? join(dir, `${label}.db`), clock: new FakeClock(END) });
   await store.ready();
-  const rate = EVENTS / (await writeRealisticArchive(store, EVENTS));
+  const rate = file === undefined ? EVENTS / (await writeRealisticArchive(store, EVENTS)) : NaN;
   return { label, store, rate, report: await store.sizeReport() };
 }
 
 function printSizes(run: Filled, base?: Filled): void {
-  const per = (b: number): string => (b / EVENTS).toFixed(1).padStart(7);
-  console.log(`\n${run.label}: filled at ${Math.round(run.rate).toLocaleString('en')} events/s${base ? ` (${(run.rate / base.rate).toFixed(2)}× ${base.label})` : ''}; ` +
+  const per = (b: number): string => (b / run.report.events).toFixed(1).padStart(7);
+  const rate = Number.isNaN(run.rate) ? 'opened' : `filled at ${Math.round(run.rate).toLocaleString('en')} events/s${base ? ` (${(run.rate / base.rate).toFixed(2)}× ${base.label})` : ''}`;
+  console.log(`\n${run.label}: ${rate}; ` +
     `${run.report.events} events, ${run.report.occurrences} occurrences; ${(run.report.totalBytes / 2 ** 20).toFixed(1)} MiB, ${per(run.report.totalBytes).trim()} B/event`);
   for (const r of run.report.relations) {
     if (r.bytes < 16_384) continue;
@@ -88,8 +93,8 @@ function printSizes(run: Filled, base?: Filled): void {
 
 try {
   const baselineSrc = process.env.BENCH_BASELINE_SRC;
-  const base = baselineSrc === undefined ? undefined : await fill('baseline', (await import(join(baselineSrc, 'storage/sqlite/index.ts'))) as StoreModule);
-  const mine = await fill('this', await import('../src/storage/sqlite/index.js'));
+  const base = baselineSrc === undefined ? undefined : await fill('baseline', (await import(join(baselineSrc, 'storage/sqlite/index.ts'))) as StoreModule, FILES?.[0]);
+  const mine = await fill('this', await import('../src/storage/sqlite/index.js'), FILES?.[1]);
   if (base !== undefined) printSizes(base);
   printSizes(mine, base);
   const stores = base === undefined ? [mine] : [base, mine];

@@ -180,7 +180,7 @@ export function internColumns(db: Database.Database, tables: readonly InternedTa
   for (const t of tables) {
     if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(t.table) === undefined) continue;
     const total = (db.prepare(`SELECT count(*) AS n FROM ${t.table}`).get() as { n: number }).n;
-    const log = logger === undefined ? undefined : migrationLog(logger, { progress: `interning the ${t.what}`, finished: `the ${t.what} are interned` });
+    const log = logger === undefined ? undefined : migrationLog(logger, { progress: `interning the ${t.what}`, finished: `the ${t.what} are interned` }, t.table);
     if (total > 0) logger?.info(`interning the ${t.what}`, { [t.table]: total });
     // Table by table, the first's values first: the versions' kinds, reasons and types, in more rows and indexes than the rest.
     internAll(db, t.columns.map((c) => `SELECT ${c} AS value FROM ${t.table}`));

@@ -173,7 +173,7 @@ async function run(n: number): Promise<Record<string, string | number>[]> {
   const probe = await collectTimeline({ source, for: { kind: 'Pod', name: TARGET, namespace: 'payments' }, since, until });
   // The rows the timeline reads: the object's current events that happened in the window (on the span columns), and its Scheduled events.
   const rawOne = raw.prepare(
-    "SELECT object FROM versions WHERE involved_hash = ? AND superseded_rv IS NULL AND op <> 3 AND (reason = 'Scheduled' OR (first_s + span_s >= ? AND first_s < ?))",
+    "SELECT object FROM versions WHERE involved_hash = ? AND superseded_rv IS NULL AND op <> 3 AND (reason = (SELECT id FROM interned WHERE value = 'Scheduled') OR (first_s + span_s >= ? AND first_s < ?))",
   );
   const baseOne = (): unknown =>
     (rawOne.all(nameHash(TARGET), Math.floor(since / 1000), Math.ceil(until / 1000)) as { object: Buffer }[])
@@ -190,7 +190,8 @@ async function run(n: number): Promise<Record<string, string | number>[]> {
   // The same two reads in raw SQL: the lag bounds of the window's hours, then the aggregate over the observed times they allow.
   const rawLag = raw.prepare<[number, number], { lo: number; hi: number }>('SELECT min(min_us) AS lo, max(max_us) AS hi FROM occurrence_lag WHERE hour BETWEEN ? AND ?');
   const rawCounts = raw.prepare<[number, number, number, number]>(
-    'SELECT type, reason, sum(max(0, count_after - count_before)) AS n, min(seen_ms) AS first FROM occurrences WHERE observed_us >= ? AND observed_us < ? AND seen_ms >= ? AND seen_ms < ? GROUP BY type, reason',
+    // Grouped by the interned ids (schema 12), each group's values read as the store answers them.
+    'SELECT (SELECT value FROM interned WHERE id = o.type) AS type, (SELECT value FROM interned WHERE id = o.reason) AS reason, sum(max(0, count_after - count_before)) AS n, min(seen_ms) AS first FROM occurrences o WHERE observed_us >= ? AND observed_us < ? AND seen_ms >= ? AND seen_ms < ? GROUP BY o.type, o.reason',
   );
   const baseCounts = (): unknown => {
     const lag = rawLag.get(Math.floor(hour.since / 3_600_000), Math.floor((hour.until - 1) / 3_600_000))!;

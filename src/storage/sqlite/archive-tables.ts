@@ -10,7 +10,9 @@ import type { EventOccurrenceRow } from '../shared/index.js';
 import { CHAIN_CAP, EVENT_CHAINS, LOWEST_IS_BODY, OCCURRENCES_BY_ID, completeChains, firstOfEvents, firstOfEventsParam } from './event-occurrences.js';
 import { anyOfSql } from './list-query.js';
 import type { Params } from './list-query.js';
-import { CURRENT, addMigrationFunctions, nameHash } from './schema.js';
+import { CURRENT, OCCURRENCES_TABLE, addMigrationFunctions, nameHash } from './schema.js';
+import { idOf, internAll, internedValues } from './interned.js';
+import type { InternedValues } from './interned.js';
 import { storedTexts } from './texts.js';
 import type { StoredTexts } from './texts.js';
 
@@ -61,21 +63,7 @@ CREATE INDEX IF NOT EXISTS occ_regarding_ns ON occurrences(regarding_hash, names
  * key of `versions`, with no index of its own.
  */
 export const ARCHIVE_SCHEMA = `
-CREATE TABLE IF NOT EXISTS occurrences (
-  id INTEGER PRIMARY KEY,
-  observed_us INTEGER NOT NULL,
-  namespace TEXT NOT NULL,
-  regarding_hash INTEGER NOT NULL,
-  type TEXT NOT NULL,
-  reason TEXT NOT NULL,
-  count_before INTEGER NOT NULL,
-  count_after INTEGER NOT NULL,
-  seen_ms INTEGER,
-  cluster TEXT,
-  observed_time TEXT,
-  body TEXT,
-  cluster_uid TEXT
-);
+${OCCURRENCES_TABLE}
 ${OCCURRENCE_INDEXES}
 CREATE TABLE IF NOT EXISTS source_checkpoints (source TEXT PRIMARY KEY, resource_version TEXT NOT NULL, updated_at INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS write_marks (at INTEGER PRIMARY KEY, rv INTEGER NOT NULL);
@@ -107,7 +95,7 @@ export interface OccurrenceRow {
 /** ArchiveTables holds the statements of the archive tables; every method runs synchronously on the store's connection. */
 export class ArchiveTables {
   private readonly insertOccurrence: Database.Statement<
-    [number, number, string, number, string, string, number, number, number | null, string | null, string | null, string | null]
+    [number, number, number, number, number, number, number, number, number | null, string | null, string | null, string | null]
   >;
   /** lags mirrors `occurrence_lag`: per hour of happening, the least and greatest observed-minus-happened lag (µs). */
   private lags = new Map<number, { min: number; max: number }>();
@@ -116,6 +104,9 @@ export class ArchiveTables {
   /** bodies is false once no occurrence stored whole is left (`bodiesLeft`). */
   private bodies = true;
   private readonly stmt;
+  /** interned is the writer's copy of `interned`, which appends extend; readIds the reader's, which reads map their values with. */
+  private readonly interned: InternedValues;
+  private readonly readIds: InternedValues;
 
   /**
    * The reads (occurrence pages, counts) prepare on `reader` where there is one, the store's list connection: an
@@ -127,6 +118,8 @@ export class ArchiveTables {
     logger?: Pick<Logger, 'info'>,
     private readonly reader: Database.Database = db,
   ) {
+    this.interned = internedValues(db);
+    this.readIds = internedValues(reader);
     migrateOccurrences(db);
     const building = logger !== undefined ? occurrencesToIndex(db) : 0;
     const stale = staleOccurrenceIndexes(db);
@@ -209,10 +202,10 @@ export class ArchiveTables {
     this.insertOccurrence.run(
       rv,
       observed.micros,
-      event.metadata.namespace ?? '',
+      this.interned.id(event.metadata.namespace ?? ''),
       nameHash(event.involvedObject?.name ?? ''),
-      event.type ?? '',
-      event.reason ?? '',
+      this.interned.id(event.type ?? ''),
+      this.interned.id(event.reason ?? ''),
       change.countBefore,
       change.countAfter,
       seen ?? null,
@@ -254,10 +247,12 @@ export class ArchiveTables {
     const range = this.observedRange(q.sinceMs, q.untilMs);
     if (range === null) return [];
     const params: Params = { lo: range.sinceMicros, hi: range.untilMicros, since: q.sinceMs, until: q.untilMs };
-    if (q.namespace !== undefined) params.namespace = q.namespace;
-    const sql = `SELECT type, reason, sum(max(0, count_after - count_before)) AS count, min(seen_ms) AS firstMs FROM occurrences INDEXED BY occ_time
+    if (q.namespace !== undefined) params.namespace = this.readIds.find(q.namespace);
+    // Grouped by ids, answered with their values in the order of the values, as when the rows held them.
+    const sql = `SELECT (SELECT value FROM interned WHERE id = o.type) AS type, (SELECT value FROM interned WHERE id = o.reason) AS reason,
+        sum(max(0, count_after - count_before)) AS count, min(seen_ms) AS firstMs FROM occurrences o INDEXED BY occ_time
       WHERE observed_us >= @lo AND observed_us < @hi AND seen_ms >= @since AND seen_ms < @until${q.namespace !== undefined ? ' AND namespace = @namespace' : ''}
-      GROUP BY type, reason`;
+      GROUP BY o.type, o.reason ORDER BY 1, 2`;
     return this.statement<ReasonCount>(sql).all(params);
   }
 
@@ -399,7 +394,8 @@ export class ArchiveTables {
         }
         const sought = events.filter(({ index }) => !chains.has(index));
         if (sought.length > 0) {
-          for (const row of this.statement<OccurrenceRow & { i: number }>(firstOfEvents(bodies)).all({ events: firstOfEventsParam(sought), batch })) rows.push(row);
+          const param = firstOfEventsParam(sought, (namespace) => this.readIds.find(namespace));
+          for (const row of this.statement<OccurrenceRow & { i: number }>(firstOfEvents(bodies)).all({ events: param, batch })) rows.push(row);
         }
         // Decoded a time slice at a time, as a page is.
         return mapSliced(rows, toRow);
@@ -441,7 +437,7 @@ export class ArchiveTables {
     }
     if (q.namespace !== undefined) {
       conds.push('namespace = @namespace');
-      params.namespace = q.namespace;
+      params.namespace = this.readIds.find(q.namespace);
     }
     const eventName = q.fieldEquals?.['event.name'];
     const eventNamespace = q.fieldEquals?.['metadata.namespace'] ?? q.namespace;
@@ -457,7 +453,7 @@ export class ArchiveTables {
       params.until = q.untilMicros;
     }
     // The type and reason are the row's own, so the occurrences an AnyOf leaves out are never joined to their versions nor decoded.
-    if (q.anyOf !== undefined) conds.push(anyOfSql(q.anyOf, { type: 'o.type', reason: 'o.reason' }, params, 'any'));
+    if (q.anyOf !== undefined) conds.push(anyOfSql(q.anyOf, { type: 'o.type', reason: 'o.reason' }, params, 'any', this.readIds));
     const sql = `SELECT o.id, o.observed_us, o.count_before, o.count_after, o.cluster, o.cluster_uid, o.observed_time, o.body, coalesce(v.object, p.object) AS object
       FROM occurrences o INDEXED BY ${index}
       LEFT JOIN versions v ON o.body IS NULL AND v.rv = o.id
@@ -538,9 +534,11 @@ function migrateOccurrences(db: Database.Database): void {
   db.transaction(() => {
     db.exec('DROP INDEX IF EXISTS occ_time; DROP INDEX IF EXISTS occ_regarding; ALTER TABLE occurrences RENAME TO occurrences_v2;');
     db.exec(ARCHIVE_SCHEMA);
+    const type = "coalesce(json_extract(body, '$.type'), '')";
+    const reason = "coalesce(json_extract(body, '$.reason'), '')";
+    internAll(db, [`SELECT namespace AS value FROM occurrences_v2`, `SELECT ${type} AS value FROM occurrences_v2`, `SELECT ${reason} AS value FROM occurrences_v2`]);
     db.exec(`INSERT INTO occurrences (id, observed_us, namespace, regarding_hash, type, reason, count_before, count_after, seen_ms, cluster, body)
-      SELECT id, observed_us, namespace, kevents_name_hash(regarding_name),
-        coalesce(json_extract(body, '$.type'), ''), coalesce(json_extract(body, '$.reason'), ''),
+      SELECT id, observed_us, ${idOf('namespace')}, kevents_name_hash(regarding_name), ${idOf(type)}, ${idOf(reason)},
         coalesce(json_extract(body, '$.countBefore'), 0), coalesce(json_extract(body, '$.countAfter'), 0),
         kevents_occurrence_ms(json_extract(body, '$.lastSeen'), json_extract(body, '$.observedTime')),
         json_extract(body, '$.cluster'),

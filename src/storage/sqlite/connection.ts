@@ -23,6 +23,7 @@ import type { SearchIndexWriter } from './search-index-writer.js';
 import { prepareStatements } from './statements.js';
 import type { Statements } from './statements.js';
 import { storedTexts } from './texts.js';
+import { internedValues } from './interned.js';
 import type { StoredTexts } from './texts.js';
 
 /** SqliteDatabase is better-sqlite3's constructor, loaded through `require` (see `requireCjs`). */
@@ -366,6 +367,8 @@ export class SqliteConnection {
       this.searchIndex?.discard();
       this.rv = before;
       this.archive.loadLags();
+      // The values the batch interned went with it.
+      internedValues(db).forget();
       // A size cut may have moved the compaction point in the rolled back transaction.
       this.compacted = this.stmt.getMeta.get('compacted')?.value ?? 0;
       const failure = storageFailure(e);

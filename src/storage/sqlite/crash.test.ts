@@ -189,6 +189,20 @@ say('opened');
 await new Promise(() => {});
 `;
 
+/** openKilledAt opens the store of `path` in a child process and kills it (-9) as it logs a line starting with `line`, before the open finishes. */
+async function openKilledAt(path: string, line: string): Promise<void> {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '--eval', REBUILDER, path], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const said: string[] = [];
+  const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk: string) => {
+    said.push(...chunk.split('\n').filter((l) => l !== ''));
+    if (said.some((l) => l.startsWith(line)) && !child.killed) child.kill('SIGKILL');
+  });
+  assert.equal(await exited, 'SIGKILL');
+  assert.ok(!said.includes('opened'), `killed before the open finished (${said.join('; ')})`);
+}
+
 void test('kill -9 while the occurrence indexes are rebuilt leaves a file with the old ones or the new ones, which opens and reads every occurrence', { timeout: 120_000 }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'kevents-crash-'));
   try {
@@ -208,16 +222,7 @@ void test('kill -9 while the occurrence indexes are rebuilt leaves a file with t
       CREATE INDEX occ_regarding_ns ON occurrences(regarding_hash, namespace, observed_us, id);`);
     db.close();
 
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '--eval', REBUILDER, path], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const said: string[] = [];
-    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => {
-      said.push(...chunk.split('\n').filter((l) => l !== ''));
-      if (said.some((l) => l.startsWith('rebuilding the occurrence indexes')) && !child.killed) child.kill('SIGKILL');
-    });
-    assert.equal(await exited, 'SIGKILL');
-    assert.ok(!said.includes('opened'), `killed before the open finished (${said.join('; ')})`);
+    await openKilledAt(path, 'rebuilding the occurrence indexes');
 
     const forms = (): string[] => {
       const check = new Database(path, { readonly: true });
@@ -240,6 +245,88 @@ void test('kill -9 while the occurrence indexes are rebuilt leaves a file with t
       const counts = ['occ_time', 'occ_regarding', 'occ_regarding_ns'].map((i) => check.prepare<[], { n: number }>(`SELECT count(*) AS n FROM occurrences INDEXED BY ${i}`).get()!.n);
       check.close();
       assert.deepEqual(counts, [OCCURRENCES, OCCURRENCES, OCCURRENCES]);
+    } finally {
+      await reopened.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/**
+ * asSchema11 turns a file of this build into the layout schema 11 wrote: the interned columns hold their values,
+ * as TEXT, the indexes as they were, and no table of interned values.
+ */
+function asSchema11(db: Database.Database): void {
+  const interned: Record<string, string[]> = { versions: ['involved_kind', 'reason', 'type'], occurrences: ['namespace', 'type', 'reason'] };
+  for (const [table, columns] of Object.entries(interned)) {
+    const create = db.prepare<[string], { sql: string }>("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?").get(table)!.sql;
+    const indexes = db.prepare<[string], { name: string; sql: string }>("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL").all(table);
+    for (const i of indexes) db.exec(`DROP INDEX ${i.name}`);
+    db.exec(`ALTER TABLE ${table} RENAME TO ${table}_12`);
+    db.exec(columns.reduce((sql, c) => sql.replace(new RegExp(`\\b${c} INTEGER NOT NULL`), `${c} TEXT NOT NULL`), create));
+    const all = db.prepare<[], { name: string }>(`PRAGMA table_info(${table})`).all().map((c) => c.name);
+    const select = all.map((c) => (columns.includes(c) ? `(SELECT value FROM interned WHERE id = ${c})` : c));
+    db.exec(`INSERT INTO ${table} (${all.join(', ')}) SELECT ${select.join(', ')} FROM ${table}_12; DROP TABLE ${table}_12`);
+    for (const i of indexes) db.exec(i.sql);
+  }
+  db.exec("DROP TABLE interned; UPDATE meta SET value = 11 WHERE name = 'schema'");
+}
+
+void test('kill -9 while the interned columns are migrated leaves schema 11 or 12 whole, which opens and holds every value', { timeout: 180_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kevents-crash-'));
+  try {
+    const path = join(dir, 'events.db');
+    const store = new SqliteEventStore({ path });
+    await store.ready();
+    await store.create({ metadata: { namespace: 'crash', name: 'e0' }, involvedObject: { kind: 'Pod', name: 'p' }, reason: 'Pulled', type: 'Normal', message: 'e0' });
+    await store.close();
+    // Versions and occurrences enough for the copy to take a while, in schema 11's layout, the index in step with them.
+    const ROWS = 200_000;
+    const db = new Database(path);
+    asSchema11(db);
+    db.exec(`WITH RECURSIVE n(i) AS (SELECT 2 UNION ALL SELECT i + 1 FROM n WHERE i <= ${ROWS})
+      INSERT INTO versions (rv, key, op, object, involved_kind, involved_hash, reason, type, first_s, span_s)
+      SELECT i, 'crash/e' || i, 1, (SELECT object FROM versions WHERE rv = 1), 'Kind' || (i % 6), i % 977, 'Reason' || (i % 19),
+        CASE WHEN i % 5 = 0 THEN 'Warning' ELSE 'Normal' END, 1700000000 + i, 0 FROM n;
+      WITH RECURSIVE n(i) AS (SELECT 2 UNION ALL SELECT i + 1 FROM n WHERE i <= ${ROWS})
+      INSERT INTO occurrences (id, observed_us, namespace, regarding_hash, type, reason, count_before, count_after)
+      SELECT i, 1700000000000000 + i, 'ns-' || (i % 41), i % 977, CASE WHEN i % 5 = 0 THEN 'Warning' ELSE 'Normal' END, 'Reason' || (i % 19), 0, 1 FROM n;
+      UPDATE meta SET value = (SELECT max(rv) FROM versions) WHERE name = 'search_indexed_rv';`);
+    const summary = (d: Database.Database, value: (c: string) => string): string[] => [
+      ...d.prepare<[], { s: string }>(`SELECT a || ' ' || count(*) AS s FROM (SELECT ${value('involved_kind')} || '/' || ${value('reason')} || '/' || ${value('type')} AS a FROM versions) GROUP BY a ORDER BY a`).all(),
+      ...d.prepare<[], { s: string }>(`SELECT a || ' ' || count(*) AS s FROM (SELECT ${value('namespace')} || '/' || ${value('reason')} || '/' || ${value('type')} AS a FROM occurrences) GROUP BY a ORDER BY a`).all(),
+    ].map((r) => r.s);
+    const before = summary(db, (c) => c);
+    db.close();
+
+    await openKilledAt(path, 'interning the kinds');
+
+    const check = (): { schema: number; values: string[] } => {
+      const d = new Database(path, { readonly: true });
+      try {
+        const schema = d.prepare<[], { value: number }>("SELECT value FROM meta WHERE name = 'schema'").get()!.value;
+        return { schema, values: summary(d, (c) => (schema === 11 ? c : `(SELECT value FROM interned WHERE id = ${c})`)) };
+      } finally {
+        d.close();
+      }
+    };
+    const afterKill = check();
+    assert.ok([11, 12].includes(afterKill.schema), `schema ${afterKill.schema}`);
+    assert.deepEqual(afterKill.values, before, `schema ${afterKill.schema} holds every value`);
+
+    const reopened = new SqliteEventStore({ path });
+    try {
+      await reopened.ready();
+      assert.deepEqual(check(), { schema: 12, values: before });
+      // The rows were written by SQL, their objects all e0's: the column alone selects them.
+      const reason7 = await reopened.list({ fieldEquals: { reason: 'Reason7' }, predicate: () => true, predicateIsSelection: true, limit: 3 });
+      const first = Array.from({ length: ROWS }, (_, k) => k + 2).filter((i) => i % 19 === 7).map((i) => `e${i}`).sort().slice(0, 3);
+      assert.deepEqual(reason7.items.map((e) => `e${e.metadata.resourceVersion}`), first, 'a list selects by an interned column, in key order');
+      const d = new Database(path, { readonly: true });
+      const counts = ['cur_key', 'cur_involved_hash', 'cur_since'].map((i) => d.prepare<[], { n: number }>(`SELECT count(*) AS n FROM versions INDEXED BY ${i} WHERE superseded_rv IS NULL AND op <> 3`).get()!.n);
+      d.close();
+      assert.deepEqual(counts, [ROWS + 1, ROWS + 1, ROWS + 1], 'every current version in each index');
     } finally {
       await reopened.close();
     }

@@ -5,7 +5,7 @@ import { CURRENT, nameHash } from './schema.js';
 /**
  * firstOfEvents is the statement that reads the first `@batch` occurrences of
  * each event of `@events` (a JSON array of [index, regarding name hash,
- * namespace, event key]) at once: for each, a seek of `occ_regarding_ns` to its
+ * namespace id, event key]) at once: for each, a seek of `occ_regarding_ns` to its
  * object in its namespace, the rows of other events about the same object left
  * out by their version's key as `ArchiveTables.list` leaves them out, then the
  * objects of the rows kept. A row whose version is past (compacted) or stored
@@ -42,9 +42,9 @@ export function firstOfEvents(bodies: boolean): string {
  */
 export const LOWEST_IS_BODY = 'SELECT 1 AS body FROM occurrences WHERE id = (SELECT min(id) FROM occurrences) AND body IS NOT NULL';
 
-/** firstOfEventsParam is the `@events` of FIRST_OF_EVENTS. */
-export function firstOfEventsParam(events: readonly { index: number; event: EventRef }[]): string {
-  return JSON.stringify(events.map(({ index, event }) => [index, nameHash(event.regardingName ?? ''), event.namespace, eventKey(event.namespace, event.name)]));
+/** firstOfEventsParam is the `@events` of FIRST_OF_EVENTS, each namespace as its id (`namespaceId`, `interned.ts`). */
+export function firstOfEventsParam(events: readonly { index: number; event: EventRef }[], namespaceId: (namespace: string) => number): string {
+  return JSON.stringify(events.map(({ index, event }) => [index, nameHash(event.regardingName ?? ''), namespaceId(event.namespace), eventKey(event.namespace, event.name)]));
 }
 
 /** CHAIN_CAP bounds the versions `eventChains` walks per event: an event with more is read by the seek of `firstOfEvents`. */

@@ -117,3 +117,18 @@ test('a follower\'s list is at a revision that covers every item, even before it
   await f.close();
   await writer.close();
 });
+
+test('a follower selects by values its writer interned after the follower last read them', async () => {
+  const { writer, followers } = pair(1, false);
+  const f = followers[0]!;
+  await writer.create(sampleEvent('default', 'first', { reason: 'Pulled' }));
+  const byReason = async (reason: string): Promise<string[]> =>
+    names((await f.list({ fieldEquals: { reason }, predicate: (e) => e.reason === reason, predicateIsSelection: true })).items);
+  assert.deepEqual(await byReason('Pulled'), ['first']);
+  // Written by the writer's connection since: ids the follower's copy does not hold.
+  await writer.create(sampleEvent('default', 'later', { reason: 'FailedMount', type: 'Warning', involvedObject: { kind: 'PersistentVolumeClaim', name: 'data' } }));
+  assert.deepEqual(await byReason('FailedMount'), ['later']);
+  assert.deepEqual(names((await f.list({ anyOf: { types: ['warning'], kinds: ['PersistentVolumeClaim'] } })).items), ['later']);
+  await f.close();
+  await writer.close();
+});

@@ -1,7 +1,9 @@
 import type Database from 'better-sqlite3';
 import type { ActiveWindow, AnyOf, IndexedField } from '../event-store.js';
 import { pageOfHeld } from '../shared/index.js';
-import { CURRENT, FIELD_COLUMNS, HASHED_FIELDS, HISTORY, INDEX_COLUMNS, INDEX_PRIORITY, LAST_S, nameHash } from './schema.js';
+import { CURRENT, FIELD_COLUMNS, HASHED_FIELDS, HISTORY, INDEX_COLUMNS, INDEX_PRIORITY, INTERNED_FIELDS, LAST_S, nameHash } from './schema.js';
+import { NO_ID, internedValues } from './interned.js';
+import type { InternedValues } from './interned.js';
 import { storedTexts } from './texts.js';
 import type { StoredTexts } from './texts.js';
 
@@ -57,9 +59,12 @@ export class ListQueries {
 
   /** texts puts back the messages the objects this connection reads refer to (`texts.ts`). */
   readonly texts: StoredTexts;
+  /** interned maps the values a list selects by to the ids the rows hold (`interned.ts`). */
+  private readonly interned: InternedValues;
 
   constructor(private readonly db: Database.Database) {
     this.texts = storedTexts(db);
+    this.interned = internedValues(db);
   }
 
   /** page reads up to `limit` rows after `start` in key order. */
@@ -206,7 +211,7 @@ export class ListQueries {
       conds.push('(first_s IS NULL OR first_s < @until_s)');
       params.until_s = Math.ceil(scope.activeIn.untilMs / 1000);
     }
-    conds.push(anyOfSql(scope.anyOf ?? {}, { type: 'type', reason: 'reason', kind: 'involved_kind' }, params, 'any'));
+    conds.push(anyOfSql(scope.anyOf ?? {}, { type: 'type', reason: 'reason', kind: 'involved_kind' }, params, 'any', this.interned));
     conds.push(...this.keyAndFields(scope, params));
     return { sql: `SELECT rv, key FROM versions INDEXED BY cur_since WHERE ${CURRENT} AND ${conds.join(' AND ')} LIMIT @cap`, params };
   }
@@ -223,7 +228,8 @@ export class ListQueries {
       const column = FIELD_COLUMNS[field as IndexedField];
       if (value === undefined || column === undefined) continue;
       conds.push(`${column} = @f${i}`);
-      params[`f${i++}`] = HASHED_FIELDS.has(field as IndexedField) ? nameHash(value) : value;
+      // A value no row holds has no id: NO_ID, which no row holds either, so the page keeps nothing, as before.
+      params[`f${i++}`] = HASHED_FIELDS.has(field as IndexedField) ? nameHash(value) : INTERNED_FIELDS.has(field as IndexedField) ? this.interned.find(value) : value;
     }
     return conds;
   }
@@ -244,12 +250,12 @@ export class ListQueries {
         params.until_s = Math.ceil(w.untilMs / 1000);
       }
       const always = (w.alwaysReasons ?? []).map((r, i) => {
-        params[`always${i}`] = r;
+        params[`always${i}`] = this.interned.find(r);
         return `@always${i}`;
       });
       if (span.length > 0) conds.push(always.length > 0 ? `(reason IN (${always.join(', ')}) OR (${span.join(' AND ')}))` : span.join(' AND '));
     }
-    if (scope.anyOf !== undefined) conds.push(anyOfSql(scope.anyOf, { type: 'type', reason: 'reason', kind: 'involved_kind' }, params, 'any'));
+    if (scope.anyOf !== undefined) conds.push(anyOfSql(scope.anyOf, { type: 'type', reason: 'reason', kind: 'involved_kind' }, params, 'any', this.interned));
     const suffix = lead === undefined ? 'key' : INDEX_COLUMNS[lead]!;
     const where = conds.join(' AND ');
     if (scope.latest) {
@@ -267,25 +273,34 @@ export class ListQueries {
 
 /**
  * anyOfSql is an AnyOf as a SQL condition on the columns that hold an event's
- * type, reason and kind (`kind` undefined where there is none: then an AnyOf
- * that lists kinds is left to the decoded rows, as an OR cannot be split), with
- * its values added to `params` under `prefix`. Types compare ignoring ASCII case:
- * SQLite's NOCASE folds ASCII letters only, and costs no function call per row.
+ * type, reason and kind as ids of `interned` (`kind` undefined where there is
+ * none: then an AnyOf that lists kinds is left to the decoded rows, as an OR
+ * cannot be split), with their ids added to `params` under `prefix`. Types
+ * compare ignoring ASCII case, as SQLite's NOCASE did on the values: a type
+ * stands for the ids of every value equal to it so. A value no row holds is
+ * NO_ID, which matches no row.
  */
-export function anyOfSql(anyOf: AnyOf, columns: { type: string; reason: string; kind?: string }, params: Params, prefix: string): string {
-  const lists: [string, readonly string[] | undefined][] = [
-    [`${columns.type} COLLATE NOCASE`, anyOf.types],
-    [columns.reason, anyOf.reasons],
+export function anyOfSql(anyOf: AnyOf, columns: { type: string; reason: string; kind?: string }, params: Params, prefix: string, interned: InternedValues): string {
+  const exact = (v: string): number[] => [interned.find(v)];
+  const noCase = (v: string): number[] => {
+    const ids = interned.findNoCase(v);
+    return ids.length > 0 ? ids : [NO_ID];
+  };
+  const lists: [string, readonly string[] | undefined, (v: string) => number[]][] = [
+    [columns.type, anyOf.types, noCase],
+    [columns.reason, anyOf.reasons, exact],
   ];
-  if (columns.kind !== undefined) lists.push([columns.kind, anyOf.kinds]);
+  if (columns.kind !== undefined) lists.push([columns.kind, anyOf.kinds, exact]);
   else if ((anyOf.kinds?.length ?? 0) > 0) return '1';
   const terms: string[] = [];
-  for (const [i, [column, values]] of lists.entries()) {
+  for (const [i, [column, values, ids]] of lists.entries()) {
     if (values === undefined || values.length === 0) continue;
-    const names = values.map((v, j) => {
-      params[`${prefix}${i}_${j}`] = v;
-      return `@${prefix}${i}_${j}`;
-    });
+    const names = values.flatMap((v, j) =>
+      ids(v).map((id, k) => {
+        params[`${prefix}${i}_${j}_${k}`] = id;
+        return `@${prefix}${i}_${j}_${k}`;
+      }),
+    );
     terms.push(`${column} IN (${names.join(', ')})`);
   }
   // Nothing listed keeps nothing: a false condition on a column (never null), as SQLite finds no plan for a

@@ -18,9 +18,9 @@ export interface MigrationLog {
  * migrationLog gives a migration over every stored version (building the search
  * index, filling in a new column) its progress lines on the logger (the CLI's
  * writes to stderr), so that opening a large archive the first time says what
- * it is doing rather than sitting silent for minutes.
+ * it is doing rather than sitting silent for minutes. `unit` names what it counts (versions unless said).
  */
-export function migrationLog(logger: Pick<Logger, 'info'>, messages: { progress: string; finished: string }): MigrationLog {
+export function migrationLog(logger: Pick<Logger, 'info'>, messages: { progress: string; finished: string }, unit = 'versions'): MigrationLog {
   const started = performance.now();
   const seconds = (): number => Math.round(performance.now() - started) / 1000;
   let reported = 0;
@@ -28,10 +28,10 @@ export function migrationLog(logger: Pick<Logger, 'info'>, messages: { progress:
     progress(done, total) {
       if (done - reported < PROGRESS_EVERY || done === total) return;
       reported = done;
-      logger.info(messages.progress, { versions: done, of: total, seconds: seconds() });
+      logger.info(messages.progress, { [unit]: done, of: total, seconds: seconds() });
     },
     finished(total) {
-      if (total > 0) logger.info(messages.finished, { versions: total, seconds: seconds(), secondsPerMillion: Math.round((seconds() * 1e6) / total) });
+      if (total > 0) logger.info(messages.finished, { [unit]: total, seconds: seconds(), secondsPerMillion: Math.round((seconds() * 1e6) / total) });
     },
   };
 }

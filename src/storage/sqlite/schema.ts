@@ -8,9 +8,10 @@ import { migrationLog } from './migration-progress.js';
 import type { MigrationProgress } from './migration-progress.js';
 import { decodeObject, encodeObject } from '../shared/object-codec.js';
 import { TEXTS_SCHEMA } from './texts.js';
+import { INTERNED_SCHEMA, idOf, internAll, internColumns } from './interned.js';
 
 /** SCHEMA_VERSION is stored in `meta` so that a later layout can migrate files written by this one. */
-export const SCHEMA_VERSION = 11;
+export const SCHEMA_VERSION = 12;
 
 /** Op is how a row changed its key; the values are stored. */
 export const Op = { ADDED: 1, MODIFIED: 2, DELETED: 3 } as const;
@@ -43,6 +44,9 @@ export const FIELD_COLUMNS: Partial<Record<IndexedField, string>> = {
   reason: 'reason',
   type: 'type',
 };
+
+/** INTERNED_FIELDS are the fields whose column holds the id of the value in `interned` (`interned.ts`): a condition on one compares ids. */
+export const INTERNED_FIELDS: ReadonlySet<IndexedField> = new Set(['involvedObject.kind', 'reason', 'type']);
 
 /** INDEX_COLUMNS names the index suffix of each field in INDEX_PRIORITY. */
 export const INDEX_COLUMNS: Partial<Record<IndexedField, string>> = { 'involvedObject.name': 'involved_hash' };
@@ -124,6 +128,47 @@ export const LAST_S = `ifnull(first_s + span_s, ${Number.MAX_SAFE_INTEGER})`;
  */
 const SINCE_INDEX_COLUMNS = ['reason', 'type', 'involved_kind', 'first_s'].join(', ');
 
+/** VERSIONS_TABLE is the table of versions (see SCHEMA); `involved_kind`, `reason` and `type` hold ids of `interned`. */
+const VERSIONS_TABLE = `CREATE TABLE IF NOT EXISTS versions (
+  rv INTEGER PRIMARY KEY,
+  key TEXT NOT NULL,
+  op INTEGER NOT NULL,
+  object BLOB NOT NULL,
+  prev_rv INTEGER,
+  superseded_rv INTEGER,
+  expires_at INTEGER,
+  involved_kind INTEGER NOT NULL,
+  involved_hash INTEGER NOT NULL,
+  reason INTEGER NOT NULL,
+  type INTEGER NOT NULL,
+  first_s INTEGER,
+  span_s INTEGER,
+  cluster TEXT,
+  labels TEXT,
+  text_rv INTEGER
+);`;
+
+/**
+ * OCCURRENCES_TABLE is the table of occurrences (see `ARCHIVE_SCHEMA` in archive-tables.ts), here so that the
+ * migration to schema 12 creates it in the same transaction as the versions'; `namespace`, `type` and `reason`
+ * hold ids of `interned`.
+ */
+export const OCCURRENCES_TABLE = `CREATE TABLE IF NOT EXISTS occurrences (
+  id INTEGER PRIMARY KEY,
+  observed_us INTEGER NOT NULL,
+  namespace INTEGER NOT NULL,
+  regarding_hash INTEGER NOT NULL,
+  type INTEGER NOT NULL,
+  reason INTEGER NOT NULL,
+  count_before INTEGER NOT NULL,
+  count_after INTEGER NOT NULL,
+  seen_ms INTEGER,
+  cluster TEXT,
+  observed_time TEXT,
+  body TEXT,
+  cluster_uid TEXT
+);`;
+
 /**
  * SCHEMA is one table of versions, MVCC style: every write adds a row at its
  * revision (`rv`), and the row it replaces gets `superseded_rv`. A key's current
@@ -156,24 +201,8 @@ const SINCE_INDEX_COLUMNS = ['reason', 'type', 'involved_kind', 'first_s'].join(
  * to instead of holding it (`texts.ts`), null in nearly every row.
  */
 export const SCHEMA = `
-CREATE TABLE IF NOT EXISTS versions (
-  rv INTEGER PRIMARY KEY,
-  key TEXT NOT NULL,
-  op INTEGER NOT NULL,
-  object BLOB NOT NULL,
-  prev_rv INTEGER,
-  superseded_rv INTEGER,
-  expires_at INTEGER,
-  involved_kind TEXT NOT NULL,
-  involved_hash INTEGER NOT NULL,
-  reason TEXT NOT NULL,
-  type TEXT NOT NULL,
-  first_s INTEGER,
-  span_s INTEGER,
-  cluster TEXT,
-  labels TEXT,
-  text_rv INTEGER
-);
+${INTERNED_SCHEMA}
+${VERSIONS_TABLE}
 CREATE INDEX IF NOT EXISTS cur_key ON versions(key, ${KEY_INDEX_COLUMNS}) WHERE ${CURRENT};
 ${indexed.map((c) => `CREATE INDEX IF NOT EXISTS cur_${c} ON versions(${c}, key, ${SPAN_INDEX_COLUMNS}) WHERE ${CURRENT};`).join('\n')}
 CREATE INDEX IF NOT EXISTS cur_since ON versions(${LAST_S}, ${SINCE_INDEX_COLUMNS}) WHERE ${CURRENT};
@@ -255,11 +284,17 @@ export function addMigrationFunctions(db: Database.Database): void {
  * rewritten, and the columns are added without touching a row (SQLite's ADD
  * COLUMN), so the migration takes no time. An older build must refuse the file,
  * as it would read the references as the objects' text.
+ * Version 12 interns the low-cardinality columns (`interned.ts`): versions'
+ * `involved_kind`, `reason` and `type`, occurrences' `namespace`, `type` and
+ * `reason` hold ids of `interned`. Both tables are copied into their new
+ * layout and their indexes built again, in this one transaction, so a process
+ * killed on the way leaves schema 11 whole. An older build must refuse the
+ * file, as it would compare the ids with its values.
  */
 export function applySchema(db: Database.Database, logger?: Pick<Logger, 'info'>): void {
   const hasMeta = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get() !== undefined;
   const version = hasMeta ? db.prepare<[], { value: number }>("SELECT value FROM meta WHERE name = 'schema'").get()?.value : undefined;
-  if (version !== undefined && version !== 1 && version !== 2 && version !== 3 && version !== 4 && version !== 5 && version !== 6 && version !== 7 && version !== 8 && version !== 9 && version !== 10 && version !== SCHEMA_VERSION) {
+  if (version !== undefined && !(Number.isInteger(version) && version >= 1 && version <= SCHEMA_VERSION)) {
     throw new Error(`unsupported schema version ${version} (this build reads ${SCHEMA_VERSION})`);
   }
   db.transaction(() => {
@@ -301,8 +336,9 @@ export function applySchema(db: Database.Database, logger?: Pick<Logger, 'info'>
     db.exec(TEXTS_SCHEMA);
     if (legacy) {
       addMigrationFunctions(db);
+      internAll(db, ['involved_kind', 'reason', 'type'].map((c) => `SELECT ${c} AS value FROM versions_v2`));
       db.exec(`INSERT INTO versions (rv, key, op, object, prev_rv, superseded_rv, expires_at, involved_kind, involved_hash, reason, type, first_s, span_s)
-        SELECT rv, key, op, kevents_encode_object(object), prev_rv, superseded_rv, expires_at, involved_kind, kevents_name_hash(involved_name), reason, type,
+        SELECT rv, key, op, kevents_encode_object(object), prev_rv, superseded_rv, expires_at, ${idOf('involved_kind')}, kevents_name_hash(involved_name), ${idOf('reason')}, ${idOf('type')},
           CASE WHEN ${CURRENT} THEN kevents_first_s(object) END, CASE WHEN ${CURRENT} THEN kevents_span_s(object) END
         FROM versions_v2 ORDER BY rv`);
       db.exec('DROP TABLE versions_v2');
@@ -318,6 +354,18 @@ export function applySchema(db: Database.Database, logger?: Pick<Logger, 'info'>
       const log = logger === undefined ? undefined : migrationLog(logger, { progress: 'reading the labels of stored events', finished: 'the labels of stored events are read' });
       const total = fillLabels(db, log?.progress);
       log?.finished(total);
+    }
+    // Schema 12 interns the low-cardinality columns: every table holding them is copied into its new layout. Rows of
+    // layouts before schema 3 were copied with their values interned above (versions) or are when the occurrences'
+    // own migration moves them (`migrateOccurrences`).
+    if (version !== undefined && !legacy && version < 12) {
+      const occurrences = db.prepare<[], { name: string }>('PRAGMA table_info(occurrences)').all();
+      const tables = [{ table: 'versions', columns: ['involved_kind', 'reason', 'type'], what: 'kinds, reasons and types of stored events', create: VERSIONS_TABLE, order: 'rv' }];
+      if (occurrences.length > 0 && !occurrences.some((c) => c.name === 'event_name')) {
+        tables.push({ table: 'occurrences', columns: ['namespace', 'type', 'reason'], what: 'namespaces, types and reasons of stored occurrences', create: OCCURRENCES_TABLE, order: 'id' });
+      }
+      internColumns(db, tables, logger);
+      db.exec(SCHEMA);
     }
     if (version !== SCHEMA_VERSION) {
       db.prepare("INSERT INTO meta(name, value) VALUES ('schema', ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value").run(SCHEMA_VERSION);

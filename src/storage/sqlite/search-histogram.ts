@@ -6,6 +6,7 @@ import { countInHistogram, histogramBuckets } from '../search/index.js';
 import type { SearchBucket, SearchRequest } from '../search/index.js';
 import { storedTexts } from './texts.js';
 import { columnConditions } from './search-columns.js';
+import { internedValues } from './interned.js';
 
 /** Candidate is one version the search index found: its docid, revision, key and stored object. */
 export interface Candidate {
@@ -77,7 +78,7 @@ export async function searchHistogram(db: Database.Database, input: HistogramInp
   if (match !== undefined) params.match = match;
   const fields = request.query.terms.filter((t): t is FieldTerm => t.kind === 'field');
   const text = request.query.terms.filter((t) => t.kind === 'text');
-  const columns = columnConditions(fields, params);
+  const columns = columnConditions(fields, params, internedValues(db));
   const exact = columns !== undefined && (text.length === 0 || (match !== undefined && input.textExact && text.every((t) => t.words.every((w) => ASCII_WORD.test(w)))));
   // Each read runs over the index's candidates, and with a match over the versions sharing a matching entry too.
   const reads = [{ where: [input.from(match !== undefined), ...(exact ? columns : [])].join(' AND '), docid: match === undefined ? 'd.docid' : 'f.rowid' }];

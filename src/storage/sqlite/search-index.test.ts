@@ -6,6 +6,7 @@ import type { CoreEvent } from '../../api/index.js';
 import type { SearchCursor, SearchRequest } from '../search/index.js';
 import { encodeObject } from '../shared/object-codec.js';
 import { applySchema, nameHash } from './schema.js';
+import { internedValues } from './interned.js';
 import { DOCID_SLOTS, KEYED_FIELDS, SqliteSearch, VALUE_TOKENS_META, indexHoldsValueTokens, matchExpression, valueToken } from './search-index.js';
 import type { SearchTokenizer } from './search-index.js';
 import { SHARED_TEXT_MIN, buildSearchIndex, createSearchIndexWriter, rebuildSearchText, searchIndexSchema } from './search-index-writer.js';
@@ -47,6 +48,11 @@ class Archive {
     this.writer = createSearchIndexWriter(this.db);
   }
 
+  /** id is a value as a row holds it (`interned.ts`). */
+  private id(value: string | null | undefined): number {
+    return internedValues(this.db).id(value ?? '');
+  }
+
   /** put writes a new version of an event (superseding the current one) and, unless `queue`, commits it with its index entry. */
   put(e: CoreEvent, queue = false): number {
     const key = `${e.metadata.namespace}/${e.metadata.name}`;
@@ -56,7 +62,7 @@ class Archive {
     const json = JSON.stringify(e);
     this.db
       .prepare('INSERT INTO versions (rv, key, op, object, prev_rv, involved_kind, involved_hash, reason, type) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(rv, key, prev === undefined ? 1 : 2, encodeObject(json), prev?.rv ?? null, e.involvedObject.kind ?? '', nameHash(e.involvedObject.name ?? ''), e.reason ?? '', e.type ?? '');
+      .run(rv, key, prev === undefined ? 1 : 2, encodeObject(json), prev?.rv ?? null, this.id(e.involvedObject.kind), nameHash(e.involvedObject.name ?? ''), this.id(e.reason), this.id(e.type));
     this.writer?.add(rv, e, json.length, prev);
     if (!queue) this.writer?.write();
     this.current.set(key, { rv, json });

@@ -9,6 +9,7 @@ import { storedTexts } from './texts.js';
 import { searchHistogram } from './search-histogram.js';
 import type { Candidate, SearchScope } from './search-histogram.js';
 import { columnFilter, decidedByColumns } from './search-columns.js';
+import { internedValues } from './interned.js';
 
 /**
  * The SQLite search index: an FTS5 table over the text fields of every stored
@@ -584,7 +585,7 @@ export class SqliteSearch {
     const top = request.after !== undefined ? docidSecond(request.after.timeMs) + 1 : query.untilMs !== undefined ? docidSecond(query.untilMs - 1) + 1 : MAX_DOCID_SECOND + 1;
     const params: Record<string, string | number> = { ...scope, low };
     if (match !== undefined) params.match = match;
-    const filter = columnFilter(query.terms.filter((t): t is FieldTerm => t.kind === 'field'), params);
+    const filter = columnFilter(query.terms.filter((t): t is FieldTerm => t.kind === 'field'), params, internedValues(this.db));
     const candidates = this.candidates(match !== undefined, filter);
     let high = top * DOCID_SLOTS;
     const head = this.head.get()?.docid ?? 0;

@@ -277,9 +277,11 @@ void describe('SqliteEventStore on disk', () => {
       (await store.search({ query: parseSearchQuery(q, { nowMs: clock.now() }), limit: 10, ...(resourceVersion !== undefined ? { resourceVersion } : {}) })).items.map((h) => h.event.message!);
     assert.deepEqual(await search('certs'), ['volume certs mounted']);
     assert.deepEqual(await search('"not found"', before), ['volume certs not found'], 'the history is indexed too');
-    assert.equal(lines.length, 2);
+    assert.equal(lines.length, 4);
     assert.match(lines[0]!, /^the labels of stored events are read \{"versions":3,"seconds":[\d.]+,"secondsPerMillion":\d+\}$/);
-    assert.match(lines[1]!, /^the archive's search index is built \{"versions":3,"seconds":[\d.]+,"secondsPerMillion":\d+\}$/);
+    assert.equal(lines[1], 'interning the kinds, reasons and types of stored events {"versions":3}');
+    assert.match(lines[2]!, /^the kinds, reasons and types of stored events are interned \{"versions":3,"seconds":[\d.]+,"secondsPerMillion":\d+\}$/);
+    assert.match(lines[3]!, /^the archive's search index is built \{"versions":3,"seconds":[\d.]+,"secondsPerMillion":\d+\}$/);
     await store.create(sampleEvent('default', 'c', { message: 'written after' }));
     assert.deepEqual(await search('after'), ['written after'], 'the write path keeps it from then on');
     await store.close();
@@ -344,8 +346,10 @@ void describe('SqliteEventStore on disk', () => {
     const logger = { ...noopLogger, info: (msg: string, fields?: Record<string, unknown>) => lines.push(`${msg} ${JSON.stringify(fields)}`) };
     store = new SqliteEventStore({ path, clock, logger });
     await store.ready();
-    assert.equal(lines.length, 1);
+    assert.equal(lines.length, 3);
     assert.match(lines[0]!, /^the labels of stored events are read \{"versions":4,"seconds":[\d.]+,"secondsPerMillion":\d+\}$/);
+    assert.equal(lines[1], 'interning the kinds, reasons and types of stored events {"versions":4}');
+    assert.match(lines[2]!, /^the kinds, reasons and types of stored events are interned \{"versions":4,"seconds":[\d.]+,"secondsPerMillion":\d+\}$/);
     const names = async (options: ListOptions): Promise<string[]> => (await store.list({ ...options, predicateIsSelection: true, labelMatch: (l) => l?.tier === 'backend', predicate: (e) => e.metadata.labels?.tier === 'backend' })).items.map((e) => e.metadata.name!);
     assert.deepEqual(await names({}), ['a', 'b']);
     assert.deepEqual(await names({ resourceVersion: before, match: 'Exact' }), ['b'], 'history rows are selected by their own labels');
@@ -393,11 +397,13 @@ void describe('SqliteEventStore on disk', () => {
     const clock = new FakeClock();
     let store = new SqliteEventStore({ path, clock, logger });
     await store.ready();
-    assert.equal(lines.length, 3, JSON.stringify(lines));
+    assert.equal(lines.length, 5, JSON.stringify(lines));
     // The fixture was written before cur_since, which opening it builds.
     assert.equal(lines[0], 'indexing current events by when they last happened {"events":7}');
     assert.match(lines[1]!, /^current events are indexed by when they last happened \{"events":7,"seconds":[\d.]+\}$/);
-    assert.match(lines[2]!, /^the search index holds keyword values whole \{"versions":9,"seconds":[\d.]+,"secondsPerMillion":\d+\}$/);
+    assert.equal(lines[2], 'interning the kinds, reasons and types of stored events {"versions":10}');
+    assert.match(lines[3]!, /^the kinds, reasons and types of stored events are interned \{"versions":10,"seconds":[\d.]+,"secondsPerMillion":\d+\}$/);
+    assert.match(lines[4]!, /^the search index holds keyword values whole \{"versions":9,"seconds":[\d.]+,"secondsPerMillion":\d+\}$/);
     const search = async (q: string): Promise<string[]> => (await store.search({ query: parseSearchQuery(q, { nowMs: clock.now() }), limit: 10 })).items.map((h) => h.event.metadata.name!);
     assert.deepEqual(await search('node:worker-3'), ['f', 'a']);
     assert.deepEqual(await search('controller:default-scheduler'), ['b']);
@@ -407,7 +413,7 @@ void describe('SqliteEventStore on disk', () => {
     store = new SqliteEventStore({ path, clock, logger });
     await store.ready();
     await store.close();
-    assert.equal(lines.length, 3, 'once');
+    assert.equal(lines.length, 5, 'once');
     const check = new Database(path, { readonly: true });
     assert.equal(check.prepare<[], { value: number }>("SELECT value FROM meta WHERE name = 'schema'").get()?.value, SCHEMA_VERSION);
     assert.equal(keyed(check), 1);

@@ -26,6 +26,7 @@
 import type Database from 'better-sqlite3';
 import { LruCache } from '../../internal/index.js';
 import { decodeObject, encodeObject } from '../shared/object-codec.js';
+import { perConnection } from './per-connection.js';
 
 /**
  * TEXT_MIN is the length (UTF-16 units of the message's JSON string) from which a repeated message is stored in
@@ -170,14 +171,5 @@ export class StoredTexts {
   }
 }
 
-const byConnection = new WeakMap<Database.Database, StoredTexts>();
-
 /** storedTexts is the texts of a connection, one StoredTexts (and its cache of decoded texts) per connection. */
-export function storedTexts(db: Database.Database): StoredTexts {
-  let texts = byConnection.get(db);
-  if (texts === undefined) {
-    texts = new StoredTexts(db);
-    byConnection.set(db, texts);
-  }
-  return texts;
-}
+export const storedTexts = perConnection((db) => new StoredTexts(db));

@@ -16,9 +16,13 @@ import { encodeObject } from '../shared/object-codec.js';
 import { Op, labelsColumn, nameHash, spanSeconds } from './schema.js';
 import type { CurrentRow } from './statements.js';
 import { longText } from './texts.js';
+import { internedValues } from './interned.js';
 
-/** fieldsOf are the derived columns of an event's version row (see `FIELD_COLUMNS`). */
-function fieldsOf(e: CoreEvent): Record<string, string | number | null> {
+/** Fields are the derived columns of an event's version row (see `FIELD_COLUMNS`), the interned ones as their values. */
+type Fields = Record<string, string | number | null> & { involved_kind: string; reason: string; type: string };
+
+/** fieldsOf are the derived columns of an event's version row, computed before its write's transaction. */
+function fieldsOf(e: CoreEvent): Fields {
   return {
     involved_kind: fieldValue(e, 'involvedObject.kind'),
     involved_hash: nameHash(fieldValue(e, 'involvedObject.name')),
@@ -28,6 +32,12 @@ function fieldsOf(e: CoreEvent): Record<string, string | number | null> {
     cluster: eventCluster(e) || null,
     labels: labelsColumn(e.metadata.labels),
   };
+}
+
+/** storedFields are `fields` as the row stores them, the values interned: inside the write's transaction, which adds a new value with its row. */
+function storedFields(c: SqliteConnection, fields: Fields): Record<string, string | number | null> {
+  const interned = internedValues(c.db!);
+  return { ...fields, involved_kind: interned.id(fields.involved_kind), reason: interned.id(fields.reason), type: interned.id(fields.type) };
 }
 
 /** SqliteWrites writes a store's events and their occurrences over its connection. */
@@ -70,7 +80,7 @@ export class SqliteWrites {
         throw new StorageError('KeyExists', `${key} already exists`, { key, currentResourceVersion: c.rv });
       }
       const rv = ++c.rv;
-      c.stmt.insert.run({ rv, key, op: Op.ADDED, object, prev_rv: null, expires_at: expiresAt, text_rv: null, ...fields });
+      c.stmt.insert.run({ rv, key, op: Op.ADDED, object, prev_rv: null, expires_at: expiresAt, text_rv: null, ...storedFields(c, fields) });
       c.searchIndex?.add(rv, event, json.length);
       changes.push({ rv, type: 'ADDED', key, json });
       if (options.occurrence !== undefined) this.appendOccurrence(event, rv, occurrenceChange(undefined, event), options.occurrence);
@@ -132,7 +142,7 @@ export class SqliteWrites {
       const rv = ++c.rv;
       if (now !== undefined) c.stmt.supersede.run(rv, now.rv);
       const op = now === undefined ? Op.ADDED : Op.MODIFIED;
-      c.stmt.insert.run({ rv, key, op, object, prev_rv: now?.rv ?? null, expires_at: expiresAt, text_rv, ...fields });
+      c.stmt.insert.run({ rv, key, op, object, prev_rv: now?.rv ?? null, expires_at: expiresAt, text_rv, ...storedFields(c, fields) });
       const change: Change = { rv, type: CHANGE_TYPES[op], key, json };
       if (now !== undefined) {
         change.prevJson = prevJson!;
@@ -188,7 +198,7 @@ export class SqliteWrites {
         const op = now === undefined ? Op.ADDED : Op.MODIFIED;
         const prev = now === undefined ? undefined : { rv: now.row.rv, text_rv: now.row.text_rv, json: now.json };
         const { object, text_rv } = c.texts.version(json, longText(p.object.message), prev);
-        c.stmt.insert.run({ rv, key: p.key, op, object, prev_rv: now?.row.rv ?? null, expires_at: null, text_rv, ...fieldsOf(p.object) });
+        c.stmt.insert.run({ rv, key: p.key, op, object, prev_rv: now?.row.rv ?? null, expires_at: null, text_rv, ...storedFields(c, fieldsOf(p.object)) });
         c.searchIndex?.add(rv, p.object, json.length, now === undefined ? undefined : { rv: now.row.rv, json: now.json });
         found.set(p.key, { row: { rv, object, expires_at: null, text_rv }, json });
         const change: Change = { rv, type: CHANGE_TYPES[op], key: p.key, json };

@@ -11,7 +11,7 @@
  * (`objectColumns`) and unpack in the reader (`objectOf`, `bodyOf`), where a long message cut out into `texts` is
  * put back: on a packed row that cannot happen in SQL.
  */
-import { decodeObject, encodeObject } from '../shared/object-codec.js';
+import { decodeObject, encodeObjectBase64 } from '../shared/object-codec.js';
 import { objectSql, withText } from './texts.js';
 
 /** packedRowsSql is schema 6's step: the packed columns beside the text ones, which rows written from now on leave null. */
@@ -26,7 +26,7 @@ ALTER TABLE ${s}.occurrences ALTER COLUMN body DROP NOT NULL;
 
 /** packText is a stored text packed for the write function: the codec's bytes in base64, which SQL's `decode(…, 'base64')` turns back into them. */
 export function packText(json: string): string {
-  return encodeObject(json).toString('base64');
+  return encodeObjectBase64(json);
 }
 
 /**

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { decodeObject, encodeObject } from './object-codec.js';
+import { decodeObject, encodeObject, encodeObjectBase64 } from './object-codec.js';
 
 const EVENT = JSON.stringify({
   kind: 'Event',
@@ -54,6 +54,15 @@ for (let i = 0; i < 20; i++) {
 for (const c of cases) {
   void test(`encodeObject and decodeObject round-trip ${c.name}`, () => {
     assert.equal(decodeObject(encodeObject(c.text)), c.text);
+  });
+}
+
+// The last text is longer than any encoded before it, so the encoder's buffer grows during that call.
+for (const c of [...cases, { name: 'a text that outgrows every buffer before it', text: EVENT.repeat(2000) }]) {
+  void test(`encodeObjectBase64 is encodeObject's bytes in base64: ${c.name}`, () => {
+    const packed = encodeObjectBase64(c.text);
+    assert.equal(packed, encodeObject(c.text).toString('base64'));
+    assert.equal(decodeObject(Buffer.from(packed, 'base64')), c.text);
   });
 }
 

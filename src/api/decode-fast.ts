@@ -22,6 +22,9 @@ const goEscape = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padSt
 /** knownTargets are the targets fastDecode resolved, by URL API, apiVersion and kind. */
 const knownTargets = new Map<string, Target>();
 
+/** last is the target the body before resolved to, with what it was resolved from. */
+let last: { api: EventApi; apiVersion: string; kind: string; target: Target } | undefined;
+
 /** FALLBACK says the fast path does not decide a body: the full decoder reads it. */
 export const FALLBACK = Symbol('fallback');
 
@@ -60,17 +63,22 @@ export function fastDecode(body: Uint8Array, api: EventApi): DecodedEvent | type
   const apiVersion = o.apiVersion ?? '';
   const kind = o.kind ?? '';
   if (typeof apiVersion !== 'string' || typeof kind !== 'string') return FALLBACK;
-  // The length of apiVersion makes the key unambiguous whatever the two strings hold.
-  const key = `${api} ${apiVersion.length}:${apiVersion}${kind}`;
-  let t = knownTargets.get(key);
+  // The target of the body before, the usual case (a client sends one kind), needs no key built and hashed.
+  let t = last !== undefined && last.api === api && last.apiVersion === apiVersion && last.kind === kind ? last.target : undefined;
   if (t === undefined) {
-    try {
-      t = target({ apiVersion, kind }, body, api);
-    } catch {
-      return FALLBACK;
+    // The length of apiVersion makes the key unambiguous whatever the two strings hold.
+    const key = `${api} ${apiVersion.length}:${apiVersion}${kind}`;
+    t = knownTargets.get(key);
+    if (t === undefined) {
+      try {
+        t = target({ apiVersion, kind }, body, api);
+      } catch {
+        return FALLBACK;
+      }
+      // Only a kind and apiVersion that resolve are kept: a handful (Event in its versions, or left out).
+      knownTargets.set(key, t);
     }
-    // Only a kind and apiVersion that resolve are kept: a handful (Event in its versions, or left out).
-    knownTargets.set(key, t);
+    last = { api, apiVersion, kind, target: t };
   }
   if (t.gvk.group !== t.expected.group || t.gvk.version !== t.expected.version) return FALLBACK;
   const decoded = fastInto(o, t.schema, zeroOf(t.schema));

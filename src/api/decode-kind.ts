@@ -39,6 +39,10 @@ export function foldEquals(key: string, name: string): boolean {
   if (key === name) return true;
   // The two folds below map one UTF-16 unit to one, so a key of another length never matches.
   if (key.length !== name.length) return false;
+  // A first unit that is neither a fold nor the name's first letter in either case cannot match: most keys end here,
+  // before the copies below (a body's `type` is as long as `kind`).
+  const c = key.charCodeAt(0);
+  if (c !== 0x212a && c !== 0x17f && (c | 0x20) !== (name.charCodeAt(0) | 0x20)) return false;
   const folded = key.replace(/\u212a/g, 'k').replace(/\u017f/g, 's');
   return folded.length === name.length && folded.toLowerCase() === name.toLowerCase() && /^[\x00-\x7f]*$/.test(folded);
 }

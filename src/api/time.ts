@@ -390,6 +390,9 @@ export function digitsAt(s: string, from: number, n: number): number {
  * is most of that cost. It reads the characters where they must be, with no pattern.
  */
 export function isCanonicalWireTime(s: string, length: 20 | 27): boolean {
+  // The times of one write, and of the writes of one second, are mostly one text: the last one found canonical is
+  // compared before it is read again.
+  if (s === lastCanonical) return s.length === length;
   if (s.length !== length || s.charCodeAt(length - 1) !== 90) return false;
   if (length === 27 && (s.charCodeAt(19) !== 46 || digitsAt(s, 20, 6) < 0)) return false;
   const t = wireDateTime(s);
@@ -397,8 +400,13 @@ export function isCanonicalWireTime(s: string, length: 20 | 27): boolean {
   const { year: y, month: mo, day: d } = t;
   if (y < 1000 || mo < 1 || mo > 12 || d < 1 || t.hour < 0 || t.hour > 23 || t.minute < 0 || t.minute > 59 || t.second < 0 || t.second > 59) return false;
   const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
-  return d <= (mo === 2 && leap ? 29 : DAYS_IN_MONTH[mo - 1]!);
+  if (d > (mo === 2 && leap ? 29 : DAYS_IN_MONTH[mo - 1]!)) return false;
+  lastCanonical = s;
+  return true;
 }
+
+/** lastCanonical is the text isCanonicalWireTime last found canonical (its length says for which form). */
+let lastCanonical = '';
 
 /** WireDateTime is the date and time of `YYYY-MM-DDTHH:MM:SS…`, each -1 where its characters are not digits. */
 export interface WireDateTime {

@@ -44,8 +44,8 @@ export const FIELD_COLUMNS: Record<IndexedField, string> = {
 };
 
 /**
- * CURRENT_INDEXED lists the fields with an index over current rows, `(field, key)`,
- * so that a page filtered by one is a keyset range scan in key order:
+ * CURRENT_INDEXED lists the fields with an index over current rows, `(field, key)` (the name's hash for the
+ * involved name, FIELD_INDEX_FIRST), so that a page filtered by one is a keyset range scan in key order:
  * involvedObject.name, which the selectors of `kubectl describe` and `kubectl
  * events --for` carry, and reason, which selects the rare events one looks for
  * in a large archive (`reason=FailedMount`). Every index adds a random page

@@ -51,6 +51,8 @@ const READS: { name: string; read: (s: Store) => Promise<unknown> }[] = [
   { name: 'list: 500, all namespaces', read: (s) => s.list({ limit: 500 }) },
   { name: 'list: 500, one namespace', read: (s) => s.list({ namespace: 'team-7', limit: 500 }) },
   { name: 'list: reason=BackOff, 100', read: (s) => s.list({ fieldEquals: { reason: 'BackOff' }, limit: 100 }) },
+  // An object's events (`kubectl describe`, `kubectl events --for`): `cur_involved_name`.
+  { name: 'list: one object\'s events', read: (s) => s.list({ fieldEquals: { 'involvedObject.name': 'frontend-db-1' }, limit: 500 }) },
   // What incidents read of a window: its failures (`cur_since`), then the occurrences of its objects.
   { name: 'list: a day\'s Warnings (incidents)', read: (s) => s.list({ activeIn: { sinceMs: END - 25 * 3_600_000 }, anyOf: { types: ['Warning'] }, limit: 500 }) },
   { name: 'occurrences: newest 500', read: (s) => s.listOccurrences({ limit: 500 }) },

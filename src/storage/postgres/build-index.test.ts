@@ -16,13 +16,15 @@ const { admin, fresh, drop } = testSchemas('kevents_build_index');
 async function keyColumns(schema: string): Promise<Record<string, string>> {
   const { rows } = await admin.query<{ name: string; def: string }>(
     `SELECT c.relname AS name, pg_get_indexdef(c.oid) AS def FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_namespace n ON n.oid = c.relnamespace
-     WHERE n.nspname = $1 AND c.relname IN ('search_time', 'search_reason', 'occ_regarding', 'occ_regarding_ns', 'occ_event') ORDER BY 1`,
+     WHERE n.nspname = $1 AND c.relname IN ('cur_involved_name', 'hist_involved_name', 'search_time', 'search_reason', 'occ_regarding', 'occ_regarding_ns', 'occ_event') ORDER BY 1`,
     [schema],
   );
   return Object.fromEntries(rows.map((r) => [r.name, r.def.replace(/^.* USING btree /, '').replace(/lower\(translate\(reason, [^)]*\)\)/, 'REASON_KEY')]));
 }
 
 const SCHEMA_6 = {
+  cur_involved_name: '(involved_name, key) WHERE ((superseded_rv IS NULL) AND (op <> 3))',
+  hist_involved_name: '(involved_name, key, rv) WHERE ((superseded_rv IS NOT NULL) AND (op <> 3))',
   occ_event: '(namespace, event_name, observed_us, id)',
   occ_regarding: '(regarding_name, observed_us, id)',
   occ_regarding_ns: '(regarding_name, namespace, observed_us, id)',
@@ -31,6 +33,8 @@ const SCHEMA_6 = {
 };
 
 const SCHEMA_7 = {
+  cur_involved_name: '(hashtextextended(involved_name, (0)::bigint), key) WHERE ((superseded_rv IS NULL) AND (op <> 3))',
+  hist_involved_name: '(hashtextextended(involved_name, (0)::bigint), key, rv) WHERE ((superseded_rv IS NOT NULL) AND (op <> 3))',
   occ_event: "(hashtextextended(((namespace || '/'::text) || event_name), (0)::bigint), observed_us, id)",
   occ_regarding: '(hashtextextended(regarding_name, (0)::bigint), observed_us, id)',
   occ_regarding_ns: "(hashtextextended(((regarding_name || '/'::text) || namespace), (0)::bigint), observed_us, id)",
@@ -38,10 +42,13 @@ const SCHEMA_7 = {
   search_time: '(last_ms, key DESC) WHERE (op <> 3)',
 };
 
-/** asSchema6 gives a schema the indexes a build of schema 6 left: the search's with the key after the time, newest first, the occurrences' on the names. */
+/** asSchema6 gives a schema the indexes a build of schema 6 left: the search's with the key after the time, newest first, the occurrences' and the involved name's on the names. */
 async function asSchema6(schema: string): Promise<void> {
   await admin.query(
-    `DROP INDEX ${schema}.search_time, ${schema}.search_reason, ${schema}.occ_regarding, ${schema}.occ_regarding_ns, ${schema}.occ_event;
+    `DROP INDEX ${schema}.cur_involved_name, ${schema}.hist_involved_name;
+     CREATE INDEX cur_involved_name ON ${schema}.versions (involved_name, key) WHERE superseded_rv IS NULL AND op <> 3;
+     CREATE INDEX hist_involved_name ON ${schema}.versions (involved_name, key, rv) WHERE superseded_rv IS NOT NULL AND op <> 3;
+     DROP INDEX ${schema}.search_time, ${schema}.search_reason, ${schema}.occ_regarding, ${schema}.occ_regarding_ns, ${schema}.occ_event;
      CREATE INDEX search_time ON ${schema}.versions (last_ms DESC, key) WHERE op <> 3;
      CREATE INDEX search_reason ON ${schema}.versions ((${REASON_KEY}), last_ms DESC, key) WHERE op <> 3;
      CREATE INDEX occ_regarding ON ${schema}.occurrences (regarding_name, observed_us, id);
@@ -85,6 +92,15 @@ async function fill(schema: string, clock: FakeClock): Promise<(s: PostgresEvent
         after = page.next;
       } while (after !== undefined);
     }
+    // And the lists of an object's events, now and at a revision before the updates (the history's index).
+    for (const at of [undefined, 5]) {
+      let startKey: string | undefined;
+      do {
+        const page = await s.list({ fieldEquals: { 'involvedObject.name': 'web-1' }, limit: 2, ...(at !== undefined ? { resourceVersion: at, match: 'Exact' as const } : {}), ...(startKey !== undefined ? { startKey } : {}) });
+        pages.push(page.items.map((e) => `${e.metadata.namespace}/${e.metadata.name}:${e.count}`));
+        startKey = page.lastKey;
+      } while (startKey !== undefined);
+    }
     pages.push((await s.listEventOccurrences({ events: [{ namespace: 'ns-0', name: 'e-0' }, { namespace: 'ns-1', name: 'e-7' }] })).map((os) => os.map((o) => o.countAfter)));
     return JSON.stringify(pages);
   };
@@ -114,6 +130,11 @@ test('a schema 6 archive gets its search order indexes without the key on open, 
     assert.deepEqual(
       lines.map((l) => l.replace(/"seconds":[\d.]+/, '"seconds":S')),
       [
+        ...([['cur_involved_name', 'involved_name (current)', 3], ['hist_involved_name', 'involved_name (replaced)', 4]] as const).flatMap(([name, by, n]) => [
+          `rebuilding the index ${name} in its smaller form (once, in place) {"schema":"${schema}","keys":"${n - 1} → ${n - 1}"}`,
+          `indexing the versions by ${by} {"versions":16}`,
+          `the versions are indexed by ${by} {"versions":16,"seconds":S}`,
+        ]),
         ...([['occ_regarding', 'object', 3, 3], ['occ_regarding_ns', 'object and namespace', 4, 3], ['occ_event', 'event', 4, 3]] as const).flatMap(([name, by, from, to]) => [
           `rebuilding the index ${name} in its smaller form (once, in place) {"schema":"${schema}","keys":"${from} → ${to}"}`,
           `indexing the occurrences by ${by} {"occurrences":16}`,

@@ -1,7 +1,8 @@
 import { NO_TIME_MS } from '../../api/index.js';
 import { asciiLower } from '../any-of.js';
 import type { ActiveWindow, AnyOf, IndexedField } from '../event-store.js';
-import { CURRENT, CURRENT_INDEXED, FIELD_COLUMNS, HISTORY, LAST_MS_OR_END } from './schema.js';
+import { CURRENT, CURRENT_INDEXED, FIELD_COLUMNS, FIELD_INDEX_FIRST, HISTORY, LAST_MS_OR_END } from './schema.js';
+import { hashOf } from './occurrence-indexes.js';
 import { objectColumnNames, objectColumns } from './packed-rows.js';
 import type { PackedObject } from './packed-rows.js';
 
@@ -146,7 +147,11 @@ export class ListQueries {
         .sort((a, b) => rank(a[0]) - rank(b[0]));
       for (const [field, value] of fields) {
         values.push(value);
-        conds.push(`${FIELD_COLUMNS[field]} = $${values.length}`);
+        const column = FIELD_COLUMNS[field];
+        const hashed = FIELD_INDEX_FIRST[column];
+        // An index that holds the value's hash (the involved name's) is sought by the hash; the column, compared too, drops a collision.
+        if (hashed !== undefined) conds.push(`${hashed} = ${hashOf(`$${values.length}::text`)}`);
+        conds.push(`${column} = $${values.length}`);
       }
     }
     return conds;

@@ -331,6 +331,43 @@ void describe('PostgresEventStore', () => {
     await drop(schema);
   });
 
+  void it('lists an object\'s events by its name\'s hash, now through cur_involved_name and at a revision through hist_involved_name too, in key order', () =>
+    withFreshStore(async (store, schema) => {
+      for (let i = 0; i < 200; i++) {
+        await store.create(sampleEvent(`ns-${i % 4}`, `e-${String(i).padStart(3, '0')}`, { involvedObject: { kind: 'Pod', namespace: `ns-${i % 4}`, name: `web-${i % 20}` } }));
+      }
+      const before = await store.list({ limit: 1 });
+      for (let i = 0; i < 200; i += 40) await store.guaranteedUpdate(`ns-${i % 4}`, `e-${String(i).padStart(3, '0')}`, (cur) => ({ ...cur!, count: 2 }));
+      await admin.query(`ANALYZE ${schema}.versions`);
+      const named = (items: CoreEvent[]): string[] => items.map((e) => `${e.metadata.namespace}/${e.metadata.name}:${e.count}`);
+      assert.deepEqual(named((await store.list({ fieldEquals: { 'involvedObject.name': 'web-0' } })).items), ['ns-0/e-000:2', 'ns-0/e-020:1', 'ns-0/e-040:2', 'ns-0/e-060:1', 'ns-0/e-080:2', 'ns-0/e-100:1', 'ns-0/e-120:2', 'ns-0/e-140:1', 'ns-0/e-160:2', 'ns-0/e-180:1']);
+      const old = await store.list({ fieldEquals: { 'involvedObject.name': 'web-0' }, resourceVersion: before.resourceVersion, match: 'Exact', limit: 3 });
+      assert.deepEqual(named(old.items), ['ns-0/e-000:1', 'ns-0/e-020:1', 'ns-0/e-040:1'], 'the versions replaced since, as they were');
+      assert.deepEqual((await store.list({ fieldEquals: { 'involvedObject.name': 'web-00' } })).items, [], 'another name, none');
+      const client = await admin.connect();
+      try {
+        await client.query('SET enable_seqscan = off; SET enable_bitmapscan = off');
+        const lists = new ListQueries(schema);
+        const now = lists.rows({ at: undefined, high: undefined, fieldEquals: { 'involvedObject.name': 'web-0' }, anyOf: undefined, activeIn: undefined }, '', 10);
+        const plan = (await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${now.text}`, now.values)).rows.map((r) => r['QUERY PLAN']).join('\n');
+        // The hash is the seek, in key order from the start; the name itself is compared on the rows (two names may share a hash).
+        assert.match(plan, /Index Scan using cur_involved_name on versions v [^\n]*\s+Index Cond: \(\(hashtextextended\(involved_name, '0'::bigint\) = '-?\d+'::bigint\) AND \(key > ''::text\)\)\s+Filter: \(involved_name = 'web-0'::text\)/, plan);
+        assert.doesNotMatch(plan, /Sort/, plan);
+        // The store prepares this statement once per connection (`named`): its generic plan seeks the hash of the parameter.
+        await client.query(`PREPARE by_name AS ${now.text}`);
+        const generic = (await client.query<{ 'QUERY PLAN': string }>(`SET plan_cache_mode = force_generic_plan; EXPLAIN EXECUTE by_name('', 10, 'web-0')`)) as unknown as { rows: { 'QUERY PLAN': string }[] }[];
+        const genericPlan = generic[1]!.rows.map((r) => r['QUERY PLAN']).join('\n');
+        assert.match(genericPlan, /Index Scan using cur_involved_name on versions v [^\n]*\s+Index Cond: \(\(hashtextextended\(involved_name, '0'::bigint\) = hashtextextended\(\$3, '0'::bigint\)\) AND \(key > \$1\)\)\s+Filter: \(involved_name = \$3\)/, genericPlan);
+        const at = lists.rows({ at: 5, high: undefined, fieldEquals: { 'involvedObject.name': 'web-0' }, anyOf: undefined, activeIn: undefined }, '', 10);
+        const atPlan = (await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${at.text}`, at.values)).rows.map((r) => r['QUERY PLAN']).join('\n');
+        assert.match(atPlan, /Index Scan using cur_involved_name/, atPlan);
+        assert.match(atPlan, /Index Scan using hist_involved_name on versions v_1 [^\n]*\s+Index Cond: \(\(hashtextextended\(involved_name, '0'::bigint\) = '-?\d+'::bigint\) AND \(key > ''::text\)/, atPlan);
+      } finally {
+        await client.query('RESET enable_seqscan; RESET enable_bitmapscan; RESET plan_cache_mode; DEALLOCATE ALL');
+        client.release();
+      }
+    }));
+
   void it('reads a window\'s failures as an index-only range of cur_since, which an open builds where a schema lacks it, and logs it', async () => {
     const schema = fresh();
     const at = (s: number): string => new Date(Date.UTC(2025, 0, 1) + s * 1000).toISOString().replace('.000Z', 'Z');

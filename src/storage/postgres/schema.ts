@@ -4,7 +4,8 @@ import { NO_TIME_MS } from '../../api/index.js';
 import type { PgClient } from './options.js';
 import { SEARCH_ORDER_INDEXES, fillSearchColumns, searchColumnsSql, searchIndexSql, searchOrderIndexSql } from './search-index-writer.js';
 import { buildIndex, rebuildIndex } from './build-index.js';
-import { indexOccurrences } from './occurrence-indexes.js';
+import type { IndexBuild, IndexForm } from './build-index.js';
+import { hashOf, indexOccurrences } from './occurrence-indexes.js';
 import { packedRowsSql } from './packed-rows.js';
 import { textsSql } from './texts.js';
 
@@ -23,7 +24,8 @@ import { textsSql } from './texts.js';
  * the bodies of occurrences written from then on (`packed-rows.ts`): rows written before keep their text, which reads
  * as before, so the migration adds two columns and lifts two NOT NULLs, and rewrites no row. 7 holds the search's time
  * index in ascending order and the reason index without the key (`SEARCH_ORDER_INDEXES`) and the occurrences' name indexes on the names' hashes
- * (`occurrence-indexes.ts`), rebuilt in place on open.
+ * (`occurrence-indexes.ts`), and the current and history indexes of the involved name on its hash (`FIELD_INDEX_FIRST`),
+ * rebuilt in place on open.
  */
 export const SCHEMA_VERSION = 7;
 
@@ -42,8 +44,8 @@ export const FIELD_COLUMNS: Record<IndexedField, string> = {
 };
 
 /**
- * CURRENT_INDEXED lists the fields with an index over current rows, `(field, key)`,
- * so that a page filtered by one is a keyset range scan in key order:
+ * CURRENT_INDEXED lists the fields with an index over current rows, `(field, key)` (the name's hash for the
+ * involved name, FIELD_INDEX_FIRST), so that a page filtered by one is a keyset range scan in key order:
  * involvedObject.name, which the selectors of `kubectl describe` and `kubectl
  * events --for` carry, and reason, which selects the rare events one looks for
  * in a large archive (`reason=FailedMount`). Every index adds a random page
@@ -95,6 +97,41 @@ export const VERSIONS_INSERT_VACUUM_SCALE = 0.01;
 /** HISTORY_INDEXED lists the fields with an index over superseded rows too; snapshot reads by other fields walk `hist_key`. */
 export const HISTORY_INDEXED: readonly IndexedField[] = ['involvedObject.name'];
 
+/** INVOLVED_NAME_HASH is what `cur_involved_name` and `hist_involved_name` hold in place of the involved object's name (schema 7). */
+export const INVOLVED_NAME_HASH = hashOf('involved_name');
+
+/**
+ * FIELD_INDEX_FIRST is what a field column's index holds first where that is not the column itself: the involved
+ * name's hash, 8 bytes where the names are 20-60. Every read through one compares the column too (`ListQueries`), so
+ * two names of one hash only cost a row read; no read needs names in order (a list asks for one name).
+ */
+export const FIELD_INDEX_FIRST: Readonly<Record<string, string>> = { involved_name: INVOLVED_NAME_HASH };
+
+/**
+ * fieldIndexes are the indexes of CURRENT_INDEXED, `cur_<column>` (the first, then the key), and of HISTORY_INDEXED,
+ * `hist_<column>` (the first, the key, the revision), each with its form, so an open rebuilds one an earlier schema
+ * built on the name itself (`rebuildIndex`).
+ */
+export function fieldIndexes(s: string): (IndexBuild & IndexForm)[] {
+  const build = (column: string, prefix: 'cur' | 'hist'): IndexBuild & IndexForm => {
+    const hashed = FIELD_INDEX_FIRST[column];
+    const first = hashed === undefined ? column : `(${hashed})`;
+    const rest = prefix === 'cur' ? ['key'] : ['key', 'rv'];
+    const keys = 1 + rest.length;
+    return {
+      name: `${prefix}_${column}`,
+      keys,
+      expression: hashed !== undefined,
+      order: Array<'asc'>(keys).fill('asc'),
+      table: 'versions',
+      what: 'versions',
+      by: `${column} (${prefix === 'cur' ? 'current' : 'replaced'})`,
+      sql: `CREATE INDEX IF NOT EXISTS ${prefix}_${column} ON ${s}.versions (${[first, ...rest].join(', ')}) WHERE ${prefix === 'cur' ? CURRENT : HISTORY}`,
+    };
+  };
+  return [...CURRENT_INDEXED.map((f) => build(FIELD_COLUMNS[f], 'cur')), ...HISTORY_INDEXED.map((f) => build(FIELD_COLUMNS[f], 'hist'))];
+}
+
 /** CURRENT selects the live version of each key; queries repeat it word for word so the planner matches the `cur_*` partial indexes. */
 export const CURRENT = 'superseded_rv IS NULL AND op <> 3';
 /** HISTORY selects replaced versions (tombstones excepted), the rows of the `hist_*` partial indexes. */
@@ -122,8 +159,6 @@ export function checkSchemaName(name: string): string {
  * the "C" collation: key order is byte order, as in etcd.
  */
 export function schemaSql(s: string): string {
-  const cur = CURRENT_INDEXED.map((f) => FIELD_COLUMNS[f]);
-  const hist = HISTORY_INDEXED.map((f) => FIELD_COLUMNS[f]);
   const text = 'text COLLATE "C" NOT NULL';
   return `
 CREATE SCHEMA IF NOT EXISTS ${s};
@@ -149,10 +184,9 @@ CREATE TABLE IF NOT EXISTS ${s}.versions (
 ALTER TABLE ${s}.versions ADD COLUMN IF NOT EXISTS cluster ${text} DEFAULT '';
 ALTER TABLE ${s}.versions SET (autovacuum_vacuum_insert_scale_factor = ${VERSIONS_INSERT_VACUUM_SCALE});
 CREATE UNIQUE INDEX IF NOT EXISTS cur_key ON ${s}.versions (key) WHERE ${CURRENT};
-${cur.map((c) => `CREATE INDEX IF NOT EXISTS cur_${c} ON ${s}.versions (${c}, key) WHERE ${CURRENT};`).join('\n')}
 CREATE INDEX IF NOT EXISTS cur_expiry ON ${s}.versions (expires_at) WHERE ${CURRENT} AND expires_at IS NOT NULL;
 CREATE INDEX IF NOT EXISTS hist_key ON ${s}.versions (key, rv) WHERE ${HISTORY};
-${hist.map((c) => `CREATE INDEX IF NOT EXISTS hist_${c} ON ${s}.versions (${c}, key, rv) WHERE ${HISTORY};`).join('\n')}
+${fieldIndexes(s).map((index) => `${index.sql};`).join('\n')}
 CREATE INDEX IF NOT EXISTS superseded ON ${s}.versions (superseded_rv) WHERE superseded_rv IS NOT NULL;
 CREATE INDEX IF NOT EXISTS tombstones ON ${s}.versions (rv) WHERE op = 3;
 CREATE TABLE IF NOT EXISTS ${s}.checkpoints (at bigint PRIMARY KEY, rv bigint NOT NULL);
@@ -298,6 +332,7 @@ export async function applySchema(client: PgClient, s: string, functions: string
   try {
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1), $2)', [s, LockId.SETUP]);
     await client.query(schemaSql(s));
+    for (const index of fieldIndexes(s)) await rebuildIndex(client, s, logger, index);
     const { rows } = await client.query<{ value: string }>(`SELECT value FROM ${s}.meta WHERE name = 'schema'`);
     const found = rows[0] === undefined ? undefined : Number(rows[0].value);
     if (found !== undefined && found > SCHEMA_VERSION) throw new Error(`unsupported schema version ${found} in ${s} (this build reads ${SCHEMA_VERSION})`);

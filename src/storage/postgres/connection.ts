@@ -6,6 +6,7 @@
  * commits or closes on its own, as in the SQLite backend.
  */
 import { randomUUID } from 'node:crypto';
+import type { Logger } from '../../internal/index.js';
 import { StorageError } from '../errors.js';
 import { Ticker, resolveCommonOptions } from '../shared/index.js';
 import type { ResolvedCommonOptions } from '../shared/index.js';
@@ -14,7 +15,7 @@ import { ChangeFeed } from './change-feed.js';
 import { createPool, pgFailure } from './driver.js';
 import { Maintenance } from './maintenance.js';
 import { DEFAULT_MAX_BATCH, DEFAULT_POOL_SIZE, DEFAULT_SCHEMA, DEFAULT_WATCH_CACHE_SIZE, splitSchema } from './options.js';
-import type { PgPool, PostgresEventStoreOptions } from './options.js';
+import type { PgClient, PgPool, PostgresEventStoreOptions } from './options.js';
 import { CURRENT, applySchema, checkSchemaName } from './schema.js';
 import { WriteBatch, writeFunctionSql } from './write-batch.js';
 import type { Outcome, WriteOp } from './write-batch.js';
@@ -109,7 +110,7 @@ export class PostgresConnection {
       const client = await pool.connect();
       let meta: Map<string, number>;
       try {
-        await applySchema(client, this.s, writeFunctionSql(this.s), this.o.logger);
+        await setUpSchema(client, this.s, this.o.logger);
         const { rows } = await client.query<{ name: string; value: string }>(`SELECT name, value FROM ${this.s}.meta`);
         meta = new Map(rows.map((r) => [r.name, Number(r.value)]));
         this.lags.load((await client.query<{ hour: string; min_us: string; max_us: string }>(this.archive.lags().text)).rows);
@@ -260,5 +261,27 @@ export class PostgresConnection {
         else p.resolve(o);
       });
     });
+  }
+}
+
+/** SETUP_ATTEMPTS is how many times opening runs the schema's setup when PostgreSQL ends it as a deadlock's victim. */
+const SETUP_ATTEMPTS = 5;
+
+/**
+ * setUpSchema runs `applySchema`, again when PostgreSQL chose its transaction as a deadlock's victim (40P01): the
+ * setup's statements take each table's lock in turn while the replicas already open write to them, and PostgreSQL
+ * breaks such a cycle by rolling one transaction back, which a client is expected to run again. The setup is
+ * idempotent and rolled back whole, so running it again changes nothing but the outcome.
+ */
+async function setUpSchema(client: PgClient, s: string, logger: Pick<Logger, 'info'>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await applySchema(client, s, writeFunctionSql(s), logger);
+      return;
+    } catch (e) {
+      if ((e as { code?: unknown }).code !== '40P01' || attempt >= SETUP_ATTEMPTS) throw e;
+      logger.info('the schema setup was a deadlock victim; running it again', { schema: s, attempt });
+      await new Promise((r) => setTimeout(r, 50 * attempt));
+    }
   }
 }
